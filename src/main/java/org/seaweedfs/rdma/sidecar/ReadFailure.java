@@ -1,0 +1,58 @@
+package org.seaweedfs.rdma.sidecar;
+
+/** Why a read failed, with the HTTP-like code the APIs answer with. */
+public final class ReadFailure extends RuntimeException {
+
+    public enum Kind {
+        BAD_REQUEST(400, false),
+        NOT_FOUND(404, false),
+        RANGE_NOT_SATISFIABLE(416, false),
+        CORRUPT(502, false),
+        UNAVAILABLE(503, true),
+        TIMEOUT(504, true);
+
+        public final int code;
+        public final boolean retriable;
+
+        Kind(int code, boolean retriable) {
+            this.code = code;
+            this.retriable = retriable;
+        }
+    }
+
+    private final Kind kind;
+
+    public ReadFailure(Kind kind, String message) {
+        super(message, null, false, false);
+        this.kind = kind;
+    }
+
+    public ReadFailure(Kind kind, String message, Throwable cause) {
+        super(message, cause, false, false);
+        this.kind = kind;
+    }
+
+    public Kind kind() {
+        return kind;
+    }
+
+    public int code() {
+        return kind.code;
+    }
+
+    public boolean retriable() {
+        return kind.retriable;
+    }
+
+    public static ReadFailure notFound(String message) {
+        return new ReadFailure(Kind.NOT_FOUND, message);
+    }
+
+    public static ReadFailure corrupt(String message) {
+        return new ReadFailure(Kind.CORRUPT, message);
+    }
+
+    public static ReadFailure unavailable(String message, Throwable cause) {
+        return new ReadFailure(Kind.UNAVAILABLE, message, cause);
+    }
+}

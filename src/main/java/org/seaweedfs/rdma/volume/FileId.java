@@ -1,0 +1,114 @@
+package org.seaweedfs.rdma.volume;
+
+import java.util.Locale;
+
+/**
+ * A SeaweedFS file id: {@code <volumeId>,<key hex><cookie hex>}, e.g. {@code 3,01637037d6}.
+ * The cookie is always the last 8 hex characters; the key is written without its leading zero bytes.
+ */
+public record FileId(long volumeId, long key, int cookie) {
+
+    public static final long MAX_VOLUME_ID = 0xFFFF_FFFFL;
+
+    public FileId {
+        if (volumeId < 0 || volumeId > MAX_VOLUME_ID) {
+            throw new IllegalArgumentException("volume id out of range (0.." + MAX_VOLUME_ID + "): " + volumeId);
+        }
+    }
+
+    /** Parses a plain file id as used in API parameters (no {@code _delta} suffix). */
+    public static FileId parse(String text) {
+        if (text == null || text.isEmpty()) {
+            throw new IllegalArgumentException("file id is empty");
+        }
+        int comma = text.indexOf(',');
+        if (comma < 0) {
+            throw new IllegalArgumentException("file id '" + text + "' has no ',' between volume id and key");
+        }
+        return new FileId(parseVolumeId(text.substring(0, comma)), text.substring(comma + 1), 0, text);
+    }
+
+    /**
+     * Parses the key-and-cookie part of a URL path as the volume server does: it may carry a
+     * {@code _<decimal delta>} suffix that is added to the key.
+     */
+    public static FileId parsePath(long volumeId, String keyCookie) {
+        String hex = keyCookie;
+        long delta = 0;
+        int underscore = keyCookie.indexOf('_');
+        if (underscore >= 0) {
+            hex = keyCookie.substring(0, underscore);
+            String d = keyCookie.substring(underscore + 1);
+            if (d.isEmpty() || !d.chars().allMatch(Character::isDigit)) {
+                throw new IllegalArgumentException("file id delta '" + d + "' is not a decimal number");
+            }
+            try {
+                delta = Long.parseUnsignedLong(d);
+            } catch (NumberFormatException e) {
+                throw new IllegalArgumentException("file id delta '" + d + "' is too large");
+            }
+        }
+        return new FileId(volumeId, hex, delta, keyCookie);
+    }
+
+    public static long parseVolumeId(String text) {
+        if (text.isEmpty() || text.length() > 10 || !text.chars().allMatch(c -> c >= '0' && c <= '9')) {
+            throw new IllegalArgumentException("volume id '" + text + "' is not a decimal number");
+        }
+        long v = Long.parseLong(text);
+        if (v > MAX_VOLUME_ID) {
+            throw new IllegalArgumentException("volume id " + text + " exceeds 32 bits");
+        }
+        return v;
+    }
+
+    private FileId(long volumeId, String hex, long delta, String original) {
+        this(volumeId, parseKey(hex, delta, original), parseCookie(hex, original));
+    }
+
+    private static long parseKey(String hex, long delta, String original) {
+        checkHex(hex, original);
+        long key = Long.parseUnsignedLong(hex.substring(0, hex.length() - 8), 16);
+        long sum = key + delta;
+        if (Long.compareUnsigned(sum, key) < 0) {
+            throw new IllegalArgumentException("file id '" + original + "': key plus delta overflows 64 bits");
+        }
+        return sum;
+    }
+
+    private static int parseCookie(String hex, String original) {
+        checkHex(hex, original);
+        return (int) Long.parseLong(hex.substring(hex.length() - 8), 16);
+    }
+
+    private static void checkHex(String hex, String original) {
+        if (hex.length() <= 8) {
+            throw new IllegalArgumentException("file id '" + original + "': key and cookie need more than 8 hex characters");
+        }
+        if (hex.length() > 24) {
+            throw new IllegalArgumentException("file id '" + original + "': key and cookie exceed 24 hex characters");
+        }
+        for (int i = 0; i < hex.length(); i++) {
+            if (Character.digit(hex.charAt(i), 16) < 0) {
+                throw new IllegalArgumentException("file id '" + original + "': '" + hex.charAt(i) + "' is not a hex digit");
+            }
+        }
+    }
+
+    /** The key and cookie as SeaweedFS writes them: key without leading zero bytes, then 8 hex of cookie. */
+    public String keyCookieHex() {
+        String key = Long.toHexString(key);
+        if ((key.length() & 1) == 1) {
+            key = "0" + key;
+        }
+        if (key.equals("00")) {
+            key = "";
+        }
+        return key + String.format(Locale.ROOT, "%08x", cookie);
+    }
+
+    @Override
+    public String toString() {
+        return volumeId + "," + keyCookieHex();
+    }
+}
