@@ -97,14 +97,11 @@ public record FileId(long volumeId, long key, int cookie) {
 
     /** The key and cookie as SeaweedFS writes them: key without leading zero bytes, then 8 hex of cookie. */
     public String keyCookieHex() {
-        String key = Long.toHexString(key);
-        if ((key.length() & 1) == 1) {
-            key = "0" + key;
+        String hex = key == 0 ? "" : Long.toHexString(key);
+        if ((hex.length() & 1) == 1) {
+            hex = "0" + hex;
         }
-        if (key.equals("00")) {
-            key = "";
-        }
-        return key + String.format(Locale.ROOT, "%08x", cookie);
+        return hex + String.format(Locale.ROOT, "%08x", cookie);
     }
 
     @Override
