@@ -1,0 +1,48 @@
+#!/usr/bin/env bash
+# The project's two entry points on a fresh Debian 12 machine (JDK 17 + Maven):
+#   ./run.sh demo   build the jar and run the embedded demo (agent + sidecar in one process)
+#   ./run.sh test   run the test suite (real UCX over loopback)
+# Both first make sure UCX (Debian's libucx0 + ucx-utils) is installed.
+set -euo pipefail
+cd "$(dirname "$0")"
+
+ensure_ucx() {
+    if ldconfig -p 2>/dev/null | grep -q 'libucp.so.0'; then
+        return
+    fi
+    if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null; then
+        echo "run.sh: installing UCX from Debian (libucx0 ucx-utils)..." >&2
+        DEBIAN_FRONTEND=noninteractive apt-get update -qq >&2
+        DEBIAN_FRONTEND=noninteractive apt-get install -y -qq libucx0 ucx-utils >&2
+    else
+        echo "run.sh: UCX is missing. Install it with:  sudo apt-get install -y libucx0 ucx-utils" >&2
+        exit 3
+    fi
+}
+
+ensure_tools() {
+    for tool in java mvn; do
+        command -v "$tool" >/dev/null || { echo "run.sh: '$tool' not found; install JDK 17 and Maven (apt-get install -y openjdk-17-jdk maven)" >&2; exit 3; }
+    done
+}
+
+# UCX must not install signal handlers that fight the JVM's.
+export UCX_ERROR_SIGNALS=
+
+case "${1:-}" in
+    demo)
+        shift
+        ensure_tools; ensure_ucx
+        mvn -q -B package -DskipTests
+        exec java -jar target/seaweedfs-rdma-sidecar.jar demo "$@"
+        ;;
+    test)
+        shift
+        ensure_tools; ensure_ucx
+        exec mvn -B test "$@"
+        ;;
+    *)
+        echo "usage: ./run.sh demo | ./run.sh test" >&2
+        exit 2
+        ;;
+esac
