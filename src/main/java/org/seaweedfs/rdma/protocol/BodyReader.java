@@ -27,7 +27,7 @@ final class BodyReader {
 
     /** A message or nested record: an array of exactly {@code fields} elements. */
     void begin(String name, int fields) {
-        int n = arrayHeader(name, fields, 0);
+        int n = arrayHeader(name, Integer.MAX_VALUE, 0);
         if (n != fields) {
             throw FieldCheck.bad(name, "expected " + fields + " fields, got " + n);
         }
