@@ -32,7 +32,8 @@ class ControlCodecValidationTest {
     void everyTruncationIsABadFrame(MessageType type) {
         ControlCodec large = new ControlCodec();
         byte[] frame = large.encode(new RandomMessages(3).next(type));
-        for (int length = 0; length < frame.length; length++) {
+        // Every cut within the fields, then a sample of cuts inside long payloads.
+        for (int length = 0; length < frame.length; length += length < 256 ? 1 : 61) {
             byte[] truncated = Arrays.copyOf(frame, length);
             fails(ErrorCode.BAD_FRAME, "", () -> large.decode(truncated));
         }
