@@ -9,6 +9,11 @@ import org.msgpack.core.MessageBufferPacker;
 final class BodyWriter {
     private static final byte UINT64 = (byte) 0xcf;
 
+    /** A packer call; MessageBufferPacker declares IOException but, writing to memory, never throws it. */
+    private interface Step {
+        void run() throws IOException;
+    }
+
     private final MessageBufferPacker out;
     private final int maxFrameBytes;
     private final byte[] uint64 = new byte[9];
@@ -19,19 +24,11 @@ final class BodyWriter {
     }
 
     void raw(byte[] bytes) {
-        try {
-            out.writePayload(bytes);
-        } catch (IOException e) {
-            throw new UncheckedIOException(e);
-        }
+        write(() -> out.writePayload(bytes));
     }
 
     void array(int size) {
-        try {
-            out.packArrayHeader(size);
-        } catch (IOException e) {
-            throw new UncheckedIOException(e);
-        }
+        write(() -> out.packArrayHeader(size));
     }
 
     /** An unsigned 64-bit value held in a long's bits (msgpack packLong would write the high half as negative). */
@@ -46,45 +43,27 @@ final class BodyWriter {
     }
 
     void i64(long value) {
-        try {
-            out.packLong(value);
-        } catch (IOException e) {
-            throw new UncheckedIOException(e);
-        }
+        write(() -> out.packLong(value));
     }
 
     void bool(boolean value) {
-        try {
-            out.packBoolean(value);
-        } catch (IOException e) {
-            throw new UncheckedIOException(e);
-        }
+        write(() -> out.packBoolean(value));
     }
 
     /** A string, or nil for null. */
     void string(String value) {
-        try {
-            if (value == null) {
-                out.packNil();
-                return;
-            }
-            byte[] utf8 = value.getBytes(StandardCharsets.UTF_8);
-            out.packRawStringHeader(utf8.length);
-            out.writePayload(utf8);
-        } catch (IOException e) {
-            throw new UncheckedIOException(e);
+        if (value == null) {
+            write(out::packNil);
+            return;
         }
+        byte[] utf8 = value.getBytes(StandardCharsets.UTF_8);
+        write(() -> out.packRawStringHeader(utf8.length).writePayload(utf8));
     }
 
     /** Binary data, referenced rather than copied into the packer (the array must not change until encoded). */
     void bin(byte[] value) {
         ensureRoom(value.length);
-        try {
-            out.packBinaryHeader(value.length);
-            out.addPayload(value);
-        } catch (IOException e) {
-            throw new UncheckedIOException(e);
-        }
+        write(() -> out.packBinaryHeader(value.length).addPayload(value));
     }
 
     void ensureRoom(long moreBytes) {
@@ -92,6 +71,14 @@ final class BodyWriter {
         if (total > maxFrameBytes) {
             throw new ProtocolException(ErrorCode.TOO_LARGE,
                     "frame would be at least " + total + " bytes, above the maximum of " + maxFrameBytes);
+        }
+    }
+
+    private static void write(Step step) {
+        try {
+            step.run();
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
         }
     }
 }

@@ -1,7 +1,5 @@
 package org.seaweedfs.rdma.protocol;
 
-import java.io.IOException;
-import java.io.UncheckedIOException;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 import java.util.List;
@@ -154,11 +152,6 @@ public final class ControlCodec {
         BodyWriter writer = new BodyWriter(packer, maxFrameBytes);
         writer.raw(header(message));
         MessageBodies.write(writer, message);
-        try {
-            packer.flush();
-        } catch (IOException e) {
-            throw new UncheckedIOException(e);
-        }
         writer.ensureRoom(0);
         return packer;
     }
