@@ -1,0 +1,179 @@
+package org.seaweedfs.rdma.protocol;
+
+import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
+import java.util.List;
+import org.msgpack.core.MessageBufferPacker;
+import org.msgpack.core.MessagePack;
+import org.msgpack.core.MessageUnpacker;
+import org.msgpack.core.buffer.MessageBuffer;
+
+/**
+ * Encodes and decodes control frames: a 12-byte header (magic "SW", version, type, request id) and a msgpack
+ * body. Immutable and thread-safe; no Vert.x types, so it runs on the UCX progress thread as well as anywhere
+ * else. Decoding validates everything and throws only {@link ProtocolException} for bad input.
+ */
+public final class ControlCodec {
+    /** The version this codec speaks (the header's version byte and Hello.protocolVersion). */
+    public static final int PROTOCOL_VERSION = 1;
+    public static final int HEADER_BYTES = 12;
+    public static final int DEFAULT_MAX_FRAME_BYTES = 4 * 1024 * 1024;
+    public static final int MIN_MAX_FRAME_BYTES = 4 * 1024;
+    public static final int MAX_MAX_FRAME_BYTES = 256 * 1024 * 1024;
+    static final byte MAGIC_0 = 'S';
+    static final byte MAGIC_1 = 'W';
+
+    /** Bytes a ReadThroughData or SyncEntries frame needs besides its payload (header, fields, bin header). */
+    private static final int PAYLOAD_FRAME_OVERHEAD = 64;
+
+    private final int maxFrameBytes;
+
+    public ControlCodec() {
+        this(DEFAULT_MAX_FRAME_BYTES);
+    }
+
+    /** @param maxFrameBytes the largest frame encoded or accepted, header included */
+    public ControlCodec(int maxFrameBytes) {
+        if (maxFrameBytes < MIN_MAX_FRAME_BYTES || maxFrameBytes > MAX_MAX_FRAME_BYTES) {
+            throw new IllegalArgumentException("maxFrameBytes must be in " + MIN_MAX_FRAME_BYTES + ".."
+                    + MAX_MAX_FRAME_BYTES + ", got " + maxFrameBytes);
+        }
+        this.maxFrameBytes = maxFrameBytes;
+    }
+
+    public int maxFrameBytes() {
+        return maxFrameBytes;
+    }
+
+    /** The largest ReadThrough.length this codec accepts: ReadThroughData of that many bytes fits one frame. */
+    public int maxReadThroughBytes() {
+        return maxFrameBytes - PAYLOAD_FRAME_OVERHEAD;
+    }
+
+    /** How many packed entries one SyncEntries frame carries at most. */
+    public int maxSyncEntriesPerFrame() {
+        return (maxFrameBytes - PAYLOAD_FRAME_OVERHEAD) / SyncEntryReader.ENTRY_BYTES;
+    }
+
+    /** The frame of a message. @throws ProtocolException TOO_LARGE when it would exceed the maximum frame size */
+    public byte[] encode(ControlMessage message) {
+        return pack(message).toByteArray();
+    }
+
+    /**
+     * Writes the frame of a message at {@code target}'s position (heap or direct) and advances it.
+     *
+     * @return the frame's length
+     * @throws ProtocolException TOO_LARGE when the frame exceeds the maximum or the target's remaining space
+     */
+    public int encode(ControlMessage message, ByteBuffer target) {
+        MessageBufferPacker packer = pack(message);
+        long length = packer.getTotalWrittenBytes();
+        if (length > target.remaining()) {
+            throw new ProtocolException(ErrorCode.TOO_LARGE, message.requestId(), "frame of " + length
+                    + " bytes does not fit the " + target.remaining() + " bytes left in the target buffer");
+        }
+        List<MessageBuffer> parts = packer.toBufferList();
+        for (MessageBuffer part : parts) {
+            target.put(part.array(), part.arrayOffset(), part.size());
+        }
+        return (int) length;
+    }
+
+    /**
+     * Decodes the frame between {@code frame}'s position and limit (heap or direct); the buffer's position is
+     * not moved, and the frame may be reused once this returns (nothing refers to it).
+     *
+     * @throws ProtocolException for any malformed, oversized or out-of-bounds frame; its request id is the
+     *                           frame's when the header was readable
+     */
+    public ControlMessage decode(ByteBuffer callerFrame) {
+        ByteBuffer frame = callerFrame.duplicate().order(ByteOrder.BIG_ENDIAN);
+        int length = frame.remaining();
+        if (length > maxFrameBytes) {
+            throw new ProtocolException(ErrorCode.TOO_LARGE, requestIdIfPresent(frame),
+                    "frame of " + length + " bytes is above the maximum of " + maxFrameBytes);
+        }
+        if (length < HEADER_BYTES) {
+            throw new ProtocolException(ErrorCode.BAD_FRAME, "frame of " + length + " bytes is shorter than the "
+                    + HEADER_BYTES + "-byte header");
+        }
+        int at = frame.position();
+        if (frame.get(at) != MAGIC_0 || frame.get(at + 1) != MAGIC_1) {
+            throw new ProtocolException(ErrorCode.BAD_FRAME, "not a control frame: bad magic");
+        }
+        long requestId = frame.getLong(at + 4);
+        int version = Byte.toUnsignedInt(frame.get(at + 2));
+        if (version != PROTOCOL_VERSION) {
+            throw new ProtocolException(ErrorCode.UNSUPPORTED_VERSION, requestId,
+                    "frame version " + version + ", this peer speaks " + PROTOCOL_VERSION);
+        }
+        int typeId = Byte.toUnsignedInt(frame.get(at + 3));
+        MessageType type = MessageType.fromWireId(typeId);
+        if (type == null) {
+            throw new ProtocolException(ErrorCode.BAD_FRAME, requestId, "unknown message type " + typeId);
+        }
+        ControlMessage message;
+        try {
+            message = decodeBody(frame, at + HEADER_BYTES, length - HEADER_BYTES, type, requestId);
+        } catch (ProtocolException e) {
+            throw e.within(requestId, null);
+        }
+        if (message instanceof ReadThrough read && read.length() > maxReadThroughBytes()) {
+            throw tooLongRead(read);
+        }
+        return message;
+    }
+
+    public ControlMessage decode(byte[] frame) {
+        return decode(ByteBuffer.wrap(frame));
+    }
+
+    private ControlMessage decodeBody(ByteBuffer frame, int bodyStart, int bodyLength, MessageType type,
+                                      long requestId) {
+        MessageUnpacker unpacker;
+        if (frame.hasArray()) {
+            unpacker = MessagePack.newDefaultUnpacker(frame.array(), frame.arrayOffset() + bodyStart, bodyLength);
+        } else {
+            ByteBuffer body = frame.limit(bodyStart + bodyLength).position(bodyStart);
+            unpacker = MessagePack.newDefaultUnpacker(new ByteBufferChunkInput(body));
+        }
+        BodyReader reader = new BodyReader(unpacker, bodyLength);
+        ControlMessage message = MessageBodies.read(reader, type, requestId);
+        reader.end(message.getClass().getSimpleName());
+        return message;
+    }
+
+    private MessageBufferPacker pack(ControlMessage message) {
+        if (message instanceof ReadThrough read && read.length() > maxReadThroughBytes()) {
+            throw tooLongRead(read);
+        }
+        MessageBufferPacker packer = MessagePack.newDefaultBufferPacker();
+        BodyWriter writer = new BodyWriter(packer, maxFrameBytes);
+        writer.raw(header(message));
+        MessageBodies.write(writer, message);
+        writer.ensureRoom(0);
+        return packer;
+    }
+
+    private static byte[] header(ControlMessage message) {
+        byte[] header = new byte[HEADER_BYTES];
+        header[0] = MAGIC_0;
+        header[1] = MAGIC_1;
+        header[2] = PROTOCOL_VERSION;
+        header[3] = (byte) message.type().wireId();
+        SyncEntryReader.LONG.set(header, 4, message.requestId());
+        return header;
+    }
+
+    private ProtocolException tooLongRead(ReadThrough read) {
+        return new ProtocolException(ErrorCode.TOO_LARGE, read.requestId(), "ReadThrough.length: " + read.length()
+                + " above the maximum of " + maxReadThroughBytes() + " bytes per frame");
+    }
+
+    private static long requestIdIfPresent(ByteBuffer frame) {
+        int at = frame.position();
+        boolean readable = frame.remaining() >= HEADER_BYTES && frame.get(at) == MAGIC_0 && frame.get(at + 1) == MAGIC_1;
+        return readable ? frame.getLong(at + 4) : 0;
+    }
+}
