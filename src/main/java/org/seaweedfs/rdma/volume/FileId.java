@@ -33,13 +33,16 @@ public record FileId(long volumeId, long key, int cookie) {
      * {@code _<decimal delta>} suffix that is added to the key.
      */
     public static FileId parsePath(long volumeId, String keyCookie) {
+        if (keyCookie == null || keyCookie.isEmpty()) {
+            throw new IllegalArgumentException("file id is empty");
+        }
         String hex = keyCookie;
         long delta = 0;
         int underscore = keyCookie.indexOf('_');
         if (underscore >= 0) {
             hex = keyCookie.substring(0, underscore);
             String d = keyCookie.substring(underscore + 1);
-            if (d.isEmpty() || !d.chars().allMatch(Character::isDigit)) {
+            if (d.isEmpty() || !isAsciiDecimal(d)) {
                 throw new IllegalArgumentException("file id delta '" + d + "' is not a decimal number");
             }
             try {
@@ -52,7 +55,7 @@ public record FileId(long volumeId, long key, int cookie) {
     }
 
     public static long parseVolumeId(String text) {
-        if (text.isEmpty() || text.length() > 10 || !text.chars().allMatch(c -> c >= '0' && c <= '9')) {
+        if (text == null || text.isEmpty() || text.length() > 10 || !isAsciiDecimal(text)) {
             throw new IllegalArgumentException("volume id '" + text + "' is not a decimal number");
         }
         long v = Long.parseLong(text);
@@ -89,13 +92,22 @@ public record FileId(long volumeId, long key, int cookie) {
             throw new IllegalArgumentException("file id '" + original + "': key and cookie exceed 24 hex characters");
         }
         for (int i = 0; i < hex.length(); i++) {
-            if (Character.digit(hex.charAt(i), 16) < 0) {
+            char c = hex.charAt(i);
+            // Character.digit would also accept non-ASCII digits (e.g. fullwidth); SeaweedFS does not.
+            if (!(c >= '0' && c <= '9' || c >= 'a' && c <= 'f' || c >= 'A' && c <= 'F')) {
                 throw new IllegalArgumentException("file id '" + original + "': '" + hex.charAt(i) + "' is not a hex digit");
             }
         }
     }
 
-    /** The key and cookie as SeaweedFS writes them: key without leading zero bytes, then 8 hex of cookie. */
+    private static boolean isAsciiDecimal(String s) {
+        return s.chars().allMatch(c -> c >= '0' && c <= '9');
+    }
+
+    /**
+     * The key and cookie as SeaweedFS writes them: key without leading zero bytes, then 8 hex of cookie.
+     * Key 0 thus formats to the cookie alone, which (as in SeaweedFS) does not parse back.
+     */
     public String keyCookieHex() {
         String hex = key == 0 ? "" : Long.toHexString(key);
         if ((hex.length() & 1) == 1) {
