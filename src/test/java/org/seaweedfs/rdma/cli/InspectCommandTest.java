@@ -125,7 +125,9 @@ class InspectCommandTest {
         assertEquals(0, empty.getLong("size"));
         assertEquals("00000000", empty.getString("crc"));
         // Read with the wrong entry size, the index makes no sense: reported, not crashed.
-        assertEquals(1, run("inspect", dir.toString()).status());
+        Result wrongFormat = run("inspect", dir.toString());
+        assertEquals(1, wrongFormat.status());
+        assertTrue(wrongFormat.json().stream().allMatch(j -> j.containsKey("error")));
     }
 
     @Test
@@ -150,6 +152,14 @@ class InspectCommandTest {
         assertUsage(run("inspect", badName.toString()), "volume id 'y' is not a decimal number");
         assertUsage(run(), "usage:");
         assertUsage(run("frobnicate"), "unknown command 'frobnicate'");
+    }
+
+    @Test
+    void aDirectoryWithoutVolumesSaysSo() {
+        Result r = run("inspect", Fixtures.path("idx").toString());
+        assertEquals(0, r.status());
+        assertEquals(List.of(), r.lines());
+        assertTrue(r.err().contains("no volumes"), r.err());
     }
 
     @Test
