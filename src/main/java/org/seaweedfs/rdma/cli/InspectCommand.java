@@ -61,6 +61,9 @@ final class InspectCommand implements Command {
             VolumeDirectory.Listing listing = VolumeDirectory.scan(target);
             listing.problems().forEach(p -> err.println("inspect: skipping " + p));
             volumes.addAll(listing.volumes());
+            if (volumes.isEmpty()) {
+                err.println("inspect: no volumes (<vid>.dat or <collection>_<vid>.dat) in " + target);
+            }
         } else if (Files.isRegularFile(target)) {
             try {
                 volumes.add(VolumeFiles.of(target));
@@ -161,7 +164,7 @@ final class InspectCommand implements Command {
             } catch (VolumeFormatException e) {
                 failed = true;
                 out.println(new JsonLine()
-                        .add("fid", new FileId(volumeId, key, cookieIfReadable(dat, offset, source)).toString())
+                        .add("fid", new FileId(volumeId, key, cookieIfReadable(dat, key, offset, source)).toString())
                         .add("size", 0)
                         .add("crc", "")
                         .add("crc_state", "bad")
@@ -173,10 +176,11 @@ final class InspectCommand implements Command {
             }
         }
 
-        /** The cookie of a broken record when its header can still be read, else 0. */
-        private int cookieIfReadable(FileChannel dat, long offset, String source) throws IOException {
+        /** The cookie of a broken record when its header can still be read and is the key's, else 0. */
+        private int cookieIfReadable(FileChannel dat, long key, long offset, String source) throws IOException {
             try {
-                return reader.readRawHeader(dat, offset, source).cookie();
+                NeedleHeader header = reader.readRawHeader(dat, offset, source);
+                return header.key() == key ? header.cookie() : 0;
             } catch (VolumeFormatException e) {
                 return 0;
             }

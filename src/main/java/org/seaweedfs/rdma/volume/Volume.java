@@ -9,8 +9,9 @@ import java.util.Optional;
 
 /**
  * One open volume: its super block, its {@code .dat} channel and a needle map replayed from the {@code .idx}
- * (or rebuilt from the {@code .dat} when there is no index). Reads are positional, so the channel may be
- * shared; the map and {@link #followIndex} are not thread-safe and belong to the owner's thread.
+ * (or rebuilt from the {@code .dat} when there is no index). {@link #readRecord} is positional and may be
+ * called from any thread; the map, {@link #read} (which consults it) and {@link #followIndex} are not
+ * thread-safe and belong to the owner's thread.
  */
 public final class Volume implements Closeable {
 
