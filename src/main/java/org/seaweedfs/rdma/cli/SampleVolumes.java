@@ -1,0 +1,107 @@
+package org.seaweedfs.rdma.cli;
+
+import java.io.ByteArrayOutputStream;
+import java.io.IOException;
+import java.io.PrintStream;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.SplittableRandom;
+import java.util.zip.GZIPOutputStream;
+import org.seaweedfs.rdma.volume.FileId;
+import org.seaweedfs.rdma.volume.IndexFormat;
+import org.seaweedfs.rdma.volume.NewNeedle;
+import org.seaweedfs.rdma.volume.SuperBlock;
+import org.seaweedfs.rdma.volume.VolumeWriter;
+
+/**
+ * Writes real-format SeaweedFS volumes for the demo and the benchmark: the same bytes a volume server would
+ * have written, so everything downstream (agent, sidecar, inspect) reads them like any other volume.
+ */
+public final class SampleVolumes {
+
+    /** Volume id of the demo volume. */
+    public static final long DEMO_VOLUME_ID = 7;
+
+    private SampleVolumes() {
+    }
+
+    /** The demo volume: a few needles showing names, mimes, gzip, pairs, a large needle and a deleted one. */
+    public static List<FileId> writeDemo(Path dir) throws IOException {
+        Files.createDirectories(dir);
+        long now = System.currentTimeMillis() / 1000;
+        List<FileId> ids = new ArrayList<>();
+        try (VolumeWriter w = VolumeWriter.create(dir, "", DEMO_VOLUME_ID, SuperBlock.VERSION_3, IndexFormat.OFFSET4)) {
+            byte[] hello = "Hello from a SeaweedFS volume, read over UCX.\n".getBytes(StandardCharsets.UTF_8);
+            ids.add(append(w, DEMO_VOLUME_ID, NewNeedle.builder(1, 0x1234abcd, hello).name("hello.txt").mime("text/plain")
+                    .lastModified(now).build()));
+            byte[] json = "{\"project\":\"seaweedfs-rdma-sidecar\",\"transport\":\"ucx\"}\n".getBytes(StandardCharsets.UTF_8);
+            ids.add(append(w, DEMO_VOLUME_ID, NewNeedle.builder(2, 0x0badcafe, gzip(json)).name("about.json").mime("application/json")
+                    .compressed(true).lastModified(now).pairs("{\"X-Demo\":\"compressed needle\"}").build()));
+            byte[] big = randomBytes(new SplittableRandom(7), 3 << 20);
+            ids.add(append(w, DEMO_VOLUME_ID, NewNeedle.builder(3, 0x00c0ffee, big).name("random-3MiB.bin").lastModified(now).build()));
+            ids.add(append(w, DEMO_VOLUME_ID, NewNeedle.builder(4, 0x5eed5eed, "this needle was deleted\n".getBytes(StandardCharsets.UTF_8))
+                    .name("deleted.txt").build()));
+            w.delete(4, 0x5eed5eed, System.currentTimeMillis() * 1_000_000L);
+            w.force();
+        }
+        return ids;
+    }
+
+    /**
+     * A benchmark volume of {@code count} needles of {@code size} random bytes (seeded), keys 1..count. When
+     * {@code plainDir} is given, each needle's data is also written there as a plain file named by its file id
+     * (the peer web server serves the same bytes), and {@code paths.txt} lists one URL path per needle.
+     */
+    public static List<FileId> writeBench(Path dir, long volumeId, int count, int size, long seed, Path plainDir)
+            throws IOException {
+        Files.createDirectories(dir);
+        if (plainDir != null) {
+            Files.createDirectories(plainDir);
+        }
+        SplittableRandom random = new SplittableRandom(seed);
+        List<FileId> ids = new ArrayList<>(count);
+        try (VolumeWriter w = VolumeWriter.create(dir, "", volumeId, SuperBlock.VERSION_3, IndexFormat.OFFSET4)) {
+            for (int i = 1; i <= count; i++) {
+                byte[] data = randomBytes(random, size);
+                FileId id = append(w, volumeId, NewNeedle.builder(i, random.nextInt(), data).build());
+                ids.add(id);
+                if (plainDir != null) {
+                    Files.write(plainDir.resolve(id.toString()), data);
+                }
+            }
+            w.force();
+        }
+        return ids;
+    }
+
+    private static FileId append(VolumeWriter w, long volumeId, NewNeedle needle) throws IOException {
+        w.append(needle);
+        return new FileId(volumeId, needle.key(), needle.cookie());
+    }
+
+    static byte[] randomBytes(SplittableRandom random, int size) {
+        byte[] data = new byte[size];
+        for (int i = 0; i < size; i += 8) {
+            long v = random.nextLong();
+            for (int j = 0; j < 8 && i + j < size; j++) {
+                data[i + j] = (byte) (v >>> (8 * j));
+            }
+        }
+        return data;
+    }
+
+    static byte[] gzip(byte[] data) throws IOException {
+        ByteArrayOutputStream out = new ByteArrayOutputStream();
+        try (GZIPOutputStream gz = new GZIPOutputStream(out)) {
+            gz.write(data);
+        }
+        return out.toByteArray();
+    }
+
+    static void printPaths(List<FileId> ids, PrintStream out) {
+        ids.forEach(id -> out.println("/" + id));
+    }
+}
