@@ -50,8 +50,8 @@ public final class EventBusApiVerticle extends VerticleBase {
     @Override
     public Future<?> start() {
         LocalBufferCodec.registerOn(vertx.eventBus());
-        reads = vertx.eventBus().consumer(READ_ADDRESS, this::read);
-        stats = vertx.eventBus().consumer(STAT_ADDRESS, this::stat);
+        reads = vertx.eventBus().consumer(READ_ADDRESS, m -> handle(m, this::read));
+        stats = vertx.eventBus().consumer(STAT_ADDRESS, m -> handle(m, this::stat));
         return Future.all(reads.completion(), stats.completion());
     }
 
@@ -60,7 +60,12 @@ public final class EventBusApiVerticle extends VerticleBase {
         return Future.all(reads.unregister(), stats.unregister());
     }
 
-    private void read(Message<Object> message) {
+    private interface RequestHandler {
+        void handle(Message<Object> message, NeedleRequest request, long startNanos);
+    }
+
+    /** Parses the request (400 when malformed) and passes it on with the start time. */
+    private void handle(Message<Object> message, RequestHandler handler) {
         long start = System.nanoTime();
         NeedleRequest request;
         try {
@@ -69,6 +74,10 @@ public final class EventBusApiVerticle extends VerticleBase {
             fail(message, e, start);
             return;
         }
+        handler.handle(message, request, start);
+    }
+
+    private void read(Message<Object> message, NeedleRequest request, long start) {
         source.read(request.fid()).onComplete(ar -> {
             if (ar.failed()) {
                 fail(message, ar.cause(), start);
@@ -125,15 +134,7 @@ public final class EventBusApiVerticle extends VerticleBase {
         meters.recordBytesServed(stat.source(), count);
     }
 
-    private void stat(Message<Object> message) {
-        long start = System.nanoTime();
-        NeedleRequest request;
-        try {
-            request = NeedleRequest.parse(message.body());
-        } catch (IllegalArgumentException e) {
-            fail(message, e, start);
-            return;
-        }
+    private void stat(Message<Object> message, NeedleRequest request, long start) {
         source.stat(request.fid()).onComplete(ar -> {
             if (ar.failed()) {
                 fail(message, ar.cause(), start);
