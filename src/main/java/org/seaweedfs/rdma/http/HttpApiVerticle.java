@@ -46,9 +46,9 @@ public final class HttpApiVerticle extends VerticleBase {
         Router router = Router.router(vertx);
         router.get("/health").handler(status::health);
         router.get("/status").handler(status::status);
-        if (api.scrapeRegistry() != null) {
-            router.get(RdmaMetrics.SCRAPE_ROUTE).handler(PrometheusScrapingHandler.create(api.scrapeRegistry()));
-        }
+        router.get(RdmaMetrics.SCRAPE_ROUTE).handler(api.scrapeRegistry() != null
+                ? PrometheusScrapingHandler.create(api.scrapeRegistry())
+                : ctx -> routeError(ctx, 404, "metrics are disabled (metrics.enabled: false)"));
         router.get("/read").handler(new ReadSliceHandler(vertx, api, auth));
         router.route().method(HttpMethod.GET).method(HttpMethod.HEAD).handler(new NeedleHandler(vertx, api, auth));
         router.errorHandler(404, ctx -> routeError(ctx, 404, "no such resource"));
