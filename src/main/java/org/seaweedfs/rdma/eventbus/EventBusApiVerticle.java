@@ -1,0 +1,165 @@
+package org.seaweedfs.rdma.eventbus;
+
+import io.vertx.core.eventbus.DeliveryOptions;
+import io.vertx.core.Future;
+import io.vertx.core.VerticleBase;
+import io.vertx.core.buffer.Buffer;
+import io.vertx.core.eventbus.Message;
+import io.vertx.core.eventbus.MessageConsumer;
+import io.vertx.core.json.JsonObject;
+import java.util.Map;
+import org.seaweedfs.rdma.metrics.ReadMeters;
+import org.seaweedfs.rdma.sidecar.ByteChunks;
+import org.seaweedfs.rdma.sidecar.NeedleContent;
+import org.seaweedfs.rdma.sidecar.NeedleContentType;
+import org.seaweedfs.rdma.sidecar.NeedleInflater;
+import org.seaweedfs.rdma.sidecar.NeedleSource;
+import org.seaweedfs.rdma.sidecar.NeedleStat;
+import org.seaweedfs.rdma.sidecar.ReadFailure;
+
+/**
+ * The event-bus API for Vert.x applications (same JVM or clustered).
+ * <ul>
+ * <li>{@value #READ_ADDRESS}: request {@code {"fid","offset"?,"length"?,"raw"?}}; reply body a Buffer of the
+ * bytes (decompressed unless raw), headers {@code etag}, {@code content-type}, {@code name},
+ * {@code last-modified} (unix seconds, 0 when unset), {@code size} (the whole needle's length in the form
+ * sent), {@code source} ({@code rdma} | {@code fallback}), and {@code content-encoding: gzip} for raw
+ * compressed needles. An offset past the end fails 416; a length past the end is cut short.</li>
+ * <li>{@value #STAT_ADDRESS}: the same request; reply a JSON object of the metadata.</li>
+ * </ul>
+ * Failures: {@code message.fail(code, text)} with 400, 404, 416, 502 (corrupt), 503 (no path), 504 (timeout),
+ * 500 (anything else). Replies use {@link LocalBufferCodec}: in-JVM consumers get the buffer without a copy.
+ */
+public final class EventBusApiVerticle extends VerticleBase {
+
+    public static final String READ_ADDRESS = "seaweedfs.needle.read";
+    public static final String STAT_ADDRESS = "seaweedfs.needle.stat";
+
+    private final NeedleSource source;
+    private final long maxNeedleBytes;
+    private final ReadMeters meters;
+    private MessageConsumer<Object> reads;
+    private MessageConsumer<Object> stats;
+
+    public EventBusApiVerticle(NeedleSource source, long maxNeedleBytes, ReadMeters meters) {
+        this.source = source;
+        this.maxNeedleBytes = maxNeedleBytes;
+        this.meters = meters;
+    }
+
+    @Override
+    public Future<?> start() {
+        LocalBufferCodec.registerOn(vertx.eventBus());
+        reads = vertx.eventBus().consumer(READ_ADDRESS, m -> handle(m, this::read));
+        stats = vertx.eventBus().consumer(STAT_ADDRESS, m -> handle(m, this::stat));
+        return Future.all(reads.completion(), stats.completion());
+    }
+
+    @Override
+    public Future<?> stop() {
+        return Future.all(reads.unregister(), stats.unregister());
+    }
+
+    private interface RequestHandler {
+        void handle(Message<Object> message, NeedleRequest request, long startNanos);
+    }
+
+    /** Parses the request (400 when malformed) and passes it on with the start time. */
+    private void handle(Message<Object> message, RequestHandler handler) {
+        long start = System.nanoTime();
+        NeedleRequest request;
+        try {
+            request = NeedleRequest.parse(message.body());
+        } catch (IllegalArgumentException e) {
+            fail(message, e, start);
+            return;
+        }
+        handler.handle(message, request, start);
+    }
+
+    private void read(Message<Object> message, NeedleRequest request, long start) {
+        source.read(request.fid()).onComplete(ar -> {
+            if (ar.failed()) {
+                fail(message, ar.cause(), start);
+                return;
+            }
+            NeedleContent content = ar.result();
+            bytes(content, request.raw()).onComplete(bytes -> {
+                if (bytes.failed()) {
+                    content.release();
+                    fail(message, bytes.cause(), start);
+                } else {
+                    reply(message, request, content, bytes.result(), start);
+                }
+            });
+        });
+    }
+
+    private Future<ByteChunks> bytes(NeedleContent content, boolean raw) {
+        ByteChunks stored = ByteChunks.of(content.chunks());
+        return content.stat().compressed() && !raw
+                ? NeedleInflater.inflate(vertx, stored, maxNeedleBytes).map(ByteChunks::of)
+                : Future.succeededFuture(stored);
+    }
+
+    /** Releases {@code content} before answering, so a consumer never sees pooled memory in use. */
+    private void reply(Message<Object> message, NeedleRequest request, NeedleContent content, ByteChunks bytes,
+                       long start) {
+        NeedleStat stat = content.stat();
+        if (request.offset() > bytes.length()) {
+            content.release();
+            fail(message, new ReadFailure(ReadFailure.Kind.RANGE_NOT_SATISFIABLE,
+                    "offset " + request.offset() + " is past the end of the needle (" + bytes.length() + " bytes)"), start);
+            return;
+        }
+        long rest = bytes.length() - request.offset();
+        long count = request.length() < 0 ? rest : Math.min(request.length(), rest);
+        String contentType = NeedleContentType.of(stat, stat.name());
+        DeliveryOptions options = new DeliveryOptions()
+                .setCodecName(LocalBufferCodec.NAME)
+                .addHeader("etag", stat.etag())
+                .addHeader("content-type", contentType == null ? NeedleContentType.DEFAULT : contentType)
+                .addHeader("name", stat.name())
+                .addHeader("last-modified", Long.toString(stat.lastModified()))
+                .addHeader("size", Long.toString(bytes.length()))
+                .addHeader("source", "rdma".equals(stat.source()) ? "rdma" : "fallback");
+        if (request.raw() && stat.compressed()) {
+            options.addHeader("content-encoding", "gzip");
+        }
+        // The copy lets pooled memory go back now; the consumer owns the reply buffer.
+        Buffer body = bytes.slice(request.offset(), count).copy();
+        content.release();
+        message.reply(body, options);
+        meters.recordRead(stat.source(), "ok", System.nanoTime() - start);
+        meters.recordBytesServed(stat.source(), count);
+    }
+
+    private void stat(Message<Object> message, NeedleRequest request, long start) {
+        source.stat(request.fid()).onComplete(ar -> {
+            if (ar.failed()) {
+                fail(message, ar.cause(), start);
+                return;
+            }
+            NeedleStat s = ar.result();
+            message.reply(new JsonObject()
+                    .put("fid", s.fid().toString())
+                    .put("size", s.size())
+                    .put("etag", s.etag())
+                    .put("name", s.name())
+                    .put("mime", s.mime())
+                    .put("contentType", NeedleContentType.of(s, s.name()))
+                    .put("lastModified", s.lastModified())
+                    .put("compressed", s.compressed())
+                    .put("chunkManifest", s.chunkManifest())
+                    .put("pairs", new JsonObject(Map.copyOf(s.pairs())))
+                    .put("source", s.source()));
+            meters.recordRead(s.source(), "ok", System.nanoTime() - start);
+        });
+    }
+
+    private void fail(Message<Object> message, Throwable cause, long start) {
+        int code = cause instanceof IllegalArgumentException ? 400 : ReadFailure.codeOf(cause);
+        meters.recordRead("none", ReadMeters.resultOf(code), System.nanoTime() - start);
+        message.fail(code, cause.getMessage());
+    }
+}

@@ -1,0 +1,56 @@
+package org.seaweedfs.rdma.eventbus;
+
+import io.vertx.core.buffer.Buffer;
+import io.vertx.core.json.DecodeException;
+import io.vertx.core.json.JsonObject;
+import org.seaweedfs.rdma.volume.FileId;
+
+/**
+ * An event-bus request {@code {"fid": "...", "offset": n?, "length": n?, "raw": bool?}}.
+ *
+ * @param length bytes wanted, -1 for the rest
+ */
+record NeedleRequest(FileId fid, long offset, long length, boolean raw) {
+
+    /** Accepts a JsonObject, or its text as a String or Buffer; the message says what is wrong. */
+    static NeedleRequest parse(Object body) {
+        JsonObject json;
+        try {
+            json = body instanceof JsonObject j ? j
+                    : body instanceof String s ? new JsonObject(s)
+                    : body instanceof Buffer b ? new JsonObject(b)
+                    : null;
+        } catch (DecodeException e) {
+            json = null;
+        }
+        if (json == null) {
+            throw new IllegalArgumentException("request must be a JSON object like {\"fid\":\"3,01637037d6\"}");
+        }
+        Object fid = json.getValue("fid");
+        if (!(fid instanceof String text)) {
+            throw new IllegalArgumentException("fid: missing or not a string");
+        }
+        FileId parsed;
+        try {
+            parsed = FileId.parse(text);
+        } catch (IllegalArgumentException e) {
+            throw new IllegalArgumentException("fid: " + e.getMessage());
+        }
+        Object raw = json.getValue("raw", false);
+        if (!(raw instanceof Boolean r)) {
+            throw new IllegalArgumentException("raw: must be true or false");
+        }
+        return new NeedleRequest(parsed, number(json, "offset", 0), number(json, "length", -1), r);
+    }
+
+    private static long number(JsonObject json, String name, long absent) {
+        Object v = json.getValue(name);
+        if (v == null) {
+            return absent;
+        }
+        if (!(v instanceof Integer || v instanceof Long) || ((Number) v).longValue() < 0) {
+            throw new IllegalArgumentException(name + ": must be a non-negative integer, got " + v);
+        }
+        return ((Number) v).longValue();
+    }
+}

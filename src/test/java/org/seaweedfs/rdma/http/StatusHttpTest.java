@@ -1,0 +1,62 @@
+package org.seaweedfs.rdma.http;
+
+import static org.junit.jupiter.api.Assertions.*;
+
+import io.vertx.core.buffer.Buffer;
+import io.vertx.core.json.JsonArray;
+import io.vertx.core.json.JsonObject;
+import io.vertx.ext.web.client.HttpResponse;
+import java.util.List;
+import org.junit.jupiter.api.Test;
+import org.seaweedfs.rdma.sidecar.ReadPathStatus;
+import org.seaweedfs.rdma.sidecar.ReadPathStatus.AgentStatus;
+
+class StatusHttpTest extends HttpApiTestBase {
+
+    @Test
+    void healthyIs200WithTheSchemaWeedMountReads() throws Exception {
+        HttpResponse<Buffer> r = await(get("/health").send());
+        assertEquals(200, r.statusCode());
+        JsonObject body = r.bodyAsJsonObject();
+        assertEquals("healthy", body.getString("status"));
+        assertEquals(new JsonObject().put("enabled", true).put("connected", true), body.getJsonObject("rdma"));
+        assertEquals(new JsonObject().put("total", 1).put("up", 1), body.getJsonObject("agents"));
+    }
+
+    @Test
+    void degradedIs200AndUnhealthyIs503() throws Exception {
+        status.set(ReadPathStatus.Health.DEGRADED,
+                List.of(new AgentStatus("a:1", "down", "open", List.of(3L), 0, "refused")));
+        HttpResponse<Buffer> degraded = await(get("/health").send());
+        assertEquals(200, degraded.statusCode());
+        assertEquals("degraded", degraded.bodyAsJsonObject().getString("status"));
+        assertFalse(degraded.bodyAsJsonObject().getJsonObject("rdma").getBoolean("connected"));
+        status.set(ReadPathStatus.Health.UNHEALTHY, List.of());
+        HttpResponse<Buffer> unhealthy = await(get("/health").send());
+        assertEquals(503, unhealthy.statusCode());
+        assertEquals("unhealthy", unhealthy.bodyAsJsonObject().getString("status"));
+    }
+
+    @Test
+    void statusListsAgentsBreakersAndVolumes() throws Exception {
+        status.set(ReadPathStatus.Health.DEGRADED, List.of(
+                new AgentStatus("a:1", "up", "closed", List.of(3L, 7L), 10, null),
+                new AgentStatus("b:2", "down", "open", List.of(7L), 0, "ping timeout")));
+        JsonObject body = await(get("/status").send()).bodyAsJsonObject();
+        assertEquals("degraded", body.getString("status"));
+        JsonArray agents = body.getJsonArray("agents");
+        assertEquals(2, agents.size());
+        assertEquals(new JsonObject().put("address", "b:2").put("state", "down").put("breaker", "open")
+                .put("volumes", new JsonArray().add(7)).put("needles", 0).put("lastError", "ping timeout"), agents.getJsonObject(1));
+        assertEquals(new JsonObject().put("3", new JsonArray().add("a:1")).put("7", new JsonArray().add("a:1").add("b:2")),
+                body.getJsonObject("volumes"));
+        assertEquals(new JsonObject().put("inFlight", 0).put("maxInFlight", 64), body.getJsonObject("reads"));
+    }
+
+    @Test
+    void metricsIsAbsentWithoutARegistry() throws Exception {
+        HttpResponse<Buffer> r = await(get("/metrics").send());
+        assertEquals(404, r.statusCode());
+        assertEquals("metrics are disabled (metrics.enabled: false)", r.bodyAsJsonObject().getString("error"));
+    }
+}

@@ -1,0 +1,84 @@
+package org.seaweedfs.rdma.metrics;
+
+import static org.junit.jupiter.api.Assertions.*;
+
+import io.vertx.core.Vertx;
+import io.vertx.core.VertxOptions;
+import io.vertx.core.buffer.Buffer;
+import io.vertx.ext.web.client.HttpResponse;
+import io.vertx.ext.web.client.WebClient;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
+import org.junit.jupiter.api.Test;
+import org.seaweedfs.rdma.config.ConfigLoader;
+import org.seaweedfs.rdma.config.HttpConfig;
+import org.seaweedfs.rdma.config.RdmaConfig;
+import org.seaweedfs.rdma.http.HttpApiContext;
+import org.seaweedfs.rdma.http.HttpApiVerticle;
+import org.seaweedfs.rdma.sidecar.FixedReadPathStatus;
+import org.seaweedfs.rdma.sidecar.InMemoryNeedleSource;
+import org.seaweedfs.rdma.volume.FileId;
+
+class RdmaMetricsTest {
+
+    @Test
+    void readMetersUseBoundedTags() {
+        RdmaMetrics metrics = RdmaMetrics.create();
+        ReadMeters read = metrics.read();
+        read.recordRead("rdma", "ok", 1_000_000);
+        read.recordRead("3,01637037d6", "whatever", 1_000_000);
+        read.recordBytesServed("http", 4096);
+        AtomicLong ops = new AtomicLong(5);
+        read.bindUcxCounters("0", ops::get, () -> 1);
+        read.bindNeedleMapSize("a:1", () -> 42);
+        read.bindAgentState("a:1", () -> "up");
+        String text = metrics.scrape();
+        assertTrue(text.contains("seaweedfs_rdma_read_latency_seconds_bucket{result=\"ok\",source=\"rdma\""), text);
+        assertTrue(text.contains("seaweedfs_rdma_read_latency_seconds_count{result=\"other\",source=\"other\"} 1"), text);
+        assertFalse(text.contains("01637037d6"));
+        assertTrue(text.contains("seaweedfs_rdma_read_bytes_sum{source=\"http\"} 4096"), text);
+        assertTrue(text.contains("seaweedfs_rdma_ucx_operations_total{worker=\"0\"} 5"), text);
+        assertTrue(text.contains("seaweedfs_rdma_ucx_errors_total{worker=\"0\"} 1"), text);
+        assertTrue(text.contains("seaweedfs_rdma_needle_map_size{agent=\"a:1\"} 42"), text);
+        assertTrue(text.contains("seaweedfs_rdma_agent_state{agent=\"a:1\",state=\"up\"} 1"), text);
+        assertTrue(text.contains("seaweedfs_rdma_agent_state{agent=\"a:1\",state=\"down\"} 0"), text);
+        ops.set(9);
+        assertTrue(metrics.scrape().contains("seaweedfs_rdma_ucx_operations_total{worker=\"0\"} 9"));
+    }
+
+    @Test
+    void metricsEndpointServesVertxAndReadMetersButNotItself() throws Exception {
+        RdmaMetrics metrics = RdmaMetrics.create();
+        Vertx vertx = metrics.newVertx(new VertxOptions());
+        try {
+            RdmaConfig config = ConfigLoader.fromEnvironment(Map.of(
+                    "SEAWEEDFS_RDMA_HTTP_HOST", "127.0.0.1", "SEAWEEDFS_RDMA_HTTP_PORT", "1"));
+            InMemoryNeedleSource source = new InMemoryNeedleSource(vertx);
+            source.put(FileId.parse("3,01637037d6"), "bytes".getBytes(), "", "", 0, Map.of());
+            HttpApiContext base = HttpApiContext.create(source, new FixedReadPathStatus(), config, metrics);
+            HttpApiContext api = new HttpApiContext(base.source(), base.status(),
+                    new HttpConfig("127.0.0.1", 0, 1, 8, null), base.maxNeedleBytes(),
+                    base.admission(), base.meters(), base.scrapeRegistry());
+            HttpApiVerticle verticle = new HttpApiVerticle(api);
+            vertx.deployVerticle(verticle).await(10, TimeUnit.SECONDS);
+            WebClient client = WebClient.create(vertx);
+            int port = verticle.actualPort();
+            for (String uri : List.of("/3,01637037d6", "/metrics", "/metrics")) {
+                client.get(port, "127.0.0.1", uri).send().await(10, TimeUnit.SECONDS);
+            }
+            HttpResponse<Buffer> r = client.get(port, "127.0.0.1", "/metrics").send().await(10, TimeUnit.SECONDS);
+            assertEquals(200, r.statusCode());
+            assertTrue(r.getHeader("Content-Type").startsWith("text/plain"), r.getHeader("Content-Type"));
+            String text = r.bodyAsString();
+            assertTrue(text.contains("seaweedfs_rdma_read_latency_seconds_count{result=\"ok\",source=\"rdma\"} 1"), text);
+            assertTrue(text.contains("seaweedfs_rdma_reads_in_flight"), text);
+            assertTrue(text.contains("vertx_http_server_requests_total"), text);
+            assertTrue(text.contains("vertx_http_server_requests_total{code=\"200\",method=\"GET\",route=\"\"} 1.0"), text);
+            assertFalse(text.contains("route=\"/metrics\""), text);
+        } finally {
+            vertx.close().await(10, TimeUnit.SECONDS);
+        }
+    }
+}
