@@ -84,10 +84,8 @@ final class InspectCommand implements Command {
         return run.failed ? 1 : 0;
     }
 
-    private static int usageError(PrintStream err, String problem) {
-        err.println("inspect: " + problem);
-        err.print(Main.usage());
-        return 2;
+    private int usageError(PrintStream err, String problem) {
+        return Main.usageError(err, name(), problem);
     }
 
     /** One invocation's state: reused buffers and whether anything was bad. */

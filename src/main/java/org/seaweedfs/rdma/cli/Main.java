@@ -14,7 +14,8 @@ public final class Main {
 
     /** Every command; adding one is adding it here. */
     static final List<Command> COMMANDS = List.of(
-            new InspectCommand());
+            new InspectCommand(),
+            new GenVolumeCommand());
 
     private Main() {
     }
@@ -46,6 +47,13 @@ public final class Main {
             err.println(args[0] + ": " + e);
             return 1;
         }
+    }
+
+    /** Prints a usage error for {@code command} and returns exit status 2. */
+    static int usageError(PrintStream err, String command, String problem) {
+        err.println(command + ": " + problem);
+        err.print(usage());
+        return 2;
     }
 
     static String usage() {
