@@ -1,8 +1,6 @@
 package org.seaweedfs.rdma.agent;
 
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
 import org.seaweedfs.rdma.protocol.ErrorCode;
 import org.seaweedfs.rdma.protocol.Lookup;
 import org.seaweedfs.rdma.protocol.LookupResult;
@@ -30,7 +28,6 @@ import java.nio.file.StandardOpenOption;
 import java.util.Arrays;
 import java.util.List;
 import java.util.Random;
-import java.util.function.UnaryOperator;
 
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
@@ -47,23 +44,7 @@ import static org.seaweedfs.rdma.agent.AgentProtocolTest.replay;
  * mapped (into new segments when small), new and removed volumes, compaction under a new epoch. Deadlines are the
  * client's generous push timeout; the requirement is "within 1 s" at a 100 ms poll.
  */
-class AgentFollowTest {
-
-    @TempDir
-    Path tmp;
-    private AgentHarness harness;
-
-    private AgentHarness start(UnaryOperator<AgentSettings> tune) throws Exception {
-        harness = new AgentHarness(tmp, tune);
-        return harness;
-    }
-
-    @AfterEach
-    void stop() throws Exception {
-        if (harness != null) {
-            harness.close();
-        }
-    }
+class AgentFollowTest extends AgentTestBase {
 
     @Test
     void appendedNeedlesArePushedAndReadableAndDeletionsPushedAsTombstones() throws Exception {

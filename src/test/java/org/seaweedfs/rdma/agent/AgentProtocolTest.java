@@ -2,9 +2,7 @@ package org.seaweedfs.rdma.agent;
 
 import io.vertx.core.DeploymentOptions;
 import io.vertx.core.ThreadingModel;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 import org.seaweedfs.rdma.protocol.ControlCodec;
@@ -41,7 +39,6 @@ import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
-import java.util.function.UnaryOperator;
 
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
@@ -55,23 +52,7 @@ import static org.seaweedfs.rdma.agent.AgentHarness.volume;
 import static org.seaweedfs.rdma.agent.AgentTestClient.await;
 
 /** The control protocol served over real UCX (loopback) against copies of the SeaweedFS fixture volumes. */
-class AgentProtocolTest {
-
-    @TempDir
-    Path tmp;
-    private AgentHarness harness;
-
-    private AgentHarness start(UnaryOperator<AgentSettings> tune) throws Exception {
-        harness = new AgentHarness(tmp, tune);
-        return harness;
-    }
-
-    @AfterEach
-    void stop() throws Exception {
-        if (harness != null) {
-            harness.close();
-        }
-    }
+class AgentProtocolTest extends AgentTestBase {
 
     @Test
     void helloThenPing() throws Exception {
