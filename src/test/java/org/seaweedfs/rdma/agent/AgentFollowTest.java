@@ -3,6 +3,7 @@ package org.seaweedfs.rdma.agent;
 import org.junit.jupiter.api.Test;
 import org.seaweedfs.rdma.protocol.ErrorCode;
 import org.seaweedfs.rdma.protocol.Lookup;
+import org.seaweedfs.rdma.protocol.Segment;
 import org.seaweedfs.rdma.protocol.LookupResult;
 import org.seaweedfs.rdma.protocol.SyncEntries;
 import org.seaweedfs.rdma.protocol.SyncEntryReader;
@@ -25,6 +26,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
 import java.nio.file.StandardOpenOption;
+import java.time.Duration;
 import java.util.Arrays;
 import java.util.List;
 import java.util.Random;
@@ -96,7 +98,7 @@ class AgentFollowTest extends AgentTestBase {
     @Test
     void growthOfASmallSegmentedVolumeAddsSegmentsAndKeepsTheOldOnes() throws Exception {
         long segmentBytes = 64 << 10;
-        AgentHarness h = start(s -> s.withSegmentBytes(segmentBytes));
+        AgentHarness h = start(s -> s.withSegmentBytes(segmentBytes).withRetireGrace(Duration.ofSeconds(60)));
         AgentTestClient client = h.sidecar();
         VolumeInfo before = volume(client, 2);
         assertEquals(15, before.segments().size(), "942856 bytes in 64 KiB segments");
@@ -120,6 +122,12 @@ class AgentFollowTest extends AgentTestBase {
         assertArrayEquals(Arrays.copyOfRange(dat, (int) offset, (int) (offset + found.recordSize())),
                 client.get(after, offset, (int) found.recordSize()), "a record over four segments");
         assertTrue(h.agent.metrics().remaps().sum() >= 1);
+
+        // A reader still holding the old list (within the grace) reads the old tail correctly.
+        Segment oldTail = before.segments().get(14);
+        int length = (int) oldTail.length();
+        assertArrayEquals(Arrays.copyOfRange(dat, (int) oldTail.fileOffset(), (int) oldTail.fileOffset() + length),
+                client.get(before, oldTail.fileOffset(), length));
     }
 
     @Test

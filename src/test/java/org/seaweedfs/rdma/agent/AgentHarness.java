@@ -26,6 +26,8 @@ final class AgentHarness implements AutoCloseable {
     final Path dir;
     final Vertx vertx = Vertx.vertx();
     final AgentVerticle agent;
+    final UcxWorkerVerticle ucx;
+    final String deployment;
     private final List<AgentTestClient> clients = new ArrayList<>();
 
     /**
@@ -34,12 +36,12 @@ final class AgentHarness implements AutoCloseable {
      */
     AgentHarness(Path tmp, UnaryOperator<AgentSettings> tune) throws Exception {
         this.dir = Fixtures.copyDir("volumes", Files.createDirectories(tmp.resolve("volumes")));
-        UcxWorkerVerticle ucx = new UcxWorkerVerticle(AgentTestClient.ucxSettings());
+        ucx = new UcxWorkerVerticle(AgentTestClient.ucxSettings());
         await(vertx.deployVerticle(ucx));
         AgentSettings settings = tune.apply(AgentSettings.of("127.0.0.1", 0, List.of(this.dir))
                 .withPollInterval(Duration.ofMillis(100)).withRetireGrace(Duration.ofSeconds(1)));
         agent = new AgentVerticle(ucx, settings);
-        await(vertx.deployVerticle(agent, new DeploymentOptions().setThreadingModel(ThreadingModel.WORKER)));
+        deployment = await(vertx.deployVerticle(agent, new DeploymentOptions().setThreadingModel(ThreadingModel.WORKER)));
     }
 
     AgentTestClient connect() throws Exception {

@@ -194,7 +194,7 @@ class AgentProtocolTest extends AgentTestBase {
     }
 
     @ParameterizedTest(name = "segmentBytes {0}")
-    @ValueSource(longs = {1L << 30, 64 << 10, 4096})
+    @ValueSource(longs = {1L << 30, 64 << 10, 16 << 10})
     void everyLiveRecordReadWithGetsEqualsTheFile(long segmentBytes) throws Exception {
         AgentHarness h = start(s -> s.withSegmentBytes(segmentBytes));
         AgentTestClient client = h.sidecar();
@@ -272,6 +272,19 @@ class AgentProtocolTest extends AgentTestBase {
         assertEquals(5, h.agent.metrics().badFrames().sum());
         assertEquals(12345, client.request(id -> new Ping(id, 12345), Pong.class).sentNanos(), "still serving");
         assertTrue(client.channel().isOpen());
+    }
+
+    @Test
+    void stoppingClosesTheListenerAndEveryChannel() throws Exception {
+        AgentHarness h = start(s -> s);
+        AgentTestClient client = h.sidecar();
+        CompletableFuture<Throwable> closed = new CompletableFuture<>();
+        client.channel().closeHandler(closed::complete);
+        int port = h.agent.port();
+        await(h.vertx.undeploy(h.deployment));
+        closed.get(AgentTestClient.TIMEOUT_S, TimeUnit.SECONDS);
+        assertFalse(client.channel().isOpen());
+        assertThrows(Exception.class, () -> h.connect().hello(null), "nobody listens on " + port + " any more");
     }
 
     @Test
