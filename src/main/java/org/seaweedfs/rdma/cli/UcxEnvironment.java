@@ -1,0 +1,74 @@
+package org.seaweedfs.rdma.cli;
+
+import java.io.IOException;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * UCX 1.13 reads some settings only from the process environment, and a JVM cannot change its own: without them
+ * peer error handling silently turns shared memory off, and UCX's signal handlers fight the JVM's. The commands
+ * that start UCX relaunch the JVM once with them set (unless the operator already set them), so
+ * {@code java -jar ... serve} behaves like the scripted start.
+ */
+final class UcxEnvironment {
+
+    /** Set in the relaunched child so it never relaunches again. */
+    static final String RELAUNCHED = "SEAWEEDFS_RDMA_RELAUNCHED";
+
+    static final Map<String, String> REQUIRED = requiredVariables();
+
+    private UcxEnvironment() {
+    }
+
+    private static Map<String, String> requiredVariables() {
+        Map<String, String> env = new LinkedHashMap<>();
+        env.put("UCX_ERROR_SIGNALS", "");
+        env.put("UCX_POSIX_ERROR_HANDLING", "y");
+        env.put("UCX_SYSV_ERROR_HANDLING", "y");
+        return env;
+    }
+
+    /** The variables missing from {@code env}. */
+    static Map<String, String> missing(Map<String, String> env) {
+        Map<String, String> missing = new LinkedHashMap<>();
+        REQUIRED.forEach((k, v) -> {
+            if (!env.containsKey(k)) {
+                missing.put(k, v);
+            }
+        });
+        return missing;
+    }
+
+    /**
+     * Relaunches this JVM with the missing variables and returns its exit status, or -1 when nothing was missing
+     * (or this already is the relaunched child, or the launch command cannot be determined).
+     */
+    static int relaunchIfNeeded(String[] args) throws IOException, InterruptedException {
+        Map<String, String> env = System.getenv();
+        Map<String, String> missing = missing(env);
+        if (missing.isEmpty() || env.containsKey(RELAUNCHED)) {
+            return -1;
+        }
+        String javaHome = System.getProperty("java.home");
+        String classPath = System.getProperty("java.class.path");
+        if (javaHome == null || classPath == null || classPath.isEmpty()) {
+            return -1;
+        }
+        List<String> command = new ArrayList<>();
+        command.add(Path.of(javaHome, "bin", "java").toString());
+        command.addAll(java.lang.management.ManagementFactory.getRuntimeMXBean().getInputArguments());
+        command.add("-cp");
+        command.add(classPath);
+        command.add(Main.class.getName());
+        command.addAll(List.of(args));
+        ProcessBuilder builder = new ProcessBuilder(command).inheritIO();
+        builder.environment().putAll(missing);
+        builder.environment().put(RELAUNCHED, "1");
+        Process child = builder.start();
+        Runtime.getRuntime().addShutdownHook(new Thread(child::destroy, "relaunch-stop"));
+        return child.waitFor();
+    }
+}
