@@ -427,15 +427,15 @@ public final class UcxChannel {
         state = State.CLOSING;
         log.debug("Closing " + this + ": " + cause.getMessage());
         // Never close an endpoint inside a UCX callback: do it right after this progress pass.
-        loop().execute(LoopTask.of(() -> closeEndpoint(true)));
+        loop().execute(LoopTask.of(() -> closeEndpoint(false)));
     }
 
-    /** Owner thread, outside callbacks: the worker stops; flush-close the endpoint with {@code cause} for handlers. */
+    /** Owner thread, outside callbacks, after the worker was flushed: the worker stops. */
     void shutdown(UcxTransportException cause) {
         if (closeCause == null) {
             closeCause = cause;
         }
-        closeEndpoint(false);
+        closeEndpoint(true);
     }
 
     private void closeOrderly(Promise<Void> promise, Context context) {
@@ -452,41 +452,49 @@ public final class UcxChannel {
         UcxCallback flushed = new UcxCallback() {
             @Override
             public void onSuccess(UcpRequest request) {
-                loop().execute(LoopTask.of(() -> closeEndpoint(false)));
+                loop().execute(LoopTask.of(() -> closeEndpoint(true)));
             }
 
             @Override
             public void onError(int ucsStatus, String errorMsg) {
-                loop().execute(LoopTask.of(() -> closeEndpoint(true)));
+                loop().execute(LoopTask.of(() -> closeEndpoint(false)));
             }
         };
         try {
             endpoint.flushNonBlocking(flushed);
         } catch (UcxException e) {
-            closeEndpoint(true);
+            closeEndpoint(false);
         }
     }
 
-    /** Owner thread, outside callbacks: closes the endpoint once and finishes when UCX says it is closed. */
-    void closeEndpoint(boolean force) {
+    /**
+     * Owner thread, outside callbacks: closes the endpoint once and finishes when UCX says it is closed.
+     * {@code afterFlush}: our own operations were flushed, so keys go first (the orderly order). The endpoint is
+     * force-closed whenever peer error handling is on, even after a flush: UCX 1.13 aborts the process ("pending
+     * request ... should have been flushed") when a flush-mode close meets replies to the peer's emulated gets still
+     * queued on a TCP lane. Without peer error handling a forced close would be fatal for the peer, so it flushes.
+     */
+    void closeEndpoint(boolean afterFlush) {
         if (endpointClosing || state == State.CLOSED) {
             return;
         }
         endpointClosing = true;
         state = State.CLOSING;
         owner.forget(this);
-        if (!force) {
+        if (afterFlush) {
             closeKeys(); // orderly: keys before their endpoint
         }
         UcpRequest closing = null;
         if (endpoint != null) {
             try {
-                closing = force ? endpoint.closeNonBlockingForce() : endpoint.closeNonBlockingFlush();
+                closing = owner.settings().peerErrorHandling()
+                        ? endpoint.closeNonBlockingForce() : endpoint.closeNonBlockingFlush();
             } catch (UcxException e) {
                 log.debug("Closing the endpoint of " + this + " failed: " + e.getMessage());
             }
         }
-        // A forced close has purged the endpoint's requests: nothing will write into their buffers any more.
+        // A forced close purges the endpoint's requests (a flushing one only starts once ours completed): what is
+        // still pending is failed now, and UCX's late callbacks for it are ignored.
         failPending();
         closeKeys();
         loop().watch(closing, CLOSE_TIMEOUT_MS, this::closed);

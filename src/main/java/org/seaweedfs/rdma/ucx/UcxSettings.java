@@ -23,7 +23,8 @@ import java.util.regex.Pattern;
  *                           UCX_POSIX_ERROR_HANDLING=y and UCX_SYSV_ERROR_HANDLING=y in the environment, without
  *                           which UCX silently drops shared memory (see {@link #requiredEnvironment()}).
  * @param spinIterations     idle {@code progress()} calls the owner thread makes before it sleeps in the kernel
- *                           ({@code ucx.spinIterations}, default 2000, 0 = sleep at once): latency against CPU.
+ *                           ({@code ucx.spinIterations}, default 1000, 0 = sleep at once): latency against CPU;
+ *                           each idle iteration yields the core, so event loops are not starved.
  * @param tcpTxSegSize       UCX_TCP_TX_SEG_SIZE in bytes ({@code ucx.tcpTxSegSize}); emulated gets over TCP move in
  *                           fragments of this size. 0 keeps UCX's default (8 KiB). Default 0. Environment-only.
  * @param tcpRxSegSize       UCX_TCP_RX_SEG_SIZE in bytes ({@code ucx.tcpRxSegSize}), at least the TX size. 0 keeps
@@ -87,7 +88,7 @@ public record UcxSettings(String tls, String netDevices, boolean peerErrorHandli
     }
 
     public static UcxSettings defaults() {
-        return new UcxSettings(DEFAULT_TLS, "all", true, 2000, 0, 0, 64 << 20, 10_000, true, Map.of());
+        return new UcxSettings(DEFAULT_TLS, "all", true, 1000, 0, 0, 64 << 20, 10_000, true, Map.of());
     }
 
     /** Reads the {@code ucx} section of the configuration (keys without the {@code ucx.} prefix); absent keys keep defaults. */

@@ -287,7 +287,7 @@ public final class UcxWorkerVerticle extends VerticleBase {
         config.forEach(params::setConfig);
         ucpContext = new UcpContext(params);
         try {
-            worker = ucpContext.newWorker(new UcpWorkerParams().requestWakeupRMA().requestWakeupRX().requestWakeupTX());
+            worker = ucpContext.newWorker(new UcpWorkerParams());
         } catch (RuntimeException e) {
             ucpContext.close();
             throw e;

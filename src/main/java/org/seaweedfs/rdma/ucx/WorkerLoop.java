@@ -146,7 +146,8 @@ final class WorkerLoop {
                 continue;
             }
             if (idle++ < spinIterations) {
-                Thread.onSpinWait();
+                // Yield rather than busy-wait: the threads this loop completes to (event loops) may need this core.
+                Thread.yield();
                 continue;
             }
             idle = 0;

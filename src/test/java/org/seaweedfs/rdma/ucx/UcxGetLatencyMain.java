@@ -13,7 +13,7 @@ import java.util.concurrent.TimeUnit;
 /**
  * By-hand latency probe (not a test): one outstanding get at a time through the public API, between two workers in
  * two Vert.x instances of this JVM. Args: tls size-bytes iterations [spinIterations] [KEY=VALUE raw UCX settings...].
- * Prints p50/p99/mean in microseconds, measured from the call to the completion on the caller's context.
+ * System property {@code noPeerErrorHandling=true} turns peer error handling off. Prints p50/p99/mean in microseconds, measured from the call to the completion on the caller's context.
  */
 public final class UcxGetLatencyMain {
 
@@ -21,7 +21,8 @@ public final class UcxGetLatencyMain {
         String tls = args.length > 0 ? args[0] : UcxSettings.DEFAULT_TLS;
         int size = args.length > 1 ? Integer.parseInt(args[1]) : 4096;
         int iterations = args.length > 2 ? Integer.parseInt(args[2]) : 20_000;
-        UcxSettings settings = UcxSettings.defaults().withTls(tls).withProbeTransports(true);
+        UcxSettings settings = UcxSettings.defaults().withTls(tls).withProbeTransports(true)
+                .withPeerErrorHandling(!Boolean.getBoolean("noPeerErrorHandling"));
         if (args.length > 3) {
             settings = settings.withSpinIterations(Integer.parseInt(args[3]));
         }
