@@ -140,6 +140,7 @@ static ucp_context_h make_context(void)
     /* Defaults only: an explicit UCX_* in the environment wins. */
     setenv("UCX_POSIX_ERROR_HANDLING", "y", 0);
     setenv("UCX_SYSV_ERROR_HANDLING", "y", 0);
+    setenv("UCX_WARN_UNUSED_ENV_VARS", "n", 0);   /* tcp-only runs do not use the two above */
     if (opt.tls) setenv("UCX_TLS", opt.tls, 1);
 
     ucp_config_t *config;
@@ -545,7 +546,10 @@ static void get_blocking(struct client *c, void *buf, size_t size, uint64_t off)
     if (st != UCS_OK) DIE("get failed: %s", ucs_status_string(st));
 }
 
-struct latency { double p50, p99, mean; long n; };
+static const double PCTS[] = { 1, 10, 25, 50, 75, 90, 95, 99, 99.9 };
+#define NPCTS (sizeof PCTS / sizeof PCTS[0])
+
+struct latency { double p50, p99, mean, pcts[NPCTS]; long n; };
 
 static struct latency measure_latency(struct client *c, size_t size)
 {
@@ -563,13 +567,14 @@ static struct latency measure_latency(struct client *c, size_t size)
     long n = 0;
     while (n < opt.lat_iters && (n < 100 || now_s() < end)) {
         double t0 = now_s();
-        get_blocking(c, buf, size, offset_of(n, size));
+        get_blocking(c, buf, size, offset_of(opt.warmup + n, size));   /* not the warm-up's lines */
         double dt = (now_s() - t0) * 1e6;
         lat[n++] = dt;
         sum += dt;
     }
     qsort(lat, n, sizeof(double), cmp_double);
-    struct latency r = { lat[n / 2], lat[(long)(n * 0.99)], sum / n, n };
+    struct latency r = { .p50 = lat[n / 2], .p99 = lat[(long)(n * 0.99)], .mean = sum / n, .n = n };
+    for (size_t k = 0; k < NPCTS; k++) r.pcts[k] = lat[(long)(n * PCTS[k] / 100)];
     free(lat);
     return r;
 }
@@ -656,12 +661,17 @@ static void run_client(uint16_t port)
         struct latency l = measure_latency(&c, size);
         double ops;
         double gbps = measure_bandwidth(&c, size, &ops);
-        printf("{\"impl\":\"c-ucp\",\"tls\":\"%s\",\"mem\":\"%s\",\"procs\":%d,\"size\":%zu,"
-               "\"p50_us\":%.2f,\"p99_us\":%.2f,\"mean_us\":%.2f,\"lat_samples\":%ld,"
+        char pcts[512] = "";
+        for (size_t k = 0; k < NPCTS; k++) {
+            size_t used = strlen(pcts);
+            snprintf(pcts + used, sizeof pcts - used, "%s\"%g\":%.2f", k ? "," : "", PCTS[k], l.pcts[k]);
+        }
+        printf("{\"impl\":\"c-ucp\",\"kind\":\"get\",\"tls\":\"%s\",\"mem\":\"%s\",\"procs\":%d,"
+               "\"size\":%zu,\"p50_us\":%.2f,\"p99_us\":%.2f,\"mean_us\":%.2f,\"lat_samples\":%ld,"
                "\"gbps\":%.3f,\"ops_s\":%.0f,\"window\":%d,\"agent_progress\":\"%s\","
-               "\"lanes\":\"%s\",\"verified\":true}\n",
+               "\"lanes\":\"%s\",\"verified\":true,\"pcts_us\":{%s}}\n",
                tls, opt.mem, opt.procs, size, l.p50, l.p99, l.mean, l.n, gbps, ops, opt.window,
-               opt.agent_busy ? "busy" : "spin-then-wait", c.lanes);
+               opt.agent_busy ? "busy" : "spin-then-wait", c.lanes, pcts);
         fflush(stdout);
     }
     client_close(&c);
