@@ -137,11 +137,15 @@ static uint64_t checksum_expected(uint64_t seed, size_t offset, size_t bytes)
 
 static ucp_context_h make_context(void)
 {
-    /* Defaults only: an explicit UCX_* in the environment wins. */
-    setenv("UCX_POSIX_ERROR_HANDLING", "y", 0);
-    setenv("UCX_SYSV_ERROR_HANDLING", "y", 0);
-    setenv("UCX_WARN_UNUSED_ENV_VARS", "n", 0);   /* tcp-only runs do not use the two above */
+    /* Defaults only: an explicit UCX_* in the environment wins. Set only where shared memory may be
+     * used, or UCX warns that they are unused. */
     if (opt.tls) setenv("UCX_TLS", opt.tls, 1);
+    const char *tls = getenv("UCX_TLS");
+    if (!tls || strstr(tls, "all") || strstr(tls, "shm") || strstr(tls, "sm") || strstr(tls, "posix") ||
+        strstr(tls, "sysv")) {
+        setenv("UCX_POSIX_ERROR_HANDLING", "y", 0);
+        setenv("UCX_SYSV_ERROR_HANDLING", "y", 0);
+    }
 
     ucp_config_t *config;
     CHECK(ucp_config_read(NULL, NULL, &config), "ucp_config_read");
