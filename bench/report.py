@@ -1,0 +1,221 @@
+#!/usr/bin/env python3
+"""Turn bench results (JSON lines) into report.md (numbers, ratios, the issue's targets) and PNG plots.
+
+Pairs are made on shared fields: the raw get path pairs impl "java-ucp" with "c-ucp" on (tls, mem, size);
+HTTP pairs "sidecar" with "nginx" on (size, conns). Missing sides leave a dash, never a guess."""
+import argparse
+import json
+import os
+import sys
+
+MISSING = "–"
+
+
+def load(path):
+    rows = []
+    with open(path) as f:
+        for n, line in enumerate(f, 1):
+            line = line.strip()
+            if not line:
+                continue
+            try:
+                rows.append(json.loads(line))
+            except json.JSONDecodeError as e:
+                sys.exit(f"report.py: {path}:{n}: not JSON ({e})")
+    return rows
+
+
+def size_label(n):
+    return f"{n >> 20} MiB" if n >= 1 << 20 and n % (1 << 20) == 0 else f"{n >> 10} KiB" if n % 1024 == 0 else f"{n} B"
+
+
+def fmt(v, digits=1):
+    if v is None:
+        return MISSING
+    if isinstance(v, float) and abs(v) < 10 and digits == 1:
+        return f"{v:.2f}"
+    return f"{v:,.{digits}f}" if isinstance(v, float) else f"{v:,}"
+
+
+def ratio(a, b):
+    return None if a is None or b in (None, 0) else a / b
+
+
+def fmt_ratio(r, target=None, higher_is_better=True):
+    if r is None:
+        return MISSING
+    text = f"{r:.2f}x"
+    if target is not None:
+        ok = r >= target if higher_is_better else r <= target
+        text += f" ({'meets' if ok else 'misses'} {'≥' if higher_is_better else '≤'}{target}x)"
+    return text
+
+
+def pick(rows, **match):
+    for r in rows:
+        if all(r.get(k) == v for k, v in match.items()):
+            return r
+    return None
+
+
+def get_table(rows):
+    gets = [r for r in rows if r.get("kind") == "get"]
+    keys = sorted({(r["tls"], r["mem"], r["size"]) for r in gets}, key=lambda k: (k[0], k[1], k[2]))
+    if not keys:
+        return []
+    out = ["## Raw get path (one outstanding: latency; pipelined: bandwidth)", "",
+           "| UCX_TLS | memory | size | C p50 µs | C p99 µs | C GB/s | Java p50 µs | Java p99 µs | Java GB/s "
+           "| Java/C p50 | Java/C GB/s | lanes (C) |",
+           "|---|---|---|---:|---:|---:|---:|---:|---:|---|---|---|"]
+    for tls, mem, size in keys:
+        c = pick(gets, impl="c-ucp", tls=tls, mem=mem, size=size) or {}
+        j = pick(gets, impl="java-ucp", tls=tls, mem=mem, size=size) or {}
+        lat_target = 1.3 if size == 4096 else None
+        bw_target = 0.9 if size == 1 << 20 else None
+        out.append(f"| {tls} | {mem} | {size_label(size)} | {fmt(c.get('p50_us'))} | {fmt(c.get('p99_us'))} "
+                   f"| {fmt(c.get('gbps'))} | {fmt(j.get('p50_us'))} | {fmt(j.get('p99_us'))} | {fmt(j.get('gbps'))} "
+                   f"| {fmt_ratio(ratio(j.get('p50_us'), c.get('p50_us')), lat_target, False)} "
+                   f"| {fmt_ratio(ratio(j.get('gbps'), c.get('gbps')), bw_target)} | {c.get('lanes', MISSING)} |")
+    out += ["", "GB/s = 10^9 bytes/s of payload. `lanes`: `get=` lanes read UCX-allocated shared memory "
+            "one-sidedly; other memory is read over the `rma_bw` lanes (emulated, the owner progresses).", ""]
+    return out
+
+
+def http_table(rows):
+    https = [r for r in rows if r.get("kind") == "http"]
+    keys = sorted({(r["size"], r["conns"]) for r in https}, key=lambda k: (k[0], -k[1]))
+    if not keys:
+        return []
+    out = ["## HTTP on loopback (wrk -t1, a random file id per request)", "",
+           "| size | conns | nginx req/s | nginx GB/s | nginx p50 µs | nginx p99 µs | sidecar req/s | sidecar GB/s "
+           "| sidecar p50 µs | sidecar p99 µs | sidecar/nginx req/s | sidecar/nginx p50 |",
+           "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|---|"]
+    for size, conns in keys:
+        n = pick(https, impl="nginx", size=size, conns=conns) or {}
+        s = pick(https, impl="sidecar", size=size, conns=conns) or {}
+        thr_target = 0.6 if (size, conns) == (4096, 64) else 0.8 if (size, conns) == (1 << 20, 8) else None
+        p50_target = 1.5 if conns == 1 else None
+        out.append(f"| {size_label(size)} | {conns} | {fmt(n.get('req_s'))} | {fmt(n.get('gbps'))} "
+                   f"| {fmt(n.get('p50_us'))} | {fmt(n.get('p99_us'))} | {fmt(s.get('req_s'))} | {fmt(s.get('gbps'))} "
+                   f"| {fmt(s.get('p50_us'))} | {fmt(s.get('p99_us'))} "
+                   f"| {fmt_ratio(ratio(s.get('req_s'), n.get('req_s')), thr_target)} "
+                   f"| {fmt_ratio(ratio(s.get('p50_us'), n.get('p50_us')), p50_target, False)} |")
+    errs = [r for r in https if r.get("errors") or r.get("non_2xx")]
+    for r in errs:
+        out.append(f"\n**{r['impl']} {size_label(r['size'])} c{r['conns']}: {r.get('errors')} socket errors, "
+                   f"{r.get('non_2xx')} non-2xx answers — its numbers are suspect.**")
+    out += ["", "GB/s counts response bytes including headers.", ""]
+    return out
+
+
+def generic_table(rows, kind, title, columns):
+    sel = [r for r in rows if r.get("kind") == kind]
+    if not sel:
+        return []
+    out = [f"## {title}", "", "| " + " | ".join(columns) + " |", "|" + "---|" * len(columns)]
+    for r in sel:
+        out.append("| " + " | ".join(fmt(r.get(c)) if not isinstance(r.get(c), str) else r[c] for c in columns) + " |")
+    return out + [""]
+
+
+def pending(rows):
+    have = {(r.get("impl"), r.get("kind")) for r in rows}
+    kinds = {r.get("kind") for r in rows}
+    todo = [name for name, present in (
+        ("Java get path (hook_java_get)", ("java-ucp", "get") in have),
+        ("sidecar HTTP (hook_sidecar_http)", ("sidecar", "http") in have),
+        ("event bus (hook_eventbus)", "eventbus" in kinds),
+        ("agent CPU per read (hook_agent_cpu)", "agent_cpu" in kinds),
+        ("sidecar memory (hook_memory)", "memory" in kinds)) if not present]
+    return ["## Not measured in this run", ""] + [f"- {t}" for t in todo] + [""] if todo else []
+
+
+def plots(rows, out_dir):
+    try:
+        import matplotlib
+        matplotlib.use("Agg")
+        import matplotlib.pyplot as plt
+    except ImportError:
+        print("report.py: matplotlib is missing, no plots; install: apt-get install -y python3-matplotlib",
+              file=sys.stderr)
+        return []
+    made = []
+
+    # Latency distribution: percentile curves of every one-outstanding / one-connection series.
+    series = [r for r in rows if r.get("pcts_us") and (r.get("kind") in ("get", "eventbus") or r.get("conns") == 1)]
+    for size in sorted({r["size"] for r in series}):
+        fig, ax = plt.subplots(figsize=(8, 5))
+        for r in (r for r in series if r["size"] == size):
+            pts = sorted((float(p), v) for p, v in r["pcts_us"].items())
+            label = r["impl"] + (f" {r['tls']}/{r['mem']}" if r.get("kind") == "get" else f" {r['kind']}")
+            ax.plot([v for _, v in pts], [p for p, _ in pts], marker="o", label=label)
+        ax.set_xscale("log")
+        ax.set_xlabel("latency (µs, log)")
+        ax.set_ylabel("percentile")
+        ax.set_title(f"Latency distribution, {size_label(size)}, one request in flight")
+        ax.grid(True, which="both", alpha=0.3)
+        ax.legend(fontsize=8)
+        name = f"latency_{size}.png"
+        fig.tight_layout()
+        fig.savefig(os.path.join(out_dir, name), dpi=110)
+        plt.close(fig)
+        made.append(name)
+
+    # Throughput against needle size: pipelined gets and the HTTP runs with many connections.
+    fig, ax = plt.subplots(figsize=(8, 5))
+    groups = {}
+    for r in rows:
+        if r.get("gbps") is None:
+            continue
+        if r.get("kind") == "get":
+            groups.setdefault(f"{r['impl']} {r['tls']}/{r['mem']} (window {r.get('window')})", []).append(r)
+        elif r.get("kind") == "http" and r.get("conns", 1) > 1:
+            groups.setdefault(f"{r['impl']} http (many conns)", []).append(r)
+        elif r.get("kind") == "eventbus":
+            groups.setdefault(f"{r['impl']} event bus", []).append(r)
+    for label, rs in sorted(groups.items()):
+        rs = sorted(rs, key=lambda r: r["size"])
+        ax.plot([r["size"] for r in rs], [r["gbps"] for r in rs], marker="o", label=label)
+    if groups:
+        ax.set_xscale("log", base=2)
+        ax.set_yscale("log")
+        ax.set_xlabel("needle size (bytes, log2)")
+        ax.set_ylabel("GB/s (log)")
+        ax.set_title("Throughput against needle size")
+        ax.grid(True, which="both", alpha=0.3)
+        ax.legend(fontsize=8)
+        fig.tight_layout()
+        fig.savefig(os.path.join(out_dir, "throughput_vs_size.png"), dpi=110)
+        made.append("throughput_vs_size.png")
+    plt.close(fig)
+    return made
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__)
+    ap.add_argument("results", help="results.jsonl")
+    ap.add_argument("--out", required=True, help="directory for report.md and the plots")
+    a = ap.parse_args()
+    rows = load(a.results)
+    os.makedirs(a.out, exist_ok=True)
+    meta = next((r for r in rows if r.get("kind") == "meta"), {})
+    md = ["# Benchmark report", ""]
+    if meta:
+        md += [f"{meta.get('date')} on {meta.get('host')}: {meta.get('cpus')} CPUs ({meta.get('cpu')}), "
+               f"kernel {meta.get('kernel')}, {meta.get('ucx')}, {meta.get('nginx')}, {meta.get('wrk')}; "
+               f"load average at start {meta.get('loadavg_at_start'):.2f}.", ""]
+    md += get_table(rows) + http_table(rows)
+    md += generic_table(rows, "eventbus", "Event bus (same JVM)",
+                        ["impl", "size", "ops_s", "gbps", "p50_us", "p99_us"])
+    md += generic_table(rows, "agent_cpu", "Agent CPU per read", ["tls", "size", "reads", "cpu_us_per_read"])
+    md += generic_table(rows, "memory", "Sidecar memory", ["what", "reads", "rss_mib", "heap_mib"])
+    made = plots(rows, a.out)
+    md += [f"![{p}]({p})" for p in made] + [""] + pending(rows)
+    path = os.path.join(a.out, "report.md")
+    with open(path, "w") as f:
+        f.write("\n".join(md))
+    print(f"report.py: wrote {path}" + (f" and {', '.join(made)}" if made else ""), file=sys.stderr)
+
+
+if __name__ == "__main__":
+    main()
