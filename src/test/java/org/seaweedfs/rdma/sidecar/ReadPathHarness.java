@@ -26,8 +26,13 @@ final class ReadPathHarness {
     }
 
     static <T> T await(Future<T> future) {
+        return await(future, 60);
+    }
+
+    /** Waits for a long run (a shared, loaded machine can be slow; the tests never assert timings). */
+    static <T> T await(Future<T> future, long seconds) {
         try {
-            return future.toCompletionStage().toCompletableFuture().get(60, TimeUnit.SECONDS);
+            return future.toCompletionStage().toCompletableFuture().get(seconds, TimeUnit.SECONDS);
         } catch (ExecutionException e) {
             throw e.getCause() instanceof RuntimeException r ? r : new RuntimeException(e.getCause());
         } catch (InterruptedException | TimeoutException e) {
