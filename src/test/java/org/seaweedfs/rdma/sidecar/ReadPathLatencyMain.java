@@ -17,8 +17,14 @@ import org.seaweedfs.rdma.volume.VolumeWriter;
  * By hand, not a test: read latency (one read at a time) and throughput (several in flight) through
  * {@link NeedleReader} against a real agent in another Vert.x instance, for 4 KiB and 1 MiB needles.
  * <pre>
- *   mvn -q -o test-compile && java -cp target/classes:target/test-classes:$(cat cp.txt) \
- *       org.seaweedfs.rdma.sidecar.ReadPathLatencyMain [tls, default sm,tcp,self] [seconds per run, default 5]
+ *   mvn -q -B -o test-compile dependency:build-classpath -Dmdep.outputFile=/tmp/cp.txt
+ *   UCX_ERROR_SIGNALS= UCX_POSIX_ERROR_HANDLING=y UCX_SYSV_ERROR_HANDLING=y \
+ *       java -cp target/classes:target/test-classes:$(cat /tmp/cp.txt) \
+ *       org.seaweedfs.rdma.sidecar.ReadPathLatencyMain [ucx.tls, default sm,tcp,self; e.g. tcp,self]
+ * </pre>
+ * Without the two *_ERROR_HANDLING variables UCX drops shared memory (peer error handling is on) and uses TCP.
+ * READ_DEBUG=1 prints the reader's counters every second.
+ * <pre>
  * </pre>
  */
 public final class ReadPathLatencyMain {
