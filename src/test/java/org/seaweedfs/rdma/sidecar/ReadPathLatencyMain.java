@@ -24,8 +24,6 @@ import org.seaweedfs.rdma.volume.VolumeWriter;
  * </pre>
  * Without the two *_ERROR_HANDLING variables UCX drops shared memory (peer error handling is on) and uses TCP.
  * READ_DEBUG=1 prints the reader's counters every second.
- * <pre>
- * </pre>
  */
 public final class ReadPathLatencyMain {
 
