@@ -17,4 +17,12 @@ public interface NeedleSource {
      * The caller must {@link NeedleContent#release()} it once the bytes are written out.
      */
     Future<NeedleContent> read(FileId fid);
+
+    /**
+     * As {@link #read(FileId)}, with the volume server a client named (the {@code weed mount} contract's
+     * {@code volume_server}), which a fallback may try first. The default ignores the hint.
+     */
+    default Future<NeedleContent> read(FileId fid, String volumeServerHint) {
+        return read(fid);
+    }
 }

@@ -44,6 +44,11 @@ public final class ReadFailure extends RuntimeException {
         return kind.retriable;
     }
 
+    /** The HTTP-like code for any failure of a read: its own for a ReadFailure, else 500. */
+    public static int codeOf(Throwable failure) {
+        return failure instanceof ReadFailure rf ? rf.code() : 500;
+    }
+
     public static ReadFailure notFound(String message) {
         return new ReadFailure(Kind.NOT_FOUND, message);
     }

@@ -1,0 +1,242 @@
+package org.seaweedfs.rdma.config;
+
+import io.vertx.core.Future;
+import io.vertx.core.Vertx;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.EnumSet;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Set;
+import org.yaml.snakeyaml.LoaderOptions;
+import org.yaml.snakeyaml.Yaml;
+import org.yaml.snakeyaml.constructor.SafeConstructor;
+import org.yaml.snakeyaml.error.YAMLException;
+
+/**
+ * Builds an {@link RdmaConfig} from a YAML file (nested sections or dotted keys) and environment
+ * variables, which override the file key by key. Lists in the environment are comma-separated; an
+ * empty value resets a key to its default. Every problem found is reported at once, each naming its
+ * key (and the variable when it came from the environment); unknown keys are rejected with the
+ * closest known one as a suggestion.
+ */
+public final class ConfigLoader {
+
+    private ConfigLoader() {
+    }
+
+    /** Reads {@code path} without blocking the caller and applies the process environment. */
+    public static Future<RdmaConfig> load(Vertx vertx, String path) {
+        return vertx.fileSystem().readFile(path)
+                .recover(e -> Future.failedFuture(new ConfigException(
+                        List.of("--conf " + path + ": cannot read the file (" + e.getMessage() + ")"))))
+                .map(buffer -> parse(buffer.toString(), path, System.getenv()));
+    }
+
+    /** Only the environment (and the defaults). */
+    public static RdmaConfig fromEnvironment(Map<String, String> env) {
+        return parse("", "(no file)", env);
+    }
+
+    /**
+     * @param yaml   the file's text (may be empty)
+     * @param origin the file name, for messages
+     * @param env    environment variables; only those starting with {@code SEAWEEDFS_RDMA_} are read
+     * @throws ConfigException naming every problem
+     */
+    public static RdmaConfig parse(String yaml, String origin, Map<String, String> env) {
+        List<String> problems = new ArrayList<>();
+        Map<String, Object> raw = new HashMap<>();
+        Map<String, String> from = new HashMap<>();
+        readYaml(yaml, origin, raw, problems);
+        readEnvironment(env, raw, from, problems);
+
+        Map<String, Object> values = new HashMap<>();
+        for (ConfigKey key : ConfigSchema.KEYS) {
+            Object value = raw.get(key.name());
+            if (value == null || (from.containsKey(key.name()) && String.valueOf(value).isBlank())) {
+                values.put(key.name(), key.defaultValue());
+                continue;
+            }
+            try {
+                values.put(key.name(), key.parse(value));
+            } catch (IllegalArgumentException e) {
+                String where = from.containsKey(key.name()) ? " (from " + from.get(key.name()) + ")" : "";
+                problems.add(key.name() + where + ": " + e.getMessage());
+            }
+        }
+        if (!problems.isEmpty()) {
+            throw new ConfigException(problems);
+        }
+        RdmaConfig config = build(new Values(values));
+        crossCheck(config, problems);
+        if (!problems.isEmpty()) {
+            throw new ConfigException(problems);
+        }
+        return config;
+    }
+
+    /** The environment variable that overrides {@code key} (for documentation and messages). */
+    public static String environmentVariable(String key) {
+        return ConfigSchema.byName(key).orElseThrow(() -> new IllegalArgumentException("unknown key " + key)).envName();
+    }
+
+    private static void readYaml(String text, String origin, Map<String, Object> raw, List<String> problems) {
+        Object root;
+        try {
+            root = new Yaml(new SafeConstructor(new LoaderOptions())).load(text);
+        } catch (YAMLException e) {
+            problems.add(origin + ": not valid YAML: " + e.getMessage().lines().findFirst().orElse(""));
+            return;
+        }
+        if (root == null) {
+            return;
+        }
+        if (!(root instanceof Map<?, ?> map)) {
+            problems.add(origin + ": expected a map of keys at the top level");
+            return;
+        }
+        flatten("", map, raw, problems);
+    }
+
+    private static void flatten(String prefix, Map<?, ?> map, Map<String, Object> raw, List<String> problems) {
+        for (Map.Entry<?, ?> e : map.entrySet()) {
+            String name = prefix + e.getKey();
+            if (ConfigSchema.byName(name).isPresent()) {
+                if (raw.putIfAbsent(name, e.getValue()) != null) {
+                    problems.add(name + ": given twice");
+                }
+            } else if (ConfigSchema.isSection(name)) {
+                if (e.getValue() instanceof Map<?, ?> section) {
+                    flatten(name + ".", section, raw, problems);
+                } else if (e.getValue() != null) {
+                    problems.add(name + ": expected a section of keys, got '" + e.getValue() + "'");
+                }
+            } else {
+                problems.add(unknown(name, ConfigSchema.namesAndSections()));
+            }
+        }
+    }
+
+    private static void readEnvironment(Map<String, String> env, Map<String, Object> raw, Map<String, String> from,
+                                        List<String> problems) {
+        env.entrySet().stream()
+                .filter(e -> e.getKey().startsWith(ConfigKey.ENV_PREFIX))
+                .sorted(Map.Entry.comparingByKey())
+                .forEach(e -> ConfigSchema.byEnv(e.getKey()).ifPresentOrElse(key -> {
+                    raw.put(key.name(), e.getValue());
+                    from.put(key.name(), e.getKey());
+                }, () -> problems.add(unknown(e.getKey(), ConfigSchema.envNames()))));
+    }
+
+    private static String unknown(String name, Iterable<String> known) {
+        return name + ": unknown key" + ConfigSchema.suggest(name, known).map(s -> " (did you mean " + s + "?)").orElse("");
+    }
+
+    private static RdmaConfig build(Values v) {
+        Set<Role> roles = EnumSet.noneOf(Role.class);
+        v.strings("roles").forEach(r -> roles.add(Role.valueOf(r.toUpperCase(Locale.ROOT))));
+        List<Fallback> fallback = new ArrayList<>();
+        v.strings("sidecar.fallback").forEach(f -> fallback.add(Fallback.valueOf(f.toUpperCase(Locale.ROOT).replace('-', '_'))));
+        return new RdmaConfig(
+                roles,
+                new HttpConfig(v.string("http.host"), v.integer("http.port"), v.integer("http.instances"),
+                        v.integer("http.maxInFlight"), v.optionalString("http.jwtReadKey")),
+                new AgentConfig((HostPort) v.get("agent.listen"), v.strings("agent.volumeDirs"),
+                        (Boolean) v.get("agent.offset5"), v.optionalString("agent.authToken")),
+                new SidecarConfig(
+                        v.hostPorts("sidecar.agents"),
+                        (HostPort) v.get("sidecar.master"),
+                        v.optionalString("sidecar.authToken"),
+                        v.number("sidecar.maxNeedleBytes"),
+                        new SidecarConfig.BufferPool(v.integer("sidecar.bufferPool.bufferSize"),
+                                v.number("sidecar.bufferPool.totalBytes")),
+                        v.integer("sidecar.maxInFlightReads"),
+                        v.duration("sidecar.readTimeout"),
+                        new SidecarConfig.Ping(v.duration("sidecar.ping.interval"), v.duration("sidecar.ping.timeout")),
+                        new SidecarConfig.Reconnect(v.duration("sidecar.reconnect.baseBackoff"),
+                                v.duration("sidecar.reconnect.maxBackoff")),
+                        new SidecarConfig.Breaker(v.integer("sidecar.breaker.failureRateThreshold"),
+                                v.integer("sidecar.breaker.slidingWindowSize"), v.integer("sidecar.breaker.minimumCalls"),
+                                v.duration("sidecar.breaker.openDuration"), v.integer("sidecar.breaker.halfOpenCalls")),
+                        new SidecarConfig.Retry(v.integer("sidecar.retry.maxAttempts"), v.duration("sidecar.retry.waitDuration")),
+                        fallback),
+                new UcxConfig(v.strings("ucx.tls"), v.strings("ucx.netDevices"),
+                        v.string("ucx.errorHandling").toLowerCase(Locale.ROOT), v.integer("ucx.workers")),
+                new MetricsConfig((Boolean) v.get("metrics.enabled")));
+    }
+
+    /** Rules that relate several keys. */
+    private static void crossCheck(RdmaConfig c, List<String> problems) {
+        if (c.roles().isEmpty()) {
+            problems.add("roles: must name at least one of agent, sidecar");
+        }
+        if (c.runs(Role.AGENT) && c.agent().volumeDirs().isEmpty()) {
+            problems.add("agent.volumeDirs: the agent role needs at least one volume directory");
+        }
+        SidecarConfig s = c.sidecar();
+        if (c.runs(Role.SIDECAR) && s.agents().isEmpty() && s.master() == null) {
+            problems.add("sidecar.agents: empty and sidecar.master is unset, so the sidecar cannot find any agent");
+        }
+        if (s.bufferPool().totalBytes() < s.bufferPool().bufferSize()) {
+            problems.add("sidecar.bufferPool.totalBytes: must be at least sidecar.bufferPool.bufferSize ("
+                    + s.bufferPool().bufferSize() + ")");
+        }
+        if (s.ping().timeout().compareTo(s.ping().interval()) > 0) {
+            problems.add("sidecar.ping.timeout: must not exceed sidecar.ping.interval (" + s.ping().interval().toMillis() + "ms)");
+        }
+        if (s.reconnect().baseBackoff().compareTo(s.reconnect().maxBackoff()) > 0) {
+            problems.add("sidecar.reconnect.baseBackoff: must not exceed sidecar.reconnect.maxBackoff ("
+                    + s.reconnect().maxBackoff().toMillis() + "ms)");
+        }
+        if (s.breaker().minimumCalls() > s.breaker().slidingWindowSize()) {
+            problems.add("sidecar.breaker.minimumCalls: must not exceed sidecar.breaker.slidingWindowSize ("
+                    + s.breaker().slidingWindowSize() + ")");
+        }
+        if (new HashSet<>(s.fallback()).size() != s.fallback().size()) {
+            problems.add("sidecar.fallback: lists a path twice");
+        }
+    }
+
+    /** Parsed values by key, read with the type the schema gave them. */
+    private record Values(Map<String, Object> map) {
+
+        Object get(String key) {
+            return map.get(key);
+        }
+
+        String string(String key) {
+            return (String) map.get(key);
+        }
+
+        String optionalString(String key) {
+            String s = string(key);
+            return s == null || s.isEmpty() ? null : s;
+        }
+
+        long number(String key) {
+            return (Long) map.get(key);
+        }
+
+        int integer(String key) {
+            return Math.toIntExact(number(key));
+        }
+
+        Duration duration(String key) {
+            return (Duration) map.get(key);
+        }
+
+        @SuppressWarnings("unchecked")
+        List<String> strings(String key) {
+            return ((List<Object>) map.get(key)).stream().map(String::valueOf).toList();
+        }
+
+        @SuppressWarnings("unchecked")
+        List<HostPort> hostPorts(String key) {
+            return (List<HostPort>) map.get(key);
+        }
+    }
+}

@@ -1,0 +1,132 @@
+package org.seaweedfs.rdma.config;
+
+import static org.seaweedfs.rdma.config.ValueType.*;
+
+import java.time.Duration;
+import java.util.LinkedHashMap;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
+
+/** Every key the configuration accepts (conf/config.yaml documents each one). */
+final class ConfigSchema {
+
+    private static final long MS_PER_HOUR = Duration.ofHours(1).toMillis();
+    private static final long GIB = 1L << 30;
+
+    static final List<ConfigKey> KEYS = List.of(
+            ConfigKey.choice("roles", STRING_LIST, List.of("sidecar"), "agent", "sidecar"),
+            ConfigKey.of("http.host", STRING, "0.0.0.0"),
+            ConfigKey.ranged("http.port", INTEGER, 8081L, 1, 65535),
+            ConfigKey.ranged("http.instances", INTEGER, 2L, 1, 256),
+            ConfigKey.ranged("http.maxInFlight", INTEGER, 1024L, 1, 1_000_000),
+            ConfigKey.of("http.jwtReadKey", STRING, null),
+            ConfigKey.of("agent.listen", HOST_PORT, HostPort.parse("0.0.0.0:18515")),
+            ConfigKey.of("agent.volumeDirs", STRING_LIST, List.of()),
+            ConfigKey.of("agent.offset5", BOOLEAN, false),
+            ConfigKey.of("agent.authToken", STRING, null),
+            ConfigKey.of("sidecar.agents", HOST_PORT_LIST, List.of(HostPort.parse("127.0.0.1:18515"))),
+            ConfigKey.of("sidecar.master", HOST_PORT, null),
+            ConfigKey.of("sidecar.authToken", STRING, null),
+            // needle data sizes are u32 on disk
+            ConfigKey.ranged("sidecar.maxNeedleBytes", BYTES, 64L << 20, 1, 4 * GIB),
+            ConfigKey.ranged("sidecar.bufferPool.bufferSize", BYTES, 1L << 20, 4096, 1 * GIB),
+            ConfigKey.ranged("sidecar.bufferPool.totalBytes", BYTES, 256L << 20, 4096, 1024 * GIB),
+            ConfigKey.ranged("sidecar.maxInFlightReads", INTEGER, 256L, 1, 65536),
+            ConfigKey.ranged("sidecar.readTimeout", DURATION, Duration.ofSeconds(5), 1, MS_PER_HOUR),
+            ConfigKey.ranged("sidecar.ping.interval", DURATION, Duration.ofSeconds(2), 10, MS_PER_HOUR),
+            ConfigKey.ranged("sidecar.ping.timeout", DURATION, Duration.ofSeconds(1), 1, MS_PER_HOUR),
+            ConfigKey.ranged("sidecar.reconnect.baseBackoff", DURATION, Duration.ofMillis(200), 1, MS_PER_HOUR),
+            ConfigKey.ranged("sidecar.reconnect.maxBackoff", DURATION, Duration.ofSeconds(30), 1, MS_PER_HOUR),
+            ConfigKey.ranged("sidecar.breaker.failureRateThreshold", INTEGER, 50L, 1, 100),
+            ConfigKey.ranged("sidecar.breaker.slidingWindowSize", INTEGER, 20L, 1, 10_000),
+            ConfigKey.ranged("sidecar.breaker.minimumCalls", INTEGER, 10L, 1, 10_000),
+            ConfigKey.ranged("sidecar.breaker.openDuration", DURATION, Duration.ofSeconds(10), 1, MS_PER_HOUR),
+            ConfigKey.ranged("sidecar.breaker.halfOpenCalls", INTEGER, 3L, 1, 1000),
+            ConfigKey.ranged("sidecar.retry.maxAttempts", INTEGER, 3L, 1, 10),
+            ConfigKey.ranged("sidecar.retry.waitDuration", DURATION, Duration.ofMillis(50), 0, 60_000),
+            ConfigKey.choice("sidecar.fallback", STRING_LIST, List.of("read-through", "http"), "read-through", "http"),
+            ConfigKey.of("ucx.tls", STRING_LIST, List.of()),
+            ConfigKey.of("ucx.netDevices", STRING_LIST, List.of()),
+            ConfigKey.choice("ucx.errorHandling", STRING, "peer", "peer", "none"),
+            ConfigKey.ranged("ucx.workers", INTEGER, 1L, 1, 64),
+            ConfigKey.of("metrics.enabled", BOOLEAN, true));
+
+    private static final Map<String, ConfigKey> BY_NAME = new LinkedHashMap<>();
+    private static final Map<String, ConfigKey> BY_ENV = new LinkedHashMap<>();
+
+    static {
+        for (ConfigKey k : KEYS) {
+            BY_NAME.put(k.name(), k);
+            BY_ENV.put(k.envName(), k);
+        }
+    }
+
+    private ConfigSchema() {
+    }
+
+    static Optional<ConfigKey> byName(String name) {
+        return Optional.ofNullable(BY_NAME.get(name));
+    }
+
+    static Optional<ConfigKey> byEnv(String envName) {
+        return Optional.ofNullable(BY_ENV.get(envName));
+    }
+
+    /** True when some key lives below {@code section} (e.g. "sidecar.ping"). */
+    static boolean isSection(String section) {
+        String prefix = section + ".";
+        return KEYS.stream().anyMatch(k -> k.name().startsWith(prefix));
+    }
+
+    /** The known name closest to a misspelt one, if it is close enough to be a likely typo. */
+    static Optional<String> suggest(String unknown, Iterable<String> known) {
+        String best = null;
+        int bestDistance = Integer.MAX_VALUE;
+        for (String candidate : known) {
+            int d = distance(unknown.toLowerCase(Locale.ROOT), candidate.toLowerCase(Locale.ROOT));
+            if (d < bestDistance) {
+                best = candidate;
+                bestDistance = d;
+            }
+        }
+        return bestDistance <= Math.max(2, unknown.length() / 4) ? Optional.of(best) : Optional.empty();
+    }
+
+    /** Key and section names, for suggestions. */
+    static Iterable<String> namesAndSections() {
+        Set<String> all = new LinkedHashSet<>(BY_NAME.keySet());
+        for (String name : BY_NAME.keySet()) {
+            for (int dot = name.indexOf('.'); dot > 0; dot = name.indexOf('.', dot + 1)) {
+                all.add(name.substring(0, dot));
+            }
+        }
+        return all;
+    }
+
+    static Iterable<String> envNames() {
+        return BY_ENV.keySet();
+    }
+
+    private static int distance(String a, String b) {
+        int[] prev = new int[b.length() + 1];
+        int[] cur = new int[b.length() + 1];
+        for (int j = 0; j <= b.length(); j++) {
+            prev[j] = j;
+        }
+        for (int i = 1; i <= a.length(); i++) {
+            cur[0] = i;
+            for (int j = 1; j <= b.length(); j++) {
+                int cost = a.charAt(i - 1) == b.charAt(j - 1) ? 0 : 1;
+                cur[j] = Math.min(Math.min(cur[j - 1] + 1, prev[j] + 1), prev[j - 1] + cost);
+            }
+            int[] t = prev;
+            prev = cur;
+            cur = t;
+        }
+        return prev[b.length()];
+    }
+}

@@ -1,0 +1,43 @@
+package org.seaweedfs.rdma.config;
+
+/** A {@code host:port} address ({@code [v6-address]:port} for IPv6 literals). */
+public record HostPort(String host, int port) {
+
+    public HostPort {
+        if (host == null || host.isBlank()) {
+            throw new IllegalArgumentException("host is empty");
+        }
+        if (port < 1 || port > 65535) {
+            throw new IllegalArgumentException("port " + port + " is outside 1..65535");
+        }
+    }
+
+    /** Parses {@code host:port}; the message says what is wrong, for configuration errors. */
+    public static HostPort parse(String text) {
+        String t = text == null ? "" : text.trim();
+        int colon = t.lastIndexOf(':');
+        if (colon <= 0 || colon == t.length() - 1) {
+            throw new IllegalArgumentException("'" + t + "' is not host:port");
+        }
+        String host = t.substring(0, colon);
+        if (host.startsWith("[") && host.endsWith("]")) {
+            host = host.substring(1, host.length() - 1);
+        } else if (host.indexOf(':') >= 0) {
+            throw new IllegalArgumentException("'" + t + "': write IPv6 addresses as [address]:port");
+        }
+        String port = t.substring(colon + 1);
+        if (!port.chars().allMatch(Character::isDigit) || port.length() > 5) {
+            throw new IllegalArgumentException("'" + t + "': port '" + port + "' is not a number");
+        }
+        try {
+            return new HostPort(host, Integer.parseInt(port));
+        } catch (IllegalArgumentException e) {
+            throw new IllegalArgumentException("'" + t + "': " + e.getMessage());
+        }
+    }
+
+    @Override
+    public String toString() {
+        return (host.indexOf(':') >= 0 ? "[" + host + "]" : host) + ":" + port;
+    }
+}

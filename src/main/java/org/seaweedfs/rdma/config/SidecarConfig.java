@@ -1,0 +1,56 @@
+package org.seaweedfs.rdma.config;
+
+import java.time.Duration;
+import java.util.List;
+
+/**
+ * The sidecar role's read path.
+ *
+ * @param agents           agents known up front
+ * @param master           SeaweedFS master for {@code /dir/lookup}; null when unused
+ * @param authToken        token presented to agents at hello; null when they need none
+ * @param maxNeedleBytes   largest needle served (and largest decompressed body)
+ * @param maxInFlightReads UCX reads outstanding at once
+ * @param readTimeout      one read, end to end, before it fails with 504
+ * @param fallback         where reads degrade to, in order, when RDMA cannot serve them
+ */
+public record SidecarConfig(
+        List<HostPort> agents,
+        HostPort master,
+        String authToken,
+        long maxNeedleBytes,
+        BufferPool bufferPool,
+        int maxInFlightReads,
+        Duration readTimeout,
+        Ping ping,
+        Reconnect reconnect,
+        Breaker breaker,
+        Retry retry,
+        List<Fallback> fallback) {
+
+    public SidecarConfig {
+        agents = List.copyOf(agents);
+        fallback = List.copyOf(fallback);
+    }
+
+    /** Registered read buffers: {@code totalBytes / bufferSize} of them. */
+    public record BufferPool(int bufferSize, long totalBytes) {
+    }
+
+    /** Health pings per agent; an agent silent for {@code timeout} is down. */
+    public record Ping(Duration interval, Duration timeout) {
+    }
+
+    /** Exponential backoff with jitter between reconnection attempts. */
+    public record Reconnect(Duration baseBackoff, Duration maxBackoff) {
+    }
+
+    /** Resilience4j circuit breaker per agent (count-based window). */
+    public record Breaker(int failureRateThreshold, int slidingWindowSize, int minimumCalls,
+                          Duration openDuration, int halfOpenCalls) {
+    }
+
+    /** Retries of retriable failures only (unavailable, timeout). */
+    public record Retry(int maxAttempts, Duration waitDuration) {
+    }
+}

@@ -1,0 +1,45 @@
+package org.seaweedfs.rdma.http;
+
+import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
+import java.util.Objects;
+import org.seaweedfs.rdma.config.HttpConfig;
+import org.seaweedfs.rdma.config.RdmaConfig;
+import org.seaweedfs.rdma.metrics.RdmaMetrics;
+import org.seaweedfs.rdma.metrics.ReadMeters;
+import org.seaweedfs.rdma.sidecar.NeedleSource;
+import org.seaweedfs.rdma.sidecar.ReadPathStatus;
+
+/**
+ * What every HttpApiVerticle instance shares: one instance of this is handed to all of them, so the
+ * admission limit holds across event loops.
+ *
+ * @param maxNeedleBytes bound on decompressed bodies
+ * @param scrapeRegistry served on {@code /metrics}; null answers 404 there
+ */
+public record HttpApiContext(
+        NeedleSource source,
+        ReadPathStatus status,
+        HttpConfig http,
+        long maxNeedleBytes,
+        Admission admission,
+        ReadMeters meters,
+        PrometheusMeterRegistry scrapeRegistry) {
+
+    public HttpApiContext {
+        Objects.requireNonNull(source, "source");
+        Objects.requireNonNull(status, "status");
+        Objects.requireNonNull(http, "http");
+        Objects.requireNonNull(admission, "admission");
+        Objects.requireNonNull(meters, "meters");
+    }
+
+    /** From the configuration; {@code metrics} may be null (metrics.enabled: false). */
+    public static HttpApiContext create(NeedleSource source, ReadPathStatus status, RdmaConfig config,
+                                        RdmaMetrics metrics) {
+        Admission admission = new Admission(config.http().maxInFlight());
+        ReadMeters meters = metrics == null ? ReadMeters.noop() : metrics.read();
+        meters.bindReadsInFlight(admission::inFlight);
+        return new HttpApiContext(source, status, config.http(), config.sidecar().maxNeedleBytes(), admission, meters,
+                metrics == null ? null : metrics.registry());
+    }
+}

@@ -1,0 +1,80 @@
+package org.seaweedfs.rdma.http;
+
+import io.vertx.core.DeploymentOptions;
+import io.vertx.core.Future;
+import io.vertx.core.Vertx;
+import io.vertx.core.VerticleBase;
+import io.vertx.core.http.HttpMethod;
+import io.vertx.core.http.HttpServer;
+import io.vertx.core.http.HttpServerOptions;
+import io.vertx.core.internal.logging.Logger;
+import io.vertx.core.internal.logging.LoggerFactory;
+import io.vertx.ext.web.Router;
+import io.vertx.ext.web.RoutingContext;
+import io.vertx.micrometer.PrometheusScrapingHandler;
+import java.util.concurrent.TimeUnit;
+import org.seaweedfs.rdma.metrics.RdmaMetrics;
+
+/**
+ * The sidecar's HTTP API: needle URLs (GET/HEAD, volume-server semantics), {@code /read} (weed mount),
+ * {@code /health}, {@code /status}, {@code /metrics}. Several instances may share the port; give them
+ * all the same {@link HttpApiContext} ({@link #deploy} does).
+ */
+public final class HttpApiVerticle extends VerticleBase {
+
+    private static final Logger LOG = LoggerFactory.getLogger(HttpApiVerticle.class);
+    /** In-flight requests get this long to finish when the verticle stops. */
+    private static final long SHUTDOWN_GRACE_SECONDS = 5;
+
+    private final HttpApiContext api;
+    private HttpServer server;
+
+    public HttpApiVerticle(HttpApiContext api) {
+        this.api = api;
+    }
+
+    /** Deploys {@code http.instances} instances sharing {@code api}. */
+    public static Future<String> deploy(Vertx vertx, HttpApiContext api) {
+        return vertx.deployVerticle(() -> new HttpApiVerticle(api),
+                new DeploymentOptions().setInstances(api.http().instances()));
+    }
+
+    @Override
+    public Future<?> start() {
+        JwtReadAuth auth = JwtReadAuth.create(vertx, api.http().jwtReadKey());
+        StatusHandlers status = new StatusHandlers(api);
+        Router router = Router.router(vertx);
+        router.get("/health").handler(status::health);
+        router.get("/status").handler(status::status);
+        if (api.scrapeRegistry() != null) {
+            router.get(RdmaMetrics.SCRAPE_ROUTE).handler(PrometheusScrapingHandler.create(api.scrapeRegistry()));
+        }
+        router.get("/read").handler(new ReadSliceHandler(vertx, api, auth));
+        router.route().method(HttpMethod.GET).method(HttpMethod.HEAD).handler(new NeedleHandler(vertx, api, auth));
+        router.errorHandler(404, ctx -> routeError(ctx, 404, "no such resource"));
+        router.errorHandler(405, ctx -> routeError(ctx, 405, "method not allowed"));
+        router.errorHandler(500, ctx -> {
+            LOG.error("request " + ctx.request().method() + " " + ctx.request().path() + " failed", ctx.failure());
+            routeError(ctx, 500, "internal error");
+        });
+        server = vertx.createHttpServer(new HttpServerOptions()
+                .setHost(api.http().host())
+                .setPort(api.http().port()));
+        return server.requestHandler(router).listen()
+                .onSuccess(s -> LOG.info("HTTP API listening on " + api.http().host() + ":" + s.actualPort()));
+    }
+
+    @Override
+    public Future<?> stop() {
+        return server == null ? Future.succeededFuture() : server.shutdown(SHUTDOWN_GRACE_SECONDS, TimeUnit.SECONDS);
+    }
+
+    /** The port listened on (useful with port 0). */
+    public int actualPort() {
+        return server.actualPort();
+    }
+
+    private static void routeError(RoutingContext ctx, int code, String message) {
+        HttpErrors.send(ctx.response(), code, message);
+    }
+}

@@ -1,0 +1,161 @@
+package org.seaweedfs.rdma.http;
+
+import io.vertx.core.Future;
+import io.vertx.core.Handler;
+import io.vertx.core.Vertx;
+import io.vertx.core.http.HttpServerRequest;
+import io.vertx.core.http.HttpServerResponse;
+import io.vertx.ext.web.RoutingContext;
+import java.net.URI;
+import java.net.URISyntaxException;
+import org.seaweedfs.rdma.config.HostPort;
+import org.seaweedfs.rdma.metrics.ReadMeters;
+import org.seaweedfs.rdma.sidecar.ByteChunks;
+import org.seaweedfs.rdma.sidecar.NeedleContent;
+import org.seaweedfs.rdma.sidecar.NeedleInflater;
+import org.seaweedfs.rdma.sidecar.NeedleStat;
+import org.seaweedfs.rdma.sidecar.ReadFailure;
+import org.seaweedfs.rdma.volume.FileId;
+
+/**
+ * {@code GET /read?file_id=&offset=&size=&volume_server=} — the {@code weed mount} contract: the body is
+ * the needle's bytes from {@code offset}, {@code size} of them. Offsets count the file's bytes, so a
+ * gzip-stored needle is decompressed first (as the volume server does for range reads). Like a file
+ * read, a slice running past the end is cut short (Content-Length says how much came); an offset past
+ * the end is 416. {@code size} may be left out (to the end). {@code X-Source} names the path that served
+ * the read and {@code X-RDMA-Used} says whether it was RDMA. Errors are JSON, naming the bad parameter.
+ */
+final class ReadSliceHandler implements Handler<RoutingContext> {
+
+    private final Vertx vertx;
+    private final HttpApiContext api;
+    private final JwtReadAuth auth;
+
+    ReadSliceHandler(Vertx vertx, HttpApiContext api, JwtReadAuth auth) {
+        this.vertx = vertx;
+        this.api = api;
+        this.auth = auth;
+    }
+
+    private record Slice(FileId fid, long offset, long size, String volumeServer) {
+    }
+
+    @Override
+    public void handle(RoutingContext ctx) {
+        Slice slice;
+        try {
+            slice = parse(ctx.request());
+        } catch (IllegalArgumentException e) {
+            api.meters().recordRead("none", "bad_request", 0);
+            HttpErrors.send(ctx.response(), 400, e.getMessage());
+            return;
+        }
+        auth.check(ctx.request(), slice.fid()).onComplete(ar -> {
+            if (ar.failed()) {
+                api.meters().recordRead("none", "unauthorized", 0);
+                HttpErrors.send(ctx.response(), 401, ar.cause().getMessage());
+                return;
+            }
+            ReadScope scope = ReadScope.admit(api, ctx.response());
+            if (scope == null) {
+                return;
+            }
+            api.source().read(slice.fid(), slice.volumeServer())
+                    .compose(content -> logicalBytes(content)
+                            .onFailure(e -> content.release())
+                            .compose(bytes -> send(ctx.response(), slice, content, bytes)))
+                    .onComplete(sent -> {
+                        if (sent.failed()) {
+                            int code = ReadFailure.codeOf(sent.cause());
+                            scope.finish("none", ReadMeters.resultOf(code), 0);
+                            HttpErrors.send(ctx.response(), code, sent.cause().getMessage());
+                        } else {
+                            scope.finish(sent.result().source(), "ok", sent.result().bytes());
+                        }
+                    });
+        });
+    }
+
+    private record Sent(String source, long bytes) {
+    }
+
+    private Future<ByteChunks> logicalBytes(NeedleContent content) {
+        ByteChunks stored = ByteChunks.of(content.chunks());
+        return content.stat().compressed()
+                ? NeedleInflater.inflate(vertx, stored, api.maxNeedleBytes())
+                        .map(ByteChunks::of)
+                        .andThen(ar -> content.release())
+                : Future.succeededFuture(stored);
+    }
+
+    private Future<Sent> send(HttpServerResponse response, Slice slice, NeedleContent content, ByteChunks bytes) {
+        NeedleStat stat = content.stat();
+        if (slice.offset() > bytes.length()) {
+            content.release();
+            response.putHeader("Content-Range", "bytes */" + bytes.length());
+            return Future.failedFuture(new ReadFailure(ReadFailure.Kind.RANGE_NOT_SATISFIABLE,
+                    "offset: " + slice.offset() + " is past the end of the needle (" + bytes.length() + " bytes)"));
+        }
+        long count = Math.min(slice.size() < 0 ? Long.MAX_VALUE : slice.size(), bytes.length() - slice.offset());
+        boolean rdma = "rdma".equals(stat.source());
+        response.setStatusCode(200)
+                .putHeader("Content-Type", "application/octet-stream")
+                .putHeader("Content-Length", Long.toString(count))
+                .putHeader("ETag", "\"" + stat.etag() + "\"")
+                .putHeader("X-Source", stat.source())
+                .putHeader("X-RDMA-Used", Boolean.toString(rdma));
+        return BodyStreamer.stream(response, bytes.slice(slice.offset(), count).chunks())
+                .andThen(ar -> content.release())
+                .recover(e -> Future.failedFuture(new ReadFailure(ReadFailure.Kind.UNAVAILABLE, e.getMessage())))
+                .map(new Sent(stat.source(), count));
+    }
+
+    private static Slice parse(HttpServerRequest request) {
+        String fileId = request.getParam("file_id");
+        if (fileId == null || fileId.isEmpty()) {
+            throw new IllegalArgumentException("file_id: missing");
+        }
+        FileId fid;
+        try {
+            fid = FileId.parse(fileId);
+        } catch (IllegalArgumentException e) {
+            throw new IllegalArgumentException("file_id: " + e.getMessage());
+        }
+        long offset = number(request, "offset", 0);
+        long size = number(request, "size", -1);
+        String volumeServer = request.getParam("volume_server");
+        if (volumeServer != null && !volumeServer.isEmpty()) {
+            checkVolumeServer(volumeServer);
+        }
+        return new Slice(fid, offset, size, volumeServer == null || volumeServer.isEmpty() ? null : volumeServer);
+    }
+
+    private static long number(HttpServerRequest request, String name, long absent) {
+        String text = request.getParam(name);
+        if (text == null || text.isEmpty()) {
+            return absent;
+        }
+        if (text.length() > 18 || !text.chars().allMatch(c -> c >= '0' && c <= '9')) {
+            throw new IllegalArgumentException(name + ": must be a non-negative integer, got '" + text + "'");
+        }
+        return Long.parseLong(text);
+    }
+
+    /** http(s)://host:port[/], or host:port. */
+    private static void checkVolumeServer(String text) {
+        try {
+            if (text.contains("://")) {
+                URI uri = new URI(text);
+                if (!("http".equals(uri.getScheme()) || "https".equals(uri.getScheme())) || uri.getHost() == null) {
+                    throw new IllegalArgumentException("volume_server: expected http://host:port, got '" + text + "'");
+                }
+            } else {
+                HostPort.parse(text);
+            }
+        } catch (URISyntaxException e) {
+            throw new IllegalArgumentException("volume_server: not a URL: '" + text + "'");
+        } catch (IllegalArgumentException e) {
+            throw e.getMessage().startsWith("volume_server") ? e : new IllegalArgumentException("volume_server: " + e.getMessage());
+        }
+    }
+}

@@ -1,0 +1,67 @@
+package org.seaweedfs.rdma.metrics;
+
+import io.micrometer.core.instrument.config.MeterFilter;
+import io.micrometer.prometheusmetrics.PrometheusConfig;
+import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
+import io.vertx.core.Vertx;
+import io.vertx.core.VertxOptions;
+import io.vertx.micrometer.Label;
+import io.vertx.micrometer.MicrometerMetricsFactory;
+import io.vertx.micrometer.MicrometerMetricsOptions;
+import io.vertx.micrometer.VertxPrometheusOptions;
+
+/**
+ * The process's Prometheus registry, Vert.x's own metrics wired into it, and the read path's meters.
+ * Build Vert.x with {@link #newVertx(VertxOptions)} so HTTP server, event bus and pool metrics land in
+ * the same registry that {@code /metrics} scrapes.
+ */
+public final class RdmaMetrics {
+
+    /** Route of the scrape endpoint, left out of the HTTP server metrics. */
+    public static final String SCRAPE_ROUTE = "/metrics";
+
+    private final PrometheusMeterRegistry registry;
+    private final ReadMeters readMeters;
+
+    private RdmaMetrics(PrometheusMeterRegistry registry) {
+        this.registry = registry;
+        this.readMeters = new ReadMeters(registry);
+    }
+
+    public static RdmaMetrics create() {
+        PrometheusMeterRegistry registry = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
+        // Scrapes would otherwise count themselves; the route tag is bounded (route patterns only).
+        registry.config().meterFilter(MeterFilter.deny(id ->
+                id.getName().startsWith("vertx.http.server") && SCRAPE_ROUTE.equals(id.getTag("route"))));
+        return new RdmaMetrics(registry);
+    }
+
+    /** Vert.x metrics options publishing into this registry (HTTP server metrics tagged by route, never path). */
+    public MicrometerMetricsOptions vertxMetricsOptions() {
+        return new MicrometerMetricsOptions()
+                .setEnabled(true)
+                .setPrometheusOptions(new VertxPrometheusOptions().setEnabled(true))
+                .addLabels(Label.HTTP_ROUTE, Label.HTTP_METHOD, Label.HTTP_CODE);
+    }
+
+    /** A Vert.x instance whose metrics go to this registry. */
+    public Vertx newVertx(VertxOptions options) {
+        return Vertx.builder()
+                .with(new VertxOptions(options).setMetricsOptions(vertxMetricsOptions()))
+                .withMetrics(new MicrometerMetricsFactory(registry))
+                .build();
+    }
+
+    public PrometheusMeterRegistry registry() {
+        return registry;
+    }
+
+    public ReadMeters read() {
+        return readMeters;
+    }
+
+    /** Prometheus text exposition of everything registered. */
+    public String scrape() {
+        return registry.scrape();
+    }
+}

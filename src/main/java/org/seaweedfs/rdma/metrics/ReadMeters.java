@@ -1,0 +1,117 @@
+package org.seaweedfs.rdma.metrics;
+
+import io.micrometer.core.instrument.DistributionSummary;
+import io.micrometer.core.instrument.FunctionCounter;
+import io.micrometer.core.instrument.Gauge;
+import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.core.instrument.Timer;
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+import java.time.Duration;
+import java.util.List;
+import java.util.Set;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.TimeUnit;
+import java.util.function.Supplier;
+
+/**
+ * The read path's meters. Tag values are bounded: sources and results come from fixed sets (anything
+ * else is recorded as "other"), agents are configured addresses; never a file id.
+ */
+public final class ReadMeters {
+
+    public static final Set<String> SOURCES = Set.of("rdma", "read-through", "http", "none");
+    public static final Set<String> RESULTS = Set.of(
+            "ok", "not_modified", "bad_request", "unauthorized", "not_found", "range_not_satisfiable",
+            "corrupt", "unavailable", "timeout", "rejected", "aborted", "error");
+    /** Agent connection states, one gauge each (1 for the current state). */
+    public static final List<String> AGENT_STATES = List.of("connecting", "up", "down");
+
+    private final MeterRegistry registry;
+    /** Function counters hold their state objects weakly; these keep the bound suppliers alive. */
+    private final List<Object> bound = new CopyOnWriteArrayList<>();
+
+    public ReadMeters(MeterRegistry registry) {
+        this.registry = registry;
+    }
+
+    /** Meters that go nowhere, for tests and for {@code metrics.enabled: false}. */
+    public static ReadMeters noop() {
+        return new ReadMeters(new SimpleMeterRegistry());
+    }
+
+    /** One finished read (HTTP or event bus), whatever its outcome. */
+    public void recordRead(String source, String result, long nanos) {
+        Timer.builder("seaweedfs.rdma.read.latency")
+                .description("Needle reads, from request to last byte handed over")
+                .tag("source", bounded(source, SOURCES)).tag("result", bounded(result, RESULTS))
+                .publishPercentileHistogram()
+                .minimumExpectedValue(Duration.ofMillis(1).dividedBy(100))
+                .maximumExpectedValue(Duration.ofSeconds(30))
+                .register(registry)
+                .record(nanos, TimeUnit.NANOSECONDS);
+    }
+
+    /** Body bytes handed to a client. */
+    public void recordBytesServed(String source, long bytes) {
+        DistributionSummary.builder("seaweedfs.rdma.read.bytes")
+                .description("Needle bytes served per read")
+                .baseUnit("bytes")
+                .tag("source", bounded(source, SOURCES))
+                .register(registry)
+                .record(bytes);
+    }
+
+    public void bindReadsInFlight(Supplier<Number> inFlight) {
+        Gauge.builder("seaweedfs.rdma.reads.in.flight", inFlight).description("Needle reads being served")
+                .strongReference(true).register(registry);
+    }
+
+    /** Entries in the sidecar's mirror of an agent's needle map (or the agent's own map). */
+    public void bindNeedleMapSize(String agent, Supplier<Number> entries) {
+        Gauge.builder("seaweedfs.rdma.needle.map.size", entries).description("Needle map entries")
+                .tag("agent", agent).strongReference(true).register(registry);
+    }
+
+    /** Gauges {@code seaweedfs.rdma.agent.state{agent,state}}: 1 for the agent's current state, else 0. */
+    public void bindAgentState(String agent, Supplier<String> state) {
+        for (String s : AGENT_STATES) {
+            Gauge.builder("seaweedfs.rdma.agent.state", () -> s.equals(state.get()) ? 1 : 0)
+                    .description("Agent connection state (1 = current)")
+                    .tag("agent", agent).tag("state", s).strongReference(true).register(registry);
+        }
+    }
+
+    /** UCX operation and error totals of one worker (monotonic counts owned by the worker). */
+    public void bindUcxCounters(String worker, Supplier<Number> operations, Supplier<Number> errors) {
+        bound.add(operations);
+        bound.add(errors);
+        FunctionCounter.builder("seaweedfs.rdma.ucx.operations", operations, s -> s.get().doubleValue())
+                .description("UCX operations completed").tag("worker", worker).register(registry);
+        FunctionCounter.builder("seaweedfs.rdma.ucx.errors", errors, s -> s.get().doubleValue())
+                .description("UCX operations failed").tag("worker", worker).register(registry);
+    }
+
+    public MeterRegistry registry() {
+        return registry;
+    }
+
+    /** The result tag for an HTTP-like status code. */
+    public static String resultOf(int code) {
+        return switch (code) {
+            case 200, 206 -> "ok";
+            case 304 -> "not_modified";
+            case 400 -> "bad_request";
+            case 401 -> "unauthorized";
+            case 404 -> "not_found";
+            case 416 -> "range_not_satisfiable";
+            case 502 -> "corrupt";
+            case 503 -> "unavailable";
+            case 504 -> "timeout";
+            default -> "error";
+        };
+    }
+
+    private static String bounded(String value, Set<String> allowed) {
+        return value != null && allowed.contains(value) ? value : "other";
+    }
+}

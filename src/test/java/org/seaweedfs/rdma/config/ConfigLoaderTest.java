@@ -1,0 +1,209 @@
+package org.seaweedfs.rdma.config;
+
+import static org.junit.jupiter.api.Assertions.*;
+
+import io.vertx.core.Vertx;
+import io.vertx.junit5.VertxExtension;
+import io.vertx.junit5.VertxTestContext;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.CsvSource;
+
+@ExtendWith(VertxExtension.class)
+class ConfigLoaderTest {
+
+    private static RdmaConfig parse(String yaml) {
+        return ConfigLoader.parse(yaml, "test.yaml", Map.of());
+    }
+
+    private static String problem(String yaml, Map<String, String> env) {
+        ConfigException e = assertThrows(ConfigException.class, () -> ConfigLoader.parse(yaml, "test.yaml", env));
+        assertEquals(1, e.problems().size(), e.getMessage());
+        return e.problems().get(0);
+    }
+
+    @Test
+    void defaults() {
+        RdmaConfig c = parse("");
+        assertEquals(Set.of(Role.SIDECAR), c.roles());
+        assertEquals("0.0.0.0", c.http().host());
+        assertEquals(8081, c.http().port());
+        assertEquals(2, c.http().instances());
+        assertEquals(1024, c.http().maxInFlight());
+        assertFalse(c.http().readAuthEnabled());
+        assertEquals(new HostPort("0.0.0.0", 18515), c.agent().listen());
+        assertEquals(List.of(), c.agent().volumeDirs());
+        assertFalse(c.agent().offset5());
+        assertNull(c.agent().authToken());
+        assertEquals(List.of(new HostPort("127.0.0.1", 18515)), c.sidecar().agents());
+        assertNull(c.sidecar().master());
+        assertEquals(64L << 20, c.sidecar().maxNeedleBytes());
+        assertEquals(new SidecarConfig.BufferPool(1 << 20, 256L << 20), c.sidecar().bufferPool());
+        assertEquals(Duration.ofSeconds(5), c.sidecar().readTimeout());
+        assertEquals(new SidecarConfig.Ping(Duration.ofSeconds(2), Duration.ofSeconds(1)), c.sidecar().ping());
+        assertEquals(new SidecarConfig.Retry(3, Duration.ofMillis(50)), c.sidecar().retry());
+        assertEquals(new SidecarConfig.Breaker(50, 20, 10, Duration.ofSeconds(10), 3), c.sidecar().breaker());
+        assertEquals(List.of(Fallback.READ_THROUGH, Fallback.HTTP), c.sidecar().fallback());
+        assertEquals(new UcxConfig(List.of(), List.of(), "peer", 1), c.ucx());
+        assertTrue(c.metrics().enabled());
+    }
+
+    @Test
+    void documentedFileHoldsTheDefaultsAndNamesEveryKey() throws Exception {
+        String text = Files.readString(Path.of("conf/config.yaml"));
+        assertEquals(parse(""), parse(text));
+        for (ConfigKey key : ConfigSchema.KEYS) {
+            String leaf = key.name().substring(key.name().lastIndexOf('.') + 1);
+            assertTrue(text.contains(leaf + ":"), key.name() + " is not documented in conf/config.yaml");
+        }
+    }
+
+    @Test
+    void demoFileRunsBothRoles() throws Exception {
+        RdmaConfig c = parse(Files.readString(Path.of("conf/demo.yaml")));
+        assertEquals(Set.of(Role.AGENT, Role.SIDECAR), c.roles());
+        assertEquals(List.of("demo-volumes"), c.agent().volumeDirs());
+    }
+
+    @Test
+    void nestedAndDottedKeysAndYamlTypes() {
+        RdmaConfig c = parse("""
+                roles: [agent, sidecar]
+                http: {port: 9000, jwtReadKey: secret}
+                agent.volumeDirs: [/data/a, /data/b]
+                agent: {offset5: true, listen: "[::1]:7000"}
+                sidecar:
+                  master: master:9333
+                  bufferPool: {bufferSize: 64KiB, totalBytes: 1MB}
+                  ping: {interval: 1m, timeout: 250ms}
+                  fallback: [http]
+                """);
+        assertEquals(9000, c.http().port());
+        assertEquals("secret", c.http().jwtReadKey());
+        assertEquals(List.of("/data/a", "/data/b"), c.agent().volumeDirs());
+        assertEquals(new HostPort("::1", 7000), c.agent().listen());
+        assertTrue(c.agent().offset5());
+        assertEquals(new HostPort("master", 9333), c.sidecar().master());
+        assertEquals(new SidecarConfig.BufferPool(65536, 1_000_000), c.sidecar().bufferPool());
+        assertEquals(Duration.ofMinutes(1), c.sidecar().ping().interval());
+        assertEquals(List.of(Fallback.HTTP), c.sidecar().fallback());
+    }
+
+    @Test
+    void environmentOverridesTheFile() {
+        RdmaConfig c = ConfigLoader.parse("http: {port: 9000}\nsidecar: {agents: [a:1]}", "test.yaml", Map.of(
+                "SEAWEEDFS_RDMA_HTTP_PORT", "9100",
+                "SEAWEEDFS_RDMA_SIDECAR_AGENTS", "h1:1, h2:2",
+                "SEAWEEDFS_RDMA_SIDECAR_BUFFER_POOL_BUFFER_SIZE", "128KiB",
+                "SEAWEEDFS_RDMA_HTTP_MAX_IN_FLIGHT", "7",
+                "SEAWEEDFS_RDMA_METRICS_ENABLED", "false",
+                "SEAWEEDFS_RDMA_SIDECAR_FALLBACK", "",
+                "SEAWEEDFS_RDMA_ROLES", "agent,sidecar",
+                "SEAWEEDFS_RDMA_AGENT_VOLUME_DIRS", "/v",
+                "PATH", "/usr/bin"));
+        assertEquals(9100, c.http().port());
+        assertEquals(List.of(new HostPort("h1", 1), new HostPort("h2", 2)), c.sidecar().agents());
+        assertEquals(128 * 1024, c.sidecar().bufferPool().bufferSize());
+        assertEquals(7, c.http().maxInFlight());
+        assertFalse(c.metrics().enabled());
+        assertEquals(List.of(Fallback.READ_THROUGH, Fallback.HTTP), c.sidecar().fallback(), "empty restores default");
+        assertEquals(Set.of(Role.AGENT, Role.SIDECAR), c.roles());
+    }
+
+    @Test
+    void everyKeyHasItsVariable() {
+        assertEquals("SEAWEEDFS_RDMA_HTTP_PORT", ConfigLoader.environmentVariable("http.port"));
+        assertEquals("SEAWEEDFS_RDMA_SIDECAR_PING_TIMEOUT", ConfigLoader.environmentVariable("sidecar.ping.timeout"));
+        assertEquals("SEAWEEDFS_RDMA_UCX_NET_DEVICES", ConfigLoader.environmentVariable("ucx.netDevices"));
+        assertEquals(ConfigSchema.KEYS.size(), ConfigSchema.KEYS.stream().map(ConfigKey::envName).distinct().count());
+    }
+
+    @ParameterizedTest
+    @CsvSource(delimiter = '|', value = {
+            "http: {prot: 1}                         | http.prot: unknown key (did you mean http.port?)",
+            "htp: {port: 1}                          | htp: unknown key (did you mean http?)",
+            "nonsense: 1                             | nonsense: unknown key",
+            "http: 5                                 | http: expected a section of keys, got '5'",
+            "http: {port: abc}                       | http.port: expected an integer, got 'abc'",
+            "http: {port: 70000}                     | http.port: must be between 1 and 65535, got 70000",
+            "http: {port: [1]}                       | http.port: expected an integer, got a list",
+            "http: {port: {a: 1}}                    | http.port: expected an integer, got a section",
+            "http: {maxInFlight: 0}                  | http.maxInFlight: must be between 1 and 1000000, got 0",
+            "agent: {offset5: yes please}            | agent.offset5: expected true or false, got 'yes please'",
+            "agent: {listen: nohost}                 | agent.listen: 'nohost' is not host:port",
+            "agent: {listen: 'h:99999'}              | agent.listen: 'h:99999': port 99999 is outside 1..65535",
+            "agent: {listen: 'h:x1'}                 | agent.listen: 'h:x1': port 'x1' is not a number",
+            "agent: {listen: '::1:80'}               | agent.listen: '::1:80': write IPv6 addresses as [address]:port",
+            "sidecar: {agents: [a:1, b]}             | sidecar.agents: 'b' is not host:port",
+            "sidecar: {agents: [[a]]}                | sidecar.agents: expected a list of host:port, got an item that is not a scalar",
+            "sidecar: {readTimeout: 5}               | sidecar.readTimeout: expected a duration like 500ms, 5s or 2m, got '5'",
+            "sidecar: {readTimeout: 2h}              | sidecar.readTimeout: must be between 1ms and 3600000ms, got 2h",
+            "sidecar: {maxNeedleBytes: 5TB}          | sidecar.maxNeedleBytes: expected a size like 65536, 64KiB or 1MiB, got '5TB'",
+            "sidecar: {maxNeedleBytes: 5GiB}         | sidecar.maxNeedleBytes: must be between 1 and 4294967296, got 5GiB",
+            "sidecar: {fallback: [http, smoke]}      | sidecar.fallback: 'smoke' is not one of read-through, http",
+            "sidecar: {fallback: [http, http]}       | sidecar.fallback: lists a path twice",
+            "ucx: {errorHandling: maybe}             | ucx.errorHandling: 'maybe' is not one of peer, none",
+            "roles: [agent, proxy]                   | roles: 'proxy' is not one of agent, sidecar",
+            "roles: []                               | roles: must name at least one of agent, sidecar",
+            "roles: [agent]                          | agent.volumeDirs: the agent role needs at least one volume directory",
+            "sidecar: {agents: []}                   | sidecar.agents: empty and sidecar.master is unset, so the sidecar cannot find any agent",
+            "sidecar: {bufferPool: {bufferSize: 1MiB, totalBytes: 64KiB}} | sidecar.bufferPool.totalBytes: must be at least sidecar.bufferPool.bufferSize (1048576)",
+            "sidecar: {ping: {interval: 1s, timeout: 2s}}               | sidecar.ping.timeout: must not exceed sidecar.ping.interval (1000ms)",
+            "sidecar: {reconnect: {baseBackoff: 1m, maxBackoff: 1s}}    | sidecar.reconnect.baseBackoff: must not exceed sidecar.reconnect.maxBackoff (1000ms)",
+            "sidecar: {breaker: {minimumCalls: 30}}                     | sidecar.breaker.minimumCalls: must not exceed sidecar.breaker.slidingWindowSize (20)",
+    })
+    void fileProblemNamesTheKey(String yaml, String expected) {
+        String message = problem(yaml, Map.of());
+        assertTrue(message.startsWith(expected), "got: " + message);
+    }
+
+    @Test
+    void wholeFileProblems() {
+        assertEquals("http.port: given twice", problem("http.port: 1\nhttp: {port: 2}", Map.of()));
+        assertEquals("test.yaml: expected a map of keys at the top level", problem("[1, 2]", Map.of()));
+        assertTrue(problem("a: [unclosed", Map.of()).startsWith("test.yaml: not valid YAML: "));
+    }
+
+    @Test
+    void environmentProblemsNameTheVariable() {
+        assertEquals("http.port (from SEAWEEDFS_RDMA_HTTP_PORT): expected an integer, got 'eighty'",
+                problem("", Map.of("SEAWEEDFS_RDMA_HTTP_PORT", "eighty")));
+        assertEquals("SEAWEEDFS_RDMA_HTTP_PROT: unknown key (did you mean SEAWEEDFS_RDMA_HTTP_PORT?)",
+                problem("", Map.of("SEAWEEDFS_RDMA_HTTP_PROT", "1")));
+    }
+
+    @Test
+    void everyProblemIsReportedAtOnce() {
+        ConfigException e = assertThrows(ConfigException.class,
+                () -> parse("http: {port: 0, instances: 0}\nbogus: 1"));
+        assertEquals(3, e.problems().size(), e.getMessage());
+        assertTrue(e.getMessage().startsWith("invalid configuration:\n  "));
+    }
+
+    @Test
+    void loadsAFileAsynchronously(Vertx vertx, VertxTestContext ctx) throws Exception {
+        Path file = Files.createTempFile("rdma", ".yaml");
+        Files.writeString(file, "http: {port: 9001}\n");
+        ConfigLoader.load(vertx, file.toString()).onComplete(ctx.succeeding(c -> ctx.verify(() -> {
+            assertEquals(9001, c.http().port());
+            Files.delete(file);
+            ctx.completeNow();
+        })));
+    }
+
+    @Test
+    void missingFileIsAConfigProblem(Vertx vertx, VertxTestContext ctx) {
+        ConfigLoader.load(vertx, "/nonexistent/rdma.yaml").onComplete(ctx.failing(e -> ctx.verify(() -> {
+            assertTrue(e instanceof ConfigException);
+            assertTrue(e.getMessage().contains("--conf /nonexistent/rdma.yaml: cannot read the file"), e.getMessage());
+            ctx.completeNow();
+        })));
+    }
+}
