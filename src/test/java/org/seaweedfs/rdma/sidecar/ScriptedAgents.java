@@ -15,8 +15,8 @@ import org.seaweedfs.rdma.config.SidecarConfig;
 
 /**
  * TEST DOUBLE of the agents' control channels (the connector the connection manager uses), scripted per agent:
- * which volumes it serves, whether it refuses connections, whether it hangs (its pings never answered, the
- * channel left open, as an agent whose worker is stuck), and dropping the channel from the agent's side.
+ * which volumes it serves, whether it refuses connections, whether it hangs (pings and hellos never answered,
+ * the channel left open, as an agent whose worker is stuck), and dropping the channel from the agent's side.
  * Replaced by the real AgentConnection over UCX in the end-to-end tests.
  */
 public final class ScriptedAgents implements AgentPeer.Connector {
@@ -117,6 +117,10 @@ public final class ScriptedAgents implements AgentPeer.Connector {
         agent.connects.incrementAndGet();
         if (agent.refuse) {
             return Future.failedFuture("connection refused by " + address);
+        }
+        if (agent.hang) {
+            // A stuck agent does not answer the hello either.
+            return Promise.<AgentPeer.Link>promise().future();
         }
         Link link = new Link(agent);
         agent.link = link;
