@@ -230,7 +230,13 @@ public final class ResilientNeedleSource implements NeedleSource, ReadPathStatus
             }
             int next = i + 1;
             fallbackReads(path, reason).increment();
-            return withTimeout(op, source, path.configName + " read").recover(e -> {
+            Future<T> attempt;
+            try {
+                attempt = op.on(source);
+            } catch (RuntimeException e) {
+                attempt = Future.failedFuture(e);
+            }
+            return attempt.recover(e -> {
                 ReadFailure failure = asReadFailure(e);
                 if (isAnswer(failure)) {
                     return Future.failedFuture(failure);
@@ -242,7 +248,10 @@ public final class ResilientNeedleSource implements NeedleSource, ReadPathStatus
         return Future.failedFuture(cause);
     }
 
-    /** The attempt's result, or TIMEOUT after {@code attemptTimeout}; a late result is given back. */
+    /**
+     * The RDMA attempt's result, or TIMEOUT after {@code attemptTimeout}; a late result is given back. (The
+     * fallbacks bound their own time: the HTTP one per request and replica, the read-through per request.)
+     */
     private <T> Future<T> withTimeout(Op<T> op, NeedleSource source, String what) {
         Promise<T> promise = Promise.promise();
         long timeoutMs = settings.attemptTimeout().toMillis();
