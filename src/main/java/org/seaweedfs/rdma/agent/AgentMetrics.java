@@ -1,0 +1,101 @@
+package org.seaweedfs.rdma.agent;
+
+import java.util.Map;
+import java.util.concurrent.atomic.LongAdder;
+
+/**
+ * The agent's counters, safe to read from any thread (the metrics binder reads them). Volume gauges are published
+ * as an immutable snapshot after every change on the agent's context.
+ */
+public final class AgentMetrics {
+
+    private final LongAdder framesReceived = new LongAdder();
+    private final LongAdder framesSent = new LongAdder();
+    private final LongAdder badFrames = new LongAdder();
+    private final LongAdder errorsSent = new LongAdder();
+    private final LongAdder hellos = new LongAdder();
+    private final LongAdder unauthorized = new LongAdder();
+    private final LongAdder lookups = new LongAdder();
+    private final LongAdder syncs = new LongAdder();
+    private final LongAdder readThroughs = new LongAdder();
+    private final LongAdder readThroughBytes = new LongAdder();
+    private final LongAdder pushes = new LongAdder();
+    private final LongAdder remaps = new LongAdder();
+    private final LongAdder reopens = new LongAdder();
+    private volatile Map<Long, Integer> needlesPerVolume = Map.of();
+
+    /** Control frames received. */
+    public LongAdder framesReceived() {
+        return framesReceived;
+    }
+
+    /** Control frames sent (replies and pushes). */
+    public LongAdder framesSent() {
+        return framesSent;
+    }
+
+    /** Frames that failed to decode (malformed, oversized, wrong version). */
+    public LongAdder badFrames() {
+        return badFrames;
+    }
+
+    /** Error replies sent, bad frames included. */
+    public LongAdder errorsSent() {
+        return errorsSent;
+    }
+
+    public LongAdder hellos() {
+        return hellos;
+    }
+
+    /** Hellos refused for a missing or wrong token. */
+    public LongAdder unauthorized() {
+        return unauthorized;
+    }
+
+    public LongAdder lookups() {
+        return lookups;
+    }
+
+    /** SyncRequests answered (each one frame). */
+    public LongAdder syncs() {
+        return syncs;
+    }
+
+    public LongAdder readThroughs() {
+        return readThroughs;
+    }
+
+    public LongAdder readThroughBytes() {
+        return readThroughBytes;
+    }
+
+    /** Frames pushed unasked (SyncEntries increments and VolumeChanged). */
+    public LongAdder pushes() {
+        return pushes;
+    }
+
+    /** Segments mapped and registered after start-up (growth). */
+    public LongAdder remaps() {
+        return remaps;
+    }
+
+    /** Volumes reopened under a new epoch (compaction). */
+    public LongAdder reopens() {
+        return reopens;
+    }
+
+    /** Volumes served now. */
+    public int volumes() {
+        return needlesPerVolume.size();
+    }
+
+    /** Live needles per served volume id, a snapshot. */
+    public Map<Long, Integer> needlesPerVolume() {
+        return needlesPerVolume;
+    }
+
+    void publishVolumes(Map<Long, Integer> snapshot) {
+        needlesPerVolume = Map.copyOf(snapshot);
+    }
+}

@@ -1,0 +1,163 @@
+package org.seaweedfs.rdma.agent;
+
+import io.vertx.core.Future;
+import io.vertx.core.VerticleBase;
+import io.vertx.core.internal.logging.Logger;
+import io.vertx.core.internal.logging.LoggerFactory;
+import org.seaweedfs.rdma.protocol.ControlCodec;
+import org.seaweedfs.rdma.ucx.UcxListener;
+import org.seaweedfs.rdma.ucx.UcxWorkerVerticle;
+
+import java.net.InetSocketAddress;
+import java.security.SecureRandom;
+import java.util.HexFormat;
+import java.util.Objects;
+import java.util.StringJoiner;
+
+/**
+ * The volume agent: serves the volumes of one SeaweedFS volume server to sidecars over UCX. Each {@code .dat} is
+ * mapped read-only in segments and registered with UCX so sidecars read needle records with one-sided gets; the
+ * needle maps and everything else go over the control protocol (docs/protocol.md).
+ *
+ * <p><b>Threading.</b> Deploy it as a WORKER verticle: its context does file I/O (scans, index reads, mapping), and
+ * every piece of its state (volumes, needle maps, sessions) is confined to that one serialized context. The UCX
+ * worker verticle it is given must already be deployed; its futures and handlers come back on this context.
+ *
+ * <p><b>Following the volume server.</b> Every {@code agent.pollInterval} a pass maps the growth of each
+ * {@code .dat} (the short tail segment is mapped again larger, or new segments are added; {@code VolumeChanged GROWN}
+ * is pushed), then applies the new {@code .idx} entries, but only those whose record lies inside the registered
+ * mapping, so a sidecar is never told of a record it cannot read; a later entry waits for the next growth. Applied
+ * entries are pushed as {@code SyncEntries} to sidecars that mirror the volume to its end. New volume files become
+ * {@code NEW} volumes; a pair of files replaced on disk (another inode, a shorter file, or a new compaction
+ * revision) is reopened under a new, strictly larger epoch ({@code COMPACTED}); a vanished volume is
+ * {@code REMOVED}.
+ *
+ * <p><b>Why old mappings are released late.</b> A sidecar may have started a get on a segment just before the agent
+ * replaced it (growth) or its whole epoch (compaction). The bytes behind an old mapping never change: the
+ * {@code .dat} only grows, and a compaction renames a new file over the path while the old mapping keeps the old
+ * file's pages. So a replaced mapping stays registered for {@code agent.retireGrace} and serves such late gets
+ * correctly. After the grace it is deregistered: on RDMA hardware a get with its remote key then fails on the
+ * reader's side with a remote access error, which the reader treats as retriable (re-fetch the volume list, read
+ * again); it can never return other bytes, because the key no longer names any memory. Over TCP or shared memory,
+ * UCX emulates the get by copying from the raw address without checking the key, so the agent keeps the old mapping
+ * itself (unregistered) for a second grace before dropping it: a very late reader still gets the old file's own
+ * bytes, never a fault. Sidecars drop remote keys when they see {@code VolumeChanged}, so only a reader that missed
+ * those pushes for a whole grace can get that far.
+ */
+public final class AgentVerticle extends VerticleBase {
+
+    private static final Logger log = LoggerFactory.getLogger(AgentVerticle.class);
+
+    private final UcxWorkerVerticle ucx;
+    private final AgentSettings settings;
+    private final AgentMetrics metrics = new AgentMetrics();
+    private final String instanceId;
+
+    // Agent-context state.
+    private ControlServer server;
+    private VolumeFollower follower;
+    private RetiredMappings retired;
+    private volatile UcxListener listener;
+    private long pollTimer = -1;
+    private Future<Void> pass = Future.succeededFuture();
+    private boolean stopping;
+
+    /** @param ucx an already deployed UCX worker verticle (any Vert.x instance) */
+    public AgentVerticle(UcxWorkerVerticle ucx, AgentSettings settings) {
+        this.ucx = Objects.requireNonNull(ucx, "ucx");
+        this.settings = Objects.requireNonNull(settings, "settings");
+        byte[] nonce = new byte[8];
+        new SecureRandom().nextBytes(nonce);
+        this.instanceId = settings.agentId() + "/" + HexFormat.of().formatHex(nonce);
+    }
+
+    public AgentSettings settings() {
+        return settings;
+    }
+
+    public AgentMetrics metrics() {
+        return metrics;
+    }
+
+    /** The agent id sent in HelloOk: {@code agent.agentId} plus a suffix that is new on every start. */
+    public String instanceId() {
+        return instanceId;
+    }
+
+    /** Where the control listener is bound (null before start). */
+    public InetSocketAddress listenAddress() {
+        UcxListener l = listener;
+        return l == null ? null : l.address();
+    }
+
+    /** The bound port (the real one when port 0 was configured), or -1 before start. */
+    public int port() {
+        UcxListener l = listener;
+        return l == null ? -1 : l.port();
+    }
+
+    @Override
+    public Future<?> start() {
+        if (!context.isWorkerContext()) {
+            return Future.failedFuture(new IllegalStateException("AgentVerticle must be deployed as a WORKER verticle "
+                    + "(DeploymentOptions.setThreadingModel(ThreadingModel.WORKER)): it does file I/O on its context"));
+        }
+        if (settings.maxFrameBytes() > ucx.settings().maxFrameBytes()) {
+            return Future.failedFuture(new IllegalArgumentException("agent.maxFrameBytes (" + settings.maxFrameBytes()
+                    + ") must not exceed ucx.maxFrameBytes (" + ucx.settings().maxFrameBytes() + ")"));
+        }
+        ControlCodec codec = new ControlCodec(settings.maxFrameBytes());
+        retired = new RetiredMappings(vertx, ucx, settings.retireGrace().toMillis());
+        server = new ControlServer(settings, instanceId, codec, metrics);
+        follower = new VolumeFollower(settings, ucx, retired, metrics, server);
+        server.serve(follower);
+        return follower.poll(true)
+                .compose(v -> ucx.listen(settings.host(), settings.port(), server::accept))
+                .onSuccess(l -> {
+                    listener = l;
+                    log.info(startLine(l));
+                    schedulePoll();
+                })
+                .recover(e -> release().transform(x -> Future.failedFuture(
+                        new IllegalStateException("agent " + settings.agentId() + " could not start: " + e.getMessage(), e))));
+    }
+
+    @Override
+    public Future<?> stop() {
+        stopping = true;
+        vertx.cancelTimer(pollTimer);
+        return pass.transform(x -> release()).onComplete(x -> log.info("Agent " + instanceId + " stopped"));
+    }
+
+    private void schedulePoll() {
+        if (stopping) {
+            return;
+        }
+        pollTimer = vertx.setTimer(settings.pollInterval().toMillis(), t -> {
+            pass = follower.poll(false);
+            pass.onComplete(x -> schedulePoll());
+        });
+    }
+
+    /** Listener, channels, then memory: no new reader can arrive while the registrations go. */
+    private Future<Void> release() {
+        UcxListener l = listener;
+        Future<Void> closed = l == null ? Future.succeededFuture() : l.close().otherwiseEmpty();
+        return closed
+                .compose(v -> server == null ? Future.<Void>succeededFuture() : server.closeAll())
+                .compose(v -> follower == null ? Future.<Void>succeededFuture() : follower.close())
+                .compose(v -> retired == null ? Future.<Void>succeededFuture() : retired.releaseAll());
+    }
+
+    private String startLine(UcxListener l) {
+        StringJoiner volumes = new StringJoiner(", ");
+        follower.volumes().forEach(v -> volumes.add(VolumeFollower.describe(v)));
+        return "Agent " + instanceId + " listening on UCX " + l.address().getHostString() + ":" + l.port()
+                + " (UCX transports " + ucx.settings().tls() + ", devices " + ucx.settings().netDevices() + ")"
+                + "; serving " + follower.volumes().size() + " volumes from " + settings.volumeDirs()
+                + (follower.volumes().isEmpty() ? "" : ": " + volumes)
+                + "; " + (settings.authToken() == null ? "no token required" : "token required")
+                + "; index entries " + (settings.offset5() ? "17" : "16") + " bytes; polling every "
+                + settings.pollInterval().toMillis() + " ms";
+    }
+}

@@ -1,0 +1,300 @@
+package org.seaweedfs.rdma.agent;
+
+import io.vertx.core.Future;
+import io.vertx.core.buffer.Buffer;
+import io.vertx.core.internal.logging.Logger;
+import io.vertx.core.internal.logging.LoggerFactory;
+import org.seaweedfs.rdma.protocol.ControlCodec;
+import org.seaweedfs.rdma.protocol.ControlMessage;
+import org.seaweedfs.rdma.protocol.ErrorCode;
+import org.seaweedfs.rdma.protocol.ErrorReply;
+import org.seaweedfs.rdma.protocol.Hello;
+import org.seaweedfs.rdma.protocol.HelloOk;
+import org.seaweedfs.rdma.protocol.Lookup;
+import org.seaweedfs.rdma.protocol.Ping;
+import org.seaweedfs.rdma.protocol.Pong;
+import org.seaweedfs.rdma.protocol.ProtocolException;
+import org.seaweedfs.rdma.protocol.ReadThrough;
+import org.seaweedfs.rdma.protocol.ReadThroughData;
+import org.seaweedfs.rdma.protocol.SyncEntries;
+import org.seaweedfs.rdma.protocol.SyncRequest;
+import org.seaweedfs.rdma.protocol.VolumeChanged;
+import org.seaweedfs.rdma.protocol.VolumeInfo;
+import org.seaweedfs.rdma.protocol.VolumeList;
+import org.seaweedfs.rdma.protocol.VolumeListRequest;
+import org.seaweedfs.rdma.ucx.UcxChannel;
+
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.security.MessageDigest;
+import java.util.ArrayList;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Set;
+
+/**
+ * The agent's side of the control protocol (docs/protocol.md): answers each sidecar's requests on its channel and
+ * pushes volume changes and index increments to the sidecars that handshook (and, for increments, mirror the volume
+ * to its end). Exactly one reply per request; a frame that does not decode is answered with its error and counted,
+ * and the channel stays up. Confined to the agent's context.
+ */
+final class ControlServer implements VolumeFollower.Events {
+
+    private static final Logger log = LoggerFactory.getLogger(ControlServer.class);
+
+    private final AgentSettings settings;
+    private final String agentId;
+    private final ControlCodec codec;
+    private final AgentMetrics metrics;
+    private VolumeFollower follower;
+    private final Set<ControlSession> sessions = new LinkedHashSet<>();
+    private final byte[] token;
+
+    ControlServer(AgentSettings settings, String agentId, ControlCodec codec, AgentMetrics metrics) {
+        this.settings = settings;
+        this.agentId = agentId;
+        this.codec = codec;
+        this.metrics = metrics;
+        this.token = settings.authToken() == null ? null : settings.authToken().getBytes(StandardCharsets.UTF_8);
+    }
+
+    void serve(VolumeFollower volumes) {
+        follower = volumes;
+    }
+
+    int sessions() {
+        return sessions.size();
+    }
+
+    /** A channel accepted by the listener: its frames are handled here from now on. */
+    void accept(UcxChannel channel) {
+        ControlSession session = new ControlSession(channel);
+        sessions.add(session);
+        channel.closeHandler(cause -> {
+            sessions.remove(session);
+            log.debug("Control channel closed: " + session + (cause == null ? "" : ": " + cause.getMessage()));
+        });
+        channel.frameHandler(frame -> onFrame(session, frame));
+    }
+
+    /** Closes every channel (agent stopping). */
+    Future<Void> closeAll() {
+        List<Future<Void>> closed = new ArrayList<>();
+        for (ControlSession session : sessions) {
+            closed.add(session.channel().close());
+        }
+        sessions.clear();
+        return Future.join(closed).<Void>mapEmpty().otherwiseEmpty();
+    }
+
+    void onFrame(ControlSession session, Buffer frame) {
+        metrics.framesReceived().increment();
+        ControlMessage request;
+        try {
+            request = codec.decode(frame.getBytes());
+        } catch (ProtocolException e) {
+            metrics.badFrames().increment();
+            log.debug("Bad frame from " + session + ": " + e.getMessage());
+            send(session, e.toReply());
+            return;
+        }
+        try {
+            ControlMessage reply = handle(session, request);
+            if (reply != null) {
+                send(session, reply);
+            }
+        } catch (ProtocolException e) {
+            send(session, e.toReply());
+        } catch (IOException | RuntimeException e) {
+            log.warn("Failed to serve " + request.type() + " for " + session + ": " + e, e);
+            send(session, ErrorReply.of(request.requestId(), ErrorCode.INTERNAL, e.toString()));
+        }
+    }
+
+    private ControlMessage handle(ControlSession session, ControlMessage request) throws IOException {
+        long id = request.requestId();
+        if (request instanceof Hello hello) {
+            return hello(session, hello);
+        }
+        if (!session.handshaken()) {
+            throw new ProtocolException(ErrorCode.HANDSHAKE_REQUIRED, id, request.type() + " before Hello: send Hello first");
+        }
+        if (request instanceof Ping ping) {
+            return new Pong(id, ping.sentNanos(), System.currentTimeMillis());
+        }
+        if (request instanceof VolumeListRequest) {
+            List<VolumeInfo> volumes = new ArrayList<>();
+            follower.volumes().forEach(v -> volumes.add(v.describe()));
+            return new VolumeList(id, volumes);
+        }
+        if (request instanceof Lookup lookup) {
+            metrics.lookups().increment();
+            return volume(id, lookup.volumeId()).lookup(id, lookup.key(), lookup.cookie());
+        }
+        if (request instanceof SyncRequest sync) {
+            return sync(session, sync);
+        }
+        if (request instanceof ReadThrough read) {
+            metrics.readThroughs().increment();
+            ReadThroughData data = volume(id, read.volumeId()).readThrough(read);
+            metrics.readThroughBytes().add(data.bytes().length);
+            return data;
+        }
+        throw new ProtocolException(ErrorCode.BAD_FRAME, id, request.type() + " is not a request a sidecar may send");
+    }
+
+    private ControlMessage hello(ControlSession session, Hello hello) {
+        metrics.hellos().increment();
+        long id = hello.requestId();
+        if (hello.protocolVersion() != ControlCodec.PROTOCOL_VERSION) {
+            throw new ProtocolException(ErrorCode.UNSUPPORTED_VERSION, id, "Hello.protocolVersion: "
+                    + hello.protocolVersion() + " is not spoken here; this agent speaks " + ControlCodec.PROTOCOL_VERSION);
+        }
+        if (token != null && (hello.token() == null
+                || !MessageDigest.isEqual(token, hello.token().getBytes(StandardCharsets.UTF_8)))) {
+            metrics.unauthorized().increment();
+            log.warn("Refused " + session.channel() + " (client '" + hello.clientId() + "'): "
+                    + (hello.token() == null ? "no token" : "wrong token"));
+            UcxChannel channel = session.channel();
+            sessions.remove(session);
+            send(session, ErrorReply.of(id, ErrorCode.UNAUTHORIZED, "Hello.token: missing or wrong"))
+                    .onComplete(sent -> channel.close());
+            return null;
+        }
+        boolean first = !session.handshaken();
+        session.handshakeDone(hello.clientId());
+        if (first) {
+            log.info("Sidecar '" + hello.clientId() + "' connected from " + session.channel().peerAddress());
+        }
+        return new HelloOk(id, ControlCodec.PROTOCOL_VERSION, agentId, System.currentTimeMillis());
+    }
+
+    private ControlMessage sync(ControlSession session, SyncRequest request) throws IOException {
+        metrics.syncs().increment();
+        long id = request.requestId();
+        ServedVolume volume = volume(id, request.volumeId());
+        if (request.epoch() != 0 && request.epoch() != volume.epoch()) {
+            throw new ProtocolException(ErrorCode.STALE_EPOCH, id, "volume " + volume.name() + " is at epoch "
+                    + Long.toUnsignedString(volume.epoch()) + ", not " + Long.toUnsignedString(request.epoch())
+                    + ": re-fetch the volume list and sync from 0");
+        }
+        long from = request.fromPosition();
+        if (from > volume.appliedPosition() || from % volume.idxEntryBytes() != 0) {
+            throw new ProtocolException(ErrorCode.BAD_REQUEST, id, "SyncRequest.fromPosition: " + from
+                    + " is not an entry boundary (" + volume.idxEntryBytes() + " bytes) within the applied index of "
+                    + volume.appliedPosition() + " bytes");
+        }
+        SyncEntries entries = volume.syncFrame(id, from, codec.maxSyncEntriesPerFrame());
+        if (entries.more()) {
+            session.forget(volume.volumeId());
+        } else {
+            session.mirrored(volume.volumeId(), volume.epoch(), entries.toPosition());
+        }
+        return entries;
+    }
+
+    private ServedVolume volume(long requestId, long volumeId) {
+        ServedVolume volume = follower.volume(volumeId);
+        if (volume == null) {
+            throw new ProtocolException(ErrorCode.UNKNOWN_VOLUME, requestId, "volume " + volumeId + " is not served here");
+        }
+        return volume;
+    }
+
+    // ---- pushes (VolumeFollower.Events) ----
+
+    @Override
+    public boolean wantsEntries(ServedVolume volume) {
+        for (ControlSession session : sessions) {
+            ControlSession.Mirror mirror = session.mirror(volume.volumeId());
+            if (mirror != null && mirror.epoch() == volume.epoch()) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    @Override
+    public void added(ServedVolume volume) {
+        pushToAll(new VolumeChanged(volume.volumeId(), volume.epoch(), VolumeChanged.Reason.NEW));
+    }
+
+    @Override
+    public void grown(ServedVolume volume) {
+        pushToAll(new VolumeChanged(volume.volumeId(), volume.epoch(), VolumeChanged.Reason.GROWN));
+    }
+
+    @Override
+    public void applied(ServedVolume volume, long from, byte[] packed) {
+        for (ControlSession session : sessions) {
+            ControlSession.Mirror mirror = session.mirror(volume.volumeId());
+            if (mirror == null || mirror.epoch() != volume.epoch() || mirror.position() >= volume.appliedPosition()) {
+                continue;
+            }
+            try {
+                if (mirror.position() == from && packed != null) {
+                    for (SyncEntries push : SyncEntries.splitPushes(volume.volumeId(), volume.epoch(), from,
+                            volume.idxEntryBytes(), packed, codec.maxSyncEntriesPerFrame())) {
+                        push(session, push);
+                    }
+                } else {
+                    SyncEntries push;
+                    long at = mirror.position();
+                    do {
+                        push = volume.syncFrame(0, at, codec.maxSyncEntriesPerFrame());
+                        push(session, push);
+                        at = push.toPosition();
+                    } while (push.more());
+                }
+                session.mirrored(volume.volumeId(), volume.epoch(), volume.appliedPosition());
+            } catch (IOException | RuntimeException e) {
+                log.warn("Could not push the index growth of " + volume + " to " + session + ": " + e);
+                session.forget(volume.volumeId()); // it re-syncs when it sees the gap
+            }
+        }
+    }
+
+    @Override
+    public void replaced(ServedVolume old, ServedVolume now) {
+        sessions.forEach(s -> s.forget(old.volumeId()));
+        pushToAll(new VolumeChanged(now.volumeId(), now.epoch(), VolumeChanged.Reason.COMPACTED));
+    }
+
+    @Override
+    public void removed(ServedVolume volume) {
+        sessions.forEach(s -> s.forget(volume.volumeId()));
+        pushToAll(new VolumeChanged(volume.volumeId(), volume.epoch(), VolumeChanged.Reason.REMOVED));
+    }
+
+    private void pushToAll(ControlMessage push) {
+        for (ControlSession session : sessions) {
+            if (session.handshaken()) {
+                push(session, push);
+            }
+        }
+    }
+
+    private void push(ControlSession session, ControlMessage push) {
+        metrics.pushes().increment();
+        send(session, push);
+    }
+
+    private Future<Void> send(ControlSession session, ControlMessage message) {
+        byte[] frame;
+        try {
+            frame = codec.encode(message);
+        } catch (ProtocolException e) {
+            // Only a reply can be too large here (a volume list of too many volumes); pushes are split to fit.
+            log.warn("Cannot send " + message.type() + " to " + session + ": " + e.getMessage());
+            message = ErrorReply.of(message.requestId(), e.code(), e.getMessage());
+            frame = codec.encode(message);
+        }
+        if (message instanceof ErrorReply) {
+            metrics.errorsSent().increment();
+        }
+        metrics.framesSent().increment();
+        ControlMessage sent = message;
+        return session.channel().send(Buffer.buffer(frame)).onFailure(e ->
+                log.debug("Sending " + sent.type() + " to " + session + " failed: " + e.getMessage()));
+    }
+}

@@ -1,0 +1,56 @@
+package org.seaweedfs.rdma.agent;
+
+import org.seaweedfs.rdma.ucx.UcxChannel;
+
+import java.util.HashMap;
+import java.util.Map;
+
+/**
+ * One sidecar's channel: whether it completed the handshake, and for each volume it mirrors to the end, the epoch
+ * and .idx position its mirror has reached (where the next push starts). Confined to the agent's context.
+ */
+final class ControlSession {
+
+    /** A mirror of a volume epoch, complete up to {@code position}. */
+    record Mirror(long epoch, long position) {
+    }
+
+    private final UcxChannel channel;
+    private final Map<Long, Mirror> mirrors = new HashMap<>();
+    private boolean handshaken;
+    private String clientId;
+
+    ControlSession(UcxChannel channel) {
+        this.channel = channel;
+    }
+
+    UcxChannel channel() {
+        return channel;
+    }
+
+    boolean handshaken() {
+        return handshaken;
+    }
+
+    void handshakeDone(String client) {
+        handshaken = true;
+        clientId = client;
+    }
+
+    Mirror mirror(long volumeId) {
+        return mirrors.get(volumeId);
+    }
+
+    void mirrored(long volumeId, long epoch, long position) {
+        mirrors.put(volumeId, new Mirror(epoch, position));
+    }
+
+    void forget(long volumeId) {
+        mirrors.remove(volumeId);
+    }
+
+    @Override
+    public String toString() {
+        return (clientId == null ? "unidentified sidecar" : "sidecar '" + clientId + "'") + " on " + channel;
+    }
+}

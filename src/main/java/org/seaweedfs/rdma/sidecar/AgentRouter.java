@@ -1,0 +1,14 @@
+package org.seaweedfs.rdma.sidecar;
+
+/**
+ * Which agent connection serves a volume. The connection manager implements it (one connection per agent,
+ * replaced on reconnect); {@link StaticAgentRouter} serves tests and single-agent set-ups.
+ *
+ * <p>Called on every read from any thread: it must be thread-safe, cheap and non-blocking.
+ */
+@FunctionalInterface
+public interface AgentRouter {
+
+    /** The connection for the volume, or null when no agent is known or up for it (the read fails UNAVAILABLE). */
+    AgentConnection connectionFor(long volumeId);
+}

@@ -1,0 +1,184 @@
+package org.seaweedfs.rdma.sidecar;
+
+import io.vertx.core.Future;
+import io.vertx.core.Vertx;
+import java.nio.ByteBuffer;
+import java.util.ArrayList;
+import java.util.List;
+import org.seaweedfs.rdma.protocol.Segment;
+import org.seaweedfs.rdma.protocol.VolumeInfo;
+import org.seaweedfs.rdma.ucx.UcxRemoteKey;
+import org.seaweedfs.rdma.volume.FileId;
+import org.seaweedfs.rdma.volume.NeedleLayout;
+
+/**
+ * The RDMA read path: locate the needle in the connection's mirror (a miss asks the agent), one UCX get of the
+ * whole record into a pooled registered buffer (one get per segment it touches), verify it as a volume server
+ * would, and hand the data back wrapping the pooled memory. Records larger than a large pool buffer are read
+ * in chunks of that size, all at once, and verified across them.
+ *
+ * <p>Threads: callable from any thread; each read runs on, and completes on, its caller's Vert.x context. Reads
+ * beyond {@link ReadPathOptions#maxInFlight()}, or finding the pool used up, fail at once with a retriable
+ * UNAVAILABLE; a read past its deadline fails TIMEOUT (its buffers return to the pool when its gets finish).
+ */
+public final class NeedleReader implements NeedleSource {
+
+    public static final String SOURCE = "rdma";
+
+    private final AgentRouter router;
+    private final RegisteredBufferPool pool;
+    private final ReadGate gate;
+
+    /** @param pool registered with the worker the router's connections use */
+    public NeedleReader(Vertx vertx, AgentRouter router, RegisteredBufferPool pool, ReadPathOptions options) {
+        this.router = router;
+        this.pool = pool;
+        this.gate = new ReadGate(vertx, options, new ReadCounters(), SOURCE);
+    }
+
+    public ReadCounters counters() {
+        return gate.counters();
+    }
+
+    /** Reads in progress. */
+    public int inFlight() {
+        return gate.inFlight();
+    }
+
+    @Override
+    public Future<NeedleStat> stat(FileId fid) {
+        return VerifiedNeedle.statOnly(read(fid));
+    }
+
+    @Override
+    public Future<NeedleContent> read(FileId fid) {
+        return gate.start(fid, read -> read.route(router, (connection, mirror) -> locate(read, connection, mirror)));
+    }
+
+    private void locate(ReadAttempt read, AgentConnection connection, VolumeMirror mirror) {
+        NeedleLocation at = mirror.needles().find(read.fid().key());
+        if (at == null) {
+            lookup(read, connection, mirror);
+        } else {
+            fetch(read, connection, mirror, at.offset(), at.size());
+        }
+    }
+
+    private void lookup(ReadAttempt read, AgentConnection connection, VolumeMirror mirror) {
+        gate.counters().lookedUp();
+        connection.lookup(read.fid()).onComplete(ar -> read.run(() -> {
+            if (read.isDone()) {
+                return;
+            }
+            if (ar.failed()) {
+                read.fail(ar.cause());
+            } else if (!ar.result().found()) {
+                read.fail(ReadFailure.notFound("needle " + read.fid() + " not found"));
+            } else if (ar.result().epoch() != mirror.epoch()) {
+                relistAndRetry(read, connection, "volume " + read.fid().volumeId() + " changed epoch");
+            } else {
+                fetch(read, connection, mirror, ar.result().offset(), ar.result().size());
+            }
+        }));
+    }
+
+    private void relistAndRetry(ReadAttempt read, AgentConnection connection, String why) {
+        if (!read.mayRetry()) {
+            read.fail(ReadFailure.unavailable("reading " + read.fid() + ": " + why + " again", null));
+            return;
+        }
+        connection.refreshVolumes().onComplete(ar -> read.run(() -> {
+            if (!read.isDone()) {
+                read.route(router, (c, m) -> locate(read, c, m));
+            }
+        }));
+    }
+
+    private void fetch(ReadAttempt read, AgentConnection connection, VolumeMirror mirror, long offset, long size) {
+        if (size == 0) {
+            read.fail(ReadFailure.notFound("needle " + read.fid() + " has no data"));
+            return;
+        }
+        if (size > gate.options().maxNeedleBytes()) {
+            read.fail(new ReadFailure(ReadFailure.Kind.BAD_REQUEST, "needle " + read.fid() + " of " + size
+                    + " bytes is larger than this sidecar reads (" + gate.options().maxNeedleBytes() + ")"));
+            return;
+        }
+        long used = NeedleLayout.usedLength(size, mirror.version());
+        int chunk = pool.largeBufferBytes();
+        List<PooledBuffer> buffers = used <= chunk ? single(pool.acquire(used))
+                : pool.acquireLarge((int) ((used + chunk - 1) / chunk));
+        if (buffers == null) {
+            read.fail(ReadFailure.unavailable("registered buffer pool is used up (" + pool.inUse() + " buffers in use)", null));
+            return;
+        }
+        List<Future<Void>> gets = new ArrayList<>();
+        List<ByteBuffer> pieces = new ArrayList<>(buffers.size());
+        StaleLocation stale = null;
+        try {
+            for (int i = 0; i < buffers.size(); i++) {
+                long start = (long) i * chunk;
+                int length = (int) Math.min(chunk, used - start);
+                getInto(buffers.get(i), mirror, offset + start, length, gets);
+                pieces.add(buffers.get(i).buffer().limit(length));
+            }
+        } catch (StaleLocation e) {
+            stale = e;
+        }
+        StaleLocation missingSegment = stale;
+        Future.join(gets).onComplete(ar -> read.run(() -> {
+            if (read.isDone()) {
+                buffers.forEach(PooledBuffer::release);
+            } else if (missingSegment != null) {
+                buffers.forEach(PooledBuffer::release);
+                relistAndRetry(read, connection, missingSegment.getMessage());
+            } else if (ar.failed()) {
+                buffers.forEach(PooledBuffer::release);
+                read.fail(ar.cause());
+            } else {
+                verify(read, connection, mirror, offset, size, buffers, pieces);
+            }
+        }));
+    }
+
+    private void verify(ReadAttempt read, AgentConnection connection, VolumeMirror mirror, long offset, long size,
+                        List<PooledBuffer> buffers, List<ByteBuffer> pieces) {
+        try {
+            VerifiedRecord record = VerifiedRecord.check(read.fid(), size, mirror.version(), pieces,
+                    System.currentTimeMillis(), SOURCE, "volume " + mirror.volumeId() + " of agent " + connection.peer(), offset);
+            read.succeed(new VerifiedNeedle(record, buffers));
+        } catch (StaleLocation e) {
+            buffers.forEach(PooledBuffer::release);
+            if (read.mayRetry()) {
+                lookup(read, connection, mirror);
+            } else {
+                read.fail(ReadFailure.unavailable("reading " + read.fid() + ": " + e.getMessage(), null));
+            }
+        } catch (RuntimeException e) {
+            buffers.forEach(PooledBuffer::release);
+            read.fail(e);
+        }
+    }
+
+    /** Gets {@code [datOffset, datOffset + length)} of the volume into the buffer: one get per segment touched. */
+    private static void getInto(PooledBuffer buffer, VolumeMirror mirror, long datOffset, int length, List<Future<Void>> gets) {
+        VolumeInfo info = mirror.info();
+        long end = datOffset + length;
+        long at = datOffset;
+        while (at < end) {
+            Segment segment = info.segmentAt(at);
+            if (segment == null) {
+                throw new StaleLocation("no segment of volume " + info.volumeId() + " (epoch " + info.epoch()
+                        + ") maps .dat offset " + at);
+            }
+            long n = Math.min(end, segment.end()) - at;
+            UcxRemoteKey key = mirror.keyOf(segment);
+            gets.add(key.channel().get(segment.addressOf(at), key, buffer.address() + (at - datOffset), n));
+            at += n;
+        }
+    }
+
+    private static List<PooledBuffer> single(PooledBuffer buffer) {
+        return buffer == null ? null : List.of(buffer);
+    }
+}

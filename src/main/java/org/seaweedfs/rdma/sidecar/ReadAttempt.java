@@ -1,0 +1,123 @@
+package org.seaweedfs.rdma.sidecar;
+
+import io.vertx.core.Future;
+import io.vertx.core.Promise;
+import io.vertx.core.internal.ContextInternal;
+import java.util.function.BiConsumer;
+import java.util.function.Consumer;
+import org.seaweedfs.rdma.volume.FileId;
+
+/**
+ * One admitted read: its deadline and its single outcome. Confined to its caller's context (every step of a
+ * read completes there), so its state needs no synchronisation. Content that arrives after the outcome (a get
+ * that finished after the deadline) is released, never leaked.
+ */
+final class ReadAttempt {
+
+    /** Stale locations and re-listed volumes retried per read. */
+    private static final int MAX_RETRIES = 2;
+
+    private final ReadGate gate;
+    private final FileId fid;
+    private final ContextInternal context;
+    private final Promise<NeedleContent> promise;
+    private long timerId = -1;
+    private boolean done;
+    private int retries;
+
+    ReadAttempt(ReadGate gate, FileId fid, ContextInternal context) {
+        this.gate = gate;
+        this.fid = fid;
+        this.context = context;
+        this.promise = context.promise();
+    }
+
+    FileId fid() {
+        return fid;
+    }
+
+    Future<NeedleContent> future() {
+        return promise.future();
+    }
+
+    void begin(Consumer<ReadAttempt> body) {
+        long timeout = gate.options().readTimeoutMs();
+        timerId = context.setTimer(timeout, t -> fail(new ReadFailure(ReadFailure.Kind.TIMEOUT,
+                "reading " + fid + " over " + gate.path() + " took more than " + timeout + " ms")));
+        run(() -> body.accept(this));
+    }
+
+    /** Runs a step; anything it throws fails the read. */
+    void run(Runnable step) {
+        try {
+            step.run();
+        } catch (RuntimeException e) {
+            fail(e);
+        }
+    }
+
+    boolean isDone() {
+        return done;
+    }
+
+    /** Whether another try is allowed (and counts it). */
+    boolean mayRetry() {
+        if (retries >= MAX_RETRIES) {
+            return false;
+        }
+        retries++;
+        gate.counters().retried();
+        return true;
+    }
+
+    void succeed(NeedleContent content) {
+        if (done) {
+            content.release();
+            return;
+        }
+        end();
+        gate.counters().served(content.stat().size());
+        promise.complete(content);
+    }
+
+    void fail(Throwable cause) {
+        if (done) {
+            return;
+        }
+        ReadFailure failure = ReadFailures.of(fid, cause);
+        end();
+        gate.counters().failed(failure.kind());
+        promise.fail(failure);
+    }
+
+    private void end() {
+        done = true;
+        context.owner().cancelTimer(timerId);
+        gate.finished();
+    }
+
+    /**
+     * Finds the connection and mirror of the needle's volume; a volume the connection does not list is re-listed
+     * once (it may just have been compacted or created) before the read fails NOT_FOUND.
+     */
+    void route(AgentRouter router, BiConsumer<AgentConnection, VolumeMirror> then) {
+        AgentConnection connection = router.connectionFor(fid.volumeId());
+        if (connection == null || !connection.isReady()) {
+            fail(ReadFailure.unavailable("no agent connection is up for volume " + fid.volumeId(),
+                    connection == null ? null : connection.closeCause()));
+            return;
+        }
+        VolumeMirror mirror = connection.mirror(fid.volumeId());
+        if (mirror != null) {
+            then.accept(connection, mirror);
+        } else if (mayRetry()) {
+            connection.refreshVolumes().onComplete(ar -> {
+                if (!done) {
+                    run(() -> route(router, then));
+                }
+            });
+        } else {
+            fail(ReadFailure.notFound("volume " + fid.volumeId() + " is not served by agent " + connection.peer()));
+        }
+    }
+}

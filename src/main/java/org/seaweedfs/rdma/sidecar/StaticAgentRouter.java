@@ -1,0 +1,20 @@
+package org.seaweedfs.rdma.sidecar;
+
+/** Routes every volume to one connection, which may be swapped (e.g. after a reconnect). Thread-safe. */
+public final class StaticAgentRouter implements AgentRouter {
+
+    private volatile AgentConnection connection;
+
+    public StaticAgentRouter(AgentConnection connection) {
+        this.connection = connection;
+    }
+
+    public void set(AgentConnection replacement) {
+        this.connection = replacement;
+    }
+
+    @Override
+    public AgentConnection connectionFor(long volumeId) {
+        return connection;
+    }
+}

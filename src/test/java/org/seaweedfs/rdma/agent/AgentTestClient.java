@@ -1,0 +1,149 @@
+package org.seaweedfs.rdma.agent;
+
+import io.vertx.core.Future;
+import io.vertx.core.Vertx;
+import io.vertx.core.buffer.Buffer;
+import org.seaweedfs.rdma.protocol.ControlCodec;
+import org.seaweedfs.rdma.protocol.ControlMessage;
+import org.seaweedfs.rdma.protocol.Hello;
+import org.seaweedfs.rdma.protocol.Segment;
+import org.seaweedfs.rdma.protocol.VolumeInfo;
+import org.seaweedfs.rdma.ucx.UcxChannel;
+import org.seaweedfs.rdma.ucx.UcxMemoryRegion;
+import org.seaweedfs.rdma.ucx.UcxRemoteKey;
+import org.seaweedfs.rdma.ucx.UcxSettings;
+import org.seaweedfs.rdma.ucx.UcxWorkerVerticle;
+
+import java.nio.ByteBuffer;
+import java.util.Map;
+import java.util.concurrent.BlockingQueue;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.LinkedBlockingQueue;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.LongFunction;
+import java.util.function.Predicate;
+
+import static org.junit.jupiter.api.Assertions.assertInstanceOf;
+import static org.junit.jupiter.api.Assertions.fail;
+
+/**
+ * A minimal sidecar for tests: its own Vert.x and UCX worker, one channel to the agent, requests answered by id,
+ * pushes (request id 0) queued, and one-sided gets of the agent's segments.
+ */
+final class AgentTestClient implements AutoCloseable {
+
+    static final long TIMEOUT_S = 10;
+
+    private final Vertx vertx = Vertx.vertx();
+    private final UcxWorkerVerticle ucx = new UcxWorkerVerticle(AgentTestClient.ucxSettings());
+    private final ControlCodec codec = new ControlCodec();
+    private final Map<Long, CompletableFuture<ControlMessage>> waiting = new ConcurrentHashMap<>();
+    private final BlockingQueue<ControlMessage> pushes = new LinkedBlockingQueue<>();
+    private final AtomicLong ids = new AtomicLong();
+    private final UcxChannel channel;
+    private UcxMemoryRegion local;
+
+    static UcxSettings ucxSettings() {
+        return UcxSettings.defaults().withProbeTransports(false);
+    }
+
+    AgentTestClient(int port) throws Exception {
+        await(vertx.deployVerticle(ucx));
+        channel = await(ucx.connect("127.0.0.1", port));
+        channel.frameHandler(frame -> {
+            ControlMessage message = codec.decode(frame.getBytes());
+            CompletableFuture<ControlMessage> reply = message.requestId() == 0 ? null : waiting.remove(message.requestId());
+            if (reply != null) {
+                reply.complete(message);
+            } else {
+                pushes.add(message);
+            }
+        });
+    }
+
+    UcxChannel channel() {
+        return channel;
+    }
+
+    /** Sends the request made for a fresh id and waits for its reply. */
+    ControlMessage request(LongFunction<ControlMessage> make) throws Exception {
+        long id = ids.incrementAndGet();
+        return send(id, codec.encode(make.apply(id)));
+    }
+
+    <T extends ControlMessage> T request(LongFunction<ControlMessage> make, Class<T> replyType) throws Exception {
+        return assertInstanceOf(replyType, request(make));
+    }
+
+    /** Sends raw bytes and waits for the reply carrying {@code id} (0: the next push, e.g. a connection-level error). */
+    ControlMessage send(long id, byte[] frame) throws Exception {
+        CompletableFuture<ControlMessage> reply = new CompletableFuture<>();
+        if (id != 0) {
+            waiting.put(id, reply);
+        }
+        await(channel.send(Buffer.buffer(frame)));
+        return id == 0 ? nextPush(m -> true) : reply.get(TIMEOUT_S, TimeUnit.SECONDS);
+    }
+
+    ControlMessage hello(String token) throws Exception {
+        return request(id -> new Hello(id, ControlCodec.PROTOCOL_VERSION, "test-sidecar", token));
+    }
+
+    /** The next push matching {@code wanted} within {@code TIMEOUT_S}; others before it are dropped. */
+    ControlMessage nextPush(Predicate<ControlMessage> wanted) throws InterruptedException {
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(TIMEOUT_S);
+        while (true) {
+            ControlMessage push = pushes.poll(Math.max(1, deadline - System.nanoTime()), TimeUnit.NANOSECONDS);
+            if (push == null) {
+                return fail("no matching push within " + TIMEOUT_S + " s");
+            }
+            if (wanted.test(push)) {
+                return push;
+            }
+        }
+    }
+
+    <T extends ControlMessage> T nextPush(Class<T> type, Predicate<T> wanted) throws InterruptedException {
+        return type.cast(nextPush(m -> type.isInstance(m) && wanted.test(type.cast(m))));
+    }
+
+    /** Reads .dat bytes [offset, offset+length) of a volume with one-sided gets (one per segment touched). */
+    byte[] get(VolumeInfo volume, long offset, int length) throws Exception {
+        if (local == null || local.length() < length) {
+            local = await(ucx.register(ByteBuffer.allocateDirect(Math.max(length, 1 << 20))));
+        }
+        long at = offset;
+        int done = 0;
+        while (done < length) {
+            Segment segment = segmentOf(volume, at);
+            int n = (int) Math.min(length - done, segment.end() - at);
+            UcxRemoteKey key = await(channel.unpackRemoteKey(segment.remoteKey()));
+            await(channel.get(segment.addressOf(at), key, local.address() + done, n));
+            at += n;
+            done += n;
+        }
+        byte[] bytes = new byte[length];
+        local.buffer().duplicate().clear().get(bytes);
+        return bytes;
+    }
+
+    static Segment segmentOf(VolumeInfo volume, long offset) {
+        for (Segment segment : volume.segments()) {
+            if (offset >= segment.fileOffset() && offset < segment.end()) {
+                return segment;
+            }
+        }
+        return fail("offset " + offset + " is in no segment of " + volume.segments());
+    }
+
+    @Override
+    public void close() throws Exception {
+        await(vertx.close());
+    }
+
+    static <T> T await(Future<T> future) throws Exception {
+        return future.toCompletionStage().toCompletableFuture().get(TIMEOUT_S, TimeUnit.SECONDS);
+    }
+}
