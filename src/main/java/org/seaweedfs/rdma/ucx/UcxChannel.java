@@ -1,0 +1,565 @@
+package org.seaweedfs.rdma.ucx;
+
+import io.netty.buffer.ByteBuf;
+import io.vertx.core.Context;
+import io.vertx.core.Future;
+import io.vertx.core.Handler;
+import io.vertx.core.Promise;
+import io.vertx.core.buffer.Buffer;
+import io.vertx.core.internal.logging.Logger;
+import io.vertx.core.internal.logging.LoggerFactory;
+import org.openucx.jucx.UcxCallback;
+import org.openucx.jucx.UcxException;
+import org.openucx.jucx.ucp.UcpAmData;
+import org.openucx.jucx.ucp.UcpEndpoint;
+import org.openucx.jucx.ucp.UcpRequest;
+import org.openucx.jucx.ucs.UcsConstants;
+
+import java.net.InetSocketAddress;
+import java.nio.ByteBuffer;
+import java.util.ArrayDeque;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.atomic.AtomicLong;
+
+/**
+ * One UCX endpoint to a peer: control frames both ways and one-sided gets of the peer's registered memory.
+ *
+ * <p>Thread-safe: every method may be called from any thread; each returned future, and each handler, runs on the
+ * Vert.x context that made the call (or set the handler). When the endpoint fails, the channel closes, every pending
+ * operation fails with a {@link UcxTransportException}, and later calls fail at once.
+ */
+public final class UcxChannel {
+
+    private static final Logger log = LoggerFactory.getLogger(UcxChannel.class);
+    private static final AtomicLong IDS = new AtomicLong();
+    /** Frames held for a server channel whose frame handler is not set yet; a peer flooding it is cut off. */
+    private static final int MAX_EARLY_FRAMES = 4096;
+    private static final long CLOSE_TIMEOUT_MS = 5_000;
+
+    private enum State { CONNECTING, OPEN, CLOSING, CLOSED }
+
+    private final UcxWorkerVerticle owner;
+    private final long id;
+    private final InetSocketAddress peer;
+    private final boolean accepted;
+    private volatile State state = State.CONNECTING;
+    private volatile UcxTransportException closeCause;
+
+    // Owner-thread state.
+    private UcpEndpoint endpoint;
+    private long endpointId;
+    private boolean endpointClosing;
+    private final Set<ChannelOp<?>> pending = new HashSet<>();
+    private final Map<ByteBuffer, UcxRemoteKey> keys = new HashMap<>();
+    private final ArrayDeque<InboundFrame> inbound = new ArrayDeque<>();
+    private final List<Buffer> early = new ArrayList<>();
+    private Handler<Buffer> frameHandler;
+    private Context frameContext;
+    private Handler<Throwable> closeHandler;
+    private Context closeContext;
+    private final List<Promise<Void>> closePromises = new ArrayList<>();
+    private final List<Context> closePromiseContexts = new ArrayList<>();
+    private Promise<UcxChannel> connectPromise;
+    private Context connectContext;
+    private UcxListener listener;
+
+    /** A frame slot in arrival order; rendezvous frames fill theirs later, and frames are delivered in order. */
+    private static final class InboundFrame {
+        Buffer data;
+        boolean ready;
+    }
+
+    UcxChannel(UcxWorkerVerticle owner, InetSocketAddress peer, boolean accepted) {
+        this.owner = owner;
+        this.id = IDS.incrementAndGet();
+        this.peer = peer;
+        this.accepted = accepted;
+    }
+
+    /** Process-unique id, for logs. */
+    public long id() {
+        return id;
+    }
+
+    /** The peer's address: the address connected to, or the client's address on an accepted channel. */
+    public InetSocketAddress peerAddress() {
+        return peer;
+    }
+
+    /** Whether this channel was accepted by a listener (rather than connected). */
+    public boolean isAccepted() {
+        return accepted;
+    }
+
+    /** Open: handshake done and neither closed nor failed. */
+    public boolean isOpen() {
+        return state == State.OPEN;
+    }
+
+    /** Sends one frame (copied before this returns, so the buffer may be reused). */
+    public Future<Void> send(Buffer frame) {
+        if (frame == null) {
+            return Future.failedFuture(new IllegalArgumentException("frame must not be null"));
+        }
+        if (frame.length() > owner.settings().maxFrameBytes()) {
+            return Future.failedFuture(new IllegalArgumentException("frame of " + frame.length()
+                    + " bytes exceeds ucx.maxFrameBytes (" + owner.settings().maxFrameBytes() + ")"));
+        }
+        UcxTransportException unusable = unusableReason();
+        if (unusable != null) {
+            return Future.failedFuture(unusable);
+        }
+        SendFrameOp op = new SendFrameOp(this, owner.callerContext(), NativeMemory.directCopy(frame));
+        loop().execute(op);
+        return op.future();
+    }
+
+    /** Sets the handler of incoming frames; it runs on the calling context. Frames that came earlier are delivered. */
+    public UcxChannel frameHandler(Handler<Buffer> handler) {
+        Context context = owner.callerContext();
+        loop().execute(LoopTask.of(() -> setFrameHandler(handler, context)));
+        return this;
+    }
+
+    /**
+     * Sets the handler told when the channel closes: with the failure when the endpoint failed or the peer went
+     * away, with {@code null} after a local {@link #close()}. Runs at once if the channel is already closed.
+     */
+    public UcxChannel closeHandler(Handler<Throwable> handler) {
+        Context context = owner.callerContext();
+        loop().execute(LoopTask.of(() -> setCloseHandler(handler, context)));
+        return this;
+    }
+
+    /** Unpacks a peer's packed memory key; cached by content, closed when the channel closes. */
+    public Future<UcxRemoteKey> unpackRemoteKey(byte[] packed) {
+        if (packed == null || packed.length == 0) {
+            return Future.failedFuture(new IllegalArgumentException("packed remote key must not be empty"));
+        }
+        UcxTransportException unusable = unusableReason();
+        if (unusable != null) {
+            return Future.failedFuture(unusable);
+        }
+        UnpackKeyOp op = new UnpackKeyOp(this, owner.callerContext(), packed.clone());
+        loop().execute(op);
+        return op.future();
+    }
+
+    /**
+     * Reads {@code length} bytes at {@code remoteAddress} of the peer's memory (described by {@code key}) into local
+     * memory at {@code localAddress}, which should lie in a region registered with this worker.
+     */
+    public Future<Void> get(long remoteAddress, UcxRemoteKey key, long localAddress, long length) {
+        if (key == null || key.channel() != this) {
+            return Future.failedFuture(new IllegalArgumentException(
+                    "remote key must have been unpacked on this channel (" + this + ")"));
+        }
+        if (length <= 0) {
+            return Future.failedFuture(new IllegalArgumentException("get length must be positive, got " + length));
+        }
+        if (localAddress == 0) {
+            return Future.failedFuture(new IllegalArgumentException("local address must not be 0"));
+        }
+        UcxTransportException unusable = unusableReason();
+        if (unusable != null) {
+            return Future.failedFuture(unusable);
+        }
+        GetOp op = new GetOp(this, owner.callerContext(), remoteAddress, key, localAddress, length);
+        loop().execute(op);
+        return op.future();
+    }
+
+    /** Flushes outstanding operations, then closes the endpoint; completes once it is closed. */
+    public Future<Void> close() {
+        Context context = owner.callerContext();
+        Promise<Void> promise = Promise.promise();
+        loop().execute(new LoopTask() {
+            @Override
+            public void runOnLoop() {
+                closeOrderly(promise, context);
+            }
+
+            @Override
+            public void reject(UcxTransportException cause) {
+                context.runOnContext(v -> promise.tryComplete());
+            }
+        });
+        return promise.future();
+    }
+
+    @Override
+    public String toString() {
+        return "ucx-channel#" + id + (accepted ? "(from " : "(to ") + hostPort(peer) + ")";
+    }
+
+    // ---- package-private, owner thread unless said otherwise ----
+
+    WorkerLoop loop() {
+        return owner.loop();
+    }
+
+    UcxMetrics metrics() {
+        return owner.metrics();
+    }
+
+    UcpEndpoint endpoint() {
+        return endpoint;
+    }
+
+    long endpointId() {
+        return endpointId;
+    }
+
+    /** Any thread: why a new operation cannot run, or null when it can. */
+    UcxTransportException unusableReason() {
+        State s = state;
+        if (s == State.OPEN) {
+            return null;
+        }
+        UcxTransportException cause = closeCause;
+        if (cause != null) {
+            return cause;
+        }
+        return new UcxTransportException(s == State.CONNECTING ? this + " is not connected yet" : this + " is closed");
+    }
+
+    UcxTransportException operationError(String what, int status, String message) {
+        return new UcxTransportException("UCX " + what + " on " + this + " failed: " + message + " (status " + status + ")",
+                status);
+    }
+
+    void track(ChannelOp<?> op) {
+        pending.add(op);
+    }
+
+    void untrack(ChannelOp<?> op) {
+        pending.remove(op);
+    }
+
+    void attach(UcpEndpoint ep) {
+        this.endpoint = ep;
+        this.endpointId = ep.getNativeId();
+    }
+
+    void awaitHandshake(Promise<UcxChannel> promise, Context context) {
+        this.connectPromise = promise;
+        this.connectContext = context;
+    }
+
+    void acceptedBy(UcxListener l) {
+        this.listener = l;
+    }
+
+    /** Server side: the client's hello arrived. Opens the channel, answers, hands it to the accept handler. */
+    void helloReceived() {
+        if (state != State.CONNECTING) {
+            return;
+        }
+        state = State.OPEN;
+        metrics().channelOpened();
+        sendControl(ActiveMessages.HELLO_ACK);
+        UcxListener l = listener;
+        if (l != null) {
+            loop().complete(l.acceptContext, () -> l.onAccept.handle(this));
+        }
+    }
+
+    /** Client side: the server acknowledged the hello. */
+    void helloAcknowledged() {
+        if (state != State.CONNECTING) {
+            return;
+        }
+        state = State.OPEN;
+        metrics().channelOpened();
+        Promise<UcxChannel> promise = connectPromise;
+        connectPromise = null;
+        if (promise != null) {
+            loop().complete(connectContext, () -> promise.tryComplete(this));
+        }
+    }
+
+    void sendHello() {
+        sendControl(ActiveMessages.HELLO);
+    }
+
+    void handshakeTimedOut(long timeoutMs) {
+        if (state == State.CONNECTING) {
+            fail(new UcxTransportException("UCX handshake " + (accepted ? "from " : "with ") + hostPort(peer)
+                    + " did not complete within " + timeoutMs + " ms"));
+        }
+    }
+
+    /** Inside a UCX callback: an incoming frame. Copies the data out (it is only valid during the callback). */
+    int frameArrived(UcpAmData data) {
+        if (state != State.OPEN) {
+            return UcsConstants.STATUS.UCS_OK;
+        }
+        long length = data.getLength();
+        if (length > owner.settings().maxFrameBytes()) {
+            metrics().error();
+            fail(new UcxTransportException(hostPort(peer) + " sent a frame of " + length
+                    + " bytes, more than ucx.maxFrameBytes (" + owner.settings().maxFrameBytes() + ") on " + this));
+            return UcsConstants.STATUS.UCS_OK;
+        }
+        InboundFrame slot = new InboundFrame();
+        inbound.add(slot);
+        if (data.isDataValid()) {
+            slot.data = NativeMemory.copyOut(data.getDataAddress(), length);
+            slot.ready = true;
+            deliverReadyFrames();
+        } else {
+            receiveRendezvous(data, slot, (int) length);
+        }
+        return UcsConstants.STATUS.UCS_OK;
+    }
+
+    private void receiveRendezvous(UcpAmData data, InboundFrame slot, int length) {
+        ByteBuf target = NativeMemory.directBuffer(length);
+        UcxCallback done = new UcxCallback() {
+            private boolean finished;
+
+            @Override
+            public void onSuccess(UcpRequest request) {
+                if (finish()) {
+                    slot.data = NativeMemory.copyOut(NativeMemory.writeAddress(target), length);
+                    target.release();
+                    slot.ready = true;
+                    deliverReadyFrames();
+                }
+            }
+
+            @Override
+            public void onError(int ucsStatus, String errorMsg) {
+                if (finish()) {
+                    target.release();
+                    slot.ready = true; // dropped: data stays null
+                    metrics().error();
+                    log.warn("Receiving a " + length + "-byte frame on " + UcxChannel.this + " failed: " + errorMsg);
+                    deliverReadyFrames();
+                }
+            }
+
+            private boolean finish() {
+                boolean first = !finished;
+                finished = true;
+                return first;
+            }
+        };
+        try {
+            data.receive(NativeMemory.writeAddress(target), done);
+        } catch (UcxException e) {
+            done.onError(e.getStatus(), e.getMessage());
+        }
+    }
+
+    private void deliverReadyFrames() {
+        while (!inbound.isEmpty() && inbound.peek().ready) {
+            Buffer frame = inbound.poll().data;
+            if (frame == null) {
+                continue;
+            }
+            metrics().frameReceived(frame.length());
+            Handler<Buffer> handler = frameHandler;
+            if (handler != null) {
+                loop().complete(frameContext, () -> handler.handle(frame));
+            } else if (early.size() < MAX_EARLY_FRAMES) {
+                early.add(frame);
+            } else {
+                fail(new UcxTransportException(hostPort(peer) + " sent more than " + MAX_EARLY_FRAMES
+                        + " frames before a frame handler was set on " + this));
+                return;
+            }
+        }
+    }
+
+    private void setFrameHandler(Handler<Buffer> handler, Context context) {
+        frameHandler = handler;
+        frameContext = context;
+        if (handler != null && !early.isEmpty()) {
+            for (Buffer frame : early) {
+                loop().complete(context, () -> handler.handle(frame));
+            }
+            early.clear();
+        }
+    }
+
+    private void setCloseHandler(Handler<Throwable> handler, Context context) {
+        if (state == State.CLOSED) {
+            if (handler != null) {
+                UcxTransportException cause = closeCause;
+                loop().complete(context, () -> handler.handle(cause));
+            }
+            return;
+        }
+        closeHandler = handler;
+        closeContext = context;
+    }
+
+    /** UCX memory key for the packed bytes, unpacked once per channel. */
+    UcxRemoteKey remoteKey(byte[] packed) {
+        ByteBuffer content = ByteBuffer.wrap(packed);
+        UcxRemoteKey key = keys.get(content);
+        if (key == null) {
+            ByteBuffer direct = ByteBuffer.allocateDirect(packed.length).put(packed).flip();
+            key = new UcxRemoteKey(this, endpoint.unpackRemoteKey(direct));
+            keys.put(content, key);
+        }
+        return key;
+    }
+
+    /** Inside a UCX callback or a task: the endpoint failed. Everything pending fails; the endpoint is force-closed. */
+    void endpointFailed(int status, String message) {
+        fail(new UcxTransportException("UCX endpoint " + this + " failed: " + message + " (status " + status + ")", status));
+    }
+
+    void fail(UcxTransportException cause) {
+        if (state == State.CLOSED || endpointClosing) {
+            return;
+        }
+        if (closeCause == null) {
+            closeCause = cause;
+        }
+        state = State.CLOSING;
+        log.debug("Closing " + this + ": " + cause.getMessage());
+        // Never close an endpoint inside a UCX callback: do it right after this progress pass.
+        loop().execute(LoopTask.of(() -> closeEndpoint(false)));
+    }
+
+    /** Owner thread, outside callbacks, after the worker was flushed: the worker stops. */
+    void shutdown(UcxTransportException cause) {
+        if (closeCause == null) {
+            closeCause = cause;
+        }
+        closeEndpoint(true);
+    }
+
+    private void closeOrderly(Promise<Void> promise, Context context) {
+        if (state == State.CLOSED) {
+            loop().complete(context, promise::tryComplete);
+            return;
+        }
+        closePromises.add(promise);
+        closePromiseContexts.add(context);
+        if (state == State.CLOSING) {
+            return;
+        }
+        state = State.CLOSING;
+        UcxCallback flushed = new UcxCallback() {
+            @Override
+            public void onSuccess(UcpRequest request) {
+                loop().execute(LoopTask.of(() -> closeEndpoint(true)));
+            }
+
+            @Override
+            public void onError(int ucsStatus, String errorMsg) {
+                loop().execute(LoopTask.of(() -> closeEndpoint(false)));
+            }
+        };
+        try {
+            endpoint.flushNonBlocking(flushed);
+        } catch (UcxException e) {
+            closeEndpoint(false);
+        }
+    }
+
+    /**
+     * Owner thread, outside callbacks: closes the endpoint once and finishes when UCX says it is closed.
+     * {@code afterFlush}: our own operations were flushed, so keys go first (the orderly order). The endpoint is
+     * force-closed whenever peer error handling is on, even after a flush: UCX 1.13 aborts the process ("pending
+     * request ... should have been flushed") when a flush-mode close meets replies to the peer's emulated gets still
+     * queued on a TCP lane. Without peer error handling a forced close would be fatal for the peer, so it flushes.
+     */
+    void closeEndpoint(boolean afterFlush) {
+        if (endpointClosing || state == State.CLOSED) {
+            return;
+        }
+        endpointClosing = true;
+        state = State.CLOSING;
+        owner.forget(this);
+        if (afterFlush) {
+            closeKeys(); // orderly: keys before their endpoint
+        }
+        UcpRequest closing = null;
+        if (endpoint != null) {
+            try {
+                closing = owner.settings().peerErrorHandling()
+                        ? endpoint.closeNonBlockingForce() : endpoint.closeNonBlockingFlush();
+            } catch (UcxException e) {
+                log.debug("Closing the endpoint of " + this + " failed: " + e.getMessage());
+            }
+        }
+        // A forced close purges the endpoint's requests (a flushing one only starts once ours completed): what is
+        // still pending is failed now, and UCX's late callbacks for it are ignored.
+        failPending();
+        closeKeys();
+        loop().watch(closing, CLOSE_TIMEOUT_MS, this::closed);
+    }
+
+    private void closeKeys() {
+        for (UcxRemoteKey key : keys.values()) {
+            key.close();
+        }
+        keys.clear();
+    }
+
+    private void failPending() {
+        if (pending.isEmpty()) {
+            return;
+        }
+        UcxTransportException cause = closeCause != null ? closeCause : new UcxTransportException(this + " is closed");
+        for (ChannelOp<?> op : new ArrayList<>(pending)) {
+            op.fail(cause);
+        }
+        pending.clear();
+    }
+
+    private void closed() {
+        state = State.CLOSED;
+        metrics().channelClosed();
+        early.clear();
+        inbound.clear();
+        UcxTransportException cause = closeCause;
+        Promise<UcxChannel> connect = connectPromise;
+        connectPromise = null;
+        if (connect != null) {
+            UcxTransportException failure = cause != null ? cause
+                    : new UcxTransportException("connection to " + hostPort(peer) + " was closed during the handshake");
+            loop().complete(connectContext, () -> connect.tryFail(failure));
+        }
+        Handler<Throwable> handler = closeHandler;
+        if (handler != null) {
+            loop().complete(closeContext, () -> handler.handle(cause));
+        }
+        for (int i = 0; i < closePromises.size(); i++) {
+            Promise<Void> p = closePromises.get(i);
+            loop().complete(closePromiseContexts.get(i), p::tryComplete);
+        }
+        closePromises.clear();
+        closePromiseContexts.clear();
+        if (cause != null) {
+            log.info("UCX channel closed: " + cause.getMessage());
+        }
+    }
+
+    private void sendControl(int amId) {
+        try {
+            endpoint.sendAmNonBlocking(amId, 0L, 0L, 0L, 0L, ActiveMessages.SEND_FLAGS, new UcxCallback() {
+                @Override
+                public void onError(int ucsStatus, String errorMsg) {
+                    // The endpoint error handler reports the failure; nothing else to do.
+                }
+            });
+        } catch (UcxException e) {
+            fail(operationError("handshake", e.getStatus(), e.getMessage()));
+        }
+    }
+
+    static String hostPort(InetSocketAddress address) {
+        return address == null ? "?" : address.getHostString() + ":" + address.getPort();
+    }
+}

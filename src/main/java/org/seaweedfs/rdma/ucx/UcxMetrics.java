@@ -1,0 +1,83 @@
+package org.seaweedfs.rdma.ucx;
+
+import java.util.concurrent.atomic.LongAdder;
+
+/** Plain counters of one worker's traffic; the metrics package binds them to Micrometer. */
+public final class UcxMetrics {
+
+    private final LongAdder gets = new LongAdder();
+    private final LongAdder getBytes = new LongAdder();
+    private final LongAdder framesSent = new LongAdder();
+    private final LongAdder frameBytesSent = new LongAdder();
+    private final LongAdder framesReceived = new LongAdder();
+    private final LongAdder frameBytesReceived = new LongAdder();
+    private final LongAdder errors = new LongAdder();
+    private final LongAdder channelsOpened = new LongAdder();
+    private final LongAdder channelsClosed = new LongAdder();
+
+    void getCompleted(long bytes) {
+        gets.increment();
+        getBytes.add(bytes);
+    }
+
+    void frameSent(long bytes) {
+        framesSent.increment();
+        frameBytesSent.add(bytes);
+    }
+
+    void frameReceived(long bytes) {
+        framesReceived.increment();
+        frameBytesReceived.add(bytes);
+    }
+
+    void error() {
+        errors.increment();
+    }
+
+    void channelOpened() {
+        channelsOpened.increment();
+    }
+
+    void channelClosed() {
+        channelsClosed.increment();
+    }
+
+    /** Gets completed successfully. */
+    public LongAdder gets() {
+        return gets;
+    }
+
+    /** Bytes moved by successful gets. */
+    public LongAdder getBytes() {
+        return getBytes;
+    }
+
+    public LongAdder framesSent() {
+        return framesSent;
+    }
+
+    public LongAdder frameBytesSent() {
+        return frameBytesSent;
+    }
+
+    public LongAdder framesReceived() {
+        return framesReceived;
+    }
+
+    public LongAdder frameBytesReceived() {
+        return frameBytesReceived;
+    }
+
+    /** Failed operations and endpoint failures. */
+    public LongAdder errors() {
+        return errors;
+    }
+
+    public LongAdder channelsOpened() {
+        return channelsOpened;
+    }
+
+    public LongAdder channelsClosed() {
+        return channelsClosed;
+    }
+}

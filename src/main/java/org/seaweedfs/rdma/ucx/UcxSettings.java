@@ -1,0 +1,228 @@
+package org.seaweedfs.rdma.ucx;
+
+import io.vertx.core.json.JsonObject;
+
+import java.util.Collections;
+import java.util.LinkedHashMap;
+import java.util.Map;
+import java.util.Objects;
+import java.util.Set;
+import java.util.regex.Pattern;
+
+/**
+ * How the UCX context and worker of a {@link UcxWorkerVerticle} are set up (the {@code ucx.*} configuration keys).
+ *
+ * @param tls                transports UCX may use ({@code ucx.tls}, UCX_TLS syntax). Default {@code sm,tcp,self}:
+ *                           shared memory between processes of one host, TCP between hosts (UCX 1.13 also needs a
+ *                           network transport for the client/server wire-up, so {@code sm} alone cannot connect),
+ *                           {@code self} within one worker. Add {@code rc,ud,dc} (or use {@code all}) on RDMA hosts.
+ * @param netDevices         network devices UCX may use ({@code ucx.netDevices}, UCX_NET_DEVICES syntax, e.g.
+ *                           {@code mlx5_0:1,eth0}); default {@code all}.
+ * @param peerErrorHandling  endpoints created with peer error handling ({@code ucx.peerErrorHandling}, default true),
+ *                           so a dead peer fails requests instead of hanging them. Needs
+ *                           UCX_POSIX_ERROR_HANDLING=y and UCX_SYSV_ERROR_HANDLING=y in the environment, without
+ *                           which UCX silently drops shared memory (see {@link #requiredEnvironment()}).
+ * @param spinIterations     idle {@code progress()} calls the owner thread makes before it sleeps in the kernel
+ *                           ({@code ucx.spinIterations}, default 1000, 0 = sleep at once): latency against CPU;
+ *                           each idle iteration yields the core, so event loops are not starved.
+ * @param tcpTxSegSize       UCX_TCP_TX_SEG_SIZE in bytes ({@code ucx.tcpTxSegSize}); emulated gets over TCP move in
+ *                           fragments of this size. 0 keeps UCX's default (8 KiB). Default 0. Environment-only.
+ * @param tcpRxSegSize       UCX_TCP_RX_SEG_SIZE in bytes ({@code ucx.tcpRxSegSize}), at least the TX size. 0 keeps
+ *                           UCX's default (64 KiB). Default 0. Environment-only.
+ * @param maxFrameBytes      largest control frame sent or accepted ({@code ucx.maxFrameBytes}, default 64 MiB).
+ * @param connectTimeoutMs   how long {@code connect} waits for the endpoint and handshake
+ *                           ({@code ucx.connectTimeoutMs}, default 10000).
+ * @param probeTransports    at start-up, ask {@code ucx_info} (if installed) which lanes UCX builds with these
+ *                           settings and log them ({@code ucx.probeTransports}, default true).
+ * @param extraConfig        raw UCX context settings without the UCX_ prefix ({@code ucx.config}, e.g.
+ *                           {@code RNDV_THRESH: "64K"}); applied last on the context. Transport-level keys
+ *                           (TCP_*, POSIX_*, RC_* ...) are ignored there by UCX 1.13: put them in the environment.
+ *
+ * <p>UCX 1.13 (Debian 12) applies only context-level keys given to {@code UcpParams.setConfig}; transport and global
+ * keys must come from the environment. {@link #contextConfig()} and {@link #requiredEnvironment()} split them.
+ */
+public record UcxSettings(String tls, String netDevices, boolean peerErrorHandling, int spinIterations,
+                          int tcpTxSegSize, int tcpRxSegSize, int maxFrameBytes, long connectTimeoutMs,
+                          boolean probeTransports, Map<String, String> extraConfig) {
+
+    public static final String DEFAULT_TLS = "sm,tcp,self";
+
+    private static final Pattern TLS_LIST = Pattern.compile("\\^?[A-Za-z0-9_]+(,[A-Za-z0-9_]+)*");
+    private static final Pattern DEVICE_LIST = Pattern.compile("[A-Za-z0-9_.:\\-]+(,[A-Za-z0-9_.:\\-]+)*");
+    private static final Pattern UCX_KEY = Pattern.compile("[A-Z][A-Z0-9_]*");
+    private static final int MAX_SEG_SIZE = 64 << 20;
+    private static final Set<String> KEYS = Set.of("tls", "netDevices", "peerErrorHandling", "spinIterations",
+            "tcpTxSegSize", "tcpRxSegSize", "maxFrameBytes", "connectTimeoutMs", "probeTransports", "config");
+
+    public UcxSettings {
+        Objects.requireNonNull(tls, "ucx.tls");
+        Objects.requireNonNull(netDevices, "ucx.netDevices");
+        Objects.requireNonNull(extraConfig, "ucx.config");
+        tls = tls.strip();
+        netDevices = netDevices.strip();
+        require(TLS_LIST.matcher(tls).matches(),
+                "ucx.tls must be a comma-separated transport list such as 'sm,tcp,self', got '" + tls + "'");
+        require(DEVICE_LIST.matcher(netDevices).matches(),
+                "ucx.netDevices must be 'all' or a comma-separated device list such as 'mlx5_0:1,eth0', got '"
+                        + netDevices + "'");
+        require(spinIterations >= 0 && spinIterations <= 10_000_000,
+                "ucx.spinIterations must be between 0 and 10000000, got " + spinIterations);
+        require(tcpTxSegSize == 0 || (tcpTxSegSize >= 1024 && tcpTxSegSize <= MAX_SEG_SIZE),
+                "ucx.tcpTxSegSize must be 0 (UCX default) or 1024.." + MAX_SEG_SIZE + " bytes, got " + tcpTxSegSize);
+        require(tcpRxSegSize == 0 || (tcpRxSegSize >= 1024 && tcpRxSegSize <= MAX_SEG_SIZE),
+                "ucx.tcpRxSegSize must be 0 (UCX default) or 1024.." + MAX_SEG_SIZE + " bytes, got " + tcpRxSegSize);
+        require(tcpRxSegSize == 0 || tcpRxSegSize >= tcpTxSegSize,
+                "ucx.tcpRxSegSize (" + tcpRxSegSize + ") must not be smaller than ucx.tcpTxSegSize (" + tcpTxSegSize + ")");
+        require(maxFrameBytes >= 1024, "ucx.maxFrameBytes must be at least 1024, got " + maxFrameBytes);
+        require(connectTimeoutMs >= 1 && connectTimeoutMs <= 600_000,
+                "ucx.connectTimeoutMs must be between 1 and 600000, got " + connectTimeoutMs);
+        Map<String, String> copy = new LinkedHashMap<>();
+        extraConfig.forEach((k, v) -> {
+            require(k != null && UCX_KEY.matcher(k).matches() && !k.startsWith("UCX_"),
+                    "ucx.config keys are UCX settings in upper case without the UCX_ prefix (e.g. RNDV_THRESH), got '"
+                            + k + "'");
+            require(v != null, "ucx.config." + k + " must have a value");
+            copy.put(k, v);
+        });
+        extraConfig = Collections.unmodifiableMap(copy);
+    }
+
+    public static UcxSettings defaults() {
+        return new UcxSettings(DEFAULT_TLS, "all", true, 1000, 0, 0, 64 << 20, 10_000, true, Map.of());
+    }
+
+    /** Reads the {@code ucx} section of the configuration (keys without the {@code ucx.} prefix); absent keys keep defaults. */
+    public static UcxSettings fromJson(JsonObject ucx) {
+        UcxSettings d = defaults();
+        if (ucx == null) {
+            return d;
+        }
+        for (String key : ucx.fieldNames()) {
+            require(KEYS.contains(key), "unknown configuration key ucx." + key + " (known: " + KEYS + ")");
+        }
+        Map<String, String> extra = new LinkedHashMap<>();
+        Object config = ucx.getValue("config");
+        if (config != null) {
+            require(config instanceof JsonObject, "ucx.config must be a map of UCX settings");
+            ((JsonObject) config).forEach(e -> extra.put(e.getKey(), e.getValue() == null ? null : String.valueOf(e.getValue())));
+        }
+        return new UcxSettings(
+                string(ucx, "tls", d.tls), string(ucx, "netDevices", d.netDevices),
+                bool(ucx, "peerErrorHandling", d.peerErrorHandling), (int) number(ucx, "spinIterations", d.spinIterations),
+                (int) number(ucx, "tcpTxSegSize", d.tcpTxSegSize), (int) number(ucx, "tcpRxSegSize", d.tcpRxSegSize),
+                (int) number(ucx, "maxFrameBytes", d.maxFrameBytes), number(ucx, "connectTimeoutMs", d.connectTimeoutMs),
+                bool(ucx, "probeTransports", d.probeTransports), extra);
+    }
+
+    public UcxSettings withTls(String newTls) {
+        return new UcxSettings(newTls, netDevices, peerErrorHandling, spinIterations, tcpTxSegSize, tcpRxSegSize,
+                maxFrameBytes, connectTimeoutMs, probeTransports, extraConfig);
+    }
+
+    public UcxSettings withSpinIterations(int iterations) {
+        return new UcxSettings(tls, netDevices, peerErrorHandling, iterations, tcpTxSegSize, tcpRxSegSize,
+                maxFrameBytes, connectTimeoutMs, probeTransports, extraConfig);
+    }
+
+    public UcxSettings withPeerErrorHandling(boolean on) {
+        return new UcxSettings(tls, netDevices, on, spinIterations, tcpTxSegSize, tcpRxSegSize,
+                maxFrameBytes, connectTimeoutMs, probeTransports, extraConfig);
+    }
+
+    public UcxSettings withProbeTransports(boolean probe) {
+        return new UcxSettings(tls, netDevices, peerErrorHandling, spinIterations, tcpTxSegSize, tcpRxSegSize,
+                maxFrameBytes, connectTimeoutMs, probe, extraConfig);
+    }
+
+    public UcxSettings withExtraConfig(Map<String, String> extra) {
+        return new UcxSettings(tls, netDevices, peerErrorHandling, spinIterations, tcpTxSegSize, tcpRxSegSize,
+                maxFrameBytes, connectTimeoutMs, probeTransports, extra);
+    }
+
+    /**
+     * Settings (names without UCX_) given to the UCX context before it is created ({@code UcpParams.setConfig}):
+     * the ones UCX 1.13 honours there, i.e. context-level keys, plus {@link #extraConfig}.
+     */
+    public Map<String, String> contextConfig() {
+        Map<String, String> config = new LinkedHashMap<>();
+        config.put("TLS", tls);
+        config.put("NET_DEVICES", netDevices);
+        config.putAll(extraConfig);
+        return config;
+    }
+
+    /**
+     * Settings UCX 1.13 reads only from the process environment (as {@code UCX_<name>}): transport-level keys and
+     * global ones. Set on the context they are ignored ("invalid configurations"), so the launch environment must
+     * carry them; {@link UcxWorkerVerticle} warns at start-up about each one that is missing.
+     */
+    public Map<String, String> environmentConfig() {
+        Map<String, String> config = new LinkedHashMap<>();
+        if (peerErrorHandling) {
+            // Without these, peer error handling silently excludes shared memory and same-host traffic uses TCP.
+            config.put("POSIX_ERROR_HANDLING", "y");
+            config.put("SYSV_ERROR_HANDLING", "y");
+        }
+        config.put("ERROR_SIGNALS", ""); // no UCX signal handlers fighting the JVM's
+        if (tcpTxSegSize > 0) {
+            config.put("TCP_TX_SEG_SIZE", Integer.toString(tcpTxSegSize));
+        }
+        if (tcpRxSegSize > 0) {
+            config.put("TCP_RX_SEG_SIZE", Integer.toString(tcpRxSegSize));
+        }
+        return config;
+    }
+
+    /** The environment lines ({@code UCX_KEY=value}) that {@link #environmentConfig()} asks for. */
+    public Map<String, String> requiredEnvironment() {
+        Map<String, String> env = new LinkedHashMap<>();
+        environmentConfig().forEach((k, v) -> env.put("UCX_" + k, v));
+        return env;
+    }
+
+    private static void require(boolean condition, String message) {
+        if (!condition) {
+            throw new IllegalArgumentException(message);
+        }
+    }
+
+    private static String string(JsonObject json, String key, String fallback) {
+        Object v = json.getValue(key);
+        if (v == null) {
+            return fallback;
+        }
+        require(v instanceof String, "ucx." + key + " must be a string, got " + v);
+        return (String) v;
+    }
+
+    private static boolean bool(JsonObject json, String key, boolean fallback) {
+        Object v = json.getValue(key);
+        if (v == null) {
+            return fallback;
+        }
+        if (v instanceof String s && (s.equalsIgnoreCase("true") || s.equalsIgnoreCase("false"))) {
+            return Boolean.parseBoolean(s);
+        }
+        require(v instanceof Boolean, "ucx." + key + " must be true or false, got " + v);
+        return (Boolean) v;
+    }
+
+    private static long number(JsonObject json, String key, long fallback) {
+        Object v = json.getValue(key);
+        if (v == null) {
+            return fallback;
+        }
+        if (v instanceof String s) {
+            try {
+                return Long.parseLong(s.strip());
+            } catch (NumberFormatException e) {
+                throw new IllegalArgumentException("ucx." + key + " must be a whole number, got '" + s + "'");
+            }
+        }
+        require(v instanceof Number n && n.doubleValue() == n.longValue(), "ucx." + key + " must be a whole number, got " + v);
+        long value = ((Number) v).longValue();
+        require(value >= Integer.MIN_VALUE && value <= Integer.MAX_VALUE || key.equals("connectTimeoutMs"),
+                "ucx." + key + " is out of range: " + v);
+        return value;
+    }
+}

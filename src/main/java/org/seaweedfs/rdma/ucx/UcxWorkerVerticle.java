@@ -1,0 +1,430 @@
+package org.seaweedfs.rdma.ucx;
+
+import io.vertx.core.Context;
+import io.vertx.core.Future;
+import io.vertx.core.Handler;
+import io.vertx.core.Promise;
+import io.vertx.core.VerticleBase;
+import io.vertx.core.Vertx;
+import io.vertx.core.internal.logging.Logger;
+import io.vertx.core.internal.logging.LoggerFactory;
+import org.openucx.jucx.UcxException;
+import org.openucx.jucx.UcxUtils;
+import org.openucx.jucx.ucp.UcpAmData;
+import org.openucx.jucx.ucp.UcpConnectionRequest;
+import org.openucx.jucx.ucp.UcpContext;
+import org.openucx.jucx.ucp.UcpEndpoint;
+import org.openucx.jucx.ucp.UcpEndpointParams;
+import org.openucx.jucx.ucp.UcpListenerParams;
+import org.openucx.jucx.ucp.UcpMemMapParams;
+import org.openucx.jucx.ucp.UcpMemory;
+import org.openucx.jucx.ucp.UcpParams;
+import org.openucx.jucx.ucp.UcpWorker;
+import org.openucx.jucx.ucp.UcpWorkerParams;
+import org.openucx.jucx.ucs.UcsConstants;
+
+import java.net.InetSocketAddress;
+import java.nio.ByteBuffer;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.LinkedHashSet;
+import java.util.Map;
+import java.util.Objects;
+import java.util.Set;
+import java.util.concurrent.atomic.AtomicInteger;
+
+/**
+ * Owns one UCX context and worker, progressed by a dedicated thread this verticle starts (never an event loop or a
+ * worker-pool thread). Everything else hands that thread work through a queue; every future returned here, and by
+ * the {@link UcxChannel}s it creates, completes on the Vert.x context of the caller.
+ *
+ * <p>Undeploying closes, in order: outstanding operations are flushed, remote keys closed, endpoints closed
+ * (progressed to completion), listeners closed, memory deregistered; then the thread ends and the worker and
+ * context are destroyed.
+ */
+public final class UcxWorkerVerticle extends VerticleBase {
+
+    private static final Logger log = LoggerFactory.getLogger(UcxWorkerVerticle.class);
+    private static final AtomicInteger INSTANCES = new AtomicInteger();
+    private static final long SHUTDOWN_TIMEOUT_MS = 5_000;
+
+    private final UcxSettings settings;
+    private final UcxMetrics metrics = new UcxMetrics();
+    private final WorkerLoop loop;
+
+    // Owner-thread state.
+    private UcpContext ucpContext;
+    private UcpWorker worker;
+    private final Map<Long, UcxChannel> channels = new HashMap<>();
+    private final Set<UcxListener> listeners = new LinkedHashSet<>();
+    private final Set<UcxMemoryRegion> regions = new LinkedHashSet<>();
+    private Promise<Void> terminated;
+
+    public UcxWorkerVerticle(UcxSettings settings) {
+        this.settings = Objects.requireNonNull(settings, "settings");
+        this.loop = new WorkerLoop("ucx-worker-" + INSTANCES.incrementAndGet(), settings.spinIterations());
+    }
+
+    public UcxWorkerVerticle() {
+        this(UcxSettings.defaults());
+    }
+
+    public UcxSettings settings() {
+        return settings;
+    }
+
+    public UcxMetrics metrics() {
+        return metrics;
+    }
+
+    /** The thread that owns the UCX worker (for diagnostics and tests). */
+    public Thread ownerThread() {
+        return loop.thread();
+    }
+
+    @Override
+    public Future<?> start() {
+        Promise<Void> started = Promise.promise();
+        terminated = Promise.promise();
+        Context context = this.context;
+        Map<String, String> config = settings.contextConfig();
+        loop.start(() -> openWorker(config), this::closeWorker,
+                failure -> context.runOnContext(v -> {
+                    if (failure == null) {
+                        started.complete();
+                    } else {
+                        started.fail(new UcxTransportException("UCX worker could not start: " + failure.getMessage(), failure));
+                    }
+                }));
+        return started.future().onSuccess(v -> logStartup(config));
+    }
+
+    private void logStartup(Map<String, String> config) {
+        String name = loop.thread().getName();
+        log.info("UCX worker " + name + " started; context settings " + config + "; UCX_* environment "
+                + UcxConfigReport.ucxEnvironment() + "; peer error handling " + (settings.peerErrorHandling() ? "on" : "OFF"));
+        for (String warning : UcxConfigReport.environmentGaps(settings.requiredEnvironment(), System.getenv())) {
+            log.warn("UCX worker " + name + ": " + warning);
+        }
+        if (settings.probeTransports()) {
+            vertx.executeBlocking(() -> UcxConfigReport.probeLanes(config, settings.peerErrorHandling()), false)
+                    .onSuccess(report -> log.info("UCX lanes with these settings (" + name + "): " + report))
+                    .onFailure(e -> log.info("UCX lanes not probed: " + e.getMessage()));
+        }
+    }
+
+    @Override
+    public Future<?> stop() {
+        Promise<Void> done = terminated;
+        loop.execute(new LoopTask() {
+            @Override
+            public void runOnLoop() {
+                shutdown();
+            }
+
+            @Override
+            public void reject(UcxTransportException cause) {
+                done.tryComplete();
+            }
+        });
+        Thread thread = loop.thread();
+        return done.future().compose(v -> vertx.executeBlocking(() -> {
+            thread.join(SHUTDOWN_TIMEOUT_MS);
+            return null;
+        }, false)).onSuccess(v -> log.info("UCX worker " + thread.getName() + " stopped"));
+    }
+
+    /** Listens on {@code host:port} (0 = any free port); accepted channels go to {@code onAccept} on this context. */
+    public Future<UcxListener> listen(String host, int port, Handler<UcxChannel> onAccept) {
+        Objects.requireNonNull(onAccept, "onAccept");
+        if (port < 0 || port > 65535) {
+            return Future.failedFuture(new IllegalArgumentException("port must be 0..65535, got " + port));
+        }
+        Context context = callerContext();
+        return resolve(context, host, port).compose(address -> {
+            Promise<UcxListener> promise = Promise.promise();
+            submit(context, promise, () -> {
+                UcxListener[] holder = new UcxListener[1];
+                UcpListenerParams params = new UcpListenerParams().setSockAddr(address)
+                        .setConnectionHandler(request -> onConnectionRequest(holder[0], request));
+                holder[0] = new UcxListener(this, worker.newListener(params), onAccept, context);
+                listeners.add(holder[0]);
+                log.info("UCX listening on " + UcxChannel.hostPort(holder[0].address()));
+                return holder[0];
+            });
+            return promise.future();
+        });
+    }
+
+    /** Connects to a listener; the channel is returned once the handshake is done. */
+    public Future<UcxChannel> connect(String host, int port) {
+        if (port <= 0 || port > 65535) {
+            return Future.failedFuture(new IllegalArgumentException("port must be 1..65535, got " + port));
+        }
+        Context context = callerContext();
+        return resolve(context, host, port).compose(address -> {
+            Promise<UcxChannel> promise = Promise.promise();
+            loop.execute(new LoopTask() {
+                @Override
+                public void runOnLoop() {
+                    openChannel(address, promise, context);
+                }
+
+                @Override
+                public void reject(UcxTransportException cause) {
+                    context.runOnContext(v -> promise.tryFail(cause));
+                }
+            });
+            return promise.future();
+        });
+    }
+
+    /**
+     * Registers the remaining bytes of a direct (or mapped) buffer for remote gets. The region keeps the buffer
+     * strongly referenced until {@link #deregister}.
+     */
+    public Future<UcxMemoryRegion> register(ByteBuffer buffer) {
+        if (buffer == null || !buffer.isDirect()) {
+            return Future.failedFuture(new IllegalArgumentException("only direct or mapped buffers can be registered"));
+        }
+        if (!buffer.hasRemaining()) {
+            return Future.failedFuture(new IllegalArgumentException("buffer has no remaining bytes to register"));
+        }
+        long address = UcxUtils.getAddress(buffer);
+        long length = buffer.remaining();
+        Context context = callerContext();
+        Promise<UcxMemoryRegion> promise = Promise.promise();
+        submit(context, promise, () -> {
+            UcpMemory memory = ucpContext.memoryMap(new UcpMemMapParams().setAddress(address).setLength(length));
+            ByteBuffer packed = memory.getRemoteKeyBuffer();
+            byte[] key = new byte[packed.remaining()];
+            packed.get(key);
+            UcxMemoryRegion region = new UcxMemoryRegion(buffer, memory, address, length, key);
+            regions.add(region);
+            return region;
+        });
+        return promise.future();
+    }
+
+    /** Releases a registration; peers' gets of it fail afterwards. */
+    public Future<Void> deregister(UcxMemoryRegion region) {
+        Objects.requireNonNull(region, "region");
+        Promise<Void> promise = Promise.promise();
+        submit(callerContext(), promise, () -> {
+            if (regions.remove(region)) {
+                region.deregister();
+            }
+            return null;
+        });
+        return promise.future();
+    }
+
+    // ---- package-private ----
+
+    WorkerLoop loop() {
+        return loop;
+    }
+
+    /** The caller's Vert.x context (or a new one of this verticle's Vert.x for a plain thread). */
+    Context callerContext() {
+        Context current = Vertx.currentContext();
+        if (current != null) {
+            return current;
+        }
+        if (vertx == null) {
+            throw new IllegalStateException("UcxWorkerVerticle is not deployed");
+        }
+        return vertx.getOrCreateContext();
+    }
+
+    /** Owner thread: the channel no longer owns an endpoint id. */
+    void forget(UcxChannel channel) {
+        channels.remove(channel.endpointId(), channel);
+    }
+
+    Future<Void> closeListener(UcxListener listener) {
+        Promise<Void> promise = Promise.promise();
+        submit(callerContext(), promise, () -> {
+            if (listeners.remove(listener)) {
+                listener.closeNow();
+            }
+            return null;
+        });
+        return promise.future();
+    }
+
+    // ---- owner thread ----
+
+    private interface LoopCall<T> {
+        T call() throws Exception;
+    }
+
+    /** Runs {@code call} on the owner thread and completes {@code promise} with its outcome on {@code context}. */
+    private <T> void submit(Context context, Promise<T> promise, LoopCall<T> call) {
+        loop.execute(new LoopTask() {
+            @Override
+            public void runOnLoop() {
+                try {
+                    T value = call.call();
+                    loop.complete(context, () -> promise.tryComplete(value));
+                } catch (Exception e) {
+                    metrics.error();
+                    Throwable failure = e instanceof UcxException u
+                            ? new UcxTransportException("UCX call failed: " + u.getMessage(), u.getStatus()) : e;
+                    loop.complete(context, () -> promise.tryFail(failure));
+                }
+            }
+
+            @Override
+            public void reject(UcxTransportException cause) {
+                context.runOnContext(v -> promise.tryFail(cause));
+            }
+        });
+    }
+
+    private UcpWorker openWorker(Map<String, String> config) {
+        UcpParams params = new UcpParams().requestRmaFeature().requestAmFeature().requestWakeupFeature();
+        config.forEach(params::setConfig);
+        ucpContext = new UcpContext(params);
+        try {
+            worker = ucpContext.newWorker(new UcpWorkerParams());
+        } catch (RuntimeException e) {
+            ucpContext.close();
+            throw e;
+        }
+        onHandshake(ActiveMessages.HELLO, UcxChannel::helloReceived);
+        onHandshake(ActiveMessages.HELLO_ACK, UcxChannel::helloAcknowledged);
+        worker.setAmRecvHandler(ActiveMessages.FRAME, this::onFrame, ActiveMessages.RECV_FLAGS);
+        return worker;
+    }
+
+    private void onHandshake(int amId, java.util.function.Consumer<UcxChannel> step) {
+        worker.setAmRecvHandler(amId, (header, headerLength, data, replyEp) -> {
+            UcxChannel channel = channelOf(replyEp);
+            if (channel != null) {
+                step.accept(channel);
+            }
+            return UcsConstants.STATUS.UCS_OK;
+        }, ActiveMessages.RECV_FLAGS);
+    }
+
+    private int onFrame(long header, long headerLength, UcpAmData data, UcpEndpoint replyEp) {
+        UcxChannel channel = channelOf(replyEp);
+        if (channel == null) {
+            metrics.error();
+            log.debug("Dropped a UCX frame from an unknown endpoint");
+            return UcsConstants.STATUS.UCS_OK;
+        }
+        return channel.frameArrived(data);
+    }
+
+    private UcxChannel channelOf(UcpEndpoint replyEp) {
+        return replyEp == null ? null : channels.get(replyEp.getNativeId());
+    }
+
+    private UcpEndpointParams endpointParams(String name) {
+        UcpEndpointParams params = new UcpEndpointParams().setName(name)
+                .setErrorHandler((ep, status, message) -> {
+                    UcxChannel channel = channels.get(ep.getNativeId());
+                    if (channel != null) {
+                        metrics.error();
+                        channel.endpointFailed(status, message);
+                    }
+                });
+        return settings.peerErrorHandling() ? params.setPeerErrorHandlingMode() : params;
+    }
+
+    private void openChannel(InetSocketAddress address, Promise<UcxChannel> promise, Context context) {
+        UcxChannel channel = new UcxChannel(this, address, false);
+        try {
+            UcpEndpoint ep = worker.newEndpoint(endpointParams(channel.toString()).setSocketAddress(address));
+            channel.attach(ep);
+        } catch (UcxException e) {
+            metrics.error();
+            loop.complete(context, () -> promise.tryFail(new UcxTransportException(
+                    "UCX connect to " + UcxChannel.hostPort(address) + " failed: " + e.getMessage(), e.getStatus())));
+            return;
+        }
+        channels.put(channel.endpointId(), channel);
+        channel.awaitHandshake(promise, context);
+        channel.sendHello();
+        armHandshakeTimeout(channel);
+    }
+
+    /** Inside progress: a client asks to connect. The endpoint is created right after this pass. */
+    private void onConnectionRequest(UcxListener listener, UcpConnectionRequest request) {
+        loop.execute(LoopTask.of(() -> accept(listener, request)));
+    }
+
+    private void accept(UcxListener listener, UcpConnectionRequest request) {
+        if (listener == null || !listener.isOpen()) {
+            request.reject();
+            return;
+        }
+        UcxChannel channel = new UcxChannel(this, request.getClientAddress(), true);
+        try {
+            channel.attach(worker.newEndpoint(endpointParams(channel.toString()).setConnectionRequest(request)));
+        } catch (UcxException e) {
+            metrics.error();
+            log.warn("Could not accept a UCX connection from " + UcxChannel.hostPort(request.getClientAddress())
+                    + ": " + e.getMessage());
+            return;
+        }
+        channel.acceptedBy(listener);
+        channels.put(channel.endpointId(), channel);
+        armHandshakeTimeout(channel);
+    }
+
+    private void armHandshakeTimeout(UcxChannel channel) {
+        long timeout = settings.connectTimeoutMs();
+        vertx.setTimer(timeout, id -> loop.execute(LoopTask.of(() -> channel.handshakeTimedOut(timeout))));
+    }
+
+    private void shutdown() {
+        UcxTransportException stopping = new UcxTransportException("UCX worker " + loop.thread().getName() + " is stopping");
+        try {
+            boolean[] flushed = {false};
+            loop.watch(worker.flushNonBlocking(null), SHUTDOWN_TIMEOUT_MS, () -> flushed[0] = true);
+            loop.progressUntil(() -> flushed[0], SHUTDOWN_TIMEOUT_MS);
+        } catch (UcxException e) {
+            log.debug("UCX worker flush failed: " + e.getMessage());
+        }
+        for (UcxChannel channel : new ArrayList<>(channels.values())) {
+            channel.shutdown(stopping);
+        }
+        channels.clear();
+        loop.progressUntil(() -> !loop.hasWatches(), SHUTDOWN_TIMEOUT_MS);
+        for (UcxListener listener : listeners) {
+            listener.closeNow();
+        }
+        listeners.clear();
+        for (UcxMemoryRegion region : regions) {
+            region.deregister();
+        }
+        regions.clear();
+        loop.stopAfterThisPass();
+    }
+
+    private void closeWorker(UcpWorker w) {
+        try {
+            w.close();
+        } finally {
+            ucpContext.close();
+            Promise<Void> done = terminated;
+            context.runOnContext(v -> done.tryComplete());
+        }
+    }
+
+    private Future<InetSocketAddress> resolve(Context context, String host, int port) {
+        if (host == null || host.isBlank()) {
+            return Future.failedFuture(new IllegalArgumentException("host must not be empty"));
+        }
+        return context.executeBlocking(() -> {
+            InetSocketAddress address = new InetSocketAddress(host, port);
+            if (address.isUnresolved()) {
+                throw new UcxTransportException("cannot resolve host '" + host + "'");
+            }
+            return address;
+        }, false);
+    }
+}
