@@ -46,6 +46,7 @@ final class ServedVolume implements Closeable {
     private final DatSegments segments;
     private long applied;
     private boolean heldBack;
+    private int stalledPasses;
 
     private ServedVolume(VolumeFiles files, long epoch, FileChannel dat, FileChannel idx, Object datKey, Object idxKey,
                          SuperBlock superBlock, IndexFormat format, long segmentBytes, UcxWorkerVerticle ucx) {
@@ -150,14 +151,17 @@ final class ServedVolume implements Closeable {
         return dat.size();
     }
 
-    /** Size of the opened .idx now. */
-    long idxSize() throws IOException {
-        return idx.size();
+    /** Whether the .idx holds a complete entry past the applied position. */
+    boolean indexGrew() throws IOException {
+        return tail.completeEnd(idx.size()) > applied;
     }
 
-    /** Whether the last {@link #follow} stopped at an entry whose record is not mapped yet. */
-    boolean heldBack() {
-        return heldBack;
+    /**
+     * How many {@link #follow} calls in a row stopped at the same entry because its record is not mapped: a few while
+     * the volume server is writing, forever when the entry points past the end of the file.
+     */
+    int stalledPasses() {
+        return stalledPasses;
     }
 
     /**
@@ -187,6 +191,7 @@ final class ServedVolume implements Closeable {
             }
             return true;
         }, files.idx().toString());
+        stalledPasses = heldBack && applied == from ? stalledPasses + 1 : 0;
         return from;
     }
 

@@ -58,6 +58,8 @@ final class VolumeFollower {
     private static final Logger log = LoggerFactory.getLogger(VolumeFollower.class);
     /** Passes to wait for the second file of a compaction to be renamed in before reopening with one changed. */
     private static final int REPLACE_WAIT_POLLS = 4;
+    /** Passes an index entry may wait for its record before the operator is told. */
+    private static final int STALL_WARN_PASSES = 40;
 
     private final AgentSettings settings;
     private final IndexFormat format;
@@ -183,9 +185,16 @@ final class VolumeFollower {
                 return Future.succeededFuture();
             }
             try {
+                if (!volume.indexGrew()) {
+                    return Future.succeededFuture();
+                }
                 SyncEntryWriter collect = events.wantsEntries(volume)
                         ? new SyncEntryWriter(Integer.MAX_VALUE / SyncEntryReader.ENTRY_BYTES) : null;
                 long from = volume.follow(collect);
+                if (volume.stalledPasses() == STALL_WARN_PASSES) {
+                    log.warn("Volume " + volume.name() + ": the .idx entry at byte " + from + " points past the "
+                            + volume.segments().mappedEnd() + " bytes of the .dat; later entries wait until it is written");
+                }
                 if (volume.appliedPosition() > from) {
                     events.applied(volume, from, collect == null ? null : collect.toPacked());
                 }

@@ -11,6 +11,7 @@ import org.seaweedfs.rdma.protocol.VolumeListRequest;
 import org.seaweedfs.rdma.ucx.UcxWorkerVerticle;
 import org.seaweedfs.rdma.volume.Fixtures;
 
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -25,17 +26,22 @@ final class AgentHarness implements AutoCloseable {
     final Path dir;
     final Vertx vertx = Vertx.vertx();
     final AgentVerticle agent;
+    final UcxWorkerVerticle ucx;
+    final String deployment;
     private final List<AgentTestClient> clients = new ArrayList<>();
 
-    /** Serves a copy of the fixtures in {@code dir}; {@code tune} adjusts the test defaults (fast polling, short grace). */
-    AgentHarness(Path dir, UnaryOperator<AgentSettings> tune) throws Exception {
-        this.dir = Fixtures.copyDir("volumes", dir);
-        UcxWorkerVerticle ucx = new UcxWorkerVerticle(AgentTestClient.ucxSettings());
+    /**
+     * Serves a copy of the fixtures in {@code tmp/volumes} (so {@code tmp} has room for staging files on the same file
+     * system); {@code tune} adjusts the test defaults (fast polling, short grace).
+     */
+    AgentHarness(Path tmp, UnaryOperator<AgentSettings> tune) throws Exception {
+        this.dir = Fixtures.copyDir("volumes", Files.createDirectories(tmp.resolve("volumes")));
+        ucx = new UcxWorkerVerticle(AgentTestClient.ucxSettings());
         await(vertx.deployVerticle(ucx));
-        AgentSettings settings = tune.apply(AgentSettings.of("127.0.0.1", 0, List.of(dir))
+        AgentSettings settings = tune.apply(AgentSettings.of("127.0.0.1", 0, List.of(this.dir))
                 .withPollInterval(Duration.ofMillis(100)).withRetireGrace(Duration.ofSeconds(1)));
         agent = new AgentVerticle(ucx, settings);
-        await(vertx.deployVerticle(agent, new DeploymentOptions().setThreadingModel(ThreadingModel.WORKER)));
+        deployment = await(vertx.deployVerticle(agent, new DeploymentOptions().setThreadingModel(ThreadingModel.WORKER)));
     }
 
     AgentTestClient connect() throws Exception {

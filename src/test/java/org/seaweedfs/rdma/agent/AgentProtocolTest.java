@@ -2,9 +2,7 @@ package org.seaweedfs.rdma.agent;
 
 import io.vertx.core.DeploymentOptions;
 import io.vertx.core.ThreadingModel;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 import org.seaweedfs.rdma.protocol.ControlCodec;
@@ -41,7 +39,6 @@ import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
-import java.util.function.UnaryOperator;
 
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
@@ -55,23 +52,7 @@ import static org.seaweedfs.rdma.agent.AgentHarness.volume;
 import static org.seaweedfs.rdma.agent.AgentTestClient.await;
 
 /** The control protocol served over real UCX (loopback) against copies of the SeaweedFS fixture volumes. */
-class AgentProtocolTest {
-
-    @TempDir
-    Path tmp;
-    private AgentHarness harness;
-
-    private AgentHarness start(UnaryOperator<AgentSettings> tune) throws Exception {
-        harness = new AgentHarness(tmp, tune);
-        return harness;
-    }
-
-    @AfterEach
-    void stop() throws Exception {
-        if (harness != null) {
-            harness.close();
-        }
-    }
+class AgentProtocolTest extends AgentTestBase {
 
     @Test
     void helloThenPing() throws Exception {
@@ -213,7 +194,7 @@ class AgentProtocolTest {
     }
 
     @ParameterizedTest(name = "segmentBytes {0}")
-    @ValueSource(longs = {1L << 30, 64 << 10, 4096})
+    @ValueSource(longs = {1L << 30, 64 << 10, 16 << 10})
     void everyLiveRecordReadWithGetsEqualsTheFile(long segmentBytes) throws Exception {
         AgentHarness h = start(s -> s.withSegmentBytes(segmentBytes));
         AgentTestClient client = h.sidecar();
@@ -291,6 +272,19 @@ class AgentProtocolTest {
         assertEquals(5, h.agent.metrics().badFrames().sum());
         assertEquals(12345, client.request(id -> new Ping(id, 12345), Pong.class).sentNanos(), "still serving");
         assertTrue(client.channel().isOpen());
+    }
+
+    @Test
+    void stoppingClosesTheListenerAndEveryChannel() throws Exception {
+        AgentHarness h = start(s -> s);
+        AgentTestClient client = h.sidecar();
+        CompletableFuture<Throwable> closed = new CompletableFuture<>();
+        client.channel().closeHandler(closed::complete);
+        int port = h.agent.port();
+        await(h.vertx.undeploy(h.deployment));
+        closed.get(AgentTestClient.TIMEOUT_S, TimeUnit.SECONDS);
+        assertFalse(client.channel().isOpen());
+        assertThrows(Exception.class, () -> h.connect().hello(null), "nobody listens on " + port + " any more");
     }
 
     @Test

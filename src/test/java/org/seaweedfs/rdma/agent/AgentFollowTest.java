@@ -1,0 +1,266 @@
+package org.seaweedfs.rdma.agent;
+
+import org.junit.jupiter.api.Test;
+import org.seaweedfs.rdma.protocol.ErrorCode;
+import org.seaweedfs.rdma.protocol.Lookup;
+import org.seaweedfs.rdma.protocol.Segment;
+import org.seaweedfs.rdma.protocol.LookupResult;
+import org.seaweedfs.rdma.protocol.SyncEntries;
+import org.seaweedfs.rdma.protocol.SyncEntryReader;
+import org.seaweedfs.rdma.protocol.SyncRequest;
+import org.seaweedfs.rdma.protocol.VolumeChanged;
+import org.seaweedfs.rdma.protocol.VolumeInfo;
+import org.seaweedfs.rdma.protocol.VolumeList;
+import org.seaweedfs.rdma.protocol.VolumeListRequest;
+import org.seaweedfs.rdma.volume.IndexFormat;
+import org.seaweedfs.rdma.volume.NeedleEncoder;
+import org.seaweedfs.rdma.volume.NeedleLayout;
+import org.seaweedfs.rdma.volume.NewNeedle;
+import org.seaweedfs.rdma.volume.SuperBlock;
+import org.seaweedfs.rdma.volume.Ttl;
+import org.seaweedfs.rdma.volume.VolumeWriter;
+
+import java.nio.ByteBuffer;
+import java.nio.channels.FileChannel;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
+import java.nio.file.StandardOpenOption;
+import java.time.Duration;
+import java.util.Arrays;
+import java.util.List;
+import java.util.Random;
+
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNotEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.seaweedfs.rdma.agent.AgentHarness.fullSync;
+import static org.seaweedfs.rdma.agent.AgentHarness.volume;
+import static org.seaweedfs.rdma.agent.AgentProtocolTest.assertError;
+import static org.seaweedfs.rdma.agent.AgentProtocolTest.replay;
+
+/**
+ * The agent following a volume server that writes while it serves: appends and deletions pushed to mirrors, growth
+ * mapped (into new segments when small), new and removed volumes, compaction under a new epoch. Deadlines are the
+ * client's generous push timeout; the requirement is "within 1 s" at a 100 ms poll.
+ */
+class AgentFollowTest extends AgentTestBase {
+
+    @Test
+    void appendedNeedlesArePushedAndReadableAndDeletionsPushedAsTombstones() throws Exception {
+        AgentHarness h = start(s -> s);
+        AgentTestClient client = h.sidecar();
+        long epoch = volume(client, 2).epoch();
+        SyncEntries synced = fullSync(client, 2, epoch).get(0);
+        byte[] data = randomBytes(3000, 1);
+        long offset;
+        try (VolumeWriter writer = VolumeWriter.append(h.dir.resolve("2.dat"), h.dir.resolve("2.idx"), IndexFormat.OFFSET4)) {
+            offset = writer.append(NewNeedle.builder(0x1000, 0xCAFE, data).name("new.bin").appendAtNs(1).build());
+        }
+
+        SyncEntries pushed = client.nextPush(SyncEntries.class, e -> e.volumeId() == 2);
+        assertEquals(0, pushed.requestId());
+        assertEquals(synced.toPosition(), pushed.fromPosition(), "contiguous with the sync");
+        assertEquals(epoch, pushed.epoch());
+        assertEquals(1, pushed.entryCount());
+        SyncEntryReader entry = pushed.reader();
+        assertTrue(entry.next());
+        assertEquals(0x1000, entry.key());
+        assertEquals(offset, entry.offset());
+        assertTrue(entry.isLive());
+
+        VolumeInfo grown = volume(client, 2);
+        assertEquals(Files.size(h.dir.resolve("2.dat")), grown.datSize());
+        assertEquals(pushed.toPosition(), grown.idxPosition());
+        int recordSize = (int) NeedleLayout.recordLength(entry.size(), 3);
+        byte[] dat = Files.readAllBytes(h.dir.resolve("2.dat"));
+        assertArrayEquals(Arrays.copyOfRange(dat, (int) offset, (int) offset + recordSize), client.get(grown, offset, recordSize));
+        LookupResult found = client.request(r -> new Lookup(r, 2, 0x1000, 0xCAFE), LookupResult.class);
+        assertTrue(found.found());
+        assertEquals(offset, found.offset());
+
+        try (VolumeWriter writer = VolumeWriter.append(h.dir.resolve("2.dat"), h.dir.resolve("2.idx"), IndexFormat.OFFSET4)) {
+            writer.delete(0x1000, 0xCAFE, 2);
+        }
+        SyncEntries tombstone = client.nextPush(SyncEntries.class, e -> e.volumeId() == 2);
+        assertEquals(pushed.toPosition(), tombstone.fromPosition());
+        SyncEntryReader deleted = tombstone.reader();
+        assertTrue(deleted.next());
+        assertEquals(0x1000, deleted.key());
+        assertFalse(deleted.isLive());
+        assertEquals(IndexFormat.TOMBSTONE_SIZE, deleted.size(), "the .idx size as stored");
+        assertFalse(client.request(r -> new Lookup(r, 2, 0x1000, 0xCAFE), LookupResult.class).found());
+        assertTrue(h.agent.metrics().pushes().sum() >= 2);
+    }
+
+    @Test
+    void growthOfASmallSegmentedVolumeAddsSegmentsAndKeepsTheOldOnes() throws Exception {
+        long segmentBytes = 64 << 10;
+        AgentHarness h = start(s -> s.withSegmentBytes(segmentBytes).withRetireGrace(Duration.ofSeconds(60)));
+        AgentTestClient client = h.sidecar();
+        VolumeInfo before = volume(client, 2);
+        assertEquals(15, before.segments().size(), "942856 bytes in 64 KiB segments");
+        byte[] data = randomBytes(200_000, 2);
+        long offset;
+        try (VolumeWriter writer = VolumeWriter.append(h.dir.resolve("2.dat"), h.dir.resolve("2.idx"), IndexFormat.OFFSET4)) {
+            offset = writer.append(NewNeedle.builder(0x2000, 7, data).appendAtNs(3).build());
+        }
+        VolumeChanged changed = client.nextPush(VolumeChanged.class, c -> c.volumeId() == 2);
+        assertEquals(VolumeChanged.Reason.GROWN, changed.reason());
+        assertEquals(before.epoch(), changed.epoch());
+
+        VolumeInfo after = awaitVolume(client, 2, v -> v.datSize() == sizeOf(h.dir.resolve("2.dat")));
+        long datSize = Files.size(h.dir.resolve("2.dat"));
+        assertEquals((datSize + segmentBytes - 1) / segmentBytes, after.segments().size());
+        assertEquals(before.segments().subList(0, 14), after.segments().subList(0, 14), "full segments stay registered as they were");
+        assertNotEquals(before.segments().get(14).length(), after.segments().get(14).length(), "the short tail was mapped again");
+        LookupResult found = awaitFound(client, 2, 0x2000, 7);
+        assertEquals(offset, found.offset());
+        byte[] dat = Files.readAllBytes(h.dir.resolve("2.dat"));
+        assertArrayEquals(Arrays.copyOfRange(dat, (int) offset, (int) (offset + found.recordSize())),
+                client.get(after, offset, (int) found.recordSize()), "a record over four segments");
+        assertTrue(h.agent.metrics().remaps().sum() >= 1);
+
+        // A reader still holding the old list (within the grace) reads the old tail correctly.
+        Segment oldTail = before.segments().get(14);
+        int length = (int) oldTail.length();
+        assertArrayEquals(Arrays.copyOfRange(dat, (int) oldTail.fileOffset(), (int) oldTail.fileOffset() + length),
+                client.get(before, oldTail.fileOffset(), length));
+    }
+
+    @Test
+    void anIndexEntryIsHeldBackUntilItsRecordIsOnDisk() throws Exception {
+        AgentHarness h = start(s -> s);
+        AgentTestClient client = h.sidecar();
+        SyncEntries synced = fullSync(client, 2, 0).get(0);
+        Path dat = h.dir.resolve("2.dat");
+        long offset = Files.size(dat);
+        NewNeedle needle = NewNeedle.builder(0x3000, 9, randomBytes(500, 3)).appendAtNs(4).build();
+        ByteBuffer entry = ByteBuffer.allocate(16);
+        IndexFormat.OFFSET4.put(entry, 0x3000, offset, (int) NeedleEncoder.size(needle, 3));
+        try (FileChannel idx = FileChannel.open(h.dir.resolve("2.idx"), StandardOpenOption.APPEND)) {
+            idx.write(entry.flip());
+        }
+        Thread.sleep(5 * h.agent.settings().pollInterval().toMillis());
+        assertFalse(client.request(r -> new Lookup(r, 2, 0x3000, 9), LookupResult.class).found(),
+                "an entry whose record is not in the mapped .dat is not served");
+        try (FileChannel ch = FileChannel.open(dat, StandardOpenOption.WRITE)) {
+            ch.write(NeedleEncoder.encode(needle, 3), offset);
+        }
+        SyncEntries pushed = client.nextPush(SyncEntries.class, e -> e.volumeId() == 2);
+        assertEquals(synced.toPosition(), pushed.fromPosition());
+        assertEquals(1, pushed.entryCount());
+        assertEquals(offset, awaitFound(client, 2, 0x3000, 9).offset());
+    }
+
+    @Test
+    void aNewVolumeIsAnnouncedAndServed() throws Exception {
+        AgentHarness h = start(s -> s);
+        AgentTestClient client = h.sidecar();
+        long offset;
+        try (VolumeWriter writer = VolumeWriter.create(h.dir, "pics", 7, 3, IndexFormat.OFFSET4)) {
+            offset = writer.append(NewNeedle.builder(1, 2, randomBytes(1234, 4)).appendAtNs(5).build());
+        }
+        VolumeChanged changed = client.nextPush(VolumeChanged.class, c -> c.volumeId() == 7);
+        assertEquals(VolumeChanged.Reason.NEW, changed.reason());
+        VolumeInfo seven = awaitVolume(client, 7, v -> v.idxPosition() == 16);
+        assertEquals("pics", seven.collection());
+        assertEquals(changed.epoch(), seven.epoch());
+        assertEquals(1, replay(fullSync(client, 7, 0).toArray(SyncEntries[]::new)).size());
+        byte[] dat = Files.readAllBytes(h.dir.resolve("pics_7.dat"));
+        LookupResult found = awaitFound(client, 7, 1, 2);
+        assertArrayEquals(Arrays.copyOfRange(dat, (int) offset, (int) (offset + found.recordSize())),
+                client.get(seven, offset, (int) found.recordSize()));
+    }
+
+    @Test
+    void compactionIsServedUnderANewEpoch() throws Exception {
+        AgentHarness h = start(s -> s);
+        AgentTestClient client = h.sidecar();
+        VolumeInfo old = volume(client, 2);
+        fullSync(client, 2, old.epoch());
+        Path staging = Files.createDirectories(tmp.resolve("staging"));
+        SuperBlock compacted = new SuperBlock(3, 0, Ttl.NONE, 1, null);
+        try (VolumeWriter writer = VolumeWriter.create(staging.resolve("2.cpd"), staging.resolve("2.cpx"), compacted, IndexFormat.OFFSET4)) {
+            writer.append(NewNeedle.builder(0x11, 1, randomBytes(100, 5)).appendAtNs(6).build());
+            writer.append(NewNeedle.builder(0x12, 2, randomBytes(200, 6)).appendAtNs(7).build());
+        }
+        Files.move(staging.resolve("2.cpd"), h.dir.resolve("2.dat"), StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING);
+        Files.move(staging.resolve("2.cpx"), h.dir.resolve("2.idx"), StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING);
+
+        VolumeChanged changed = client.nextPush(VolumeChanged.class, c -> c.volumeId() == 2);
+        assertEquals(VolumeChanged.Reason.COMPACTED, changed.reason());
+        assertTrue(Long.compareUnsigned(changed.epoch(), old.epoch()) > 0, "epochs only grow");
+        VolumeInfo now = volume(client, 2);
+        assertEquals(changed.epoch(), now.epoch());
+        assertEquals(Files.size(h.dir.resolve("2.dat")), now.datSize());
+        assertNotEquals(old.segments(), now.segments());
+        assertError(ErrorCode.STALE_EPOCH, client.request(r -> new SyncRequest(r, 2, old.epoch(), 0)));
+        assertError(ErrorCode.STALE_EPOCH, client.request(r -> new SyncRequest(r, 2, old.epoch(), old.idxPosition())));
+        assertEquals(2, replay(fullSync(client, 2, now.epoch()).toArray(SyncEntries[]::new)).size());
+        LookupResult found = client.request(r -> new Lookup(r, 2, 0x12, 2), LookupResult.class);
+        assertTrue(found.found());
+        assertEquals(now.epoch(), found.epoch());
+        byte[] dat = Files.readAllBytes(h.dir.resolve("2.dat"));
+        assertArrayEquals(Arrays.copyOfRange(dat, (int) found.offset(), (int) (found.offset() + found.recordSize())),
+                client.get(now, found.offset(), (int) found.recordSize()));
+        assertFalse(client.request(r -> new Lookup(r, 2, 0x14, 0), LookupResult.class).found());
+        assertEquals(1, h.agent.metrics().reopens().sum());
+        assertEquals(2, h.agent.metrics().needlesPerVolume().get(2L));
+    }
+
+    @Test
+    void aRemovedVolumeIsAnnouncedAndNoLongerServed() throws Exception {
+        AgentHarness h = start(s -> s);
+        AgentTestClient client = h.sidecar();
+        long epoch = volume(client, 3).epoch();
+        Files.delete(h.dir.resolve("3.dat"));
+        Files.delete(h.dir.resolve("3.idx"));
+        VolumeChanged changed = client.nextPush(VolumeChanged.class, c -> c.volumeId() == 3);
+        assertEquals(VolumeChanged.Reason.REMOVED, changed.reason());
+        assertEquals(epoch, changed.epoch());
+        VolumeList list = client.request(VolumeListRequest::new, VolumeList.class);
+        assertEquals(List.of(1L, 2L), list.volumes().stream().map(VolumeInfo::volumeId).toList());
+        assertError(ErrorCode.UNKNOWN_VOLUME, client.request(r -> new Lookup(r, 3, 1, 1)));
+        assertEquals(2, h.agent.metrics().volumes());
+    }
+
+    private static VolumeInfo awaitVolume(AgentTestClient client, long volumeId,
+                                          java.util.function.Predicate<VolumeInfo> ready) throws Exception {
+        long deadline = System.nanoTime() + 5_000_000_000L;
+        VolumeInfo volume = volume(client, volumeId);
+        while (!ready.test(volume) && System.nanoTime() < deadline) {
+            Thread.sleep(20);
+            volume = volume(client, volumeId);
+        }
+        assertTrue(ready.test(volume), "volume " + volumeId + " not as expected within 5 s: " + volume);
+        return volume;
+    }
+
+    private static LookupResult awaitFound(AgentTestClient client, long volumeId, long key, int cookie) throws Exception {
+        long deadline = System.nanoTime() + 5_000_000_000L;
+        LookupResult result = client.request(r -> new Lookup(r, volumeId, key, cookie), LookupResult.class);
+        while (!result.found() && System.nanoTime() < deadline) {
+            Thread.sleep(20);
+            result = client.request(r -> new Lookup(r, volumeId, key, cookie), LookupResult.class);
+        }
+        assertTrue(result.found(), "needle " + Long.toHexString(key) + " not found within 5 s");
+        return result;
+    }
+
+    private static long sizeOf(Path file) {
+        try {
+            return Files.size(file);
+        } catch (java.io.IOException e) {
+            throw new java.io.UncheckedIOException(e);
+        }
+    }
+
+    private static byte[] randomBytes(int n, long seed) {
+        byte[] bytes = new byte[n];
+        new Random(seed).nextBytes(bytes);
+        return bytes;
+    }
+}

@@ -1,0 +1,89 @@
+package org.seaweedfs.rdma.agent;
+
+import io.vertx.core.Context;
+import io.vertx.core.Vertx;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+import org.seaweedfs.rdma.ucx.UcxMemoryRegion;
+import org.seaweedfs.rdma.ucx.UcxWorkerVerticle;
+
+import java.nio.MappedByteBuffer;
+import java.nio.channels.FileChannel;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
+import java.util.List;
+import java.util.concurrent.Callable;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+
+import org.junit.jupiter.api.io.TempDir;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.seaweedfs.rdma.agent.AgentTestClient.await;
+
+/** Retired mappings stay registered for the grace, are deregistered after it, and all go at once on stop. */
+class RetiredMappingsTest {
+
+    @TempDir
+    Path tmp;
+    private final Vertx vertx = Vertx.vertx();
+    private final UcxWorkerVerticle ucx = new UcxWorkerVerticle(AgentTestClient.ucxSettings());
+
+    @AfterEach
+    void close() throws Exception {
+        await(vertx.close());
+    }
+
+    @Test
+    void deregisteredOnlyAfterTheGraceAndAllAtOnceOnRelease() throws Exception {
+        await(vertx.deployVerticle(ucx));
+        Context context = vertx.getOrCreateContext();
+        RetiredMappings retired = new RetiredMappings(vertx, ucx, 200);
+        MappedSegment first = segment("a", context);
+        MappedSegment second = segment("b", context);
+        onContext(context, () -> {
+            retired.retire(List.of(first));
+            return null;
+        });
+        assertTrue(first.region().isRegistered(), "still registered right after retiring");
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(5);
+        while (first.region().isRegistered() && System.nanoTime() < deadline) {
+            Thread.sleep(10);
+        }
+        assertFalse(first.region().isRegistered(), "deregistered after the grace");
+
+        onContext(context, () -> {
+            retired.retire(List.of(second));
+            return null;
+        });
+        assertEquals(1, (int) onContext(context, retired::pending));
+        await(onContext(context, retired::releaseAll));
+        assertFalse(second.region().isRegistered(), "released at once on stop");
+        assertEquals(0, (int) onContext(context, retired::pending));
+    }
+
+    private MappedSegment segment(String name, Context context) throws Exception {
+        Path file = Files.write(tmp.resolve(name), new byte[8192]);
+        MappedByteBuffer mapping;
+        try (FileChannel ch = FileChannel.open(file, StandardOpenOption.READ)) {
+            mapping = ch.map(FileChannel.MapMode.READ_ONLY, 0, 8192);
+        }
+        UcxMemoryRegion region = await(onContext(context, () -> ucx.register(mapping)));
+        return new MappedSegment(0, mapping, region);
+    }
+
+    private static <T> T onContext(Context context, Callable<T> call) throws Exception {
+        CompletableFuture<T> result = new CompletableFuture<>();
+        context.runOnContext(v -> {
+            try {
+                result.complete(call.call());
+            } catch (Exception e) {
+                result.completeExceptionally(e);
+            }
+        });
+        return result.get(AgentTestClient.TIMEOUT_S, TimeUnit.SECONDS);
+    }
+}
