@@ -32,6 +32,11 @@ public final class AgentPeer {
         /** Volume ids the agent serves now (kept current by its pushes). Thread-safe snapshot. */
         Set<Long> volumes();
 
+        /** Whether the agent serves a volume; called per read, from any thread, so cheaper than a snapshot. */
+        default boolean serves(long volumeId) {
+            return volumes().contains(volumeId);
+        }
+
         /** Called once when the channel is lost (closed, endpoint error), with a reason. */
         void closeHandler(Handler<String> onClose);
 
@@ -135,7 +140,8 @@ public final class AgentPeer {
     }
 
     public boolean serves(long volumeId) {
-        return volumes().contains(volumeId);
+        Link l = link;
+        return l != null ? l.serves(volumeId) : volumes.contains(volumeId);
     }
 
     /** The last failure (connect, ping, loss), null when none yet. */

@@ -1,19 +1,25 @@
 package org.seaweedfs.rdma.sidecar;
 
 import io.vertx.core.Future;
+import io.vertx.core.Handler;
 import io.vertx.core.VerticleBase;
+import io.vertx.core.Vertx;
 import io.vertx.core.internal.ContextInternal;
 import io.vertx.core.internal.PromiseInternal;
 import io.vertx.core.internal.logging.Logger;
 import io.vertx.core.internal.logging.LoggerFactory;
 import io.vertx.core.json.JsonObject;
+import java.time.Duration;
 import java.time.Instant;
+import java.util.Set;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
 import org.seaweedfs.rdma.config.HostPort;
 import org.seaweedfs.rdma.config.SidecarConfig;
 import org.seaweedfs.rdma.metrics.ReadMeters;
+import org.seaweedfs.rdma.protocol.ControlCodec;
+import org.seaweedfs.rdma.ucx.UcxWorkerVerticle;
 
 /**
  * Knows the agents and keeps a connection to each: the ones in {@code sidecar.agents}, and, when
@@ -30,12 +36,13 @@ import org.seaweedfs.rdma.metrics.ReadMeters;
  *
  * <p>Peers are created and driven on this verticle's context; lookups from other event loops read snapshots.
  */
-public final class ConnectionManagerVerticle extends VerticleBase {
+public final class ConnectionManagerVerticle extends VerticleBase implements AgentRouter {
 
     private static final Logger LOG = LoggerFactory.getLogger(ConnectionManagerVerticle.class);
 
     public static final String PEER_STATE_ADDRESS = "seaweedfs.rdma.peer-state";
     public static final int DEFAULT_AGENT_PORT = 18515;
+    private static final int CONNECT_TIMEOUT_FACTOR = 10;
 
     private final SidecarConfig config;
     private final AgentPeer.Connector connector;
@@ -61,8 +68,11 @@ public final class ConnectionManagerVerticle extends VerticleBase {
 
     @Override
     public Future<?> start() {
-        timing = new AgentPeer.Timing(config.ping().interval(), config.ping().timeout(),
-                config.readTimeout().compareTo(config.ping().timeout()) > 0 ? config.readTimeout() : config.ping().timeout(),
+        // Connecting includes the hello and the first full sync of every needle map; AgentConnection bounds each
+        // request itself, this only catches an attempt that never ends.
+        Duration connectTimeout = (config.readTimeout().compareTo(config.ping().timeout()) > 0
+                ? config.readTimeout() : config.ping().timeout()).multipliedBy(CONNECT_TIMEOUT_FACTOR);
+        timing = new AgentPeer.Timing(config.ping().interval(), config.ping().timeout(), connectTimeout,
                 new Backoff(config.reconnect().baseBackoff(), config.reconnect().maxBackoff()));
         config.agents().forEach(this::addPeer);
         return Future.succeededFuture();
@@ -107,6 +117,63 @@ public final class ConnectionManagerVerticle extends VerticleBase {
             }
         }
         return known;
+    }
+
+    /** {@link AgentRouter}: the up agent's connection for the RDMA and read-through paths, else null. */
+    @Override
+    public AgentConnection connectionFor(long volumeId) {
+        AgentPeer p = peerFor(volumeId);
+        return p != null && p.isUp() && p.link() instanceof AgentLink l ? l.connection() : null;
+    }
+
+    /**
+     * The production connector: a UCX control channel per agent through {@code ucx} (the sidecar's
+     * UcxWorkerVerticle, deployed first), authenticated with {@code sidecar.authToken}, its requests bounded by
+     * {@code sidecar.readTimeout}.
+     */
+    public static AgentPeer.Connector ucxConnector(Vertx vertx, UcxWorkerVerticle ucx, SidecarConfig config, String clientId) {
+        return agent -> AgentConnection.connect(vertx, ucx, new AgentConnection.Options(agent.host(), agent.port(),
+                        clientId, config.authToken(), Math.max(1, config.readTimeout().toMillis()),
+                        Math.max(64, config.maxInFlightReads() * 2), ControlCodec.DEFAULT_MAX_FRAME_BYTES))
+                .map(AgentLink::new);
+    }
+
+    /** An {@link AgentConnection} as a peer's link. */
+    public static final class AgentLink implements AgentPeer.Link {
+        private final AgentConnection connection;
+
+        public AgentLink(AgentConnection connection) {
+            this.connection = connection;
+        }
+
+        public AgentConnection connection() {
+            return connection;
+        }
+
+        @Override
+        public Future<Void> ping() {
+            return connection.ping().mapEmpty();
+        }
+
+        @Override
+        public Set<Long> volumes() {
+            return connection.volumeIds();
+        }
+
+        @Override
+        public boolean serves(long volumeId) {
+            return connection.mirror(volumeId) != null;
+        }
+
+        @Override
+        public void closeHandler(Handler<String> onClose) {
+            connection.closeHandler(cause -> onClose.handle(cause == null ? "closed" : String.valueOf(cause.getMessage())));
+        }
+
+        @Override
+        public Future<Void> close() {
+            return connection.close();
+        }
     }
 
     /** The master's client, null when {@code sidecar.master} is not set. */

@@ -46,6 +46,9 @@ import org.seaweedfs.rdma.volume.FileId;
  *       verifies its own copy; corrupt bytes are never served).</li>
  * </ul>
  *
+ * <p>An agent the connection manager declares down (pings, lost channel) has its breaker opened at once; its
+ * reads go straight to the fallbacks until it is up and the breaker's half-open trials succeed.
+ *
  * <p>It also answers {@link ReadPathStatus} (healthy: every agent up with a closed breaker; degraded: some agent
  * down or breaker not closed, but RDMA, read-through or HTTP can still serve; unhealthy: no path).
  */
@@ -104,6 +107,16 @@ public final class ResilientNeedleSource implements NeedleSource, ReadPathStatus
         breakers.getEventPublisher().onEntryAdded(added -> added.getAddedEntry().getEventPublisher()
                 .onStateTransition(e -> LOG.info("Circuit breaker of agent " + e.getCircuitBreakerName() + ": "
                         + e.getStateTransition().getFromState() + " -> " + e.getStateTransition().getToState())));
+        // The pings are the strongest failure signal: a peer declared down opens its breaker at once (rather than
+        // after a window of failed reads); once it is up again, the breaker's half-open trials close it.
+        vertx.eventBus().<io.vertx.core.json.JsonObject>localConsumer(ConnectionManagerVerticle.PEER_STATE_ADDRESS, m -> {
+            if (PeerState.DOWN.label.equals(m.body().getString("state"))) {
+                CircuitBreaker b = breakers.circuitBreaker(m.body().getString("agent"));
+                if (b.getState() == CircuitBreaker.State.CLOSED || b.getState() == CircuitBreaker.State.HALF_OPEN) {
+                    b.transitionToOpenState();
+                }
+            }
+        });
         TaggedCircuitBreakerMetrics.ofCircuitBreakerRegistry(breakers).bindTo(registry);
         TaggedRetryMetrics.ofRetryRegistry(retries).bindTo(registry);
     }

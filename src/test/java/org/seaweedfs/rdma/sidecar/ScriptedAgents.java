@@ -29,6 +29,7 @@ public final class ScriptedAgents implements AgentPeer.Connector {
         private volatile Link link;
         private final AtomicInteger connects = new AtomicInteger();
         private final AtomicInteger pings = new AtomicInteger();
+        private final java.util.Queue<Promise<AgentPeer.Link>> waitingHellos = new java.util.concurrent.ConcurrentLinkedQueue<>();
 
         public Agent serves(Long... volumeIds) {
             volumes = Set.of(volumeIds);
@@ -40,8 +41,17 @@ public final class ScriptedAgents implements AgentPeer.Connector {
             return this;
         }
 
+        /** Hangs the agent; un-hanging it answers the hellos that waited (as a stuck agent that resumes would). */
         public Agent hang(boolean on) {
             hang = on;
+            if (!on) {
+                Promise<AgentPeer.Link> p;
+                while ((p = waitingHellos.poll()) != null) {
+                    Link l = new Link(this);
+                    link = l;
+                    p.tryComplete(l);
+                }
+            }
             return this;
         }
 
@@ -62,7 +72,7 @@ public final class ScriptedAgents implements AgentPeer.Connector {
         }
     }
 
-    private final class Link implements AgentPeer.Link {
+    private static final class Link implements AgentPeer.Link {
         private final Agent agent;
         private volatile Handler<String> onClose;
         private volatile boolean closed;
@@ -120,7 +130,9 @@ public final class ScriptedAgents implements AgentPeer.Connector {
         }
         if (agent.hang) {
             // A stuck agent does not answer the hello either.
-            return Promise.<AgentPeer.Link>promise().future();
+            Promise<AgentPeer.Link> hello = Promise.promise();
+            agent.waitingHellos.add(hello);
+            return hello.future();
         }
         Link link = new Link(agent);
         agent.link = link;
