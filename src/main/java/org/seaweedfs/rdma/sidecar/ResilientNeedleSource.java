@@ -1,0 +1,374 @@
+package org.seaweedfs.rdma.sidecar;
+
+import io.github.resilience4j.circuitbreaker.CallNotPermittedException;
+import io.github.resilience4j.circuitbreaker.CircuitBreaker;
+import io.github.resilience4j.circuitbreaker.CircuitBreakerRegistry;
+import io.github.resilience4j.micrometer.tagged.TaggedCircuitBreakerMetrics;
+import io.github.resilience4j.micrometer.tagged.TaggedRetryMetrics;
+import io.github.resilience4j.retry.Retry;
+import io.github.resilience4j.retry.RetryRegistry;
+import io.micrometer.core.instrument.Counter;
+import io.micrometer.core.instrument.MeterRegistry;
+import io.vertx.core.Future;
+import io.vertx.core.Promise;
+import io.vertx.core.Vertx;
+import io.vertx.core.internal.logging.Logger;
+import io.vertx.core.internal.logging.LoggerFactory;
+import java.util.ArrayList;
+import java.util.EnumMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.concurrent.TimeUnit;
+import java.util.function.ToLongFunction;
+import org.seaweedfs.rdma.config.Fallback;
+import org.seaweedfs.rdma.volume.FileId;
+
+/**
+ * The read path the APIs use: RDMA through the agent serving the volume, guarded per agent by a Resilience4j
+ * circuit breaker and retry, degrading in the configured order ({@code sidecar.fallback}) to read-through over
+ * the agent's control channel and to HTTP from the volume server. {@link NeedleStat#source()} says which path
+ * served ("rdma", "read-through", "http").
+ *
+ * <p>Resilience4j with Vert.x (no blocking, no scheduler threads): {@code tryAcquirePermission()}, run the
+ * future, then {@code onSuccess}/{@code onError} with the measured duration; retries wait on
+ * {@code vertx.setTimer}, so every attempt runs on the caller's context.
+ *
+ * <p>What counts where:
+ * <ul>
+ *   <li>Unavailable/timeout (and unexpected exceptions, as unavailable): a breaker failure; retried while
+ *       attempts remain and the agent is up; then the fallbacks.</li>
+ *   <li>Not found, bad request, range: the path worked (a breaker success); final, never retried, no fallback
+ *       (the agent's answer is the volume server's answer).</li>
+ *   <li>Corrupt: never retried on RDMA and <b>not</b> counted against the breaker (it is the data, not the
+ *       transport: opening the breaker would push every healthy read of that agent onto slower paths); counted in
+ *       {@code seaweedfs.rdma.corrupt.reads{agent}} and the fallbacks tried (a read-through or another replica
+ *       verifies its own copy; corrupt bytes are never served).</li>
+ * </ul>
+ *
+ * <p>An agent the connection manager declares down (pings, lost channel) has its breaker opened at once; its
+ * reads go straight to the fallbacks until it is up and the breaker's half-open trials succeed.
+ *
+ * <p>It also answers {@link ReadPathStatus} (healthy: every agent up with a closed breaker; degraded: some agent
+ * down or breaker not closed, but RDMA, read-through or HTTP can still serve; unhealthy: no path).
+ */
+public final class ResilientNeedleSource implements NeedleSource, ReadPathStatus {
+
+    private static final Logger LOG = LoggerFactory.getLogger(ResilientNeedleSource.class);
+
+    public static final String RDMA = "rdma";
+
+    private final Vertx vertx;
+    private final ConnectionManagerVerticle manager;
+    private final NeedleSource rdma;
+    private final Map<Fallback, NeedleSource> fallbackSources;
+    private final ResilienceSettings settings;
+    private final CircuitBreakerRegistry breakers;
+    private final RetryRegistry retries;
+    private final MeterRegistry registry;
+    private volatile ToLongFunction<String> mirrorSizes = agent -> 0;
+
+    /** One operation on any path: stat, or read with the client's volume-server hint. */
+    private interface Op<T> {
+        Future<T> on(NeedleSource source);
+
+        /** Gives back a result nobody will use (a late answer after a timeout). */
+        void discard(T late);
+    }
+
+    /**
+     * @param rdma        the RDMA path (NeedleReader), routed by the manager's volume lists
+     * @param readThrough the agent copies the bytes (ReadThroughSource); null when not available
+     * @param http        the volume server over HTTP ({@link VolumeServerSource}); null when not available
+     * @param registry    breaker, retry and fallback meters go here
+     */
+    public ResilientNeedleSource(Vertx vertx, ConnectionManagerVerticle manager, NeedleSource rdma,
+                                 NeedleSource readThrough, NeedleSource http, ResilienceSettings settings,
+                                 MeterRegistry registry) {
+        this.vertx = vertx;
+        this.manager = manager;
+        this.rdma = rdma;
+        this.settings = settings;
+        this.registry = registry;
+        this.fallbackSources = new EnumMap<>(Fallback.class);
+        if (readThrough != null) {
+            fallbackSources.put(Fallback.READ_THROUGH, readThrough);
+        }
+        if (http != null) {
+            fallbackSources.put(Fallback.HTTP, http);
+        }
+        for (Fallback f : settings.fallback()) {
+            if (!fallbackSources.containsKey(f)) {
+                LOG.warn("sidecar.fallback lists " + f.configName + " but that path is not available; it is skipped");
+            }
+        }
+        this.breakers = CircuitBreakerRegistry.of(settings.circuitBreakerConfig());
+        this.retries = RetryRegistry.of(settings.retryConfig());
+        breakers.getEventPublisher().onEntryAdded(added -> added.getAddedEntry().getEventPublisher()
+                .onStateTransition(e -> LOG.info("Circuit breaker of agent " + e.getCircuitBreakerName() + ": "
+                        + e.getStateTransition().getFromState() + " -> " + e.getStateTransition().getToState())));
+        // The pings are the strongest failure signal: a peer declared down opens its breaker at once (rather than
+        // after a window of failed reads); once it is up again, the breaker's half-open trials close it.
+        vertx.eventBus().<io.vertx.core.json.JsonObject>localConsumer(ConnectionManagerVerticle.PEER_STATE_ADDRESS, m -> {
+            if (PeerState.DOWN.label.equals(m.body().getString("state"))) {
+                CircuitBreaker b = breakers.circuitBreaker(m.body().getString("agent"));
+                if (b.getState() == CircuitBreaker.State.CLOSED || b.getState() == CircuitBreaker.State.HALF_OPEN) {
+                    b.transitionToOpenState();
+                }
+            }
+        });
+        TaggedCircuitBreakerMetrics.ofCircuitBreakerRegistry(breakers).bindTo(registry);
+        TaggedRetryMetrics.ofRetryRegistry(retries).bindTo(registry);
+    }
+
+    /** Where {@link #agents()} gets the size of each agent's needle-map mirror (the NeedleReader knows). */
+    public void mirrorSizes(ToLongFunction<String> sizes) {
+        this.mirrorSizes = sizes;
+    }
+
+    @Override
+    public Future<NeedleStat> stat(FileId fid) {
+        return execute(fid, new Op<>() {
+            @Override
+            public Future<NeedleStat> on(NeedleSource source) {
+                return source.stat(fid);
+            }
+
+            @Override
+            public void discard(NeedleStat late) {
+            }
+        });
+    }
+
+    @Override
+    public Future<NeedleContent> read(FileId fid) {
+        return read(fid, null);
+    }
+
+    @Override
+    public Future<NeedleContent> read(FileId fid, String volumeServerHint) {
+        return execute(fid, new Op<>() {
+            @Override
+            public Future<NeedleContent> on(NeedleSource source) {
+                return source.read(fid, volumeServerHint);
+            }
+
+            @Override
+            public void discard(NeedleContent late) {
+                late.release();
+            }
+        });
+    }
+
+    /** The breaker of an agent (created on first use); for tests and operators. */
+    public CircuitBreaker breaker(String agent) {
+        return breakers.circuitBreaker(agent);
+    }
+
+    public Retry retry(String agent) {
+        return retries.retry(agent);
+    }
+
+    private <T> Future<T> execute(FileId fid, Op<T> op) {
+        AgentPeer peer = manager.peerFor(fid.volumeId());
+        if (peer == null) {
+            manager.discover(fid.volumeId()).onFailure(e -> LOG.debug("Discovery of volume " + fid.volumeId() + ": " + e.getMessage()));
+            return fallback(op, null, "no_agent",
+                    ReadFailure.unavailable("no agent serves volume " + fid.volumeId(), null), 0);
+        }
+        if (!peer.isUp()) {
+            return fallback(op, peer, "agent_down", ReadFailure.unavailable("agent " + peer.name() + " is down"
+                    + (peer.lastError() == null ? "" : ": " + peer.lastError()), null), 0);
+        }
+        Promise<T> outcome = Promise.promise();
+        attempt(op, peer, breakers.circuitBreaker(peer.name()), retries.retry(peer.name()).asyncContext(), outcome);
+        return outcome.future().recover(e -> {
+            if (e instanceof CallNotPermittedException) {
+                return fallback(op, peer, "breaker_open", ReadFailure.unavailable(
+                        "circuit breaker of agent " + peer.name() + " is open", e), 0);
+            }
+            ReadFailure failure = (ReadFailure) e;
+            if (isAnswer(failure)) {
+                return Future.failedFuture(failure);
+            }
+            return fallback(op, peer, failure.kind() == ReadFailure.Kind.CORRUPT ? "corrupt" : "retries_exhausted", failure, 0);
+        });
+    }
+
+    /** One RDMA attempt; on a retriable failure, schedules the next on the caller's context. */
+    private <T> void attempt(Op<T> op, AgentPeer peer, CircuitBreaker breaker, Retry.AsyncContext<T> retry, Promise<T> outcome) {
+        if (!breaker.tryAcquirePermission()) {
+            CallNotPermittedException notPermitted = CallNotPermittedException.createCallNotPermittedException(breaker);
+            retry.onError(notPermitted);
+            outcome.fail(notPermitted);
+            return;
+        }
+        long start = System.nanoTime();
+        withTimeout(op, rdma, "RDMA read through agent " + peer.name()).onComplete(ar -> {
+            long nanos = System.nanoTime() - start;
+            if (ar.succeeded()) {
+                breaker.onSuccess(nanos, TimeUnit.NANOSECONDS);
+                retry.onComplete();
+                outcome.complete(ar.result());
+                return;
+            }
+            ReadFailure failure = asReadFailure(ar.cause());
+            if (failure.kind() == ReadFailure.Kind.CORRUPT) {
+                breaker.releasePermission();
+                corruptReads(peer.name()).increment();
+            } else if (isAnswer(failure)) {
+                breaker.onSuccess(nanos, TimeUnit.NANOSECONDS);
+            } else {
+                breaker.onError(nanos, TimeUnit.NANOSECONDS, failure);
+            }
+            long wait = retry.onError(failure);
+            if (wait < 0 || !peer.isUp()) {
+                outcome.fail(failure);
+            } else if (wait == 0) {
+                vertx.getOrCreateContext().runOnContext(v -> attempt(op, peer, breaker, retry, outcome));
+            } else {
+                vertx.setTimer(wait, t -> attempt(op, peer, breaker, retry, outcome));
+            }
+        });
+    }
+
+    /** The configured fallbacks from {@code index} on; {@code cause} is reported when none can serve. */
+    private <T> Future<T> fallback(Op<T> op, AgentPeer peer, String reason, ReadFailure cause, int index) {
+        List<Fallback> order = settings.fallback();
+        for (int i = index; i < order.size(); i++) {
+            Fallback path = order.get(i);
+            NeedleSource source = fallbackSources.get(path);
+            if (source == null || (path == Fallback.READ_THROUGH && (peer == null || !peer.isUp()))) {
+                continue;
+            }
+            int next = i + 1;
+            fallbackReads(path, reason).increment();
+            Future<T> attempt;
+            try {
+                attempt = op.on(source);
+            } catch (RuntimeException e) {
+                attempt = Future.failedFuture(e);
+            }
+            return attempt.recover(e -> {
+                ReadFailure failure = asReadFailure(e);
+                if (isAnswer(failure)) {
+                    return Future.failedFuture(failure);
+                }
+                LOG.debug("Fallback " + path.configName + " failed: " + failure.getMessage());
+                return fallback(op, peer, reason, failure, next);
+            });
+        }
+        return Future.failedFuture(cause);
+    }
+
+    /**
+     * The RDMA attempt's result, or TIMEOUT after {@code attemptTimeout}; a late result is given back. (The
+     * fallbacks bound their own time: the HTTP one per request and replica, the read-through per request.)
+     */
+    private <T> Future<T> withTimeout(Op<T> op, NeedleSource source, String what) {
+        Promise<T> promise = Promise.promise();
+        long timeoutMs = settings.attemptTimeout().toMillis();
+        long timer = vertx.setTimer(Math.max(1, timeoutMs), t -> promise.tryFail(new ReadFailure(
+                ReadFailure.Kind.TIMEOUT, what + " took longer than " + timeoutMs + " ms")));
+        Future<T> attempt;
+        try {
+            attempt = op.on(source);
+        } catch (RuntimeException e) {
+            attempt = Future.failedFuture(e);
+        }
+        attempt.onComplete(ar -> {
+            vertx.cancelTimer(timer);
+            if (ar.succeeded()) {
+                if (!promise.tryComplete(ar.result())) {
+                    op.discard(ar.result());
+                }
+            } else {
+                promise.tryFail(ar.cause());
+            }
+        });
+        return promise.future();
+    }
+
+    /** A definite answer about the needle (not a failure of the path). */
+    private static boolean isAnswer(ReadFailure failure) {
+        return switch (failure.kind()) {
+            case NOT_FOUND, BAD_REQUEST, RANGE_NOT_SATISFIABLE -> true;
+            default -> false;
+        };
+    }
+
+    private static ReadFailure asReadFailure(Throwable t) {
+        return t instanceof ReadFailure rf ? rf
+                : ReadFailure.unavailable(t.getMessage() == null ? t.getClass().getSimpleName() : t.getMessage(), t);
+    }
+
+    private Counter fallbackReads(Fallback path, String reason) {
+        return Counter.builder("seaweedfs.rdma.fallback.reads")
+                .description("Reads handed to a fallback path, by path and why RDMA did not serve them")
+                .tag("path", path.configName).tag("reason", reason)
+                .register(registry);
+    }
+
+    private Counter corruptReads(String agent) {
+        return Counter.builder("seaweedfs.rdma.corrupt.reads")
+                .description("RDMA reads whose record failed verification (not counted by the breaker)")
+                .tag("agent", agent)
+                .register(registry);
+    }
+
+    // --- ReadPathStatus -------------------------------------------------------------------------------------
+
+    @Override
+    public Health health() {
+        List<AgentPeer> peers = manager.peers();
+        boolean allGood = !peers.isEmpty();
+        boolean rdmaPath = false;
+        boolean anyUp = false;
+        for (AgentPeer p : peers) {
+            CircuitBreaker.State state = breakerState(p.name());
+            boolean up = p.isUp();
+            anyUp |= up;
+            allGood &= up && state == CircuitBreaker.State.CLOSED;
+            rdmaPath |= up && state != CircuitBreaker.State.OPEN && state != CircuitBreaker.State.FORCED_OPEN;
+        }
+        if (allGood) {
+            return Health.HEALTHY;
+        }
+        boolean readThroughPath = anyUp && offers(Fallback.READ_THROUGH);
+        boolean httpPath = offers(Fallback.HTTP) && manager.master() != null;
+        return rdmaPath || readThroughPath || httpPath ? Health.DEGRADED : Health.UNHEALTHY;
+    }
+
+    @Override
+    public boolean rdmaEnabled() {
+        return !manager.peers().isEmpty() || manager.master() != null;
+    }
+
+    @Override
+    public List<AgentStatus> agents() {
+        List<AgentStatus> out = new ArrayList<>();
+        for (AgentPeer p : manager.peers()) {
+            List<Long> volumes = new ArrayList<>(p.volumes());
+            volumes.sort(null);
+            out.add(new AgentStatus(p.name(), p.state().label, breakerState(p.name()).name().toLowerCase(Locale.ROOT),
+                    volumes, mirrorSizes.applyAsLong(p.name()), p.lastError()));
+        }
+        return out;
+    }
+
+    private boolean offers(Fallback path) {
+        return settings.fallback().contains(path) && fallbackSources.containsKey(path);
+    }
+
+    private CircuitBreaker.State breakerState(String agent) {
+        return breakers.find(agent).map(CircuitBreaker::getState).orElse(CircuitBreaker.State.CLOSED);
+    }
+
+    /** For logs: which paths are configured and available, in order. */
+    @Override
+    public String toString() {
+        List<String> paths = new ArrayList<>(List.of(RDMA));
+        settings.fallback().stream().filter(fallbackSources::containsKey).map(f -> f.configName).forEach(paths::add);
+        return "ResilientNeedleSource" + paths;
+    }
+}

@@ -1,0 +1,53 @@
+package org.seaweedfs.rdma.sidecar;
+
+import io.vertx.core.Future;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.seaweedfs.rdma.volume.FileId;
+
+/**
+ * TEST DOUBLE of one read path (RDMA or read-through) for the resilience tests: counts calls and fails every
+ * call with a scripted {@link ReadFailure} until healed; otherwise serves from an {@link InMemoryNeedleSource}
+ * (whose hold/release makes calls hang and answer late).
+ */
+final class ScriptedNeedleSource implements NeedleSource {
+
+    private final InMemoryNeedleSource delegate;
+    private final AtomicInteger calls = new AtomicInteger();
+    private volatile ReadFailure failure;
+
+    ScriptedNeedleSource(InMemoryNeedleSource delegate) {
+        this.delegate = delegate;
+    }
+
+    /** Every call fails with {@code f} (null: serve again). */
+    void failWith(ReadFailure f) {
+        failure = f;
+    }
+
+    int calls() {
+        return calls.get();
+    }
+
+    InMemoryNeedleSource delegate() {
+        return delegate;
+    }
+
+    @Override
+    public Future<NeedleStat> stat(FileId fid) {
+        calls.incrementAndGet();
+        ReadFailure f = failure;
+        return f != null ? Future.failedFuture(f) : delegate.stat(fid);
+    }
+
+    @Override
+    public Future<NeedleContent> read(FileId fid) {
+        return read(fid, null);
+    }
+
+    @Override
+    public Future<NeedleContent> read(FileId fid, String volumeServerHint) {
+        calls.incrementAndGet();
+        ReadFailure f = failure;
+        return f != null ? Future.failedFuture(f) : delegate.read(fid, volumeServerHint);
+    }
+}
