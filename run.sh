@@ -28,7 +28,7 @@ ensure_tools() {
 
 # UCX must not install signal handlers that fight the JVM's; with peer error handling on, UCX 1.13 keeps
 # shared memory only when these are set (it reads them from the environment alone).
-export UCX_ERROR_SIGNALS= UCX_POSIX_ERROR_HANDLING=y UCX_SYSV_ERROR_HANDLING=y
+export UCX_ERROR_SIGNALS= UCX_POSIX_ERROR_HANDLING=y UCX_SYSV_ERROR_HANDLING=y UCX_TCP_CM_REUSEADDR=y
 
 case "${1:-}" in
     demo)

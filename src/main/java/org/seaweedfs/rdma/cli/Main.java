@@ -15,12 +15,17 @@ public final class Main {
     /** Every command; adding one is adding it here. */
     static final List<Command> COMMANDS = List.of(
             new InspectCommand(),
-            new GenVolumeCommand());
+            new GenVolumeCommand(),
+            new ServeCommand(),
+            new DemoCommand());
+
+    private static volatile String[] originalArgs = new String[0];
 
     private Main() {
     }
 
     public static void main(String[] args) {
+        originalArgs = args.clone();
         PrintStream out = new PrintStream(new BufferedOutputStream(new FileOutputStream(FileDescriptor.out), 1 << 16),
                 false, StandardCharsets.UTF_8);
         int status = run(args, out, System.err);
@@ -47,6 +52,11 @@ public final class Main {
             err.println(args[0] + ": " + e);
             return 1;
         }
+    }
+
+    /** The command line as given, for commands that relaunch the JVM. */
+    static String[] originalArgs() {
+        return originalArgs.clone();
     }
 
     /** Prints a usage error for {@code command} and returns exit status 2. */

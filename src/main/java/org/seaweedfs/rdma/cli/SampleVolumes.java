@@ -7,7 +7,9 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.SplittableRandom;
 import java.util.zip.GZIPOutputStream;
 import org.seaweedfs.rdma.volume.FileId;
@@ -31,23 +33,66 @@ public final class SampleVolumes {
     /** The demo volume: a few needles showing names, mimes, gzip, pairs, a large needle and a deleted one. */
     public static List<FileId> writeDemo(Path dir) throws IOException {
         Files.createDirectories(dir);
-        long now = System.currentTimeMillis() / 1000;
         List<FileId> ids = new ArrayList<>();
         try (VolumeWriter w = VolumeWriter.create(dir, "", DEMO_VOLUME_ID, SuperBlock.VERSION_3, IndexFormat.OFFSET4)) {
-            byte[] hello = "Hello from a SeaweedFS volume, read over UCX.\n".getBytes(StandardCharsets.UTF_8);
-            ids.add(append(w, DEMO_VOLUME_ID, NewNeedle.builder(1, 0x1234abcd, hello).name("hello.txt").mime("text/plain")
-                    .lastModified(now).build()));
-            byte[] json = "{\"project\":\"seaweedfs-rdma-sidecar\",\"transport\":\"ucx\"}\n".getBytes(StandardCharsets.UTF_8);
-            ids.add(append(w, DEMO_VOLUME_ID, NewNeedle.builder(2, 0x0badcafe, gzip(json)).name("about.json").mime("application/json")
-                    .compressed(true).lastModified(now).pairs("{\"X-Demo\":\"compressed needle\"}").build()));
-            byte[] big = randomBytes(new SplittableRandom(7), 3 << 20);
-            ids.add(append(w, DEMO_VOLUME_ID, NewNeedle.builder(3, 0x00c0ffee, big).name("random-3MiB.bin").lastModified(now).build()));
-            ids.add(append(w, DEMO_VOLUME_ID, NewNeedle.builder(4, 0x5eed5eed, "this needle was deleted\n".getBytes(StandardCharsets.UTF_8))
-                    .name("deleted.txt").build()));
-            w.delete(4, 0x5eed5eed, System.currentTimeMillis() * 1_000_000L);
+            for (DemoNeedle sample : DemoNeedle.values()) {
+                ids.add(append(w, DEMO_VOLUME_ID, sample.needle()));
+            }
+            w.delete(DemoNeedle.DELETED.key, DemoNeedle.DELETED.cookie, System.currentTimeMillis() * 1_000_000L);
             w.force();
         }
         return ids;
+    }
+
+    /** What a client reading each demo needle (without gzip) gets back; the deleted one is absent. */
+    public static Map<FileId, byte[]> demoContents() {
+        Map<FileId, byte[]> contents = new HashMap<>();
+        for (DemoNeedle sample : DemoNeedle.values()) {
+            if (sample != DemoNeedle.DELETED) {
+                contents.put(new FileId(DEMO_VOLUME_ID, sample.key, sample.cookie), sample.content());
+            }
+        }
+        return contents;
+    }
+
+    /** The demo's needles, in the order they are written. */
+    enum DemoNeedle {
+        HELLO(1, 0x1234abcd, "hello.txt", "text/plain"),
+        ABOUT(2, 0x0badcafe, "about.json", "application/json"),
+        RANDOM(3, 0x00c0ffee, "random-3MiB.bin", ""),
+        DELETED(4, 0x5eed5eed, "deleted.txt", "text/plain");
+
+        final long key;
+        final int cookie;
+        final String name;
+        final String mime;
+
+        DemoNeedle(long key, int cookie, String name, String mime) {
+            this.key = key;
+            this.cookie = cookie;
+            this.name = name;
+            this.mime = mime;
+        }
+
+        byte[] content() {
+            return switch (this) {
+                case HELLO -> "Hello from a SeaweedFS volume, read over UCX.\n".getBytes(StandardCharsets.UTF_8);
+                case ABOUT -> "{\"project\":\"seaweedfs-rdma-sidecar\",\"transport\":\"ucx\"}\n"
+                        .getBytes(StandardCharsets.UTF_8);
+                case RANDOM -> randomBytes(new SplittableRandom(7), 3 << 20);
+                case DELETED -> "this needle was deleted\n".getBytes(StandardCharsets.UTF_8);
+            };
+        }
+
+        NewNeedle needle() throws IOException {
+            boolean gzip = this == ABOUT;
+            NewNeedle.Builder b = NewNeedle.builder(key, cookie, gzip ? gzip(content()) : content())
+                    .name(name).mime(mime).lastModified(System.currentTimeMillis() / 1000).compressed(gzip);
+            if (gzip) {
+                b.pairs("{\"X-Demo\":\"compressed needle\"}");
+            }
+            return b.build();
+        }
     }
 
     /**

@@ -16,7 +16,7 @@ import java.util.Map;
 final class UcxEnvironment {
 
     /** Set in the relaunched child so it never relaunches again. */
-    static final String RELAUNCHED = "SEAWEEDFS_RDMA_RELAUNCHED";
+    static final String RELAUNCHED = "SEAWEEDFS_RELAUNCHED_WITH_UCX_ENV";
 
     static final Map<String, String> REQUIRED = requiredVariables();
 
@@ -28,6 +28,7 @@ final class UcxEnvironment {
         env.put("UCX_ERROR_SIGNALS", "");
         env.put("UCX_POSIX_ERROR_HANDLING", "y");
         env.put("UCX_SYSV_ERROR_HANDLING", "y");
+        env.put("UCX_TCP_CM_REUSEADDR", "y");
         return env;
     }
 

@@ -189,6 +189,7 @@ final class NeedleHandler implements Handler<RoutingContext> {
                                      NeedleStat stat) {
         stat.pairs().forEach(response::putHeader);
         response.putHeader("ETag", "\"" + stat.etag() + "\"");
+        ReadSliceHandler.putSourceHeaders(response, stat);
         if (stat.lastModified() != 0) {
             response.putHeader("Last-Modified", HTTP_DATE.format(Instant.ofEpochSecond(stat.lastModified())));
         }

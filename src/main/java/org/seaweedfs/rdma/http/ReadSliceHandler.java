@@ -97,13 +97,11 @@ final class ReadSliceHandler implements Handler<RoutingContext> {
                     "offset: " + slice.offset() + " is past the end of the needle (" + bytes.length() + " bytes)"));
         }
         long count = Math.min(slice.size() < 0 ? Long.MAX_VALUE : slice.size(), bytes.length() - slice.offset());
-        boolean rdma = "rdma".equals(stat.source());
         response.setStatusCode(200)
                 .putHeader("Content-Type", "application/octet-stream")
                 .putHeader("Content-Length", Long.toString(count))
-                .putHeader("ETag", "\"" + stat.etag() + "\"")
-                .putHeader("X-Source", stat.source())
-                .putHeader("X-RDMA-Used", Boolean.toString(rdma));
+                .putHeader("ETag", "\"" + stat.etag() + "\"");
+        putSourceHeaders(response, stat);
         return BodyStreamer.stream(response, bytes.slice(slice.offset(), count).chunks())
                 .andThen(ar -> content.release())
                 .recover(e -> Future.failedFuture(new ReadFailure(ReadFailure.Kind.UNAVAILABLE, e.getMessage())))
@@ -157,5 +155,11 @@ final class ReadSliceHandler implements Handler<RoutingContext> {
         } catch (IllegalArgumentException e) {
             throw e.getMessage().startsWith("volume_server") ? e : new IllegalArgumentException("volume_server: " + e.getMessage());
         }
+    }
+
+    /** Which path served the bytes: {@code X-Source} (rdma, read-through, http) and {@code X-RDMA-Used}. */
+    static void putSourceHeaders(HttpServerResponse response, NeedleStat stat) {
+        response.putHeader("X-Source", stat.source())
+                .putHeader("X-RDMA-Used", Boolean.toString("rdma".equals(stat.source())));
     }
 }

@@ -119,6 +119,11 @@ public record UcxSettings(String tls, String netDevices, boolean peerErrorHandli
                 maxFrameBytes, connectTimeoutMs, probeTransports, extraConfig);
     }
 
+    public UcxSettings withNetDevices(String devices) {
+        return new UcxSettings(tls, devices, peerErrorHandling, spinIterations, tcpTxSegSize, tcpRxSegSize,
+                maxFrameBytes, connectTimeoutMs, probeTransports, extraConfig);
+    }
+
     public UcxSettings withSpinIterations(int iterations) {
         return new UcxSettings(tls, netDevices, peerErrorHandling, iterations, tcpTxSegSize, tcpRxSegSize,
                 maxFrameBytes, connectTimeoutMs, probeTransports, extraConfig);

@@ -1,0 +1,182 @@
+package org.seaweedfs.rdma;
+
+import io.vertx.core.Deployable;
+import io.vertx.core.DeploymentOptions;
+import io.vertx.core.Future;
+import io.vertx.core.ThreadingModel;
+import io.vertx.core.Vertx;
+import io.vertx.core.internal.logging.Logger;
+import io.vertx.core.internal.logging.LoggerFactory;
+import io.vertx.ext.web.client.WebClient;
+import java.util.ArrayDeque;
+import java.util.Deque;
+import java.util.List;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.function.Supplier;
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+import org.seaweedfs.rdma.agent.AgentVerticle;
+import org.seaweedfs.rdma.config.RdmaConfig;
+import org.seaweedfs.rdma.config.Role;
+import org.seaweedfs.rdma.config.RoleSettings;
+import org.seaweedfs.rdma.config.SidecarConfig;
+import org.seaweedfs.rdma.eventbus.EventBusApiVerticle;
+import org.seaweedfs.rdma.http.HttpApiContext;
+import org.seaweedfs.rdma.http.HttpApiVerticle;
+import org.seaweedfs.rdma.metrics.RdmaMetrics;
+import org.seaweedfs.rdma.metrics.ReadMeters;
+import org.seaweedfs.rdma.sidecar.ConnectionManagerVerticle;
+import org.seaweedfs.rdma.sidecar.MasterClient;
+import org.seaweedfs.rdma.sidecar.NeedleReader;
+import org.seaweedfs.rdma.sidecar.ReadPathOptions;
+import org.seaweedfs.rdma.sidecar.ReadThroughSource;
+import org.seaweedfs.rdma.sidecar.RegisteredBufferPool;
+import org.seaweedfs.rdma.sidecar.ResilienceSettings;
+import org.seaweedfs.rdma.sidecar.ResilientNeedleSource;
+import org.seaweedfs.rdma.sidecar.VolumeServerSource;
+import org.seaweedfs.rdma.ucx.UcxWorkerVerticle;
+
+/**
+ * The whole server as one deployable unit: the roles the configuration enables, deployed into a {@link Vertx}
+ * the caller owns. This is also the embedding API: a Vert.x application calls
+ * {@code SeaweedRdma.deploy(vertx, config, metrics)} and then uses the event-bus addresses
+ * {@code seaweedfs.needle.read} / {@code seaweedfs.needle.stat} (and, when it wants, the HTTP API).
+ *
+ * <p>Order of start: per role, its UCX worker first (everything else hands it work), then the agent; for the
+ * sidecar the registered buffer pool, the connection manager, then the APIs. {@link #close()} undoes it in
+ * reverse, so no API takes requests once the read path is going away.
+ */
+public final class SeaweedRdma {
+
+    private static final Logger LOG = LoggerFactory.getLogger(SeaweedRdma.class);
+
+    private final Vertx vertx;
+    private final RdmaConfig config;
+    private final List<HttpApiVerticle> httpInstances = new CopyOnWriteArrayList<>();
+    /** What to undo on close, newest first. */
+    private final Deque<Supplier<Future<?>>> stops = new ArrayDeque<>();
+    private AgentVerticle agent;
+    private ConnectionManagerVerticle manager;
+    private ResilientNeedleSource source;
+
+    private SeaweedRdma(Vertx vertx, RdmaConfig config) {
+        this.vertx = vertx;
+        this.config = config;
+    }
+
+    /**
+     * Deploys the configured roles into {@code vertx}. {@code metrics} may be null (no meters, {@code /metrics}
+     * answers 404); pass the one whose registry the Vert.x instance was built with to get HTTP server metrics too.
+     * On failure everything already deployed is undeployed again.
+     */
+    public static Future<SeaweedRdma> deploy(Vertx vertx, RdmaConfig config, RdmaMetrics metrics) {
+        SeaweedRdma server = new SeaweedRdma(vertx, config);
+        Future<Void> started = Future.succeededFuture();
+        if (config.runs(Role.AGENT)) {
+            started = started.compose(v -> server.startAgent());
+        }
+        if (config.runs(Role.SIDECAR)) {
+            started = started.compose(v -> server.startSidecar(metrics));
+        }
+        return started.map(server).recover(e -> server.close().transform(x -> Future.failedFuture(e)));
+    }
+
+    private Future<Void> startAgent() {
+        UcxWorkerVerticle ucx = new UcxWorkerVerticle(RoleSettings.ucx(config.ucx()));
+        AgentVerticle agentVerticle = new AgentVerticle(ucx, RoleSettings.agent(config.agent()));
+        return deploy(ucx, new DeploymentOptions())
+                .compose(v -> deploy(agentVerticle, new DeploymentOptions().setThreadingModel(ThreadingModel.WORKER)))
+                .onSuccess(v -> agent = agentVerticle);
+    }
+
+    private Future<Void> startSidecar(RdmaMetrics metrics) {
+        SidecarConfig sidecar = config.sidecar();
+        ReadMeters meters = metrics == null ? ReadMeters.noop() : metrics.read();
+        UcxWorkerVerticle ucx = new UcxWorkerVerticle(RoleSettings.ucx(config.ucx()));
+        RegisteredBufferPool pool = new RegisteredBufferPool(RoleSettings.bufferPool(sidecar.bufferPool()));
+        WebClient client = VolumeServerSource.newClient(vertx, 64);
+        MasterClient master = sidecar.master() == null ? null
+                : new MasterClient(vertx, client, sidecar.master(), MasterClient.DEFAULT_TTL, sidecar.readTimeout());
+        ConnectionManagerVerticle connections = new ConnectionManagerVerticle(sidecar,
+                ConnectionManagerVerticle.ucxConnector(vertx, ucx, sidecar, "sidecar-" + ProcessHandle.current().pid()),
+                master, meters);
+        ReadPathOptions options = new ReadPathOptions(sidecar.maxInFlightReads(), sidecar.readTimeout().toMillis(),
+                sidecar.maxNeedleBytes());
+        NeedleReader reader = new NeedleReader(vertx, connections, pool, options);
+        ReadThroughSource readThrough = new ReadThroughSource(vertx, connections, options);
+        VolumeServerSource volumeServer = new VolumeServerSource(client, master, sidecar.maxNeedleBytes(),
+                sidecar.readTimeout());
+        ResilientNeedleSource resilient = new ResilientNeedleSource(vertx, connections, reader, readThrough,
+                volumeServer, ResilienceSettings.from(sidecar),
+                metrics == null ? new SimpleMeterRegistry() : metrics.registry());
+        meters.bindUcxCounters("sidecar", () -> ucx.metrics().gets().sum(), () -> ucx.metrics().errors().sum());
+        HttpApiContext api = HttpApiContext.create(resilient, resilient, config, metrics);
+        stops.push(() -> {
+            client.close();
+            return Future.succeededFuture();
+        });
+        return deploy(ucx, new DeploymentOptions())
+                .compose(v -> pool.register(ucx))
+                .onSuccess(v -> stops.push(pool::deregister))
+                .compose(v -> deploy(connections, new DeploymentOptions()))
+                .compose(v -> {
+                    manager = connections;
+                    source = resilient;
+                    return deploy(new EventBusApiVerticle(resilient, sidecar.maxNeedleBytes(), meters),
+                            new DeploymentOptions());
+                })
+                .compose(v -> deployHttp(api));
+    }
+
+    private Future<Void> deployHttp(HttpApiContext api) {
+        return vertx.deployVerticle(() -> {
+                    HttpApiVerticle v = new HttpApiVerticle(api);
+                    httpInstances.add(v);
+                    return v;
+                }, new DeploymentOptions().setInstances(config.http().instances()))
+                .onSuccess(id -> stops.push(() -> vertx.undeploy(id)))
+                .mapEmpty();
+    }
+
+    private Future<Void> deploy(Deployable verticle, DeploymentOptions options) {
+        return vertx.deployVerticle(verticle, options)
+                .onSuccess(id -> stops.push(() -> vertx.undeploy(id)))
+                .mapEmpty();
+    }
+
+    /** The agent role's verticle, or null when this process runs no agent. */
+    public AgentVerticle agent() {
+        return agent;
+    }
+
+    /** The sidecar's connection manager, or null when this process runs no sidecar. */
+    public ConnectionManagerVerticle connections() {
+        return manager;
+    }
+
+    /** The sidecar's read path (RDMA with its fallbacks), or null when this process runs no sidecar. */
+    public ResilientNeedleSource needles() {
+        return source;
+    }
+
+    /** The HTTP port actually bound (useful with {@code http.port: 0}), or -1 without a sidecar. */
+    public int httpPort() {
+        return httpInstances.isEmpty() ? -1 : httpInstances.get(0).actualPort();
+    }
+
+    public RdmaConfig config() {
+        return config;
+    }
+
+    /** Undeploys everything in reverse order of start; never fails (problems are logged). */
+    public Future<Void> close() {
+        Future<Void> chain = Future.succeededFuture();
+        while (!stops.isEmpty()) {
+            Supplier<Future<?>> stop = stops.pop();
+            chain = chain.transform(x -> stop.get()
+                    .onFailure(e -> LOG.warn("stopping: " + e.getMessage()))
+                    .otherwiseEmpty()
+                    .mapEmpty());
+        }
+        return chain;
+    }
+}

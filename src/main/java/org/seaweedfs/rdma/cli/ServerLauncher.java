@@ -1,0 +1,67 @@
+package org.seaweedfs.rdma.cli;
+
+import io.vertx.core.Future;
+import io.vertx.core.Vertx;
+import io.vertx.core.VertxOptions;
+import java.io.PrintStream;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+import org.seaweedfs.rdma.SeaweedRdma;
+import org.seaweedfs.rdma.config.RdmaConfig;
+import org.seaweedfs.rdma.config.Role;
+import org.seaweedfs.rdma.metrics.RdmaMetrics;
+
+/** Starts the configured roles in a new Vert.x instance (with metrics when enabled) and stops them on shutdown. */
+final class ServerLauncher {
+
+    private ServerLauncher() {
+    }
+
+    /** Blocks until the server is up (or failed); registers a shutdown hook that stops it gracefully. */
+    static SeaweedRdma start(RdmaConfig config, PrintStream err) throws Exception {
+        RdmaMetrics metrics = config.metrics().enabled() ? RdmaMetrics.create() : null;
+        VertxOptions options = new VertxOptions();
+        Vertx vertx = metrics == null ? Vertx.vertx(options) : metrics.newVertx(options);
+        CompletableFuture<SeaweedRdma> started = SeaweedRdma.deploy(vertx, config, metrics).toCompletionStage()
+                .toCompletableFuture();
+        SeaweedRdma server;
+        try {
+            server = started.get(60, TimeUnit.SECONDS);
+        } catch (Exception e) {
+            vertx.close();
+            Throwable cause = e.getCause() == null ? e : e.getCause();
+            throw new IllegalStateException("could not start: " + cause.getMessage(), cause);
+        }
+        Runtime.getRuntime().addShutdownHook(new Thread(() -> {
+            err.println("stopping...");
+            try {
+                server.close().compose(v -> vertx.close()).toCompletionStage().toCompletableFuture()
+                        .get(15, TimeUnit.SECONDS);
+            } catch (Exception e) {
+                err.println("stop did not finish cleanly: " + e.getMessage());
+            }
+        }, "seaweedfs-rdma-stop"));
+        return server;
+    }
+
+    /** One line for operators: what runs and where. */
+    static String readyLine(SeaweedRdma server) {
+        RdmaConfig c = server.config();
+        StringBuilder line = new StringBuilder("ready:");
+        if (c.runs(Role.AGENT)) {
+            line.append(" agent on ucx://").append(c.agent().listen().host()).append(':').append(server.agent().port())
+                    .append(" serving ").append(c.agent().volumeDirs()).append(';');
+        }
+        if (c.runs(Role.SIDECAR)) {
+            line.append(" sidecar HTTP on http://").append(c.http().host()).append(':').append(server.httpPort())
+                    .append(", agents ").append(c.sidecar().agents())
+                    .append(c.sidecar().master() == null ? "" : ", master " + c.sidecar().master())
+                    .append(", event bus seaweedfs.needle.read / seaweedfs.needle.stat");
+        }
+        return line.toString();
+    }
+
+    static <T> T await(Future<T> future, long seconds) throws Exception {
+        return future.toCompletionStage().toCompletableFuture().get(seconds, TimeUnit.SECONDS);
+    }
+}

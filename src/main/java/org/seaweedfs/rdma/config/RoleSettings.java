@@ -1,0 +1,43 @@
+package org.seaweedfs.rdma.config;
+
+import java.nio.file.Path;
+import org.seaweedfs.rdma.agent.AgentSettings;
+import org.seaweedfs.rdma.sidecar.RegisteredBufferPool;
+import org.seaweedfs.rdma.ucx.UcxSettings;
+
+/** Turns the validated configuration into the settings each component takes. */
+public final class RoleSettings {
+
+    private RoleSettings() {
+    }
+
+    /** The {@code ucx.*} keys over the transport's defaults. */
+    public static UcxSettings ucx(UcxConfig ucx) {
+        UcxSettings settings = UcxSettings.defaults().withPeerErrorHandling(!"none".equals(ucx.errorHandling()));
+        if (!ucx.tls().isEmpty()) {
+            settings = settings.withTls(String.join(",", ucx.tls()));
+        }
+        if (!ucx.netDevices().isEmpty()) {
+            settings = settings.withNetDevices(String.join(",", ucx.netDevices()));
+        }
+        return settings;
+    }
+
+    /** The {@code agent.*} keys. */
+    public static AgentSettings agent(AgentConfig agent) {
+        AgentSettings settings = AgentSettings.of(agent.listen().host(), agent.listen().port(),
+                agent.volumeDirs().stream().map(Path::of).toList()).withOffset5(agent.offset5());
+        return agent.authToken() == null ? settings : settings.withAuthToken(agent.authToken());
+    }
+
+    /**
+     * {@code sidecar.bufferPool}: large buffers of {@code bufferSize} for big needles and their chunks, and as many
+     * 64 KiB buffers for typical needles, each class getting half of {@code totalBytes}.
+     */
+    public static RegisteredBufferPool.Settings bufferPool(SidecarConfig.BufferPool pool) {
+        int small = Math.min(64 << 10, pool.bufferSize());
+        long half = pool.totalBytes() / 2;
+        int large = (int) Math.max(1, half / pool.bufferSize());
+        return new RegisteredBufferPool.Settings(small, (int) Math.max(1, half / small), pool.bufferSize(), large);
+    }
+}
