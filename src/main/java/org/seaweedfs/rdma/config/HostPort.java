@@ -1,19 +1,31 @@
 package org.seaweedfs.rdma.config;
 
-/** A {@code host:port} address ({@code [v6-address]:port} for IPv6 literals). */
+/**
+ * A {@code host:port} address ({@code [v6-address]:port} for IPv6 literals). Port 0 only makes sense for an
+ * address to listen on (any free port), so only {@link #parseListen} accepts it.
+ */
 public record HostPort(String host, int port) {
 
     public HostPort {
         if (host == null || host.isBlank()) {
             throw new IllegalArgumentException("host is empty");
         }
-        if (port < 1 || port > 65535) {
+        if (port < 0 || port > 65535) {
             throw new IllegalArgumentException("port " + port + " is outside 1..65535");
         }
     }
 
-    /** Parses {@code host:port}; the message says what is wrong, for configuration errors. */
+    /** Parses {@code host:port} of a peer (port 1..65535); the message says what is wrong, for configuration errors. */
     public static HostPort parse(String text) {
+        HostPort address = parseListen(text);
+        if (address.port() == 0) {
+            throw new IllegalArgumentException("'" + text.trim() + "': port 0 is outside 1..65535");
+        }
+        return address;
+    }
+
+    /** Parses an address to listen on: as {@link #parse}, and port 0 means any free port. */
+    public static HostPort parseListen(String text) {
         String t = text == null ? "" : text.trim();
         int colon = t.lastIndexOf(':');
         if (colon <= 0 || colon == t.length() - 1) {
