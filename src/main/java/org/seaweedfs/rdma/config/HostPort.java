@@ -11,21 +11,21 @@ public record HostPort(String host, int port) {
             throw new IllegalArgumentException("host is empty");
         }
         if (port < 0 || port > 65535) {
-            throw new IllegalArgumentException("port " + port + " is outside 1..65535");
+            throw new IllegalArgumentException("port " + port + " is outside 0..65535");
         }
     }
 
     /** Parses {@code host:port} of a peer (port 1..65535); the message says what is wrong, for configuration errors. */
     public static HostPort parse(String text) {
-        HostPort address = parseListen(text);
-        if (address.port() == 0) {
-            throw new IllegalArgumentException("'" + text.trim() + "': port 0 is outside 1..65535");
-        }
-        return address;
+        return parse(text, 1);
     }
 
     /** Parses an address to listen on: as {@link #parse}, and port 0 means any free port. */
     public static HostPort parseListen(String text) {
+        return parse(text, 0);
+    }
+
+    private static HostPort parse(String text, int minPort) {
         String t = text == null ? "" : text.trim();
         int colon = t.lastIndexOf(':');
         if (colon <= 0 || colon == t.length() - 1) {
@@ -41,8 +41,12 @@ public record HostPort(String host, int port) {
         if (!port.chars().allMatch(Character::isDigit) || port.length() > 5) {
             throw new IllegalArgumentException("'" + t + "': port '" + port + "' is not a number");
         }
+        int number = Integer.parseInt(port);
+        if (number < minPort || number > 65535) {
+            throw new IllegalArgumentException("'" + t + "': port " + number + " is outside " + minPort + "..65535");
+        }
         try {
-            return new HostPort(host, Integer.parseInt(port));
+            return new HostPort(host, number);
         } catch (IllegalArgumentException e) {
             throw new IllegalArgumentException("'" + t + "': " + e.getMessage());
         }
