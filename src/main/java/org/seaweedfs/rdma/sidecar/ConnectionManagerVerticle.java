@@ -26,7 +26,8 @@ import org.seaweedfs.rdma.ucx.UcxWorkerVerticle;
  * {@code sidecar.master} is set, the ones found through the master's {@code /dir/lookup}. Each agent is an
  * {@link AgentPeer} (health pings, reconnection with backoff); every state change is published on the event bus
  * at {@value #PEER_STATE_ADDRESS} as {@code {"agent","state","previous","reason","time"}}, logged, and shown by
- * the gauges {@code seaweedfs.rdma.agent.state{agent,state}}.
+ * the gauges {@code seaweedfs.rdma.agent.state{agent,state}}; {@code seaweedfs.rdma.needle.map.size{agent}} counts
+ * the entries mirrored from each agent.
  *
  * <p>Routing: volume id -> agent comes from the agents' own volume lists (an up agent serving the volume first).
  * <p>Master discovery: an agent runs on the host of the volume server it sits beside (it maps that server's
@@ -117,6 +118,20 @@ public final class ConnectionManagerVerticle extends VerticleBase implements Age
             }
         }
         return known;
+    }
+
+    /** Entries in the sidecar's mirrors of an agent's needle maps (0 when it is unknown or not connected). */
+    public long mirrorEntries(String agent) {
+        AgentPeer p = peer(agent);
+        if (p == null || !(p.link() instanceof AgentLink l)) {
+            return 0;
+        }
+        long entries = 0;
+        for (long volumeId : l.connection().volumeIds()) {
+            VolumeMirror mirror = l.connection().mirror(volumeId);
+            entries += mirror == null ? 0 : mirror.needles().size();
+        }
+        return entries;
     }
 
     /** {@link AgentRouter}: the up agent's connection for the RDMA and read-through paths, else null. */
@@ -229,6 +244,7 @@ public final class ConnectionManagerVerticle extends VerticleBase implements Age
         AgentPeer peer = new AgentPeer(vertx, agent, connector, timing, this::stateChanged);
         peers.add(peer);
         meters.bindAgentState(peer.name(), () -> peer.state().label);
+        meters.bindNeedleMapSize(peer.name(), () -> mirrorEntries(peer.name()));
         peer.start();
     }
 
