@@ -43,7 +43,9 @@ import org.seaweedfs.rdma.ucx.UcxWorkerVerticle;
  * {@code seaweedfs.needle.read} / {@code seaweedfs.needle.stat} (and, when it wants, the HTTP API).
  *
  * <p>Order of start: per role, its UCX worker first (everything else hands it work), then the agent; for the
- * sidecar the registered buffer pool, the connection manager, then the APIs. {@link #close()} undoes it in
+ * sidecar the registered buffer pool, the connection manager, then the APIs, once the first connection attempt to
+ * every configured agent has ended (so the first request finds the agents that are up; an agent that is down
+ * delays the start by at most the connect timeout, and its reads go to the fallbacks). {@link #close()} undoes it in
  * reverse, so no API takes requests once the read path is going away.
  */
 public final class SeaweedRdma {
@@ -128,6 +130,7 @@ public final class SeaweedRdma {
                 .compose(v -> pool.register(ucx))
                 .onSuccess(v -> stops.push(pool::deregister))
                 .compose(v -> deploy(connections, new DeploymentOptions()))
+                .compose(v -> connections.firstAttempts())
                 .compose(v -> {
                     manager = connections;
                     source = resilient;

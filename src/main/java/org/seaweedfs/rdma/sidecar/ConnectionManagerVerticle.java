@@ -2,6 +2,7 @@ package org.seaweedfs.rdma.sidecar;
 
 import io.vertx.core.Future;
 import io.vertx.core.Handler;
+import io.vertx.core.Promise;
 import io.vertx.core.VerticleBase;
 import io.vertx.core.Vertx;
 import io.vertx.core.internal.ContextInternal;
@@ -13,7 +14,9 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.Set;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.CopyOnWriteArrayList;
 import org.seaweedfs.rdma.config.HostPort;
 import org.seaweedfs.rdma.config.SidecarConfig;
@@ -51,6 +54,8 @@ public final class ConnectionManagerVerticle extends VerticleBase implements Age
     private final ReadMeters meters;
     private final int agentPort;
     private final List<AgentPeer> peers = new CopyOnWriteArrayList<>();
+    /** Per peer, completed when its first connection attempt has ended (up or down); this context only. */
+    private final Map<String, Promise<Void>> firstAttempts = new HashMap<>();
     private AgentPeer.Timing timing;
 
     /**
@@ -84,6 +89,17 @@ public final class ConnectionManagerVerticle extends VerticleBase implements Age
         List<Future<Void>> stops = new ArrayList<>();
         peers.forEach(p -> stops.add(p.stop()));
         return Future.join(stops);
+    }
+
+    /**
+     * Completes when the first connection attempt to every agent known now (the configured ones, after start) has
+     * ended, connected or not; the connect timeout bounds it. Never fails: a down agent is the fallbacks' business.
+     */
+    public Future<Void> firstAttempts() {
+        PromiseInternal<Void> settled = ((ContextInternal) vertx.getOrCreateContext()).promise();
+        context.runOnContext(v -> Future.join(firstAttempts.values().stream().map(Promise::future).toList())
+                .onComplete(ar -> settled.complete()));
+        return settled.future();
     }
 
     /** Every known agent, configured ones first, in the order they became known. */
@@ -242,6 +258,7 @@ public final class ConnectionManagerVerticle extends VerticleBase implements Age
             return;
         }
         AgentPeer peer = new AgentPeer(vertx, agent, connector, timing, this::stateChanged);
+        firstAttempts.put(peer.name(), Promise.promise());
         peers.add(peer);
         meters.bindAgentState(peer.name(), () -> peer.state().label);
         meters.bindNeedleMapSize(peer.name(), () -> mirrorEntries(peer.name()));
@@ -249,6 +266,7 @@ public final class ConnectionManagerVerticle extends VerticleBase implements Age
     }
 
     private void stateChanged(AgentPeer peer, PeerState previous, PeerState next, String reason) {
+        firstAttempts.get(peer.name()).tryComplete();
         if (next == PeerState.DOWN) {
             LOG.warn("Agent " + peer.name() + " is down: " + reason);
         } else {

@@ -288,10 +288,10 @@ class HttpEndToEndTest {
                 "the sidecar mirrors the 298 + 7 live needles");
         // The agent runs in its own Vert.x with its own registry (no HTTP there): its counters are bound too.
         String agent = SharedStack.get().agent.metrics.scrape();
-        for (String metric : List.of("seaweedfs_rdma_agent_hellos_total 1.0", "seaweedfs_rdma_agent_volumes 3.0",
-                "seaweedfs_rdma_agent_needles 305.0", "seaweedfs_rdma_agent_frames_total{direction=\"received\"}",
-                "seaweedfs_rdma_ucx_channels_total{event=\"opened\",worker=\"agent\"} 1.0")) {
-            assertTrue(agent.contains(metric), "agent registry misses " + metric + "\n" + agent);
+        for (String metric : List.of("seaweedfs_rdma_agent_volumes 3.0", "seaweedfs_rdma_agent_needles 305.0",
+                "seaweedfs_rdma_agent_hellos_total [1-9]", "seaweedfs_rdma_agent_frames_total\\{direction=\"received\"} [1-9]",
+                "seaweedfs_rdma_ucx_channels_total\\{event=\"opened\",worker=\"agent\"} [1-9]")) {
+            assertTrue(java.util.regex.Pattern.compile("(?m)^" + metric).matcher(agent).find(), "agent registry misses " + metric + "\n" + agent);
         }
     }
 
