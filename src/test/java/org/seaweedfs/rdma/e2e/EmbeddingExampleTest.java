@@ -2,11 +2,16 @@ package org.seaweedfs.rdma.e2e;
 
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.vertx.core.Vertx;
 import io.vertx.core.buffer.Buffer;
 import io.vertx.core.eventbus.Message;
 import io.vertx.core.json.JsonObject;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.Map;
+import java.util.stream.Collectors;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 import org.seaweedfs.rdma.SeaweedRdma;
@@ -47,5 +52,27 @@ class EmbeddingExampleTest {
                 .filter(e -> e.fid().toString().equals(fid)).findFirst().orElseThrow();
         assertArrayEquals(expected.plain(), needle.getBytes());
         assertEquals("rdma", source);
+    }
+
+    /** The README shows exactly the code above, and its configuration rule is the loader's. */
+    @Test
+    void theReadmeShowsThisCodeAndTheEnvironmentRule() throws Exception {
+        String readme = Files.readString(Path.of("README.md"));
+        String test = Files.readString(Path.of("src/test/java/org/seaweedfs/rdma/e2e/EmbeddingExampleTest.java"));
+        String snippet = test.substring(test.indexOf('\n', test.indexOf("// README.md, \"Embedding")) + 1,
+                test.indexOf("        // End of the README snippet."));
+        String unindented = snippet.lines().map(l -> l.startsWith("        ") ? l.substring(8) : l)
+                .collect(Collectors.joining("\n", "", "\n"));
+        assertTrue(readme.contains("## Embedding in a Vert.x application"));
+        assertTrue(readme.contains("```java\n" + unindented.strip() + "\n```"), "README snippet differs from the test");
+
+        assertEquals("SEAWEEDFS_RDMA_HTTP_MAX_IN_FLIGHT", ConfigLoader.environmentVariable("http.maxInFlight"));
+        assertEquals("SEAWEEDFS_RDMA_SIDECAR_BUFFER_POOL_TOTAL_BYTES",
+                ConfigLoader.environmentVariable("sidecar.bufferPool.totalBytes"));
+        RdmaConfig config = ConfigLoader.parse("http: {maxInFlight: 10}", "test", Map.of(
+                "SEAWEEDFS_RDMA_HTTP_MAX_IN_FLIGHT", "7",
+                "SEAWEEDFS_RDMA_SIDECAR_AGENTS", "10.0.0.5:18515,10.0.0.6:18515"));
+        assertEquals(7, config.http().maxInFlight());
+        assertEquals(2, config.sidecar().agents().size());
     }
 }
