@@ -24,6 +24,7 @@ import org.seaweedfs.rdma.http.HttpApiContext;
 import org.seaweedfs.rdma.http.HttpApiVerticle;
 import org.seaweedfs.rdma.metrics.RdmaMetrics;
 import org.seaweedfs.rdma.metrics.ReadMeters;
+import org.seaweedfs.rdma.metrics.RoleMetricsBinder;
 import org.seaweedfs.rdma.sidecar.ConnectionManagerVerticle;
 import org.seaweedfs.rdma.sidecar.MasterClient;
 import org.seaweedfs.rdma.sidecar.NeedleReader;
@@ -42,7 +43,9 @@ import org.seaweedfs.rdma.ucx.UcxWorkerVerticle;
  * {@code seaweedfs.needle.read} / {@code seaweedfs.needle.stat} (and, when it wants, the HTTP API).
  *
  * <p>Order of start: per role, its UCX worker first (everything else hands it work), then the agent; for the
- * sidecar the registered buffer pool, the connection manager, then the APIs. {@link #close()} undoes it in
+ * sidecar the registered buffer pool, the connection manager, then the APIs, once the first connection attempt to
+ * every configured agent has ended (so the first request finds the agents that are up; an agent that is down
+ * delays the start by at most the connect timeout, and its reads go to the fallbacks). {@link #close()} undoes it in
  * reverse, so no API takes requests once the read path is going away.
  */
 public final class SeaweedRdma {
@@ -66,13 +69,14 @@ public final class SeaweedRdma {
     /**
      * Deploys the configured roles into {@code vertx}. {@code metrics} may be null (no meters, {@code /metrics}
      * answers 404); pass the one whose registry the Vert.x instance was built with to get HTTP server metrics too.
+     * The agent's counters and needle counts and each role's UCX worker counters are bound to its registry.
      * On failure everything already deployed is undeployed again.
      */
     public static Future<SeaweedRdma> deploy(Vertx vertx, RdmaConfig config, RdmaMetrics metrics) {
         SeaweedRdma server = new SeaweedRdma(vertx, config);
         Future<Void> started = Future.succeededFuture();
         if (config.runs(Role.AGENT)) {
-            started = started.compose(v -> server.startAgent());
+            started = started.compose(v -> server.startAgent(metrics));
         }
         if (config.runs(Role.SIDECAR)) {
             started = started.compose(v -> server.startSidecar(metrics));
@@ -80,9 +84,14 @@ public final class SeaweedRdma {
         return started.map(server).recover(e -> server.close().transform(x -> Future.failedFuture(e)));
     }
 
-    private Future<Void> startAgent() {
+    private Future<Void> startAgent(RdmaMetrics metrics) {
         UcxWorkerVerticle ucx = new UcxWorkerVerticle(RoleSettings.ucx(config.ucx()));
         AgentVerticle agentVerticle = new AgentVerticle(ucx, RoleSettings.agent(config.agent()));
+        if (metrics != null) {
+            RoleMetricsBinder binder = new RoleMetricsBinder(metrics.registry());
+            binder.bindUcx("agent", ucx.metrics());
+            binder.bindAgent(agentVerticle.metrics());
+        }
         return deploy(ucx, new DeploymentOptions())
                 .compose(v -> deploy(agentVerticle, new DeploymentOptions().setThreadingModel(ThreadingModel.WORKER)))
                 .onSuccess(v -> agent = agentVerticle);
@@ -108,7 +117,10 @@ public final class SeaweedRdma {
         ResilientNeedleSource resilient = new ResilientNeedleSource(vertx, connections, reader, readThrough,
                 volumeServer, ResilienceSettings.from(sidecar),
                 metrics == null ? new SimpleMeterRegistry() : metrics.registry());
-        meters.bindUcxCounters("sidecar", () -> ucx.metrics().gets().sum(), () -> ucx.metrics().errors().sum());
+        resilient.mirrorSizes(connections::mirrorEntries);
+        if (metrics != null) {
+            new RoleMetricsBinder(metrics.registry()).bindUcx("sidecar", ucx.metrics());
+        }
         HttpApiContext api = HttpApiContext.create(resilient, resilient, config, metrics);
         stops.push(() -> {
             client.close();
@@ -118,6 +130,7 @@ public final class SeaweedRdma {
                 .compose(v -> pool.register(ucx))
                 .onSuccess(v -> stops.push(pool::deregister))
                 .compose(v -> deploy(connections, new DeploymentOptions()))
+                .compose(v -> connections.firstAttempts())
                 .compose(v -> {
                     manager = connections;
                     source = resilient;

@@ -68,7 +68,9 @@ final class DemoCommand implements Command {
         out.println("sample volume " + SampleVolumes.DEMO_VOLUME_ID + " written to " + volumes);
         out.println("try:");
         out.println("  curl -i " + base + "/" + ids.get(0) + "                # hello.txt, read over UCX");
-        out.println("  curl -i " + base + "/" + ids.get(1) + "/about.json     # gzip-compressed needle, pairs as headers");
+        // A filename goes after the /<vid>/<fid> form: the volume server reads "/7,02.../about.json" as a bad volume id.
+        out.println("  curl -i " + base + "/" + ids.get(1).volumeId() + "/" + ids.get(1).keyCookieHex()
+                + "/about.json     # gzip-compressed needle, pairs as headers");
         out.println("  curl -s " + base + "/" + ids.get(2) + " | sha256sum     # 3 MiB needle, streamed");
         out.println("  curl -i -H 'Range: bytes=0-99' " + base + "/" + ids.get(2));
         out.println("  curl -s '" + base + "/read?file_id=" + ids.get(0) + "&offset=6&size=4'   # the weed mount contract");

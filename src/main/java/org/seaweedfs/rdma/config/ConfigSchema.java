@@ -20,11 +20,11 @@ final class ConfigSchema {
     static final List<ConfigKey> KEYS = List.of(
             ConfigKey.choice("roles", STRING_LIST, List.of("sidecar"), "agent", "sidecar"),
             ConfigKey.of("http.host", STRING, "0.0.0.0"),
-            ConfigKey.ranged("http.port", INTEGER, 8081L, 1, 65535),
+            ConfigKey.ranged("http.port", INTEGER, 8081L, 0, 65535),
             ConfigKey.ranged("http.instances", INTEGER, 2L, 1, 256),
             ConfigKey.ranged("http.maxInFlight", INTEGER, 1024L, 1, 1_000_000),
             ConfigKey.of("http.jwtReadKey", STRING, null),
-            ConfigKey.of("agent.listen", HOST_PORT, HostPort.parse("0.0.0.0:18515")),
+            ConfigKey.of("agent.listen", LISTEN_ADDRESS, HostPort.parse("0.0.0.0:18515")),
             ConfigKey.of("agent.volumeDirs", STRING_LIST, List.of()),
             ConfigKey.of("agent.offset5", BOOLEAN, false),
             ConfigKey.of("agent.authToken", STRING, null),

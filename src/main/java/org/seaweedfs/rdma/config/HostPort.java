@@ -1,19 +1,31 @@
 package org.seaweedfs.rdma.config;
 
-/** A {@code host:port} address ({@code [v6-address]:port} for IPv6 literals). */
+/**
+ * A {@code host:port} address ({@code [v6-address]:port} for IPv6 literals). Port 0 only makes sense for an
+ * address to listen on (any free port), so only {@link #parseListen} accepts it.
+ */
 public record HostPort(String host, int port) {
 
     public HostPort {
         if (host == null || host.isBlank()) {
             throw new IllegalArgumentException("host is empty");
         }
-        if (port < 1 || port > 65535) {
-            throw new IllegalArgumentException("port " + port + " is outside 1..65535");
+        if (port < 0 || port > 65535) {
+            throw new IllegalArgumentException("port " + port + " is outside 0..65535");
         }
     }
 
-    /** Parses {@code host:port}; the message says what is wrong, for configuration errors. */
+    /** Parses {@code host:port} of a peer (port 1..65535); the message says what is wrong, for configuration errors. */
     public static HostPort parse(String text) {
+        return parse(text, 1);
+    }
+
+    /** Parses an address to listen on: as {@link #parse}, and port 0 means any free port. */
+    public static HostPort parseListen(String text) {
+        return parse(text, 0);
+    }
+
+    private static HostPort parse(String text, int minPort) {
         String t = text == null ? "" : text.trim();
         int colon = t.lastIndexOf(':');
         if (colon <= 0 || colon == t.length() - 1) {
@@ -29,8 +41,12 @@ public record HostPort(String host, int port) {
         if (!port.chars().allMatch(Character::isDigit) || port.length() > 5) {
             throw new IllegalArgumentException("'" + t + "': port '" + port + "' is not a number");
         }
+        int number = Integer.parseInt(port);
+        if (number < minPort || number > 65535) {
+            throw new IllegalArgumentException("'" + t + "': port " + number + " is outside " + minPort + "..65535");
+        }
         try {
-            return new HostPort(host, Integer.parseInt(port));
+            return new HostPort(host, number);
         } catch (IllegalArgumentException e) {
             throw new IllegalArgumentException("'" + t + "': " + e.getMessage());
         }

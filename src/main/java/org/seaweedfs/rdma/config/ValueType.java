@@ -20,6 +20,7 @@ enum ValueType {
     BYTES("a size like 65536, 64KiB or 1MiB"),
     DURATION("a duration like 500ms, 5s or 2m"),
     HOST_PORT("host:port"),
+    LISTEN_ADDRESS("host:port (port 0: any free port)"),
     STRING_LIST("a list of strings"),
     HOST_PORT_LIST("a list of host:port");
 
@@ -71,6 +72,8 @@ enum ValueType {
                 return parseDuration(text);
             case HOST_PORT:
                 return HostPort.parse(text);
+            case LISTEN_ADDRESS:
+                return HostPort.parseListen(text);
             default:
                 throw new IllegalStateException(name());
         }

@@ -9,6 +9,7 @@ import io.vertx.micrometer.Label;
 import io.vertx.micrometer.MicrometerMetricsFactory;
 import io.vertx.micrometer.MicrometerMetricsOptions;
 import io.vertx.micrometer.VertxPrometheusOptions;
+import java.util.concurrent.atomic.AtomicInteger;
 
 /**
  * The process's Prometheus registry, Vert.x's own metrics wired into it, and the read path's meters.
@@ -20,8 +21,12 @@ public final class RdmaMetrics {
     /** Route of the scrape endpoint, left out of the HTTP server metrics. */
     public static final String SCRAPE_ROUTE = "/metrics";
 
+    /** Names each instance's registry for vertx-micrometer, which keeps registries in a JVM-wide map by name. */
+    private static final AtomicInteger INSTANCES = new AtomicInteger();
+
     private final PrometheusMeterRegistry registry;
     private final ReadMeters readMeters;
+    private final String registryName = "seaweedfs-rdma-" + INSTANCES.incrementAndGet();
 
     private RdmaMetrics(PrometheusMeterRegistry registry) {
         this.registry = registry;
@@ -36,10 +41,15 @@ public final class RdmaMetrics {
         return new RdmaMetrics(registry);
     }
 
-    /** Vert.x metrics options publishing into this registry (HTTP server metrics tagged by route, never path). */
+    /**
+     * Vert.x metrics options publishing into this registry (HTTP server metrics tagged by route, never path). The
+     * registry name is this instance's own: under the default name a second Vert.x in the JVM (an agent and a
+     * sidecar side by side, an embedding application) would publish into the first one's registry.
+     */
     public MicrometerMetricsOptions vertxMetricsOptions() {
         return new MicrometerMetricsOptions()
                 .setEnabled(true)
+                .setRegistryName(registryName)
                 .setPrometheusOptions(new VertxPrometheusOptions().setEnabled(true))
                 .addLabels(Label.HTTP_ROUTE, Label.HTTP_METHOD, Label.HTTP_CODE);
     }

@@ -1,7 +1,6 @@
 package org.seaweedfs.rdma.metrics;
 
 import io.micrometer.core.instrument.DistributionSummary;
-import io.micrometer.core.instrument.FunctionCounter;
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.Timer;
@@ -9,7 +8,6 @@ import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import java.time.Duration;
 import java.util.List;
 import java.util.Set;
-import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Supplier;
 
@@ -27,8 +25,6 @@ public final class ReadMeters {
     public static final List<String> AGENT_STATES = List.of("connecting", "up", "down");
 
     private final MeterRegistry registry;
-    /** Function counters hold their state objects weakly; these keep the bound suppliers alive. */
-    private final List<Object> bound = new CopyOnWriteArrayList<>();
 
     public ReadMeters(MeterRegistry registry) {
         this.registry = registry;
@@ -79,16 +75,6 @@ public final class ReadMeters {
                     .description("Agent connection state (1 = current)")
                     .tag("agent", agent).tag("state", s).strongReference(true).register(registry);
         }
-    }
-
-    /** UCX operation and error totals of one worker (monotonic counts owned by the worker). */
-    public void bindUcxCounters(String worker, Supplier<Number> operations, Supplier<Number> errors) {
-        bound.add(operations);
-        bound.add(errors);
-        FunctionCounter.builder("seaweedfs.rdma.ucx.operations", operations, s -> s.get().doubleValue())
-                .description("UCX operations completed").tag("worker", worker).register(registry);
-        FunctionCounter.builder("seaweedfs.rdma.ucx.errors", errors, s -> s.get().doubleValue())
-                .description("UCX operations failed").tag("worker", worker).register(registry);
     }
 
     public MeterRegistry registry() {

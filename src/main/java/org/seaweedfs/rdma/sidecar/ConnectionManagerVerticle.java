@@ -2,6 +2,7 @@ package org.seaweedfs.rdma.sidecar;
 
 import io.vertx.core.Future;
 import io.vertx.core.Handler;
+import io.vertx.core.Promise;
 import io.vertx.core.VerticleBase;
 import io.vertx.core.Vertx;
 import io.vertx.core.internal.ContextInternal;
@@ -13,7 +14,9 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.Set;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.CopyOnWriteArrayList;
 import org.seaweedfs.rdma.config.HostPort;
 import org.seaweedfs.rdma.config.SidecarConfig;
@@ -26,7 +29,8 @@ import org.seaweedfs.rdma.ucx.UcxWorkerVerticle;
  * {@code sidecar.master} is set, the ones found through the master's {@code /dir/lookup}. Each agent is an
  * {@link AgentPeer} (health pings, reconnection with backoff); every state change is published on the event bus
  * at {@value #PEER_STATE_ADDRESS} as {@code {"agent","state","previous","reason","time"}}, logged, and shown by
- * the gauges {@code seaweedfs.rdma.agent.state{agent,state}}.
+ * the gauges {@code seaweedfs.rdma.agent.state{agent,state}}; {@code seaweedfs.rdma.needle.map.size{agent}} counts
+ * the entries mirrored from each agent.
  *
  * <p>Routing: volume id -> agent comes from the agents' own volume lists (an up agent serving the volume first).
  * <p>Master discovery: an agent runs on the host of the volume server it sits beside (it maps that server's
@@ -50,6 +54,8 @@ public final class ConnectionManagerVerticle extends VerticleBase implements Age
     private final ReadMeters meters;
     private final int agentPort;
     private final List<AgentPeer> peers = new CopyOnWriteArrayList<>();
+    /** Per peer, completed when its first connection attempt has ended (up or down); this context only. */
+    private final Map<String, Promise<Void>> firstAttempts = new HashMap<>();
     private AgentPeer.Timing timing;
 
     /**
@@ -85,6 +91,17 @@ public final class ConnectionManagerVerticle extends VerticleBase implements Age
         return Future.join(stops);
     }
 
+    /**
+     * Completes when the first connection attempt to every agent known now (the configured ones, after start) has
+     * ended, connected or not; the connect timeout bounds it. Never fails: a down agent is the fallbacks' business.
+     */
+    public Future<Void> firstAttempts() {
+        PromiseInternal<Void> settled = ((ContextInternal) vertx.getOrCreateContext()).promise();
+        context.runOnContext(v -> Future.join(firstAttempts.values().stream().map(Promise::future).toList())
+                .onComplete(ar -> settled.complete()));
+        return settled.future();
+    }
+
     /** Every known agent, configured ones first, in the order they became known. */
     public List<AgentPeer> peers() {
         return List.copyOf(peers);
@@ -117,6 +134,20 @@ public final class ConnectionManagerVerticle extends VerticleBase implements Age
             }
         }
         return known;
+    }
+
+    /** Entries in the sidecar's mirrors of an agent's needle maps (0 when it is unknown or not connected). */
+    public long mirrorEntries(String agent) {
+        AgentPeer p = peer(agent);
+        if (p == null || !(p.link() instanceof AgentLink l)) {
+            return 0;
+        }
+        long entries = 0;
+        for (long volumeId : l.connection().volumeIds()) {
+            VolumeMirror mirror = l.connection().mirror(volumeId);
+            entries += mirror == null ? 0 : mirror.needles().size();
+        }
+        return entries;
     }
 
     /** {@link AgentRouter}: the up agent's connection for the RDMA and read-through paths, else null. */
@@ -227,12 +258,15 @@ public final class ConnectionManagerVerticle extends VerticleBase implements Age
             return;
         }
         AgentPeer peer = new AgentPeer(vertx, agent, connector, timing, this::stateChanged);
+        firstAttempts.put(peer.name(), Promise.promise());
         peers.add(peer);
         meters.bindAgentState(peer.name(), () -> peer.state().label);
+        meters.bindNeedleMapSize(peer.name(), () -> mirrorEntries(peer.name()));
         peer.start();
     }
 
     private void stateChanged(AgentPeer peer, PeerState previous, PeerState next, String reason) {
+        firstAttempts.get(peer.name()).tryComplete();
         if (next == PeerState.DOWN) {
             LOG.warn("Agent " + peer.name() + " is down: " + reason);
         } else {

@@ -132,13 +132,14 @@ class ConfigLoaderTest {
             "nonsense: 1                             | nonsense: unknown key",
             "http: 5                                 | http: expected a section of keys, got '5'",
             "http: {port: abc}                       | http.port: expected an integer, got 'abc'",
-            "http: {port: 70000}                     | http.port: must be between 1 and 65535, got 70000",
+            "http: {port: 70000}                     | http.port: must be between 0 and 65535, got 70000",
             "http: {port: [1]}                       | http.port: expected an integer, got a list",
             "http: {port: {a: 1}}                    | http.port: expected an integer, got a section",
             "http: {maxInFlight: 0}                  | http.maxInFlight: must be between 1 and 1000000, got 0",
             "agent: {offset5: yes please}            | agent.offset5: expected true or false, got 'yes please'",
             "agent: {listen: nohost}                 | agent.listen: 'nohost' is not host:port",
-            "agent: {listen: 'h:99999'}              | agent.listen: 'h:99999': port 99999 is outside 1..65535",
+            "agent: {listen: 'h:99999'}              | agent.listen: 'h:99999': port 99999 is outside 0..65535",
+            "sidecar: {agents: ['h:0']}              | sidecar.agents: 'h:0': port 0 is outside 1..65535",
             "agent: {listen: 'h:x1'}                 | agent.listen: 'h:x1': port 'x1' is not a number",
             "agent: {listen: '::1:80'}               | agent.listen: '::1:80': write IPv6 addresses as [address]:port",
             "sidecar: {agents: [a:1, b]}             | sidecar.agents: 'b' is not host:port",
@@ -182,7 +183,7 @@ class ConfigLoaderTest {
     @Test
     void everyProblemIsReportedAtOnce() {
         ConfigException e = assertThrows(ConfigException.class,
-                () -> parse("http: {port: 0, instances: 0}\nbogus: 1"));
+                () -> parse("http: {port: -1, instances: 0}\nbogus: 1"));
         assertEquals(3, e.problems().size(), e.getMessage());
         assertTrue(e.getMessage().startsWith("invalid configuration:\n  "));
     }

@@ -10,8 +10,8 @@ import io.vertx.ext.web.client.WebClient;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicLong;
 import org.junit.jupiter.api.Test;
+import org.seaweedfs.rdma.agent.AgentMetrics;
 import org.seaweedfs.rdma.config.ConfigLoader;
 import org.seaweedfs.rdma.config.HttpConfig;
 import org.seaweedfs.rdma.config.RdmaConfig;
@@ -19,6 +19,7 @@ import org.seaweedfs.rdma.http.HttpApiContext;
 import org.seaweedfs.rdma.http.HttpApiVerticle;
 import org.seaweedfs.rdma.sidecar.FixedReadPathStatus;
 import org.seaweedfs.rdma.sidecar.InMemoryNeedleSource;
+import org.seaweedfs.rdma.ucx.UcxMetrics;
 import org.seaweedfs.rdma.volume.FileId;
 
 class RdmaMetricsTest {
@@ -30,8 +31,6 @@ class RdmaMetricsTest {
         read.recordRead("rdma", "ok", 1_000_000);
         read.recordRead("3,01637037d6", "whatever", 1_000_000);
         read.recordBytesServed("http", 4096);
-        AtomicLong ops = new AtomicLong(5);
-        read.bindUcxCounters("0", ops::get, () -> 1);
         read.bindNeedleMapSize("a:1", () -> 42);
         read.bindAgentState("a:1", () -> "up");
         String text = metrics.scrape();
@@ -39,13 +38,31 @@ class RdmaMetricsTest {
         assertTrue(text.contains("seaweedfs_rdma_read_latency_seconds_count{result=\"other\",source=\"other\"} 1"), text);
         assertFalse(text.contains("01637037d6"));
         assertTrue(text.contains("seaweedfs_rdma_read_bytes_sum{source=\"http\"} 4096"), text);
-        assertTrue(text.contains("seaweedfs_rdma_ucx_operations_total{worker=\"0\"} 5"), text);
-        assertTrue(text.contains("seaweedfs_rdma_ucx_errors_total{worker=\"0\"} 1"), text);
         assertTrue(text.contains("seaweedfs_rdma_needle_map_size{agent=\"a:1\"} 42"), text);
         assertTrue(text.contains("seaweedfs_rdma_agent_state{agent=\"a:1\",state=\"up\"} 1"), text);
         assertTrue(text.contains("seaweedfs_rdma_agent_state{agent=\"a:1\",state=\"down\"} 0"), text);
-        ops.set(9);
-        assertTrue(metrics.scrape().contains("seaweedfs_rdma_ucx_operations_total{worker=\"0\"} 9"));
+    }
+
+    @Test
+    void agentAndUcxCountersAreReadAtScrapeTime() {
+        RdmaMetrics metrics = RdmaMetrics.create();
+        AgentMetrics agent = new AgentMetrics();
+        UcxMetrics ucx = new UcxMetrics();
+        RoleMetricsBinder binder = new RoleMetricsBinder(metrics.registry());
+        binder.bindAgent(agent);
+        binder.bindUcx("sidecar", ucx);
+        agent.framesReceived().add(3);
+        agent.readThroughBytes().add(4096);
+        ucx.gets().add(5);
+        ucx.errors().increment();
+        String text = metrics.scrape();
+        assertTrue(text.contains("seaweedfs_rdma_agent_frames_total{direction=\"received\"} 3"), text);
+        assertTrue(text.contains("seaweedfs_rdma_agent_read_through_bytes_total 4096"), text);
+        assertTrue(text.contains("seaweedfs_rdma_agent_volumes 0"), text);
+        assertTrue(text.contains("seaweedfs_rdma_ucx_operations_total{worker=\"sidecar\"} 5"), text);
+        assertTrue(text.contains("seaweedfs_rdma_ucx_errors_total{worker=\"sidecar\"} 1"), text);
+        ucx.gets().add(4);
+        assertTrue(metrics.scrape().contains("seaweedfs_rdma_ucx_operations_total{worker=\"sidecar\"} 9"));
     }
 
     @Test

@@ -1,0 +1,72 @@
+package org.seaweedfs.rdma.metrics;
+
+import io.micrometer.core.instrument.FunctionCounter;
+import io.micrometer.core.instrument.Gauge;
+import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.core.instrument.Tags;
+import java.util.concurrent.atomic.LongAdder;
+import org.seaweedfs.rdma.agent.AgentMetrics;
+import org.seaweedfs.rdma.ucx.UcxMetrics;
+
+/**
+ * Binds the plain counters the agent and the UCX workers keep (LongAdders, readable from any thread) to
+ * Micrometer, read at scrape time. The counters' owners outlive the bindings (they live as long as their
+ * verticles), so the registry's weak references to them hold.
+ */
+public final class RoleMetricsBinder {
+
+    private final MeterRegistry registry;
+
+    public RoleMetricsBinder(MeterRegistry registry) {
+        this.registry = registry;
+    }
+
+    /** The agent role: control-protocol traffic, index following, and the volumes and needles it serves. */
+    public void bindAgent(AgentMetrics agent) {
+        counter("seaweedfs.rdma.agent.frames", "Control frames", Tags.of("direction", "received"), agent.framesReceived());
+        counter("seaweedfs.rdma.agent.frames", "Control frames", Tags.of("direction", "sent"), agent.framesSent());
+        counter("seaweedfs.rdma.agent.bad.frames", "Control frames that failed to decode", Tags.empty(), agent.badFrames());
+        counter("seaweedfs.rdma.agent.errors.sent", "Error replies sent", Tags.empty(), agent.errorsSent());
+        counter("seaweedfs.rdma.agent.hellos", "Hellos answered", Tags.empty(), agent.hellos());
+        counter("seaweedfs.rdma.agent.unauthorized", "Hellos refused for a missing or wrong token", Tags.empty(),
+                agent.unauthorized());
+        counter("seaweedfs.rdma.agent.lookups", "Needle lookups answered", Tags.empty(), agent.lookups());
+        counter("seaweedfs.rdma.agent.syncs", "Index sync requests answered", Tags.empty(), agent.syncs());
+        counter("seaweedfs.rdma.agent.read.throughs", "Reads the agent copied over its control channel", Tags.empty(),
+                agent.readThroughs());
+        counter("seaweedfs.rdma.agent.read.through.bytes", "Bytes the agent copied for read-throughs", Tags.empty(),
+                agent.readThroughBytes());
+        counter("seaweedfs.rdma.agent.pushes", "Frames pushed unasked (index increments, volume changes)", Tags.empty(),
+                agent.pushes());
+        counter("seaweedfs.rdma.agent.remaps", "Volume segments mapped after start-up (growth)", Tags.empty(),
+                agent.remaps());
+        counter("seaweedfs.rdma.agent.reopens", "Volumes reopened under a new epoch (compaction)", Tags.empty(),
+                agent.reopens());
+        Gauge.builder("seaweedfs.rdma.agent.volumes", agent, AgentMetrics::volumes)
+                .description("Volumes the agent serves").register(registry);
+        Gauge.builder("seaweedfs.rdma.agent.needles", agent,
+                        a -> a.needlesPerVolume().values().stream().mapToLong(Integer::longValue).sum())
+                .description("Live needles in the agent's needle maps").register(registry);
+    }
+
+    /** One UCX worker ({@code worker} names its role): gets, frames, errors, channels. */
+    public void bindUcx(String worker, UcxMetrics ucx) {
+        Tags tags = Tags.of("worker", worker);
+        counter("seaweedfs.rdma.ucx.operations", "UCX gets completed", tags, ucx.gets());
+        counter("seaweedfs.rdma.ucx.errors", "UCX operations failed", tags, ucx.errors());
+        counter("seaweedfs.rdma.ucx.get.bytes", "Bytes moved by UCX gets", tags, ucx.getBytes());
+        counter("seaweedfs.rdma.ucx.frames", "Control frames over UCX", tags.and("direction", "sent"), ucx.framesSent());
+        counter("seaweedfs.rdma.ucx.frames", "Control frames over UCX", tags.and("direction", "received"),
+                ucx.framesReceived());
+        counter("seaweedfs.rdma.ucx.frame.bytes", "Control frame bytes over UCX", tags.and("direction", "sent"),
+                ucx.frameBytesSent());
+        counter("seaweedfs.rdma.ucx.frame.bytes", "Control frame bytes over UCX", tags.and("direction", "received"),
+                ucx.frameBytesReceived());
+        counter("seaweedfs.rdma.ucx.channels", "UCX channels", tags.and("event", "opened"), ucx.channelsOpened());
+        counter("seaweedfs.rdma.ucx.channels", "UCX channels", tags.and("event", "closed"), ucx.channelsClosed());
+    }
+
+    private void counter(String name, String description, Tags tags, LongAdder adder) {
+        FunctionCounter.builder(name, adder, LongAdder::sum).description(description).tags(tags).register(registry);
+    }
+}

@@ -1,0 +1,205 @@
+package org.seaweedfs.rdma.e2e;
+
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.seaweedfs.rdma.e2e.Stack.await;
+import static org.seaweedfs.rdma.e2e.Stack.eventually;
+
+import io.vertx.core.Vertx;
+import io.vertx.core.buffer.Buffer;
+import io.vertx.core.eventbus.ReplyException;
+import io.vertx.core.json.JsonObject;
+import io.vertx.ext.web.client.HttpResponse;
+import io.vertx.ext.web.client.WebClient;
+import io.vertx.ext.web.client.WebClientOptions;
+import io.vertx.junit5.VertxExtension;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import java.util.concurrent.CopyOnWriteArrayList;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
+import org.junit.jupiter.api.io.TempDir;
+import org.seaweedfs.rdma.sidecar.StubMaster;
+import org.seaweedfs.rdma.sidecar.StubVolumeServer;
+import org.seaweedfs.rdma.volume.FileId;
+import org.seaweedfs.rdma.volume.Fixtures;
+
+/**
+ * Resilience through the product's faces (HTTP, event bus, /health, /status, peer-state events), with the stack
+ * deployed by SeaweedRdma: the agent stops while the sidecar serves, and comes back on its port. The HTTP fallback
+ * reaches the same fixture files through stand-ins for the SeaweedFS master and volume server (which cannot run
+ * here). (ResilientReadPathAgentTest covers the same faults under load at the read-path level.)
+ */
+@ExtendWith(VertxExtension.class)
+class ResilienceEndToEndTest {
+
+    private static final String FILE_2 = "2,0306bfd555";
+    private static final String COMMAND_GO = "1,01bb51ad02";
+    /** Quick detection and recovery, so the test waits little; nothing asserts how long anything took. */
+    private static final String FAST = """
+              readTimeout: 3s
+              ping: {interval: 250ms, timeout: 250ms}
+              reconnect: {baseBackoff: 20ms, maxBackoff: 300ms}
+              breaker: {slidingWindowSize: 10, minimumCalls: 5, openDuration: 300ms, halfOpenCalls: 2}
+              retry: {maxAttempts: 2, waitDuration: 10ms}
+            """;
+
+    @TempDir
+    Path dir;
+
+    private final List<AutoCloseable> open = new ArrayList<>();
+    private final List<JsonObject> peerEvents = new CopyOnWriteArrayList<>();
+    private WebClient client;
+
+    @AfterEach
+    void closeAll() throws Exception {
+        for (int i = open.size() - 1; i >= 0; i--) {
+            open.get(i).close();
+        }
+    }
+
+    private Stack agent(int port) {
+        Stack agent = Stack.agent(dir, port);
+        open.add(agent);
+        return agent;
+    }
+
+    /** The sidecar, with an HTTP client on its port and its peer-state events recorded. */
+    private Stack sidecar(Vertx vertx, int agentPort, String extra) {
+        Stack sidecar = Stack.sidecar(agentPort, extra);
+        open.add(sidecar);
+        sidecar.vertx.eventBus().<JsonObject>consumer("seaweedfs.rdma.peer-state", m -> peerEvents.add(m.body()));
+        client = WebClient.create(vertx, new WebClientOptions().setDefaultHost("127.0.0.1")
+                .setDefaultPort(sidecar.httpPort()).setDecompressionSupported(false));
+        return sidecar;
+    }
+
+    private HttpResponse<Buffer> get(String uri) {
+        return await(client.get(uri).send());
+    }
+
+    private boolean sawState(String state) {
+        return peerEvents.stream().anyMatch(e -> state.equals(e.getString("state")));
+    }
+
+    private FixtureNeedles.Expected expected(String fid) {
+        FileId id = FileId.parse(fid);
+        return FixtureNeedles.live(dir, id.volumeId()).stream().filter(e -> e.fid().equals(id)).findFirst().orElseThrow();
+    }
+
+    @Test
+    void aStoppedAgentFallsBackToTheVolumeServerAndRdmaServesAgainWhenItReturns(Vertx vertx) {
+        Fixtures.copyDir("volumes", dir);
+        StubVolumeServer volumeServer = await(new StubVolumeServer(vertx).start(dir));
+        open.add(() -> await(volumeServer.stop()));
+        StubMaster master = await(new StubMaster(vertx).start());
+        open.add(() -> await(master.stop()));
+        master.locate(1, volumeServer.url());
+        master.locate(2, volumeServer.url());
+        Stack agent = agent(0);
+        int port = agent.agentPort();
+        Stack sidecar = sidecar(vertx, port, "  master: '127.0.0.1:" + master.port() + "'\n  fallback: [http]\n" + FAST);
+        byte[] file2 = expected(FILE_2).plain();
+        byte[] commandGo = expected(COMMAND_GO).plain();
+
+        HttpResponse<Buffer> before = get("/" + FILE_2);
+        assertEquals("rdma", before.getHeader("X-Source"));
+        assertArrayEquals(file2, before.body().getBytes());
+
+        agent.close();
+        eventually("the sidecar saw the agent go down", () -> sawState("down"));
+        JsonObject down = peerEvents.stream().filter(e -> "down".equals(e.getString("state"))).findFirst().orElseThrow();
+        assertEquals("127.0.0.1:" + port, down.getString("agent"));
+        assertEquals("up", down.getString("previous"));
+
+        HttpResponse<Buffer> fallback = get("/" + FILE_2);
+        assertEquals(200, fallback.statusCode());
+        assertEquals("http", fallback.getHeader("X-Source"));
+        assertEquals("false", fallback.getHeader("X-RDMA-Used"));
+        assertArrayEquals(file2, fallback.body().getBytes());
+        assertEquals("\"" + expected(FILE_2).etag() + "\"", fallback.getHeader("ETag"));
+        HttpResponse<Buffer> compressed = get("/" + COMMAND_GO);
+        assertEquals("http", compressed.getHeader("X-Source"));
+        assertArrayEquals(commandGo, compressed.body().getBytes());
+        HttpResponse<Buffer> slice = get("/read?file_id=" + FILE_2 + "&offset=1000&size=500&volume_server=http://"
+                + volumeServer.url());
+        assertEquals("http", slice.getHeader("X-Source"));
+        assertEquals("false", slice.getHeader("X-RDMA-Used"));
+        assertArrayEquals(Arrays.copyOfRange(file2, 1000, 1500), slice.body().getBytes());
+        assertTrue(volumeServer.requests() > 0, "the stand-in volume server served the fallback");
+        assertEquals(404, get("/2,0306bfd556").statusCode(), "a wrong cookie stays a 404 on the fallback");
+
+        JsonObject health = get("/health").bodyAsJsonObject();
+        assertEquals("degraded", health.getString("status"));
+        assertFalse(health.getJsonObject("rdma").getBoolean("connected"));
+        JsonObject agentStatus = get("/status").bodyAsJsonObject().getJsonArray("agents").getJsonObject(0);
+        assertEquals("down", agentStatus.getString("state"));
+        assertEquals("open", agentStatus.getString("breaker"));
+
+        restartAgent(port);
+        eventually("the sidecar saw the agent come back", () -> peerEvents.stream()
+                .dropWhile(e -> !"down".equals(e.getString("state"))).anyMatch(e -> "up".equals(e.getString("state"))));
+        eventually("RDMA serves again", () -> {
+            HttpResponse<Buffer> r = get("/" + FILE_2);
+            assertArrayEquals(file2, r.body().getBytes(), "whichever path serves, the bytes are right");
+            return "rdma".equals(r.getHeader("X-Source"));
+        });
+        eventually("the breaker closed and /health is healthy again", () -> {
+            get("/" + COMMAND_GO);
+            return "healthy".equals(get("/health").bodyAsJsonObject().getString("status"));
+        });
+        assertEquals("closed", get("/status").bodyAsJsonObject().getJsonArray("agents").getJsonObject(0).getString("breaker"));
+    }
+
+    @Test
+    void withoutAFallbackAStoppedAgentIs503OnEveryFace(Vertx vertx) {
+        Fixtures.copyDir("volumes", dir);
+        Stack agent = agent(0);
+        Stack sidecar = sidecar(vertx, agent.agentPort(), "  fallback: []\n" + FAST);
+        JsonObject request = new JsonObject().put("fid", FILE_2);
+        assertEquals("rdma", await(sidecar.vertx.eventBus().request("seaweedfs.needle.read", request)).headers().get("source"));
+
+        agent.close();
+        eventually("the sidecar saw the agent go down", () -> sawState("down"));
+        for (String address : List.of("seaweedfs.needle.read", "seaweedfs.needle.stat")) {
+            ReplyException e = assertThrows(ReplyException.class,
+                    () -> await(sidecar.vertx.eventBus().request(address, request)), address);
+            assertEquals(503, e.failureCode(), address + ": " + e.getMessage());
+        }
+        HttpResponse<Buffer> r = get("/" + FILE_2);
+        assertEquals(503, r.statusCode());
+        assertEquals(503, r.bodyAsJsonObject().getInteger("code"));
+        HttpResponse<Buffer> health = get("/health");
+        assertEquals(503, health.statusCode());
+        assertEquals("unhealthy", health.bodyAsJsonObject().getString("status"));
+    }
+
+    /**
+     * The agent again on its old port. UCX_TCP_CM_REUSEADDR=y (surefire's environment) lets it rebind at once;
+     * should the port still be held, retry as an operator's restart would.
+     */
+    private void restartAgent(int port) {
+        RuntimeException last = null;
+        for (int attempt = 0; attempt < 100; attempt++) {
+            try {
+                agent(port);
+                return;
+            } catch (RuntimeException e) {
+                last = e;
+                try {
+                    Thread.sleep(200);
+                } catch (InterruptedException ie) {
+                    Thread.currentThread().interrupt();
+                    break;
+                }
+            }
+        }
+        throw new AssertionError("the agent could not listen on port " + port + " again", last);
+    }
+}
