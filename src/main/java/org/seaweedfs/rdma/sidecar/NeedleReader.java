@@ -173,6 +173,10 @@ public final class NeedleReader implements NeedleSource {
             }
             long n = Math.min(end, segment.end()) - at;
             UcxRemoteKey key = mirror.keyOf(segment);
+            if (!key.isValid()) { // the mirror was replaced (volume grew or compacted) and its keys released
+                throw new StaleLocation("the key of segment " + segment.index() + " of volume " + info.volumeId()
+                        + " (epoch " + info.epoch() + ") was released");
+            }
             gets.add(key.channel().get(segment.addressOf(at), key, buffer.address() + (at - datOffset), n));
             at += n;
         }
