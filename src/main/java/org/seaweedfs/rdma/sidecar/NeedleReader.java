@@ -100,8 +100,7 @@ public final class NeedleReader implements NeedleSource {
             return;
         }
         if (size > gate.options().maxNeedleBytes()) {
-            read.fail(new ReadFailure(ReadFailure.Kind.BAD_REQUEST, "needle " + read.fid() + " of " + size
-                    + " bytes is larger than this sidecar reads (" + gate.options().maxNeedleBytes() + ")"));
+            read.fail(ReadFailure.tooLarge(read.fid(), size, gate.options().maxNeedleBytes()));
             return;
         }
         long used = NeedleLayout.usedLength(size, mirror.version());
