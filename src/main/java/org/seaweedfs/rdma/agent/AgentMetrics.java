@@ -22,6 +22,7 @@ public final class AgentMetrics {
     private final LongAdder pushes = new LongAdder();
     private final LongAdder remaps = new LongAdder();
     private final LongAdder reopens = new LongAdder();
+    private final LongAdder overloaded = new LongAdder();
     private volatile Map<Long, Integer> needlesPerVolume = Map.of();
 
     /** Control frames received. */
@@ -83,6 +84,11 @@ public final class AgentMetrics {
     /** Volumes reopened under a new epoch (compaction). */
     public LongAdder reopens() {
         return reopens;
+    }
+
+    /** Requests answered OVERLOADED because their channel had agent.maxRepliesInFlight large replies queued. */
+    public LongAdder overloaded() {
+        return overloaded;
     }
 
     /** Volumes served now. */

@@ -27,10 +27,16 @@ import java.util.Objects;
  *                      ({@code agent.retireGrace}, default 10 s)
  * @param maxFrameBytes largest control frame sent or accepted ({@code agent.maxFrameBytes}, default 4 MiB; the
  *                      sidecars must use the same value)
+ * @param maxRepliesInFlight large replies (volume lists, sync frames, read-through data) one channel may have
+ *                      queued for sending at once ({@code agent.maxRepliesInFlight}, default 32: with 4 MiB frames at
+ *                      most 128 MiB per sidecar); further such requests are answered OVERLOADED (retriable) at once,
+ *                      so a sidecar that floods the agent cannot make it buffer without bound
  */
 public record AgentSettings(String host, int port, List<Path> volumeDirs, boolean offset5, String authToken,
                             String agentId, Duration pollInterval, long segmentBytes, Duration retireGrace,
-                            int maxFrameBytes) {
+                            int maxFrameBytes, int maxRepliesInFlight) {
+
+    public static final int DEFAULT_MAX_REPLIES_IN_FLIGHT = 32;
 
     public static final Duration DEFAULT_POLL_INTERVAL = Duration.ofMillis(250);
     public static final long DEFAULT_SEGMENT_BYTES = 1L << 30;
@@ -73,47 +79,55 @@ public record AgentSettings(String host, int port, List<Path> volumeDirs, boolea
         require(maxFrameBytes >= ControlCodec.MIN_MAX_FRAME_BYTES && maxFrameBytes <= ControlCodec.MAX_MAX_FRAME_BYTES,
                 "agent.maxFrameBytes must be between " + ControlCodec.MIN_MAX_FRAME_BYTES + " and "
                         + ControlCodec.MAX_MAX_FRAME_BYTES + ", got " + maxFrameBytes);
+        require(maxRepliesInFlight >= 1 && maxRepliesInFlight <= 65_536,
+                "agent.maxRepliesInFlight must be between 1 and 65536, got " + maxRepliesInFlight);
     }
 
     /** Defaults for everything but where to listen and what to serve: no token, 4-byte offsets. */
     public static AgentSettings of(String host, int port, List<Path> volumeDirs) {
         return new AgentSettings(host, port, volumeDirs, false, null, "agent-" + host + "-" + port,
-                DEFAULT_POLL_INTERVAL, DEFAULT_SEGMENT_BYTES, DEFAULT_RETIRE_GRACE, ControlCodec.DEFAULT_MAX_FRAME_BYTES);
+                DEFAULT_POLL_INTERVAL, DEFAULT_SEGMENT_BYTES, DEFAULT_RETIRE_GRACE, ControlCodec.DEFAULT_MAX_FRAME_BYTES,
+                DEFAULT_MAX_REPLIES_IN_FLIGHT);
     }
 
     public AgentSettings withAuthToken(String token) {
         return new AgentSettings(host, port, volumeDirs, offset5, token, agentId, pollInterval, segmentBytes,
-                retireGrace, maxFrameBytes);
+                retireGrace, maxFrameBytes, maxRepliesInFlight);
     }
 
     public AgentSettings withOffset5(boolean five) {
         return new AgentSettings(host, port, volumeDirs, five, authToken, agentId, pollInterval, segmentBytes,
-                retireGrace, maxFrameBytes);
+                retireGrace, maxFrameBytes, maxRepliesInFlight);
     }
 
     public AgentSettings withAgentId(String id) {
         return new AgentSettings(host, port, volumeDirs, offset5, authToken, id, pollInterval, segmentBytes,
-                retireGrace, maxFrameBytes);
+                retireGrace, maxFrameBytes, maxRepliesInFlight);
     }
 
     public AgentSettings withPollInterval(Duration interval) {
         return new AgentSettings(host, port, volumeDirs, offset5, authToken, agentId, interval, segmentBytes,
-                retireGrace, maxFrameBytes);
+                retireGrace, maxFrameBytes, maxRepliesInFlight);
     }
 
     public AgentSettings withSegmentBytes(long bytes) {
         return new AgentSettings(host, port, volumeDirs, offset5, authToken, agentId, pollInterval, bytes,
-                retireGrace, maxFrameBytes);
+                retireGrace, maxFrameBytes, maxRepliesInFlight);
     }
 
     public AgentSettings withRetireGrace(Duration grace) {
         return new AgentSettings(host, port, volumeDirs, offset5, authToken, agentId, pollInterval, segmentBytes,
-                grace, maxFrameBytes);
+                grace, maxFrameBytes, maxRepliesInFlight);
     }
 
     public AgentSettings withMaxFrameBytes(int bytes) {
         return new AgentSettings(host, port, volumeDirs, offset5, authToken, agentId, pollInterval, segmentBytes,
-                retireGrace, bytes);
+                retireGrace, bytes, maxRepliesInFlight);
+    }
+
+    public AgentSettings withMaxRepliesInFlight(int replies) {
+        return new AgentSettings(host, port, volumeDirs, offset5, authToken, agentId, pollInterval, segmentBytes,
+                retireGrace, maxFrameBytes, replies);
     }
 
     /** Never prints the token. */
@@ -122,7 +136,8 @@ public record AgentSettings(String host, int port, List<Path> volumeDirs, boolea
         return "AgentSettings[host=" + host + ", port=" + port + ", volumeDirs=" + volumeDirs + ", offset5=" + offset5
                 + ", authToken=" + (authToken == null ? "none" : "***") + ", agentId=" + agentId
                 + ", pollInterval=" + pollInterval.toMillis() + " ms, segmentBytes=" + segmentBytes
-                + ", retireGrace=" + retireGrace.toMillis() + " ms, maxFrameBytes=" + maxFrameBytes + "]";
+                + ", retireGrace=" + retireGrace.toMillis() + " ms, maxFrameBytes=" + maxFrameBytes
+                + ", maxRepliesInFlight=" + maxRepliesInFlight + "]";
     }
 
     private static void require(boolean condition, String message) {

@@ -98,9 +98,20 @@ final class ControlServer implements VolumeFollower.Events {
             send(session, e.toReply());
             return;
         }
+        boolean large = request instanceof SyncRequest || request instanceof ReadThrough
+                || request instanceof VolumeListRequest;
+        if (large && session.repliesInFlight() >= settings.maxRepliesInFlight()) {
+            metrics.overloaded().increment();
+            send(session, ErrorReply.of(request.requestId(), ErrorCode.OVERLOADED, session.repliesInFlight()
+                    + " large replies are still being sent on this channel (agent.maxRepliesInFlight): retry later"));
+            return;
+        }
         try {
             ControlMessage reply = handle(session, request);
-            if (reply != null) {
+            if (reply != null && large) {
+                session.replyQueued();
+                send(session, reply).onComplete(ar -> session.replySent());
+            } else if (reply != null) {
                 send(session, reply);
             }
         } catch (ProtocolException e) {

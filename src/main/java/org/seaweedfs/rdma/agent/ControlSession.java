@@ -18,6 +18,7 @@ final class ControlSession {
     private final UcxChannel channel;
     private final Map<Long, Mirror> mirrors = new HashMap<>();
     private boolean handshaken;
+    private int repliesInFlight;
     private String clientId;
 
     ControlSession(UcxChannel channel) {
@@ -35,6 +36,19 @@ final class ControlSession {
     void handshakeDone(String client) {
         handshaken = true;
         clientId = client;
+    }
+
+    /** Large replies queued for sending on this channel and not yet sent. */
+    int repliesInFlight() {
+        return repliesInFlight;
+    }
+
+    void replyQueued() {
+        repliesInFlight++;
+    }
+
+    void replySent() {
+        repliesInFlight--;
     }
 
     Mirror mirror(long volumeId) {

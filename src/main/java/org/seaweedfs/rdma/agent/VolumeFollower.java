@@ -301,7 +301,10 @@ final class VolumeFollower {
             listing.problems().forEach(p -> report("skipping " + p, null));
             for (VolumeFiles files : listing.volumes()) {
                 if (!files.hasIndex()) {
-                    report("skipping volume " + files.name() + " in " + dir + ": no .idx beside its .dat (yet)", null);
+                    report("skipping volume " + files.name() + " in " + dir + ": no .idx beside " + files.dat()
+                            + "; it is served once the volume server writes the .idx (checked every poll). If the"
+                            + " index was lost, stop the volume server and rebuild it from the .dat with 'weed fix -dir="
+                            + dir + " -volumeId=" + files.volumeId() + "' (set agent.offset5 to match the index format)", null);
                     continue;
                 }
                 VolumeFiles other = found.get(files.volumeId());

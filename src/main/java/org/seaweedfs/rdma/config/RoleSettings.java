@@ -20,7 +20,14 @@ public final class RoleSettings {
         if (!ucx.netDevices().isEmpty()) {
             settings = settings.withNetDevices(String.join(",", ucx.netDevices()));
         }
-        return settings;
+        settings = settings.withMaxRemoteKeys(ucx.maxRemoteKeys());
+        // "auto": the default UcxSettings derives from the TLS list; an empty list lets UCX choose, RDMA included.
+        boolean onDemand = switch (ucx.onDemandPaging()) {
+            case "true" -> true;
+            case "false" -> false;
+            default -> ucx.tls().isEmpty() || settings.onDemandPaging();
+        };
+        return settings.withOnDemandPaging(onDemand);
     }
 
     /** The {@code agent.*} keys. */

@@ -28,7 +28,8 @@ import org.seaweedfs.rdma.sidecar.ReadFailure;
  * <li>{@value #STAT_ADDRESS}: the same request; reply a JSON object of the metadata.</li>
  * </ul>
  * Failures: {@code message.fail(code, text)} with 400, 404, 416, 502 (corrupt), 503 (no path), 504 (timeout),
- * 500 (anything else). Replies use {@link LocalBufferCodec}: in-JVM consumers get the buffer without a copy.
+ * 500 (anything else). A needle above {@code sidecar.maxNeedleBytes} fails 400 (the contract's closed list of codes
+ * has no 413; HTTP answers 413) with a text starting "too large: ", so consumers can tell it from a malformed request. Replies use {@link LocalBufferCodec}: in-JVM consumers get the buffer without a copy.
  */
 public final class EventBusApiVerticle extends VerticleBase {
 
@@ -160,6 +161,10 @@ public final class EventBusApiVerticle extends VerticleBase {
     private void fail(Message<Object> message, Throwable cause, long start) {
         int code = cause instanceof IllegalArgumentException ? 400 : ReadFailure.codeOf(cause);
         meters.recordRead("none", ReadMeters.resultOf(code), System.nanoTime() - start);
-        message.fail(code, cause.getMessage());
+        if (code == ReadFailure.Kind.TOO_LARGE.code) {
+            message.fail(400, "too large: " + cause.getMessage()); // the event-bus contract has no 413
+        } else {
+            message.fail(code, cause.getMessage());
+        }
     }
 }

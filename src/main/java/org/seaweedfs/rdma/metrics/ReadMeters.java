@@ -89,6 +89,7 @@ public final class ReadMeters {
             case 400 -> "bad_request";
             case 401 -> "unauthorized";
             case 404 -> "not_found";
+            case 413 -> "too_large";
             case 416 -> "range_not_satisfiable";
             case 502 -> "corrupt";
             case 503 -> "unavailable";

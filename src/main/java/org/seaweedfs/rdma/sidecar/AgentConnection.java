@@ -262,6 +262,11 @@ public final class AgentConnection {
         return done.future();
     }
 
+    /** The control channel (its remote keys back the mirrors), for diagnostics and tests. */
+    UcxChannel channel() {
+        return channel;
+    }
+
     /** Closes the channel; pending requests fail UNAVAILABLE. Completes on the caller's context. */
     public Future<Void> close() {
         ContextInternal caller = callerContext(vertx);
@@ -345,24 +350,51 @@ public final class AgentConnection {
                         + " failed: " + e.getMessage()));
             }
         }
-        mirrors.keySet().removeIf(vid -> !listed.contains(vid));
+        for (Long vid : List.copyOf(mirrors.keySet())) {
+            if (!listed.contains(vid)) {
+                drop(vid);
+            }
+        }
         return Future.all(work).mapEmpty();
     }
 
-    /** Unpacks the segments' keys on this channel, then publishes the mirror for readers. */
+    /**
+     * Unpacks the segments' keys on this channel, then publishes the mirror for readers. Each mirror holds its
+     * keys until it is replaced or dropped ({@link #release}), so a long-lived connection to a volume that grows
+     * (its tail segment re-mapped) or is compacted does not accumulate keys.
+     */
     private Future<Void> publish(VolumeInfo info, NeedleMapMirror needles) {
         List<Future<UcxRemoteKey>> keys = new ArrayList<>(info.segments().size());
         for (Segment segment : info.segments()) {
             keys.add(channel.unpackRemoteKey(segment.remoteKey()));
         }
-        return Future.all(keys).map(all -> {
+        return Future.join(keys).transform(ar -> {
+            if (ar.failed()) {
+                keys.stream().filter(Future::succeeded).forEach(k -> channel.releaseRemoteKey(k.result()));
+                return Future.failedFuture(ar.cause());
+            }
+            List<UcxRemoteKey> unpacked = keys.stream().map(Future::result).toList();
             VolumeMirror current = mirrors.get(info.volumeId());
             // A newer epoch may have been published meanwhile; never go back to an older one.
             if (state != State.CLOSED && (current == null || current.needles() == needles || current.epoch() != needles.epoch())) {
-                mirrors.put(info.volumeId(), new VolumeMirror(info, all.list(), needles));
+                release(mirrors.put(info.volumeId(), new VolumeMirror(info, unpacked, needles)));
+            } else {
+                unpacked.forEach(channel::releaseRemoteKey);
             }
-            return null;
+            return Future.succeededFuture();
         });
+    }
+
+    /** Home context: a volume's mirror goes (re-listed, compacted, removed); readers holding it fail stale. */
+    private void drop(long volumeId) {
+        release(mirrors.remove(volumeId));
+    }
+
+    /** Releases a replaced or dropped mirror's holds on its keys (keys it shares with the new one stay held). */
+    private void release(VolumeMirror old) {
+        if (old != null && state != State.CLOSED) {
+            old.keys().forEach(channel::releaseRemoteKey);
+        }
     }
 
     /** Pulls SyncEntries from the mirror's position until the agent says there are no more. */
@@ -453,13 +485,13 @@ public final class AgentConnection {
 
     private void onVolumeChanged(VolumeChanged changed) {
         if (changed.reason() == VolumeChanged.Reason.COMPACTED || changed.reason() == VolumeChanged.Reason.REMOVED) {
-            mirrors.remove(changed.volumeId()); // old offsets are invalid from now on
+            drop(changed.volumeId()); // old offsets are invalid from now on
         }
         refreshVolumes();
     }
 
     private void dropAndRelist(long volumeId) {
-        mirrors.remove(volumeId);
+        drop(volumeId);
         refreshVolumes();
     }
 

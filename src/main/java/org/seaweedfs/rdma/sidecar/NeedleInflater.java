@@ -36,7 +36,8 @@ public final class NeedleInflater {
         try (GZIPInputStream gz = new GZIPInputStream(in, buf.length)) {
             for (int n; (n = gz.read(buf)) > 0; ) {
                 if (out.size() + (long) n > maxBytes) {
-                    throw ReadFailure.corrupt("needle decompresses beyond " + maxBytes + " bytes (sidecar.maxNeedleBytes)");
+                    throw new ReadFailure(ReadFailure.Kind.TOO_LARGE,
+                            "needle decompresses beyond " + maxBytes + " bytes (sidecar.maxNeedleBytes)");
                 }
                 out.write(buf, 0, n);
             }

@@ -100,8 +100,7 @@ public final class NeedleReader implements NeedleSource {
             return;
         }
         if (size > gate.options().maxNeedleBytes()) {
-            read.fail(new ReadFailure(ReadFailure.Kind.BAD_REQUEST, "needle " + read.fid() + " of " + size
-                    + " bytes is larger than this sidecar reads (" + gate.options().maxNeedleBytes() + ")"));
+            read.fail(ReadFailure.tooLarge(read.fid(), size, gate.options().maxNeedleBytes()));
             return;
         }
         long used = NeedleLayout.usedLength(size, mirror.version());
@@ -173,6 +172,10 @@ public final class NeedleReader implements NeedleSource {
             }
             long n = Math.min(end, segment.end()) - at;
             UcxRemoteKey key = mirror.keyOf(segment);
+            if (!key.isValid()) { // the mirror was replaced (volume grew or compacted) and its keys released
+                throw new StaleLocation("the key of segment " + segment.index() + " of volume " + info.volumeId()
+                        + " (epoch " + info.epoch() + ") was released");
+            }
             gets.add(key.channel().get(segment.addressOf(at), key, buffer.address() + (at - datOffset), n));
             at += n;
         }

@@ -7,6 +7,8 @@ public final class ReadFailure extends RuntimeException {
         BAD_REQUEST(400, false),
         NOT_FOUND(404, false),
         RANGE_NOT_SATISFIABLE(416, false),
+        /** The needle is larger than {@code sidecar.maxNeedleBytes}: an answer about the needle, not a path fault. */
+        TOO_LARGE(413, false),
         CORRUPT(502, false),
         UNAVAILABLE(503, true),
         TIMEOUT(504, true);
@@ -51,6 +53,12 @@ public final class ReadFailure extends RuntimeException {
 
     public static ReadFailure notFound(String message) {
         return new ReadFailure(Kind.NOT_FOUND, message);
+    }
+
+    /** A needle of {@code size} bytes, above the {@code limit} this sidecar reads ({@code sidecar.maxNeedleBytes}). */
+    public static ReadFailure tooLarge(Object fid, long size, long limit) {
+        return new ReadFailure(Kind.TOO_LARGE, "needle " + fid + " of " + size
+                + " bytes is larger than this sidecar reads (sidecar.maxNeedleBytes " + limit + ")");
     }
 
     public static ReadFailure corrupt(String message) {

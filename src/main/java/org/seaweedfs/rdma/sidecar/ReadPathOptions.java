@@ -5,7 +5,7 @@ package org.seaweedfs.rdma.sidecar;
  *
  * @param maxInFlight    reads in progress at once; more fail at once with UNAVAILABLE (overloaded), never queue
  * @param readTimeoutMs  a read not finished by then fails with TIMEOUT
- * @param maxNeedleBytes the largest record body (Size) read; bigger needles fail with BAD_REQUEST
+ * @param maxNeedleBytes the largest record body (Size) read; bigger needles fail with TOO_LARGE
  */
 public record ReadPathOptions(int maxInFlight, long readTimeoutMs, long maxNeedleBytes) {
 

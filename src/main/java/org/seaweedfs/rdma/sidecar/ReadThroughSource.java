@@ -78,8 +78,7 @@ public final class ReadThroughSource implements NeedleSource {
                 }
                 recordSize = pieces.get(0).getInt(12) & 0xFFFF_FFFFL;
                 if (recordSize > gate.options().maxNeedleBytes()) {
-                    read.fail(new ReadFailure(ReadFailure.Kind.BAD_REQUEST, "needle " + read.fid() + " of " + recordSize
-                            + " bytes is larger than this sidecar reads (" + gate.options().maxNeedleBytes() + ")"));
+                    read.fail(ReadFailure.tooLarge(read.fid(), recordSize, gate.options().maxNeedleBytes()));
                     return;
                 }
                 recordUsed = NeedleLayout.usedLength(recordSize, version);

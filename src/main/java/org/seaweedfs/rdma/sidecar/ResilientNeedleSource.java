@@ -292,7 +292,7 @@ public final class ResilientNeedleSource implements NeedleSource, ReadPathStatus
     /** A definite answer about the needle (not a failure of the path). */
     private static boolean isAnswer(ReadFailure failure) {
         return switch (failure.kind()) {
-            case NOT_FOUND, BAD_REQUEST, RANGE_NOT_SATISFIABLE -> true;
+            case NOT_FOUND, BAD_REQUEST, RANGE_NOT_SATISFIABLE, TOO_LARGE -> true;
             default -> false;
         };
     }

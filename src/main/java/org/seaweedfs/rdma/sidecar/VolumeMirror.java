@@ -45,6 +45,11 @@ public final class VolumeMirror {
         return needles;
     }
 
+    /** Every segment's key, in segment order (each one a hold on the channel, released with the mirror). */
+    List<UcxRemoteKey> keys() {
+        return keys;
+    }
+
     /** The remote key of a segment of this volume. */
     public UcxRemoteKey keyOf(Segment segment) {
         return keys.get(segment.index());

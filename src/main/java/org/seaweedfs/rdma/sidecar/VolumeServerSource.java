@@ -30,8 +30,12 @@ import org.seaweedfs.rdma.volume.NeedleChecksum;
  * servers tried are the client's {@code volume_server} hint first, then the master's replicas in order: a
  * replica that fails (down, 5xx, corrupt, not found) makes the next one be tried.
  *
- * <p>Not carried over HTTP: the needle's pairs (indistinguishable from the server's own headers) and the
- * chunk-manifest flag (the volume server resolves manifests itself).
+ * <p>Not carried over HTTP: the needle's pairs (the volume server sends each as an ordinary response header, which
+ * cannot be told reliably from its own and proxies' headers, so none are guessed) and the chunk-manifest flag (the
+ * volume server resolves manifests itself).
+ *
+ * <p>Bodies are bounded by {@code sidecar.maxNeedleBytes}: an announced Content-Length above it, a 413 from the
+ * server, or a body that grows past it fails TOO_LARGE (not retried on other replicas) without buffering more.
  */
 public final class VolumeServerSource implements NeedleSource {
 
@@ -125,7 +129,7 @@ public final class VolumeServerSource implements NeedleSource {
         String server = servers.get(index);
         return fetch(server, fid).recover(e -> {
             ReadFailure failure = e instanceof ReadFailure rf ? rf : ReadFailure.unavailable(server + ": " + e.getMessage(), e);
-            if (failure.kind() == ReadFailure.Kind.BAD_REQUEST) {
+            if (failure.kind() == ReadFailure.Kind.BAD_REQUEST || failure.kind() == ReadFailure.Kind.TOO_LARGE) {
                 return Future.failedFuture(failure);
             }
             if (index + 1 < servers.size()) {
@@ -161,8 +165,12 @@ public final class VolumeServerSource implements NeedleSource {
         return client.get(address.port(), address.host(), "/" + fid)
                 .putHeader("Accept-Encoding", "gzip")
                 .timeout(timeoutMillis)
+                .as(new BoundedBody(maxNeedleBytes, seen -> tooLarge(server, fid, seen + "+")))
                 .send()
                 .transform(ar -> {
+                    if (ar.failed() && ar.cause() instanceof ReadFailure tooLarge) {
+                        return Future.failedFuture(tooLarge); // the body went past sidecar.maxNeedleBytes
+                    }
                     if (ar.failed()) {
                         String message = "volume server " + server + ": " + ar.cause().getMessage();
                         return Future.failedFuture(ar.cause().getClass().getSimpleName().contains("Timeout")
@@ -183,12 +191,12 @@ public final class VolumeServerSource implements NeedleSource {
             case 200 -> { }
             case 404 -> throw ReadFailure.notFound("volume server " + server + " has no " + fid);
             case 400 -> throw new ReadFailure(ReadFailure.Kind.BAD_REQUEST, "volume server " + server + " rejected " + fid);
+            case 413 -> throw tooLarge(server, fid, "more than it serves");
             default -> throw ReadFailure.unavailable("volume server " + server + " answered " + status + " for " + fid, null);
         }
         Buffer body = response.body() == null ? Buffer.buffer() : response.body();
         if (body.length() > maxNeedleBytes) {
-            throw ReadFailure.unavailable("volume server " + server + " sent " + body.length()
-                    + " bytes for " + fid + ", above sidecar.maxNeedleBytes " + maxNeedleBytes, null);
+            throw tooLarge(server, fid, Integer.toString(body.length()));
         }
         MultiMap headers = response.headers();
         int crc = NeedleChecksum.of(body.getBytes());
@@ -202,6 +210,11 @@ public final class VolumeServerSource implements NeedleSource {
                 false,
                 SOURCE);
         return new HttpNeedleContent(stat, body);
+    }
+
+    private ReadFailure tooLarge(String server, FileId fid, String bytes) {
+        return new ReadFailure(ReadFailure.Kind.TOO_LARGE, "volume server " + server + " has " + bytes + " bytes for "
+                + fid + ", above sidecar.maxNeedleBytes " + maxNeedleBytes);
     }
 
     /** The ETag is the CRC-32C of the stored data; legacy volume servers may send its transformed form. */

@@ -29,6 +29,11 @@ final class GetOp extends ChannelOp<Void> {
         channel.endpoint().getNonBlocking(remoteAddress, ucpKey, localAddress, length, this);
     }
 
+    /** Whether this get was issued with {@code k} (whose native key must then outlive it). */
+    boolean uses(UcxRemoteKey k) {
+        return key == k;
+    }
+
     @Override
     void succeeded() {
         channel.metrics().getCompleted(length);

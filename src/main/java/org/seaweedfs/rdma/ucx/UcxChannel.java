@@ -56,6 +56,7 @@ public final class UcxChannel {
     private boolean endpointClosing;
     private final Set<ChannelOp<?>> pending = new HashSet<>();
     private final Map<ByteBuffer, UcxRemoteKey> keys = new HashMap<>();
+    private final List<UcxRemoteKey> retiring = new ArrayList<>(); // released, waiting for their gets to finish
     private final ArrayDeque<InboundFrame> inbound = new ArrayDeque<>();
     private final List<Buffer> early = new ArrayList<>();
     private Handler<Buffer> frameHandler;
@@ -136,7 +137,12 @@ public final class UcxChannel {
         return this;
     }
 
-    /** Unpacks a peer's packed memory key; cached by content, closed when the channel closes. */
+    /**
+     * Unpacks a peer's packed memory key, cached by content: unpacking the same bytes again returns the same key.
+     * Each successful call is one hold on the key; {@link #releaseRemoteKey} drops it, and the key is closed once
+     * no holder remains and no get that uses it is in flight (or when the channel closes). At most
+     * {@code ucx.maxRemoteKeys} keys are held per channel; beyond that the unpack fails.
+     */
     public Future<UcxRemoteKey> unpackRemoteKey(byte[] packed) {
         if (packed == null || packed.length == 0) {
             return Future.failedFuture(new IllegalArgumentException("packed remote key must not be empty"));
@@ -148,6 +154,61 @@ public final class UcxChannel {
         UnpackKeyOp op = new UnpackKeyOp(this, owner.callerContext(), packed.clone());
         loop().execute(op);
         return op.future();
+    }
+
+    /**
+     * Drops one hold on a key from {@link #unpackRemoteKey}. After the last one, new gets with the key fail
+     * ({@link UcxRemoteKey#isValid()} turns false), gets already in flight finish, and then the key is closed.
+     * Releasing a key of a closed channel, or more often than it was unpacked, does nothing.
+     */
+    public Future<Void> releaseRemoteKey(UcxRemoteKey key) {
+        if (key == null || key.channel() != this) {
+            return Future.failedFuture(new IllegalArgumentException(
+                    "remote key must have been unpacked on this channel (" + this + ")"));
+        }
+        Context context = owner.callerContext();
+        Promise<Void> promise = Promise.promise();
+        loop().execute(new LoopTask() {
+            @Override
+            public void runOnLoop() {
+                release(key);
+                loop().complete(context, promise::tryComplete);
+            }
+
+            @Override
+            public void reject(UcxTransportException cause) {
+                context.runOnContext(v -> promise.tryComplete()); // the worker stopped: its keys are gone anyway
+            }
+        });
+        return promise.future();
+    }
+
+    /** Remote keys on this channel (unpacked, not fully released), for diagnostics and tests. */
+    public Future<Integer> remoteKeyCount() {
+        return onLoop(() -> keys.size());
+    }
+
+    /** Holds on this channel's remote keys: unpacks not yet released, for diagnostics and tests. */
+    public Future<Integer> remoteKeyHolds() {
+        return onLoop(() -> keys.values().stream().mapToInt(UcxRemoteKey::holders).sum());
+    }
+
+    private Future<Integer> onLoop(java.util.function.IntSupplier count) {
+        Context context = owner.callerContext();
+        Promise<Integer> promise = Promise.promise();
+        loop().execute(new LoopTask() {
+            @Override
+            public void runOnLoop() {
+                int n = count.getAsInt();
+                loop().complete(context, () -> promise.tryComplete(n));
+            }
+
+            @Override
+            public void reject(UcxTransportException cause) {
+                context.runOnContext(v -> promise.tryComplete(0));
+            }
+        });
+        return promise.future();
     }
 
     /**
@@ -239,6 +300,9 @@ public final class UcxChannel {
 
     void untrack(ChannelOp<?> op) {
         pending.remove(op);
+        if (!retiring.isEmpty()) {
+            closeRetiredKeys();
+        }
     }
 
     void attach(UcpEndpoint ep) {
@@ -400,16 +464,47 @@ public final class UcxChannel {
         closeContext = context;
     }
 
-    /** UCX memory key for the packed bytes, unpacked once per channel. */
+    UcxSettings settings() {
+        return owner.settings();
+    }
+
+    /** One more hold on the UCX memory key for the packed bytes, unpacked once per channel; null when full. */
     UcxRemoteKey remoteKey(byte[] packed) {
         ByteBuffer content = ByteBuffer.wrap(packed);
         UcxRemoteKey key = keys.get(content);
         if (key == null) {
+            if (keys.size() >= owner.settings().maxRemoteKeys()) {
+                return null;
+            }
             ByteBuffer direct = ByteBuffer.allocateDirect(packed.length).put(packed).flip();
-            key = new UcxRemoteKey(this, endpoint.unpackRemoteKey(direct));
+            key = new UcxRemoteKey(this, content, endpoint.unpackRemoteKey(direct));
             keys.put(content, key);
         }
+        key.hold();
         return key;
+    }
+
+    /** Drops a hold; the last one takes the key out of the cache and closes it once no get uses it. */
+    private void release(UcxRemoteKey key) {
+        if (state == State.CLOSED || endpointClosing || keys.get(key.packed()) != key || !key.unhold()) {
+            return;
+        }
+        keys.remove(key.packed());
+        retiring.add(key);
+        closeRetiredKeys();
+    }
+
+    /** Closes released keys that no pending get still uses (a native key must outlive the gets issued with it). */
+    private void closeRetiredKeys() {
+        retiring.removeIf(key -> {
+            for (ChannelOp<?> op : pending) {
+                if (op instanceof GetOp get && get.uses(key)) {
+                    return false;
+                }
+            }
+            key.close();
+            return true;
+        });
     }
 
     /** Inside a UCX callback or a task: the endpoint failed. Everything pending fails; the endpoint is force-closed. */
@@ -505,6 +600,8 @@ public final class UcxChannel {
             key.close();
         }
         keys.clear();
+        retiring.forEach(UcxRemoteKey::close);
+        retiring.clear();
     }
 
     private void failPending() {

@@ -2,16 +2,23 @@ package org.seaweedfs.rdma.ucx;
 
 import org.openucx.jucx.ucp.UcpRemoteKey;
 
+import java.nio.ByteBuffer;
+
 /**
- * A peer's memory key unpacked on one channel. It is valid only for gets on that channel and is closed with it.
+ * A peer's memory key unpacked on one channel. It is valid only for gets on that channel, until every holder
+ * released it ({@link UcxChannel#releaseRemoteKey}) or the channel closed.
  */
 public final class UcxRemoteKey {
 
     private final UcxChannel channel;
+    private final ByteBuffer packed; // the cache key on the channel
     private UcpRemoteKey key; // owner thread only; null once closed
+    private int holders; // owner thread only: unpacks not yet released
+    private volatile boolean released;
 
-    UcxRemoteKey(UcxChannel channel, UcpRemoteKey key) {
+    UcxRemoteKey(UcxChannel channel, ByteBuffer packed, UcpRemoteKey key) {
         this.channel = channel;
+        this.packed = packed;
         this.key = key;
     }
 
@@ -19,16 +26,39 @@ public final class UcxRemoteKey {
         return channel;
     }
 
-    /** Whether the key may still be used (its channel is open). */
+    /** Whether the key may still be used: its channel is open and not every holder released it. */
     public boolean isValid() {
-        return channel.isOpen();
+        return !released && channel.isOpen();
     }
 
+    /** Null once released (new gets fail) or closed; gets already issued keep the native key until they finish. */
     UcpRemoteKey ucpKey() {
-        return key;
+        return released ? null : key;
+    }
+
+    ByteBuffer packed() {
+        return packed;
+    }
+
+    int holders() {
+        return holders;
+    }
+
+    void hold() {
+        holders++;
+    }
+
+    /** Drops one holder; true when that was the last one (the key is then released for new gets). */
+    boolean unhold() {
+        if (holders > 0 && --holders == 0) {
+            released = true;
+            return true;
+        }
+        return false;
     }
 
     void close() {
+        released = true;
         if (key != null) {
             key.close();
             key = null;

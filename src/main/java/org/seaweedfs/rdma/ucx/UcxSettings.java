@@ -34,6 +34,17 @@ import java.util.regex.Pattern;
  *                           ({@code ucx.connectTimeoutMs}, default 10000).
  * @param probeTransports    at start-up, ask {@code ucx_info} (if installed) which lanes UCX builds with these
  *                           settings and log them ({@code ucx.probeTransports}, default true).
+ * @param maxRemoteKeys      remote keys one channel keeps unpacked at once ({@code ucx.maxRemoteKeys}, default 65536):
+ *                           a bound on native memory per peer. Each {@link UcxChannel#unpackRemoteKey} holds one
+ *                           reference until {@link UcxChannel#releaseRemoteKey}; an unpack of a new key beyond the
+ *                           bound fails (naming this key) rather than evicting a key a reader may still use.
+ * @param onDemandPaging     register memory with {@code UcpMemMapParams.nonBlocking()} ({@code ucx.onDemandPaging}),
+ *                           which asks for on-demand paging where the device supports it. InfiniBand/RoCE without it
+ *                           registers for write access and may refuse the agent's read-only {@code .dat} mappings;
+ *                           shared memory and TCP ignore the flag. Default: follows {@code tls} — on when the list
+ *                           could include an RDMA transport ({@code all}, an exclusion list {@code ^...}, or any
+ *                           {@code rc*}, {@code ud*}, {@code dc*}, {@code ib} entry), off otherwise;
+ *                           {@link #withTls} re-derives it, so call {@link #withOnDemandPaging} after it to override.
  * @param extraConfig        raw UCX context settings without the UCX_ prefix ({@code ucx.config}, e.g.
  *                           {@code RNDV_THRESH: "64K"}); applied last on the context. Transport-level keys
  *                           (TCP_*, POSIX_*, RC_* ...) are ignored there by UCX 1.13: put them in the environment.
@@ -43,7 +54,8 @@ import java.util.regex.Pattern;
  */
 public record UcxSettings(String tls, String netDevices, boolean peerErrorHandling, int spinIterations,
                           int tcpTxSegSize, int tcpRxSegSize, int maxFrameBytes, long connectTimeoutMs,
-                          boolean probeTransports, Map<String, String> extraConfig) {
+                          boolean probeTransports, int maxRemoteKeys, boolean onDemandPaging,
+                          Map<String, String> extraConfig) {
 
     public static final String DEFAULT_TLS = "sm,tcp,self";
 
@@ -52,7 +64,9 @@ public record UcxSettings(String tls, String netDevices, boolean peerErrorHandli
     private static final Pattern UCX_KEY = Pattern.compile("[A-Z][A-Z0-9_]*");
     private static final int MAX_SEG_SIZE = 64 << 20;
     private static final Set<String> KEYS = Set.of("tls", "netDevices", "peerErrorHandling", "spinIterations",
-            "tcpTxSegSize", "tcpRxSegSize", "maxFrameBytes", "connectTimeoutMs", "probeTransports", "config");
+            "tcpTxSegSize", "tcpRxSegSize", "maxFrameBytes", "connectTimeoutMs", "probeTransports", "maxRemoteKeys", "onDemandPaging", "config");
+    private static final Pattern RDMA_TRANSPORT = Pattern.compile("all|ib|(rc|ud|dc)[A-Za-z0-9_]*");
+    private static final int MAX_REMOTE_KEYS = 1 << 24;
 
     public UcxSettings {
         Objects.requireNonNull(tls, "ucx.tls");
@@ -76,6 +90,8 @@ public record UcxSettings(String tls, String netDevices, boolean peerErrorHandli
         require(maxFrameBytes >= 1024, "ucx.maxFrameBytes must be at least 1024, got " + maxFrameBytes);
         require(connectTimeoutMs >= 1 && connectTimeoutMs <= 600_000,
                 "ucx.connectTimeoutMs must be between 1 and 600000, got " + connectTimeoutMs);
+        require(maxRemoteKeys >= 1 && maxRemoteKeys <= MAX_REMOTE_KEYS,
+                "ucx.maxRemoteKeys must be between 1 and " + MAX_REMOTE_KEYS + ", got " + maxRemoteKeys);
         Map<String, String> copy = new LinkedHashMap<>();
         extraConfig.forEach((k, v) -> {
             require(k != null && UCX_KEY.matcher(k).matches() && !k.startsWith("UCX_"),
@@ -88,7 +104,22 @@ public record UcxSettings(String tls, String netDevices, boolean peerErrorHandli
     }
 
     public static UcxSettings defaults() {
-        return new UcxSettings(DEFAULT_TLS, "all", true, 1000, 0, 0, 64 << 20, 10_000, true, Map.of());
+        return new UcxSettings(DEFAULT_TLS, "all", true, 1000, 0, 0, 64 << 20, 10_000, true, 65_536,
+                mayUseRdma(DEFAULT_TLS), Map.of());
+    }
+
+    /** Whether a UCX_TLS list could select an RDMA transport (and so wants on-demand paging by default). */
+    public static boolean mayUseRdma(String tls) {
+        String list = tls.strip();
+        if (list.startsWith("^")) {
+            return true; // "everything but ...": RDMA stays in
+        }
+        for (String name : list.split(",")) {
+            if (RDMA_TRANSPORT.matcher(name.strip()).matches()) {
+                return true;
+            }
+        }
+        return false;
     }
 
     /** Reads the {@code ucx} section of the configuration (keys without the {@code ucx.} prefix); absent keys keep defaults. */
@@ -106,42 +137,54 @@ public record UcxSettings(String tls, String netDevices, boolean peerErrorHandli
             require(config instanceof JsonObject, "ucx.config must be a map of UCX settings");
             ((JsonObject) config).forEach(e -> extra.put(e.getKey(), e.getValue() == null ? null : String.valueOf(e.getValue())));
         }
+        String tls = string(ucx, "tls", d.tls);
         return new UcxSettings(
-                string(ucx, "tls", d.tls), string(ucx, "netDevices", d.netDevices),
+                tls, string(ucx, "netDevices", d.netDevices),
                 bool(ucx, "peerErrorHandling", d.peerErrorHandling), (int) number(ucx, "spinIterations", d.spinIterations),
                 (int) number(ucx, "tcpTxSegSize", d.tcpTxSegSize), (int) number(ucx, "tcpRxSegSize", d.tcpRxSegSize),
                 (int) number(ucx, "maxFrameBytes", d.maxFrameBytes), number(ucx, "connectTimeoutMs", d.connectTimeoutMs),
-                bool(ucx, "probeTransports", d.probeTransports), extra);
+                bool(ucx, "probeTransports", d.probeTransports), (int) number(ucx, "maxRemoteKeys", d.maxRemoteKeys),
+                bool(ucx, "onDemandPaging", mayUseRdma(tls)), extra);
     }
 
     public UcxSettings withTls(String newTls) {
         return new UcxSettings(newTls, netDevices, peerErrorHandling, spinIterations, tcpTxSegSize, tcpRxSegSize,
-                maxFrameBytes, connectTimeoutMs, probeTransports, extraConfig);
+                maxFrameBytes, connectTimeoutMs, probeTransports, maxRemoteKeys, mayUseRdma(newTls), extraConfig);
     }
 
     public UcxSettings withNetDevices(String devices) {
         return new UcxSettings(tls, devices, peerErrorHandling, spinIterations, tcpTxSegSize, tcpRxSegSize,
-                maxFrameBytes, connectTimeoutMs, probeTransports, extraConfig);
+                maxFrameBytes, connectTimeoutMs, probeTransports, maxRemoteKeys, onDemandPaging, extraConfig);
     }
 
     public UcxSettings withSpinIterations(int iterations) {
         return new UcxSettings(tls, netDevices, peerErrorHandling, iterations, tcpTxSegSize, tcpRxSegSize,
-                maxFrameBytes, connectTimeoutMs, probeTransports, extraConfig);
+                maxFrameBytes, connectTimeoutMs, probeTransports, maxRemoteKeys, onDemandPaging, extraConfig);
     }
 
     public UcxSettings withPeerErrorHandling(boolean on) {
         return new UcxSettings(tls, netDevices, on, spinIterations, tcpTxSegSize, tcpRxSegSize,
-                maxFrameBytes, connectTimeoutMs, probeTransports, extraConfig);
+                maxFrameBytes, connectTimeoutMs, probeTransports, maxRemoteKeys, onDemandPaging, extraConfig);
     }
 
     public UcxSettings withProbeTransports(boolean probe) {
         return new UcxSettings(tls, netDevices, peerErrorHandling, spinIterations, tcpTxSegSize, tcpRxSegSize,
-                maxFrameBytes, connectTimeoutMs, probe, extraConfig);
+                maxFrameBytes, connectTimeoutMs, probe, maxRemoteKeys, onDemandPaging, extraConfig);
+    }
+
+    public UcxSettings withMaxRemoteKeys(int max) {
+        return new UcxSettings(tls, netDevices, peerErrorHandling, spinIterations, tcpTxSegSize, tcpRxSegSize,
+                maxFrameBytes, connectTimeoutMs, probeTransports, max, onDemandPaging, extraConfig);
+    }
+
+    public UcxSettings withOnDemandPaging(boolean on) {
+        return new UcxSettings(tls, netDevices, peerErrorHandling, spinIterations, tcpTxSegSize, tcpRxSegSize,
+                maxFrameBytes, connectTimeoutMs, probeTransports, maxRemoteKeys, on, extraConfig);
     }
 
     public UcxSettings withExtraConfig(Map<String, String> extra) {
         return new UcxSettings(tls, netDevices, peerErrorHandling, spinIterations, tcpTxSegSize, tcpRxSegSize,
-                maxFrameBytes, connectTimeoutMs, probeTransports, extra);
+                maxFrameBytes, connectTimeoutMs, probeTransports, maxRemoteKeys, onDemandPaging, extra);
     }
 
     /**

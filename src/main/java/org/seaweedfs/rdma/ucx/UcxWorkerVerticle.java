@@ -102,7 +102,8 @@ public final class UcxWorkerVerticle extends VerticleBase {
     private void logStartup(Map<String, String> config) {
         String name = loop.thread().getName();
         log.info("UCX worker " + name + " started; context settings " + config + "; UCX_* environment "
-                + UcxConfigReport.ucxEnvironment() + "; peer error handling " + (settings.peerErrorHandling() ? "on" : "OFF"));
+                + UcxConfigReport.ucxEnvironment() + "; peer error handling " + (settings.peerErrorHandling() ? "on" : "OFF")
+                + "; on-demand paging " + (settings.onDemandPaging() ? "on" : "off"));
         for (String warning : UcxConfigReport.environmentGaps(settings.requiredEnvironment(), System.getenv())) {
             log.warn("UCX worker " + name + ": " + warning);
         }
@@ -195,7 +196,11 @@ public final class UcxWorkerVerticle extends VerticleBase {
         Context context = callerContext();
         Promise<UcxMemoryRegion> promise = Promise.promise();
         submit(context, promise, () -> {
-            UcpMemory memory = ucpContext.memoryMap(new UcpMemMapParams().setAddress(address).setLength(length));
+            UcpMemMapParams params = new UcpMemMapParams().setAddress(address).setLength(length);
+            if (settings.onDemandPaging()) {
+                params.nonBlocking(); // on-demand paging where the device has it: read-only mappings register on IB
+            }
+            UcpMemory memory = ucpContext.memoryMap(params);
             ByteBuffer packed = memory.getRemoteKeyBuffer();
             byte[] key = new byte[packed.remaining()];
             packed.get(key);

@@ -2,7 +2,7 @@ package org.seaweedfs.rdma.ucx;
 
 import io.vertx.core.Context;
 
-/** Unpacks (or finds in the channel's cache) a peer's packed memory key. */
+/** Unpacks (or finds in the channel's cache) a peer's packed memory key, as one more holder of it. */
 final class UnpackKeyOp extends ChannelOp<UcxRemoteKey> {
 
     private final byte[] packed;
@@ -14,7 +14,13 @@ final class UnpackKeyOp extends ChannelOp<UcxRemoteKey> {
 
     @Override
     void start() {
-        succeed(channel.remoteKey(packed));
+        UcxRemoteKey key = channel.remoteKey(packed);
+        if (key == null) {
+            fail(new IllegalStateException(channel + " already holds " + channel.settings().maxRemoteKeys()
+                    + " unpacked remote keys (ucx.maxRemoteKeys); release keys no longer used or raise the limit"));
+        } else {
+            succeed(key);
+        }
     }
 
     @Override

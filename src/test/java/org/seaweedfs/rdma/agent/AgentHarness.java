@@ -35,7 +35,12 @@ final class AgentHarness implements AutoCloseable {
      * system); {@code tune} adjusts the test defaults (fast polling, short grace).
      */
     AgentHarness(Path tmp, UnaryOperator<AgentSettings> tune) throws Exception {
-        this.dir = Fixtures.copyDir("volumes", Files.createDirectories(tmp.resolve("volumes")));
+        this(tune, Fixtures.copyDir("volumes", Files.createDirectories(tmp.resolve("volumes"))));
+    }
+
+    /** Serves {@code dir} as it is. */
+    AgentHarness(UnaryOperator<AgentSettings> tune, Path dir) throws Exception {
+        this.dir = dir;
         ucx = new UcxWorkerVerticle(AgentTestClient.ucxSettings());
         await(vertx.deployVerticle(ucx));
         AgentSettings settings = tune.apply(AgentSettings.of("127.0.0.1", 0, List.of(this.dir))

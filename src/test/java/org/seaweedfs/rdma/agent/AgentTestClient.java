@@ -87,6 +87,15 @@ final class AgentTestClient implements AutoCloseable {
         return id == 0 ? nextPush(m -> true) : reply.get(TIMEOUT_S, TimeUnit.SECONDS);
     }
 
+    /** Sends a request without waiting: its reply completes the returned future. */
+    CompletableFuture<ControlMessage> requestAsync(LongFunction<ControlMessage> make) {
+        long id = ids.incrementAndGet();
+        CompletableFuture<ControlMessage> reply = new CompletableFuture<>();
+        waiting.put(id, reply);
+        channel.send(Buffer.buffer(codec.encode(make.apply(id)))).onFailure(reply::completeExceptionally);
+        return reply;
+    }
+
     ControlMessage hello(String token) throws Exception {
         return request(id -> new Hello(id, ControlCodec.PROTOCOL_VERSION, "test-sidecar", token));
     }

@@ -51,8 +51,18 @@ class ConfigLoaderTest {
         assertEquals(new SidecarConfig.Retry(3, Duration.ofMillis(50)), c.sidecar().retry());
         assertEquals(new SidecarConfig.Breaker(50, 20, 10, Duration.ofSeconds(10), 3), c.sidecar().breaker());
         assertEquals(List.of(Fallback.READ_THROUGH, Fallback.HTTP), c.sidecar().fallback());
-        assertEquals(new UcxConfig(List.of(), List.of(), "peer", 1), c.ucx());
+        assertEquals(new UcxConfig(List.of(), List.of(), "peer", 1, "auto", 65_536), c.ucx());
         assertTrue(c.metrics().enabled());
+    }
+
+    @Test
+    void onDemandPagingFollowsTheTransportsUnlessSetAndTheKeyBoundIsPassedOn() throws Exception {
+        assertTrue(RoleSettings.ucx(parse("").ucx()).onDemandPaging(), "empty tls lets UCX pick RDMA");
+        assertFalse(RoleSettings.ucx(parse("ucx: {tls: [tcp, sm, self]}").ucx()).onDemandPaging());
+        assertTrue(RoleSettings.ucx(parse("ucx: {tls: [rc, sm, self]}").ucx()).onDemandPaging());
+        assertTrue(RoleSettings.ucx(parse("ucx: {tls: [tcp], onDemandPaging: 'true'}").ucx()).onDemandPaging());
+        assertFalse(RoleSettings.ucx(parse("ucx: {tls: [rc], onDemandPaging: false}").ucx()).onDemandPaging());
+        assertEquals(12, RoleSettings.ucx(parse("ucx: {maxRemoteKeys: 12}").ucx()).maxRemoteKeys());
     }
 
     @Test

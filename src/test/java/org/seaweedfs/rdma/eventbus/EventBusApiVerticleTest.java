@@ -110,6 +110,19 @@ class EventBusApiVerticleTest {
     }
 
     @Test
+    void aTooLargeNeedleFails400SayingSo() throws Exception {
+        FileId big = FileId.parse("5,0100000001");
+        source.fail(big, ReadFailure.tooLarge(big, 5L << 30, 64L << 20));
+        for (String address : new String[] {EventBusApiVerticle.READ_ADDRESS, EventBusApiVerticle.STAT_ADDRESS}) {
+            ReplyException e = assertThrows(ReplyException.class, () -> vertx.eventBus()
+                    .request(address, new JsonObject().put("fid", big.toString())).await(10, TimeUnit.SECONDS));
+            assertEquals(400, e.failureCode(), "the contract's codes have no 413");
+            assertTrue(e.getMessage().startsWith("too large: "), e.getMessage());
+            assertTrue(e.getMessage().contains("sidecar.maxNeedleBytes"), e.getMessage());
+        }
+    }
+
+    @Test
     void badRequestsFail400() throws Exception {
         for (String address : new String[] {EventBusApiVerticle.READ_ADDRESS, EventBusApiVerticle.STAT_ADDRESS}) {
             assertEquals(400, failureCode(address, "not json"));

@@ -287,7 +287,11 @@ class NeedleReaderTest {
         assertEquals(0, sidecar.pool.inUse());
 
         NeedleReader bounded = sidecar.reader(new StaticAgentRouter(connection), new ReadPathOptions(8, 5_000, 1 << 20));
-        assertEquals(ReadFailure.Kind.BAD_REQUEST, failure(bounded.read(new FileId(6, 1, 1))).kind());
+        ReadFailure tooLarge = failure(bounded.read(new FileId(6, 1, 1)));
+        assertEquals(ReadFailure.Kind.TOO_LARGE, tooLarge.kind());
+        assertEquals(413, tooLarge.code());
+        assertFalse(tooLarge.retriable());
+        assertTrue(tooLarge.getMessage().contains("sidecar.maxNeedleBytes"), tooLarge.getMessage());
 
         ReadPathHarness.SidecarSide small = sidecar(new RegisteredBufferPool.Settings(4096, 0, 1 << 20, 2));
         NeedleReader starved = small.reader(new StaticAgentRouter(small.connect(agent.port(), null)), ReadPathOptions.defaults());

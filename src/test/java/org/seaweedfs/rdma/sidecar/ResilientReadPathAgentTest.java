@@ -80,7 +80,7 @@ class ResilientReadPathAgentTest {
     private ReadPathHarness.AgentSide agent(int port) {
         return new ReadPathHarness.AgentSide(dir, TLS, s -> new AgentSettings(s.host(), port, s.volumeDirs(),
                 s.offset5(), s.authToken(), s.agentId(), s.pollInterval(), s.segmentBytes(), s.retireGrace(),
-                s.maxFrameBytes()));
+                s.maxFrameBytes(), s.maxRepliesInFlight()));
     }
 
     /** The sidecar's read path against the agent at {@code port}. */

@@ -36,6 +36,7 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertInstanceOf;
 import static org.junit.jupiter.api.Assertions.assertNotSame;
 import static org.junit.jupiter.api.Assertions.assertSame;
+import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assertions.fail;
 
@@ -136,13 +137,7 @@ class UcxWorkerVerticleTest {
     void getsOfARegisteredMappedFileMatchTheFile(String tls, boolean peerErrorHandling) throws Exception {
         startPair(quiet(UcxSettings.defaults().withTls(tls).withPeerErrorHandling(peerErrorHandling)));
         byte[] content = randomBytes(3 << 20, 11);
-        Path file = tmp.resolve("volume.dat");
-        Files.write(file, content);
-        MappedByteBuffer mapped;
-        try (FileChannel fc = FileChannel.open(file, StandardOpenOption.READ)) {
-            mapped = fc.map(FileChannel.MapMode.READ_ONLY, 0, content.length);
-        }
-        UcxMemoryRegion remote = await(server.register(mapped));
+        UcxMemoryRegion remote = await(server.register(mapReadOnly("volume.dat", content)));
         assertEquals(content.length, remote.length());
 
         ByteBuffer local = ByteBuffer.allocateDirect(1 << 20);
@@ -170,6 +165,15 @@ class UcxWorkerVerticleTest {
         assertEquals(200, client.metrics().gets().sum());
         await(server.deregister(remote));
         assertFalse(remote.isRegistered());
+    }
+
+    /** Writes {@code content} to a file and maps it read-only, as the agent maps a volume. */
+    private MappedByteBuffer mapReadOnly(String name, byte[] content) throws Exception {
+        Path file = tmp.resolve(name);
+        Files.write(file, content);
+        try (FileChannel fc = FileChannel.open(file, StandardOpenOption.READ)) {
+            return fc.map(FileChannel.MapMode.READ_ONLY, 0, content.length);
+        }
     }
 
     /** A client channel with the key of a registered server buffer and a registered local buffer of the same size. */
@@ -259,6 +263,93 @@ class UcxWorkerVerticleTest {
         long after = usedHeapAfterGc();
         assertTrue(after - before < 48L << 20, "heap grew by " + ((after - before) >> 20) + " MiB over 1M gets");
         assertTrue(client.metrics().gets().sum() >= 1_100_000);
+    }
+
+    /**
+     * Keys are held per unpack and closed after the last release, never under a get in flight; the cache is bounded.
+     * Here every registration packs to the same bytes (no memory domain needs a key on sm/tcp), so distinct cache
+     * entries are made by appending bytes UCX does not read (a packed key carries no length).
+     */
+    @Test
+    void remoteKeysAreReleasedAndBounded() throws Exception {
+        startPair(quiet(UcxSettings.defaults().withMaxRemoteKeys(2)));
+        GetSetup setup = connectForGets(1 << 20);
+        Context ctx = setup.context;
+        UcxChannel channel = setup.channel;
+        byte[] packed = setup.remote.packedRemoteKey();
+        byte[] packedB = java.util.Arrays.copyOf(packed, packed.length + 1);
+        byte[] packedC = java.util.Arrays.copyOf(packed, packed.length + 2);
+        UcxRemoteKey a = setup.key;
+        assertSame(a, onContext(ctx, () -> channel.unpackRemoteKey(packed)), "a second hold of the same bytes");
+        UcxRemoteKey kb = onContext(ctx, () -> channel.unpackRemoteKey(packedB));
+        assertNotSame(a, kb);
+        assertEquals(2, onContext(ctx, channel::remoteKeyCount));
+
+        ExecutionException full = org.junit.jupiter.api.Assertions.assertThrows(ExecutionException.class,
+                () -> onContext(ctx, () -> channel.unpackRemoteKey(packedC)));
+        assertTrue(full.getCause().getMessage().contains("ucx.maxRemoteKeys"), full.getCause().getMessage());
+
+        onContext(ctx, () -> channel.releaseRemoteKey(a));
+        assertTrue(a.isValid(), "one holder left");
+        // Gets in flight when the last hold goes must complete: the native key outlives them.
+        CompletableFuture<List<Future<Void>>> issued = new CompletableFuture<>();
+        ctx.runOnContext(v -> {
+            List<Future<Void>> gets = new ArrayList<>();
+            for (int i = 0; i < 32; i++) {
+                gets.add(channel.get(setup.remote.address(), a, setup.local.address(), 1 << 20));
+            }
+            channel.releaseRemoteKey(a);
+            issued.complete(gets);
+        });
+        for (Future<Void> get : issued.get(TIMEOUT_S, TimeUnit.SECONDS)) {
+            await(get);
+        }
+        assertFalse(a.isValid());
+        assertEquals(1, onContext(ctx, channel::remoteKeyCount), "the released key left the cache");
+        ExecutionException late = org.junit.jupiter.api.Assertions.assertThrows(ExecutionException.class,
+                () -> onContext(ctx, () -> channel.get(setup.remote.address(), a, setup.local.address(), 64)));
+        assertTrue(late.getCause().getMessage().contains("remote key is closed"), late.getCause().getMessage());
+
+        UcxRemoteKey kc = onContext(ctx, () -> channel.unpackRemoteKey(packedC));
+        onContext(ctx, () -> channel.get(setup.remote.address(), kc, setup.local.address(), 4096));
+        assertThrows(ExecutionException.class, () -> onContext(ctx, () -> channel.unpackRemoteKey(packed)),
+                "full again: b and c are held");
+        onContext(ctx, () -> channel.releaseRemoteKey(kb));
+        onContext(ctx, () -> channel.releaseRemoteKey(kb)); // one release too many: ignored
+        assertTrue(kc.isValid());
+        UcxRemoteKey fresh = onContext(ctx, () -> channel.unpackRemoteKey(packed));
+        assertNotSame(a, fresh, "a fully released key is unpacked afresh");
+        onContext(ctx, () -> channel.get(setup.remote.address(), fresh, setup.local.address(), 4096));
+        assertEquals(2, onContext(ctx, channel::remoteKeyCount));
+    }
+
+    /** The registration flag for InfiniBand's read-only mappings: derived from the transports, harmless here. */
+    @Test
+    void onDemandPagingFollowsTheTransportsAndRegistrationStillServesGets() throws Exception {
+        assertFalse(UcxSettings.defaults().onDemandPaging(), "sm,tcp,self has no RDMA transport");
+        assertTrue(UcxSettings.defaults().withTls("rc,sm,self").onDemandPaging());
+        assertTrue(UcxSettings.defaults().withTls("all").onDemandPaging());
+        assertTrue(UcxSettings.defaults().withTls("^tcp").onDemandPaging());
+        assertTrue(UcxSettings.defaults().withTls("ud_x,tcp").onDemandPaging());
+        assertFalse(UcxSettings.defaults().withTls("tcp,posix").onDemandPaging());
+        assertFalse(UcxSettings.defaults().withTls("rc").withOnDemandPaging(false).onDemandPaging());
+        assertTrue(UcxSettings.fromJson(new io.vertx.core.json.JsonObject().put("tls", "dc,self")).onDemandPaging());
+        assertFalse(UcxSettings.fromJson(new io.vertx.core.json.JsonObject().put("tls", "dc,self")
+                .put("onDemandPaging", false)).onDemandPaging());
+        assertEquals(10, UcxSettings.fromJson(new io.vertx.core.json.JsonObject().put("maxRemoteKeys", 10)).maxRemoteKeys());
+
+        startPair(quiet(UcxSettings.defaults().withOnDemandPaging(true)));
+        byte[] content = randomBytes(64 << 10, 3);
+        UcxMemoryRegion remote = await(server.register(mapReadOnly("odp.dat", content)));
+        ByteBuffer local = ByteBuffer.allocateDirect(content.length);
+        UcxMemoryRegion localRegion = await(client.register(local));
+        Context ctx = clientVertx.getOrCreateContext();
+        UcxChannel channel = onContext(ctx, () -> client.connect("127.0.0.1", listener.port()));
+        UcxRemoteKey key = onContext(ctx, () -> channel.unpackRemoteKey(remote.packedRemoteKey()));
+        onContext(ctx, () -> channel.get(remote.address(), key, localRegion.address(), content.length));
+        byte[] got = new byte[content.length];
+        local.get(0, got);
+        assertArrayEquals(content, got);
     }
 
     @Test
