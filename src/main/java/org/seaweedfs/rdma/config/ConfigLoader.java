@@ -165,7 +165,7 @@ public final class ConfigLoader {
                         new SidecarConfig.Retry(v.integer("sidecar.retry.maxAttempts"), v.duration("sidecar.retry.waitDuration")),
                         fallback),
                 new UcxConfig(v.strings("ucx.tls"), v.strings("ucx.netDevices"),
-                        v.string("ucx.errorHandling").toLowerCase(Locale.ROOT), v.integer("ucx.workers"),
+                        v.string("ucx.errorHandling").toLowerCase(Locale.ROOT),
                         v.string("ucx.onDemandPaging").toLowerCase(Locale.ROOT), v.integer("ucx.maxRemoteKeys")),
                 new MetricsConfig((Boolean) v.get("metrics.enabled")));
     }

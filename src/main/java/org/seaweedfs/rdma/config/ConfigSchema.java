@@ -52,7 +52,6 @@ final class ConfigSchema {
             ConfigKey.of("ucx.tls", STRING_LIST, List.of()),
             ConfigKey.of("ucx.netDevices", STRING_LIST, List.of()),
             ConfigKey.choice("ucx.errorHandling", STRING, "peer", "peer", "none"),
-            ConfigKey.ranged("ucx.workers", INTEGER, 1L, 1, 64),
             ConfigKey.choice("ucx.onDemandPaging", STRING, "auto", "auto", "true", "false"),
             ConfigKey.ranged("ucx.maxRemoteKeys", INTEGER, 65_536L, 1, 1 << 24),
             ConfigKey.of("metrics.enabled", BOOLEAN, true));

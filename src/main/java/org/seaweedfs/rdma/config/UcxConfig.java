@@ -8,13 +8,12 @@ import java.util.List;
  * @param tls           transports ({@code UCX_TLS}); empty lets UCX choose
  * @param netDevices    devices ({@code UCX_NET_DEVICES}); empty lets UCX choose
  * @param errorHandling "peer" (endpoints report peer failure; needed to detect dead agents) or "none"
- * @param workers       UCX workers, each with its own progress thread
  * @param onDemandPaging "auto" (on when {@code tls} could include an RDMA transport: empty, all, ^..., rc*, ud*,
  *                      dc*, ib), "true" or "false": register memory with on-demand paging
  *                      ({@code UcpMemMapParams.nonBlocking()}, see {@code UcxSettings})
  * @param maxRemoteKeys remote keys one channel keeps unpacked at once
  */
-public record UcxConfig(List<String> tls, List<String> netDevices, String errorHandling, int workers,
+public record UcxConfig(List<String> tls, List<String> netDevices, String errorHandling,
                         String onDemandPaging, int maxRemoteKeys) {
 
     public UcxConfig {
