@@ -199,11 +199,19 @@ final class NeedleHandler implements Handler<RoutingContext> {
             response.putHeader("Content-Type", contentType);
         }
         if (!filename.isEmpty()) {
-            boolean download = Boolean.parseBoolean(request.getParam("dl")) || "1".equals(request.getParam("dl"));
+            boolean download = goTrue(request.getParam("dl"));
             String escaped = URLEncoder.encode(filename, StandardCharsets.UTF_8).replace("\\", "\\\\").replace("\"", "\\\"");
             response.putHeader("Content-Disposition", (download ? "attachment" : "inline") + "; filename=\"" + escaped + "\"");
         }
         response.putHeader("Accept-Ranges", "bytes");
+    }
+
+    /** The true forms of Go's strconv.ParseBool, which the volume server parses {@code dl} with (else false). */
+    static boolean goTrue(String value) {
+        return value != null && switch (value) {
+            case "1", "t", "T", "TRUE", "true", "True" -> true;
+            default -> false;
+        };
     }
 
     /** If-None-Match (when present it decides), else If-Modified-Since against Last-Modified. */

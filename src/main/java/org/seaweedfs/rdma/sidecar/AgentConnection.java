@@ -65,6 +65,11 @@ public final class AgentConnection {
     private static final Logger log = LoggerFactory.getLogger(AgentConnection.class);
     /** The .idx entry width assumed when sizing a mirror before its sync (16; 17 for 5-byte offsets is close). */
     private static final int IDX_ENTRY_BYTES = 16;
+    /**
+     * A mirror is pre-sized from the agent's idxPosition up to this many entries and grows as entries arrive, so a
+     * claim (a wrong or hostile agent) cannot make this side allocate for entries it was never sent.
+     */
+    static final int MAX_PRESIZED_ENTRIES = 1 << 16;
 
     /** CONNECTING -> HANDSHAKING -> SYNCING -> READY -> CLOSED; any state may go to CLOSED. */
     public enum State { CONNECTING, HANDSHAKING, SYNCING, READY, CLOSED }
@@ -342,7 +347,7 @@ public final class AgentConnection {
                 }
             } else {
                 NeedleMapMirror needles = new NeedleMapMirror(info.volumeId(), info.epoch(),
-                        (int) Math.min(Integer.MAX_VALUE / 2, info.idxPosition() / IDX_ENTRY_BYTES));
+                        (int) Math.min(MAX_PRESIZED_ENTRIES, info.idxPosition() / IDX_ENTRY_BYTES));
                 Future<Void> published = publish(info, needles);
                 Future<Void> synced = published.compose(v -> pull(needles));
                 work.add(awaitSync ? synced : published);

@@ -28,6 +28,8 @@ public final class MasterClient {
     private static final Logger LOG = LoggerFactory.getLogger(MasterClient.class);
 
     public static final Duration DEFAULT_TTL = Duration.ofMinutes(1);
+    /** A lookup answer is a few hundred bytes; a master (or impostor) sending more is cut off here. */
+    static final int MAX_ANSWER_BYTES = 1 << 20;
     private static final long FAILURE_HOLD_NANOS = Duration.ofSeconds(1).toNanos();
 
     private record Entry(Future<VolumeLocations> answer, long fetchedAtNanos) {
@@ -98,6 +100,8 @@ public final class MasterClient {
         Future<VolumeLocations> answer = client.get(master.port(), master.host(), "/dir/lookup")
                 .addQueryParam("volumeId", Long.toString(volumeId))
                 .timeout(timeoutMillis)
+                .as(new BoundedBody(MAX_ANSWER_BYTES, seen -> ReadFailure.unavailable("master " + master
+                        + " answered the lookup of volume " + volumeId + " with more than " + MAX_ANSWER_BYTES + " bytes", null)))
                 .send()
                 .transform(ar -> ar.succeeded()
                         ? answer(volumeId, ar.result())

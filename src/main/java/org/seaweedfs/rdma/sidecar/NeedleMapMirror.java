@@ -60,6 +60,11 @@ public final class NeedleMapMirror {
         synced = true;
     }
 
+    /** Slots of the current map (it grows as entries arrive), for tests and diagnostics. */
+    int capacity() {
+        return map.capacity();
+    }
+
     /** Live entries. */
     public int size() {
         long stamp = lock.readLock();

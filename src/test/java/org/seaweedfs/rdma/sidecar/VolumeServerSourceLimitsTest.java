@@ -21,7 +21,8 @@ import org.seaweedfs.rdma.volume.FileId;
 
 /**
  * The HTTP fallback never buffers more than sidecar.maxNeedleBytes: a stand-in volume server that announces or
- * streams too much, or answers 413, gives TOO_LARGE (413, not retriable) and no other replica is tried.
+ * streams too much, or answers 413, gives TOO_LARGE (413, not retriable) and no other replica is tried. The master
+ * client bounds a lookup answer the same way.
  */
 @ExtendWith(VertxExtension.class)
 class VolumeServerSourceLimitsTest {
@@ -38,6 +39,10 @@ class VolumeServerSourceLimitsTest {
                 case "/1,0100000001" -> endless(vertx, response.putHeader("Content-Length", Long.toString(1L << 40)));
                 case "/1,0200000001" -> endless(vertx, response.setChunked(true));
                 case "/1,0300000001" -> response.setStatusCode(413).end();
+                case "/dir/lookup" -> {
+                    response.setChunked(true).write("{\"locations\":[\"");
+                    endless(vertx, response);
+                }
                 default -> response.setStatusCode(404).end();
             }
         }).listen(0, "127.0.0.1").await(10, TimeUnit.SECONDS);
@@ -71,5 +76,14 @@ class VolumeServerSourceLimitsTest {
             assertFalse(f.retriable());
             assertTrue(f.getMessage().contains("sidecar.maxNeedleBytes"), f.getMessage());
         }
+    }
+
+    @Test
+    void anEndlessMasterAnswerIsCutOff(Vertx vertx) {
+        MasterClient master = new MasterClient(vertx, WebClient.create(vertx),
+                new org.seaweedfs.rdma.config.HostPort("127.0.0.1", server.actualPort()), Duration.ofMinutes(1), Duration.ofSeconds(30));
+        ReadFailure f = assertThrows(ReadFailure.class, () -> master.lookup(7).await(20, TimeUnit.SECONDS));
+        assertEquals(ReadFailure.Kind.UNAVAILABLE, f.kind());
+        assertTrue(f.getMessage().contains("more than " + MasterClient.MAX_ANSWER_BYTES + " bytes"), f.getMessage());
     }
 }
