@@ -18,6 +18,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Set;
+import java.util.concurrent.Callable;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
@@ -137,6 +138,8 @@ public final class AgentConnection {
 
     // Home-context state.
     private final Set<NeedleMapMirror> pulling = new HashSet<>();
+    /** The last mirror write queued (see {@link #write}). */
+    private Future<Void> writes = Future.succeededFuture();
     private boolean listing;
     private List<Promise<Void>> waitingForThisList = new ArrayList<>();
     private List<Promise<Void>> waitingForNextList = new ArrayList<>();
@@ -413,27 +416,22 @@ public final class AgentConnection {
     }
 
     private void pullNext(NeedleMapMirror needles, Promise<Void> done) {
-        if (state == State.CLOSED || mirrors.get(needles.volumeId()) == null
-                || mirrors.get(needles.volumeId()).needles() != needles) {
+        if (!isCurrent(needles)) {
             done.tryComplete(); // replaced or dropped: nothing left to sync
             return;
         }
         request(id -> new SyncRequest(id, needles.volumeId(), needles.epoch(), needles.position()), SyncEntries.class,
                 "SyncRequest")
-                .onSuccess(entries -> {
-                    try {
-                        apply(needles, entries);
-                    } catch (RuntimeException e) {
-                        done.tryFail(e);
-                        return;
-                    }
-                    if (entries.more()) {
+                .onSuccess(entries -> write(() -> apply(needles, entries)).onComplete(applied -> {
+                    if (applied.failed()) {
+                        done.tryFail(applied.cause());
+                    } else if (entries.more()) {
                         pullNext(needles, done);
                     } else {
                         needles.markSynced();
                         done.tryComplete();
                     }
-                })
+                }))
                 .onFailure(e -> {
                     if (e instanceof AgentError error && error.code() == ErrorCode.STALE_EPOCH) {
                         dropAndRelist(needles.volumeId());
@@ -444,7 +442,7 @@ public final class AgentConnection {
                 });
     }
 
-    /** Applies the part of {@code entries} that continues the mirror; returns false when there is a gap. */
+    /** Worker thread (see {@link #write}): applies the part of {@code entries} that continues the mirror; false on a gap. */
     private boolean apply(NeedleMapMirror needles, SyncEntries entries) {
         if (entries.epoch() != needles.epoch()) {
             throw new IllegalStateException("volume " + needles.volumeId() + ": entries of epoch " + entries.epoch()
@@ -477,15 +475,35 @@ public final class AgentConnection {
             return; // a volume being re-listed; its new mirror syncs from 0
         }
         NeedleMapMirror needles = mirror.needles();
-        try {
-            if (!apply(needles, entries) && !pulling.contains(needles)) {
-                pull(needles); // a lost push: resync from our own position
+        write(() -> apply(needles, entries)).onComplete(applied -> {
+            if (applied.succeeded()) {
+                if (!applied.result() && !pulling.contains(needles) && isCurrent(needles)) {
+                    pull(needles); // a lost push: resync from our own position
+                }
+            } else if (isCurrent(needles)) {
+                log.warn("Agent " + peer + " pushed unusable entries for volume " + entries.volumeId() + ": "
+                        + applied.cause().getMessage() + "; resyncing it");
+                dropAndRelist(entries.volumeId());
             }
-        } catch (RuntimeException e) {
-            log.warn("Agent " + peer + " pushed unusable entries for volume " + entries.volumeId() + ": "
-                    + e.getMessage() + "; resyncing it");
-            dropAndRelist(entries.volumeId());
-        }
+        });
+    }
+
+    /** Home context: true while {@code needles} is the published mirror of its volume. */
+    private boolean isCurrent(NeedleMapMirror needles) {
+        VolumeMirror current = mirrors.get(needles.volumeId());
+        return state != State.CLOSED && current != null && current.needles() == needles;
+    }
+
+    /**
+     * Home context: runs a mirror write on a worker thread, after every write queued before it. One sync frame
+     * carries up to ~200k entries and a growing mirror is copied whole, which must not run on the home event loop;
+     * the chain keeps NeedleMapMirror's rule of one writer at a time (each write starts when the previous one has
+     * completed back on this context, which also orders their memory effects).
+     */
+    private <T> Future<T> write(Callable<T> work) {
+        Future<T> result = writes.transform(x -> home.executeBlocking(work, false));
+        writes = result.transform(x -> Future.succeededFuture());
+        return result;
     }
 
     private void onVolumeChanged(VolumeChanged changed) {

@@ -1,5 +1,6 @@
 package org.seaweedfs.rdma.sidecar;
 
+import io.vertx.core.Context;
 import java.util.concurrent.locks.StampedLock;
 import org.seaweedfs.rdma.protocol.SyncEntryReader;
 import org.seaweedfs.rdma.volume.NeedleMap;
@@ -11,7 +12,8 @@ import org.seaweedfs.rdma.volume.NeedleMap;
  * time. Readers take a {@link StampedLock} optimistic read over the {@link NeedleMap} and retry under the read
  * lock when a write intervened (a torn read is then discarded, whatever it returned or threw). The map is never
  * grown in place: the writer builds a larger copy off-lock and swaps it in, so a reader cannot race a resize.
- * The writer applies entries in small batches so readers never wait long for the write lock.
+ * The writer applies entries in small batches so readers never wait long for the write lock. Writes are O(entries)
+ * (and a growth copies the whole map), so they run off the event loop: {@link #apply} refuses an event-loop thread.
  */
 public final class NeedleMapMirror {
 
@@ -109,6 +111,11 @@ public final class NeedleMapMirror {
      *                                  entries before it stay applied and the position does not move
      */
     public void apply(long from, long to, SyncEntryReader entries, int count) {
+        if (Context.isOnEventLoopThread()) {
+            // O(count) work, plus a copy of the whole map when it grows: millions of entries on a big volume
+            throw new IllegalStateException("volume " + volumeId + ": a mirror is written off the event loop "
+                    + "(a worker thread), never on it");
+        }
         if (from != position || to < from) {
             throw new IllegalArgumentException("volume " + volumeId + ": entries for [" + from + ", " + to
                     + ") do not continue the mirror at " + position);

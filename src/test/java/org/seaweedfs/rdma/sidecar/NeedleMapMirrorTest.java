@@ -5,7 +5,10 @@ import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.vertx.core.Vertx;
 import java.util.ArrayList;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
 import java.util.List;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicReference;
@@ -49,6 +52,29 @@ class NeedleMapMirrorTest {
         SyncEntryReader none = new SyncEntryReader(new byte[0]);
         IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> mirror.apply(16, 32, none, 0));
         assertTrue(e.getMessage().contains("do not continue"), e.getMessage());
+    }
+
+    @Test
+    void refusesToBeWrittenOnAnEventLoop() throws Exception {
+        Vertx vertx = Vertx.vertx();
+        try {
+            NeedleMapMirror mirror = new NeedleMapMirror(7, 1, 0);
+            CompletableFuture<Throwable> thrown = new CompletableFuture<>();
+            vertx.runOnContext(v -> {
+                try {
+                    apply(mirror, new long[] {1}, new long[] {8}, new int[] {10});
+                    thrown.complete(null);
+                } catch (Throwable t) {
+                    thrown.complete(t);
+                }
+            });
+            Throwable t = thrown.get(10, TimeUnit.SECONDS);
+            assertTrue(t instanceof IllegalStateException, String.valueOf(t));
+            assertEquals(0, mirror.position());
+            assertNull(mirror.find(1));
+        } finally {
+            vertx.close().await(10, TimeUnit.SECONDS);
+        }
     }
 
     @Test
