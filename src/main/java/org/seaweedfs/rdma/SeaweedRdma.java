@@ -15,6 +15,7 @@ import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.function.Supplier;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import org.seaweedfs.rdma.agent.AgentVerticle;
+import org.seaweedfs.rdma.config.Fallback;
 import org.seaweedfs.rdma.config.RdmaConfig;
 import org.seaweedfs.rdma.config.Role;
 import org.seaweedfs.rdma.config.RoleSettings;
@@ -112,14 +113,21 @@ public final class SeaweedRdma {
                 sidecar.maxNeedleBytes());
         NeedleReader reader = new NeedleReader(vertx, connections, pool, options);
         ReadThroughSource readThrough = new ReadThroughSource(vertx, connections, options);
-        VolumeServerSource volumeServer = new VolumeServerSource(client, master, sidecar.maxNeedleBytes(),
+        VolumeServerSource volumeServer = new VolumeServerSource(client, master, sidecar.volumeServers(), sidecar.maxNeedleBytes(),
                 sidecar.readTimeout());
         ResilientNeedleSource resilient = new ResilientNeedleSource(vertx, connections, reader, readThrough,
                 volumeServer, ResilienceSettings.from(sidecar),
                 metrics == null ? new SimpleMeterRegistry() : metrics.registry());
         resilient.mirrorSizes(connections::mirrorEntries);
         if (metrics != null) {
-            new RoleMetricsBinder(metrics.registry()).bindUcx("sidecar", ucx.metrics());
+            RoleMetricsBinder binder = new RoleMetricsBinder(metrics.registry());
+            binder.bindUcx("sidecar", ucx.metrics());
+            binder.bindVolumeServerSource(volumeServer);
+        }
+        if (sidecar.master() == null && sidecar.volumeServers().isEmpty() && sidecar.fallback().contains(Fallback.HTTP)) {
+            LOG.warn("Neither sidecar.master nor sidecar.volumeServers is set: /read?volume_server= hints are followed "
+                    + "to any host an HTTP client names. In production set sidecar.master, or list your volume servers "
+                    + "in sidecar.volumeServers");
         }
         HttpApiContext api = HttpApiContext.create(resilient, resilient, config, metrics);
         stops.push(() -> {

@@ -150,6 +150,7 @@ public final class ConfigLoader {
                 new SidecarConfig(
                         v.hostPorts("sidecar.agents"),
                         (HostPort) v.get("sidecar.master"),
+                        v.hostPorts("sidecar.volumeServers"),
                         v.optionalString("sidecar.authToken"),
                         v.number("sidecar.maxNeedleBytes"),
                         new SidecarConfig.BufferPool(v.integer("sidecar.bufferPool.bufferSize"),

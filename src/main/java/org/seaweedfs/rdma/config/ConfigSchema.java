@@ -30,6 +30,7 @@ final class ConfigSchema {
             ConfigKey.of("agent.authToken", STRING, null),
             ConfigKey.of("sidecar.agents", HOST_PORT_LIST, List.of(HostPort.parse("127.0.0.1:18515"))),
             ConfigKey.of("sidecar.master", HOST_PORT, null),
+            ConfigKey.of("sidecar.volumeServers", HOST_PORT_LIST, List.of()),
             ConfigKey.of("sidecar.authToken", STRING, null),
             // needle data sizes are u32 on disk
             ConfigKey.ranged("sidecar.maxNeedleBytes", BYTES, 64L << 20, 1, 4 * GIB),

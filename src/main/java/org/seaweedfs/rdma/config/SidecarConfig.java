@@ -8,6 +8,7 @@ import java.util.List;
  *
  * @param agents           agents known up front
  * @param master           SeaweedFS master for {@code /dir/lookup}; null when unused
+ * @param volumeServers    volume servers a {@code /read?volume_server=} hint may name besides the master's locations
  * @param authToken        token presented to agents at hello; null when they need none
  * @param maxNeedleBytes   largest needle served (and largest decompressed body)
  * @param maxInFlightReads UCX reads outstanding at once
@@ -17,6 +18,7 @@ import java.util.List;
 public record SidecarConfig(
         List<HostPort> agents,
         HostPort master,
+        List<HostPort> volumeServers,
         String authToken,
         long maxNeedleBytes,
         BufferPool bufferPool,
@@ -30,6 +32,7 @@ public record SidecarConfig(
 
     public SidecarConfig {
         agents = List.copyOf(agents);
+        volumeServers = List.copyOf(volumeServers);
         fallback = List.copyOf(fallback);
     }
 

@@ -6,6 +6,7 @@ import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.Tags;
 import java.util.concurrent.atomic.LongAdder;
 import org.seaweedfs.rdma.agent.AgentMetrics;
+import org.seaweedfs.rdma.sidecar.VolumeServerSource;
 import org.seaweedfs.rdma.ucx.UcxMetrics;
 
 /**
@@ -64,6 +65,13 @@ public final class RoleMetricsBinder {
                 ucx.frameBytesReceived());
         counter("seaweedfs.rdma.ucx.channels", "UCX channels", tags.and("event", "opened"), ucx.channelsOpened());
         counter("seaweedfs.rdma.ucx.channels", "UCX channels", tags.and("event", "closed"), ucx.channelsClosed());
+    }
+
+    /** The sidecar's HTTP fallback: client hints it refused to follow (sidecar.volumeServers). */
+    public void bindVolumeServerSource(VolumeServerSource source) {
+        FunctionCounter.builder("seaweedfs.rdma.read.hints.refused", source, s -> (double) s.refusedHints())
+                .description("volume_server hints ignored: neither in sidecar.volumeServers nor listed by the master")
+                .register(registry);
     }
 
     private void counter(String name, String description, Tags tags, LongAdder adder) {

@@ -19,6 +19,8 @@ import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Locale;
 import java.util.Set;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.stream.Collectors;
 import org.seaweedfs.rdma.config.HostPort;
 import org.seaweedfs.rdma.volume.FileId;
 import org.seaweedfs.rdma.volume.NeedleChecksum;
@@ -29,6 +31,12 @@ import org.seaweedfs.rdma.volume.NeedleChecksum;
  * against the {@code ETag} (raw or the legacy transformed form), so corrupt bytes are never served. The
  * servers tried are the client's {@code volume_server} hint first, then the master's replicas in order: a
  * replica that fails (down, 5xx, corrupt, not found) makes the next one be tried.
+ *
+ * <p>A hint makes this process connect where an HTTP client says, so it is only followed to a server in
+ * {@code sidecar.volumeServers} or among the locations the master lists for that volume. With neither a master nor
+ * that list configured every hint is followed (the {@code weed mount} default; conf/config.yaml says to set the
+ * list in production). A refused hint is ignored, logged at debug and counted ({@link #refusedHints()}); the read
+ * goes on as if none had been given.
  *
  * <p>Not carried over HTTP: the needle's pairs (the volume server sends each as an ordinary response header, which
  * cannot be told reliably from its own and proxies' headers, so none are guessed) and the chunk-manifest flag (the
@@ -48,6 +56,9 @@ public final class VolumeServerSource implements NeedleSource {
     private final MasterClient master;
     private final long maxNeedleBytes;
     private final long timeoutMillis;
+    /** sidecar.volumeServers, as {@link #serverKey} keys. */
+    private final Set<String> allowedHints;
+    private final AtomicLong refusedHints = new AtomicLong();
 
     /**
      * @param client         a pooled client, see {@link #newClient(Vertx, int)}
@@ -56,10 +67,22 @@ public final class VolumeServerSource implements NeedleSource {
      * @param timeout        one request to one server ({@code sidecar.readTimeout})
      */
     public VolumeServerSource(WebClient client, MasterClient master, long maxNeedleBytes, Duration timeout) {
+        this(client, master, List.of(), maxNeedleBytes, timeout);
+    }
+
+    /** @param volumeServers servers a client's hint may name besides the master's locations ({@code sidecar.volumeServers}) */
+    public VolumeServerSource(WebClient client, MasterClient master, List<HostPort> volumeServers, long maxNeedleBytes,
+                              Duration timeout) {
         this.client = client;
         this.master = master;
+        this.allowedHints = volumeServers.stream().map(h -> serverKey(h.toString())).collect(Collectors.toUnmodifiableSet());
         this.maxNeedleBytes = maxNeedleBytes;
         this.timeoutMillis = Math.max(1, timeout.toMillis());
+    }
+
+    /** Hints refused because they named a server neither configured nor listed by the master. */
+    public long refusedHints() {
+        return refusedHints.get();
     }
 
     /** A keep-alive client pool that leaves bodies compressed (the checksum is over the stored bytes). */
@@ -96,19 +119,22 @@ public final class VolumeServerSource implements NeedleSource {
         return servers(fid.volumeId(), hint).compose(servers -> tryServers(fid, servers, 0, null));
     }
 
-    /** The hint, then the master's replicas (deduplicated, in order). */
-    private Future<List<String>> servers(long volumeId, String hint) {
+    /** The hint (when it may be followed), then the master's replicas (deduplicated, in order). */
+    private Future<List<String>> servers(long volumeId, String givenHint) {
         if (master == null) {
+            String hint = followed(givenHint, volumeId, List.of());
             return hint != null ? Future.succeededFuture(List.of(hint)) : Future.failedFuture(ReadFailure.unavailable(
                     "no volume server known for volume " + volumeId + " (set sidecar.master or pass volume_server)", null));
         }
         return master.lookup(volumeId).transform(ar -> {
+            List<VolumeLocation> listed = ar.succeeded() ? ar.result().locations() : List.of();
+            String hint = followed(givenHint, volumeId, listed);
             Set<String> servers = new LinkedHashSet<>();
             if (hint != null) {
                 servers.add(hint);
             }
             if (ar.succeeded()) {
-                ar.result().locations().forEach(l -> servers.add(l.url()));
+                listed.forEach(l -> servers.add(l.url()));
             } else if (hint == null) {
                 return Future.failedFuture(ar.cause());
             }
@@ -117,6 +143,32 @@ public final class VolumeServerSource implements NeedleSource {
             }
             return Future.succeededFuture(List.copyOf(servers));
         });
+    }
+
+    /** The hint when it may be fetched from (see the class comment), else null. */
+    private String followed(String hint, long volumeId, List<VolumeLocation> listed) {
+        if (hint == null || (master == null && allowedHints.isEmpty())) {
+            return hint;
+        }
+        String key = serverKey(hint);
+        if (allowedHints.contains(key)
+                || listed.stream().anyMatch(l -> key.equals(serverKey(l.url())) || key.equals(serverKey(l.publicUrl())))) {
+            return hint;
+        }
+        refusedHints.incrementAndGet();
+        LOG.debug("Ignored volume_server hint " + hint + " for volume " + volumeId
+                + ": neither in sidecar.volumeServers nor listed by the master");
+        return null;
+    }
+
+    /** host:port compared case-insensitively in the host ("[v6]:port" for IPv6); the text itself when unparsable. */
+    private static String serverKey(String hostPort) {
+        try {
+            HostPort parsed = HostPort.parse(hostPort);
+            return new HostPort(parsed.host().toLowerCase(Locale.ROOT), parsed.port()).toString();
+        } catch (IllegalArgumentException e) {
+            return hostPort;
+        }
     }
 
     private Future<NeedleContent> tryServers(FileId fid, List<String> servers, int index, ReadFailure worst) {

@@ -44,6 +44,7 @@ class ConfigLoaderTest {
         assertNull(c.agent().authToken());
         assertEquals(List.of(new HostPort("127.0.0.1", 18515)), c.sidecar().agents());
         assertNull(c.sidecar().master());
+        assertEquals(List.of(), c.sidecar().volumeServers());
         assertEquals(64L << 20, c.sidecar().maxNeedleBytes());
         assertEquals(new SidecarConfig.BufferPool(1 << 20, 256L << 20), c.sidecar().bufferPool());
         assertEquals(Duration.ofSeconds(5), c.sidecar().readTimeout());
@@ -153,6 +154,7 @@ class ConfigLoaderTest {
             "agent: {listen: 'h:x1'}                 | agent.listen: 'h:x1': port 'x1' is not a number",
             "agent: {listen: '::1:80'}               | agent.listen: '::1:80': write IPv6 addresses as [address]:port",
             "sidecar: {agents: [a:1, b]}             | sidecar.agents: 'b' is not host:port",
+            "sidecar: {volumeServers: [v:8080, w]}   | sidecar.volumeServers: 'w' is not host:port",
             "sidecar: {agents: [[a]]}                | sidecar.agents: expected a list of host:port, got an item that is not a scalar",
             "sidecar: {readTimeout: 5}               | sidecar.readTimeout: expected a duration like 500ms, 5s or 2m, got '5'",
             "sidecar: {readTimeout: 2h}              | sidecar.readTimeout: must be between 1ms and 3600000ms, got 2h",

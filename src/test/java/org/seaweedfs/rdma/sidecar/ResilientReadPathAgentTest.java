@@ -68,7 +68,7 @@ class ResilientReadPathAgentTest {
     }
 
     private static SidecarConfig config(int agentPort) {
-        return new SidecarConfig(List.of(new HostPort("127.0.0.1", agentPort)), null, null, 64L << 20,
+        return new SidecarConfig(List.of(new HostPort("127.0.0.1", agentPort)), null, List.of(), null, 64L << 20,
                 new SidecarConfig.BufferPool(1 << 20, 16L << 20), 64, Duration.ofSeconds(3),
                 new SidecarConfig.Ping(Duration.ofMillis(250), Duration.ofMillis(250)),
                 new SidecarConfig.Reconnect(Duration.ofMillis(20), Duration.ofMillis(300)),

@@ -141,7 +141,7 @@ public final class ScriptedAgents implements AgentPeer.Connector {
 
     /** A sidecar configuration with short test intervals (the production defaults are in conf/config.yaml). */
     public static SidecarConfig config(List<HostPort> agents, HostPort master, List<Fallback> fallback) {
-        return new SidecarConfig(agents, master, null, 64L << 20,
+        return new SidecarConfig(agents, master, List.of(), null, 64L << 20,
                 new SidecarConfig.BufferPool(1 << 20, 16L << 20), 64, Duration.ofSeconds(2),
                 new SidecarConfig.Ping(Duration.ofMillis(50), Duration.ofMillis(50)),
                 new SidecarConfig.Reconnect(Duration.ofMillis(10), Duration.ofMillis(100)),

@@ -13,6 +13,7 @@ import io.vertx.junit5.VertxTestContext;
 import java.security.MessageDigest;
 import java.time.Duration;
 import java.util.HexFormat;
+import java.util.List;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -53,9 +54,17 @@ class VolumeServerSourceTest {
     }
 
     private VolumeServerSource withMaster(Vertx vertx) {
+        return withMaster(vertx, List.of());
+    }
+
+    private VolumeServerSource withMaster(Vertx vertx, List<HostPort> volumeServers) {
         MasterClient master = new MasterClient(vertx, WebClient.create(vertx), new HostPort("127.0.0.1", stubMaster.port()),
                 Duration.ofMinutes(1), Duration.ofSeconds(2));
-        return new VolumeServerSource(client, master, 64L << 20, Duration.ofSeconds(5));
+        return new VolumeServerSource(client, master, volumeServers, 64L << 20, Duration.ofSeconds(5));
+    }
+
+    private VolumeServerSource withoutMaster(List<HostPort> volumeServers) {
+        return new VolumeServerSource(client, null, volumeServers, 64L << 20, Duration.ofSeconds(5));
     }
 
     private static String sha256(NeedleContent content) throws Exception {
@@ -138,12 +147,55 @@ class VolumeServerSourceTest {
 
     @Test
     void theHintIsTriedBeforeTheMastersReplicas(Vertx vertx, VertxTestContext ctx) {
-        stubMaster.locate(2, primary.url());
+        stubMaster.locate(2, primary.url(), replica.url());
         withMaster(vertx).read(FILE_2, replica.url()).onComplete(ctx.succeeding(c -> ctx.verify(() -> {
             assertEquals(0, primary.requests());
             assertEquals(1, replica.requests());
             ctx.completeNow();
         })));
+    }
+
+    @Test
+    void aHintTheMasterDoesNotListIsIgnored(Vertx vertx, VertxTestContext ctx) {
+        stubMaster.locate(2, primary.url());
+        VolumeServerSource source = withMaster(vertx);
+        source.read(FILE_2, "http://" + replica.url() + "/").onComplete(ctx.succeeding(c -> ctx.verify(() -> {
+            assertEquals(75634, c.stat().size());
+            assertEquals(1, primary.requests());
+            assertEquals(0, replica.requests(), "an unlisted hint is never fetched from");
+            assertEquals(1, source.refusedHints());
+            ctx.completeNow();
+        })));
+    }
+
+    @Test
+    void aConfiguredVolumeServerIsFollowedEvenWhenTheMasterDoesNotListIt(Vertx vertx, VertxTestContext ctx) {
+        stubMaster.locate(2, primary.url());
+        VolumeServerSource source = withMaster(vertx, List.of(HostPort.parse(replica.url())));
+        source.read(FILE_2, replica.url()).onComplete(ctx.succeeding(c -> ctx.verify(() -> {
+            assertEquals(0, primary.requests());
+            assertEquals(1, replica.requests());
+            assertEquals(0, source.refusedHints());
+            ctx.completeNow();
+        })));
+    }
+
+    @Test
+    void withoutAMasterOnlyConfiguredVolumeServersAreFollowed(VertxTestContext ctx) {
+        VolumeServerSource source = withoutMaster(List.of(HostPort.parse(primary.url())));
+        source.read(FILE_2, replica.url())
+                .recover(e -> {
+                    ctx.verify(() -> {
+                        assertEquals(ReadFailure.Kind.UNAVAILABLE, kind(e), "a refused hint leaves no path: 503");
+                        assertEquals(0, replica.requests());
+                        assertEquals(1, source.refusedHints());
+                    });
+                    return source.read(FILE_2, primary.url());
+                })
+                .onComplete(ctx.succeeding(c -> ctx.verify(() -> {
+                    assertEquals(1, primary.requests());
+                    ctx.completeNow();
+                })));
     }
 
     @Test
