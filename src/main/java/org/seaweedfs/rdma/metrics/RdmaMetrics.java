@@ -34,6 +34,7 @@ public final class RdmaMetrics {
     }
 
     public static RdmaMetrics create() {
+        VertxGaugeRegistrationFilter.install();
         PrometheusMeterRegistry registry = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
         // Scrapes would otherwise count themselves; the route tag is bounded (route patterns only).
         registry.config().meterFilter(MeterFilter.deny(id ->

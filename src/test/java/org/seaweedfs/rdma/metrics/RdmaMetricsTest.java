@@ -8,6 +8,11 @@ import io.vertx.core.buffer.Buffer;
 import io.vertx.ext.web.client.HttpResponse;
 import io.vertx.ext.web.client.WebClient;
 import java.util.List;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.logging.Handler;
+import java.util.logging.Level;
+import java.util.logging.LogRecord;
+import java.util.logging.Logger;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
@@ -23,6 +28,46 @@ import org.seaweedfs.rdma.ucx.UcxMetrics;
 import org.seaweedfs.rdma.volume.FileId;
 
 class RdmaMetricsTest {
+
+    @Test
+    void vertxMicrometersOwnGaugeReRegistrationsAreNotWarnedButOursStillAre() throws Exception {
+        RdmaMetrics metrics = RdmaMetrics.create();
+        Logger log = Logger.getLogger("io.micrometer.core.instrument.MeterRegistry");
+        List<String> seen = new CopyOnWriteArrayList<>();
+        Handler capture = new Handler() {
+            @Override
+            public void publish(LogRecord record) {
+                seen.add(record.getMessage());
+            }
+
+            @Override
+            public void flush() {
+            }
+
+            @Override
+            public void close() {
+            }
+        };
+        Level level = log.getLevel();
+        log.setLevel(Level.ALL); // Micrometer warns once per JVM, then logs at debug: see every repeat
+        log.addHandler(capture);
+        Vertx vertx = metrics.newVertx(new VertxOptions());
+        try {
+            // every consumer registration registers vertx.eventbus.handlers again inside vertx-micrometer
+            for (int i = 0; i < 3; i++) {
+                vertx.eventBus().consumer("test.address." + i, m -> { }).completion().await(10, TimeUnit.SECONDS);
+            }
+            assertTrue(seen.stream().noneMatch(m -> m.contains("already registered") && m.contains("name='vertx.")), seen.toString());
+            io.micrometer.core.instrument.Gauge.builder("seaweedfs.test.gauge", () -> 1).register(metrics.registry());
+            io.micrometer.core.instrument.Gauge.builder("seaweedfs.test.gauge", () -> 2).register(metrics.registry());
+            assertTrue(seen.stream().anyMatch(m -> m.contains("already registered") && m.contains("seaweedfs.test.gauge")),
+                    "a repeat of our own gauge is still reported: " + seen);
+        } finally {
+            log.removeHandler(capture);
+            log.setLevel(level);
+            vertx.close().await(10, TimeUnit.SECONDS);
+        }
+    }
 
     @Test
     void readMetersUseBoundedTags() {
