@@ -13,19 +13,19 @@ public final class RoleSettings {
 
     /** The {@code ucx.*} keys over the transport's defaults. */
     public static UcxSettings ucx(UcxConfig ucx) {
-        UcxSettings settings = UcxSettings.defaults().withPeerErrorHandling(!"none".equals(ucx.errorHandling()));
-        if (!ucx.tls().isEmpty()) {
-            settings = settings.withTls(String.join(",", ucx.tls()));
-        }
+        UcxSettings settings = UcxSettings.defaults().withPeerErrorHandling(!"none".equals(ucx.errorHandling()))
+                // empty means "UCX chooses" (conf/config.yaml): UCX's own default, all, so RDMA is used where a host
+                // has it; UcxSettings' sm,tcp,self default would leave an InfiniBand host on TCP
+                .withTls(ucx.tls().isEmpty() ? "all" : String.join(",", ucx.tls()));
         if (!ucx.netDevices().isEmpty()) {
             settings = settings.withNetDevices(String.join(",", ucx.netDevices()));
         }
         settings = settings.withMaxRemoteKeys(ucx.maxRemoteKeys());
-        // "auto": the default UcxSettings derives from the TLS list; an empty list lets UCX choose, RDMA included.
+        // "auto": on when the TLS list could select RDMA (all, when the list is empty)
         boolean onDemand = switch (ucx.onDemandPaging()) {
             case "true" -> true;
             case "false" -> false;
-            default -> ucx.tls().isEmpty() || settings.onDemandPaging();
+            default -> UcxSettings.mayUseRdma(settings.tls());
         };
         return settings.withOnDemandPaging(onDemand);
     }

@@ -59,6 +59,9 @@ class ConfigLoaderTest {
     @Test
     void onDemandPagingFollowsTheTransportsUnlessSetAndTheKeyBoundIsPassedOn() throws Exception {
         assertTrue(RoleSettings.ucx(parse("").ucx()).onDemandPaging(), "empty tls lets UCX pick RDMA");
+        assertEquals("all", RoleSettings.ucx(parse("").ucx()).contextConfig().get("TLS"),
+                "empty tls is UCX's own default, RDMA transports included");
+        assertEquals("rc,sm,self", RoleSettings.ucx(parse("ucx: {tls: [rc, sm, self]}").ucx()).contextConfig().get("TLS"));
         assertFalse(RoleSettings.ucx(parse("ucx: {tls: [tcp, sm, self]}").ucx()).onDemandPaging());
         assertTrue(RoleSettings.ucx(parse("ucx: {tls: [rc, sm, self]}").ucx()).onDemandPaging());
         assertTrue(RoleSettings.ucx(parse("ucx: {tls: [tcp], onDemandPaging: 'true'}").ucx()).onDemandPaging());
