@@ -153,7 +153,9 @@ public final class UcxWorkerVerticle extends VerticleBase {
                 log.info("UCX listening on " + UcxChannel.hostPort(holder[0].address()));
                 return holder[0];
             });
-            return promise.future();
+            // UCX reports a port in use as "Device is busy": say what it means.
+            return promise.future().recover(e -> Future.failedFuture(new UcxTransportException("cannot listen on "
+                    + host + ":" + port + " (is the port in use by another process?): " + e.getMessage(), e)));
         });
     }
 
