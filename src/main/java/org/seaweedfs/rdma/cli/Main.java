@@ -26,6 +26,7 @@ public final class Main {
 
     public static void main(String[] args) {
         originalArgs = args.clone();
+        configureLogging();
         PrintStream out = new PrintStream(new BufferedOutputStream(new FileOutputStream(FileDescriptor.out), 1 << 16),
                 false, StandardCharsets.UTF_8);
         int status = run(args, out, System.err);
@@ -51,6 +52,20 @@ public final class Main {
         } catch (Exception e) {
             err.println(args[0] + ": " + e);
             return 1;
+        }
+    }
+
+    /** One line per log record (src/main/resources/logging.properties) unless the operator names a config. */
+    private static void configureLogging() {
+        if (System.getProperty("java.util.logging.config.file") != null) {
+            return;
+        }
+        try (java.io.InputStream in = Main.class.getResourceAsStream("/logging.properties")) {
+            if (in != null) {
+                java.util.logging.LogManager.getLogManager().readConfiguration(in);
+            }
+        } catch (java.io.IOException e) {
+            System.err.println("logging configuration not loaded: " + e.getMessage());
         }
     }
 

@@ -61,6 +61,14 @@ final class UcxEnvironment {
         List<String> command = new ArrayList<>();
         command.add(Path.of(javaHome, "bin", "java").toString());
         command.addAll(java.lang.management.ManagementFactory.getRuntimeMXBean().getInputArguments());
+        if (Runtime.version().feature() >= 22) {
+            // The jar's Enable-Native-Access manifest entry applies to -jar only; the child runs with -cp.
+            command.add("--enable-native-access=ALL-UNNAMED");
+        }
+        if (Runtime.version().feature() >= 24) {
+            // msgpack-core reads arrays through sun.misc.Unsafe; allowed knowingly until it moves off it.
+            command.add("--sun-misc-unsafe-memory-access=allow");
+        }
         command.add("-cp");
         command.add(classPath);
         command.add(Main.class.getName());
