@@ -87,8 +87,12 @@ public record UcxSettings(String tls, String netDevices, boolean peerErrorHandli
         extraConfig = Collections.unmodifiableMap(copy);
     }
 
+    /** JVM property overriding the default of {@link #spinIterations} (a tuning knob, not a configuration key). */
+    public static final String SPIN_PROPERTY = "seaweedfs.ucx.spinIterations";
+
     public static UcxSettings defaults() {
-        return new UcxSettings(DEFAULT_TLS, "all", true, 1000, 0, 0, 64 << 20, 10_000, true, Map.of());
+        return new UcxSettings(DEFAULT_TLS, "all", true, Integer.getInteger(SPIN_PROPERTY, 1000), 0, 0, 64 << 20,
+                10_000, true, Map.of());
     }
 
     /** Reads the {@code ucx} section of the configuration (keys without the {@code ucx.} prefix); absent keys keep defaults. */
