@@ -234,11 +234,15 @@ public final class UcxChannel {
     }
 
     void track(ChannelOp<?> op) {
-        pending.add(op);
+        if (pending.add(op)) {
+            loop().operationStarted();
+        }
     }
 
     void untrack(ChannelOp<?> op) {
-        pending.remove(op);
+        if (pending.remove(op)) {
+            loop().operationFinished();
+        }
     }
 
     void attach(UcpEndpoint ep) {
@@ -513,7 +517,10 @@ public final class UcxChannel {
         }
         UcxTransportException cause = closeCause != null ? closeCause : new UcxTransportException(this + " is closed");
         for (ChannelOp<?> op : new ArrayList<>(pending)) {
-            op.fail(cause);
+            op.fail(cause); // untracks it
+        }
+        for (int left = pending.size(); left > 0; left--) {
+            loop().operationFinished();
         }
         pending.clear();
     }
