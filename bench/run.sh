@@ -29,6 +29,7 @@ HTTP_INSTANCES=${HTTP_INSTANCES:-2}      # sidecar http.instances
 SIDECAR_POOL=${SIDECAR_POOL:-256MiB}     # sidecar.bufferPool.totalBytes
 EVENTBUS_CONCURRENCY=${EVENTBUS_CONCURRENCY:-64}
 CPU_CONNS=${CPU_CONNS:-16}
+CPU_WARMUP_SECONDS=${CPU_WARMUP_SECONDS:-5}
 MEMORY_CONNS=${MEMORY_CONNS:-1000}
 HEAP_READS=${HEAP_READS:-10000000}
 HEAP_CHECK_SECONDS=${HEAP_CHECK_SECONDS:-30}
@@ -265,10 +266,11 @@ heap_used_mib() {
     jcmd "$1" GC.heap_info | awk '/ used / { for (i = 1; i <= NF; i++) if ($i == "used") { v = $(i + 1); sub(/K,?/, "", v); printf "%.1f", v / 1024; exit } }'
 }
 
-# wrk_requests CONNS SECONDS PATHS — one wrk run against the sidecar; prints the number of requests answered.
+# wrk_requests CONNS SECONDS PATHS — one wrk run against the sidecar; prints "<requests answered> <errors>"
+# (errors: socket errors, wrk's 2 s timeouts and non-2xx answers).
 wrk_requests() {
     wrk -t1 -c"$1" -d"$2s" -s "$BENCH_LIB/random_path.lua" "http://127.0.0.1:$SIDECAR_PORT/" -- "$3" 2>&1 \
-        | sed -n 's/^WRK_JSON //p' | python3 -c 'import json, sys; r = json.load(sys.stdin); print(r["requests"] if r["errors"] == 0 and r["non_2xx"] == 0 else -1)'
+        | sed -n 's/^WRK_JSON //p' | python3 -c 'import json, sys; r = json.load(sys.stdin); print(r["requests"], r["errors"] + r["non_2xx"])'
 }
 
 # hook_sidecar_http — agent and sidecar (separate processes) on the volumes whose bytes nginx served as plain files.
@@ -287,7 +289,7 @@ hook_eventbus() {
     log "event bus: sidecar in the bench JVM, agent a process (UCX_TLS=$SHM_TLS)"
     trap stop_servers EXIT
     start_agent "$SHM_TLS"
-    sidecar_conf "$SHM_TLS" 0 "$BENCH_OUT/eventbus-sidecar.yaml"
+    sidecar_conf "$SHM_TLS" "$((SIDECAR_PORT + 1))" "$BENCH_OUT/eventbus-sidecar.yaml"  # its HTTP API idles
     # shellcheck disable=SC2086
     java $JAVA_OPTS $SIDECAR_JAVA_OPTS -cp "$JAVA_CP" org.seaweedfs.rdma.eventbus.EventBusBenchMain \
         --conf "$BENCH_OUT/eventbus-sidecar.yaml" --plain "$BENCH_DATA/plain" --seconds "$WRK_SECONDS" \
@@ -299,7 +301,7 @@ hook_eventbus() {
 
 # hook_agent_cpu — agent process CPU (utime+stime, all threads) over a wrk run through the sidecar, per read.
 hook_agent_cpu() {
-    local tls size list t0 t1 reads
+    local tls size list t0 t1 reads errors
     trap stop_servers EXIT
     for tls in "$SHM_TLS" "$TCP_TLS"; do
         log "agent CPU: UCX_TLS=$tls"
@@ -307,10 +309,11 @@ hook_agent_cpu() {
         start_sidecar "$tls"
         for size in 4096 1048576; do
             list=$BENCH_DATA/vid1.paths; [ "$size" = 4096 ] || list=$BENCH_DATA/vid2.paths
-            wrk_requests "$CPU_CONNS" "${WRK_WARMUP_SECONDS:-2}" "$list" > /dev/null
+            wrk_requests "$CPU_CONNS" "$CPU_WARMUP_SECONDS" "$list" > /dev/null # JIT of both fresh JVMs
             t0=$(cpu_ticks "$AGENT_PID")
-            reads=$(wrk_requests "$CPU_CONNS" "$WRK_SECONDS" "$list")
+            read -r reads errors < <(wrk_requests "$CPU_CONNS" "$WRK_SECONDS" "$list")
             t1=$(cpu_ticks "$AGENT_PID")
+            [ "$errors" = 0 ] || echo "agent CPU: $errors errors during the run" >&2
             python3 -c 'import json, os, sys
 tls, size, reads, ticks, conns, secs = sys.argv[1], int(sys.argv[2]), int(sys.argv[3]), int(sys.argv[4]), int(sys.argv[5]), float(sys.argv[6])
 hz = os.sysconf("SC_CLK_TCK")
@@ -331,7 +334,7 @@ hook_memory() {
     trap stop_servers EXIT
     start_agent "$SHM_TLS"
     start_sidecar "$SHM_TLS"
-    local list=$BENCH_DATA/vid1.paths peak=0 rss heap wrk_pid reads
+    local list=$BENCH_DATA/vid1.paths peak=0 rss heap wrk_pid reads errors
     heap=$(heap_used_mib "$SIDECAR_PID" gc)
     printf '{"kind":"memory","what":"idle_after_start","reads":0,"rss_mib":%s,"heap_mib":%s}\n' "$(rss_mib "$SIDECAR_PID")" "$heap" | record
     wrk_requests "$MEMORY_CONNS" "$WRK_SECONDS" "$list" > "$BENCH_OUT/logs/wrk-c$MEMORY_CONNS.count" &
@@ -346,13 +349,14 @@ hook_memory() {
         sleep 0.5
     done
     wait "$wrk_pid"
-    reads=$(cat "$BENCH_OUT/logs/wrk-c$MEMORY_CONNS.count")
-    printf '{"kind":"memory","what":"rss_at_%s_concurrent","conns":%s,"reads":%s,"rss_mib":%s,"heap_mib":%s}\n' \
-        "$MEMORY_CONNS" "$MEMORY_CONNS" "$reads" "$peak" "$heap" | record
+    read -r reads errors < "$BENCH_OUT/logs/wrk-c$MEMORY_CONNS.count"
+    printf '{"kind":"memory","what":"rss_at_%s_concurrent","conns":%s,"reads":%s,"errors":%s,"rss_mib":%s,"heap_mib":%s}\n' \
+        "$MEMORY_CONNS" "$MEMORY_CONNS" "$reads" "$errors" "$peak" "$heap" | record
     local total=0 started=$SECONDS n
     while [ "$total" -lt "$HEAP_READS" ]; do
-        n=$(wrk_requests 64 "$HEAP_CHECK_SECONDS" "$list")
+        read -r n errors < <(wrk_requests 64 "$HEAP_CHECK_SECONDS" "$list")
         [ "$n" -gt 0 ] || { echo "memory: wrk failed during the heap run" >&2; break; }
+        [ "$errors" = 0 ] || echo "memory: $errors errors during the heap run" >&2
         total=$((total + n))
         printf '{"kind":"memory","what":"heap_after_reads","reads":%s,"seconds":%s,"rss_mib":%s,"heap_mib":%s}\n' \
             "$total" "$((SECONDS - started))" "$(rss_mib "$SIDECAR_PID")" "$(heap_used_mib "$SIDECAR_PID" gc)" | record

@@ -29,7 +29,7 @@ import org.seaweedfs.rdma.config.RdmaConfig;
  * flight for {@code --seconds}. Prints one JSON line per list.
  * <pre>
  *   java -cp target/classes:target/test-classes:target/seaweedfs-rdma-sidecar.jar org.seaweedfs.rdma.eventbus.EventBusBenchMain \
- *       --conf sidecar.yaml --plain DIR [--seconds 5] [--concurrency 64] [--iters 20000] PATHS_FILE...
+ *       --conf sidecar.yaml --plain DIR [--seconds 5] [--concurrency 64] [--iters 20000] [--warmup-seconds 3] PATHS_FILE...
  * </pre>
  */
 public final class EventBusBenchMain {
@@ -40,6 +40,7 @@ public final class EventBusBenchMain {
         double seconds = 5;
         int concurrency = 64;
         int iters = 20_000;
+        double warmupSeconds = 3;
         List<String> lists = new java.util.ArrayList<>();
         for (int i = 0; i < args.length; i++) {
             switch (args[i]) {
@@ -48,6 +49,7 @@ public final class EventBusBenchMain {
                 case "--seconds" -> seconds = Double.parseDouble(args[++i]);
                 case "--concurrency" -> concurrency = Integer.parseInt(args[++i]);
                 case "--iters" -> iters = Integer.parseInt(args[++i]);
+                case "--warmup-seconds" -> warmupSeconds = Double.parseDouble(args[++i]);
                 default -> lists.add(args[i]);
             }
         }
@@ -64,6 +66,8 @@ public final class EventBusBenchMain {
                         .map(s -> s.startsWith("/") ? s.substring(1) : s).toArray(String[]::new);
                 Bench bench = new Bench(vertx, context, fids);
                 bench.ready(plain, 30_000);
+                // Warm-up (JIT, pool, mirror) at the throughput phase's concurrency, then one at a time.
+                bench.run(Integer.MAX_VALUE, null, System.nanoTime() + (long) (warmupSeconds * 1e9), concurrency);
                 bench.run(iters / 10, null, Long.MAX_VALUE, 1);
                 long[] samples = new long[iters];
                 int n = bench.run(iters, samples, System.nanoTime() + (long) (seconds * 1e9), 1);
