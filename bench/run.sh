@@ -29,7 +29,8 @@ HTTP_INSTANCES=${HTTP_INSTANCES:-2}      # sidecar http.instances
 SIDECAR_POOL=${SIDECAR_POOL:-256MiB}     # sidecar.bufferPool.totalBytes
 EVENTBUS_CONCURRENCY=${EVENTBUS_CONCURRENCY:-64}
 CPU_CONNS=${CPU_CONNS:-16}
-CPU_WARMUP_SECONDS=${CPU_WARMUP_SECONDS:-5}
+CPU_WARMUP_SECONDS=${CPU_WARMUP_SECONDS:-3}
+SIDECAR_WARMUP_SECONDS=${SIDECAR_WARMUP_SECONDS:-10}   # per sidecar start, before anything is measured
 MEMORY_CONNS=${MEMORY_CONNS:-1000}
 HEAP_READS=${HEAP_READS:-10000000}
 HEAP_CHECK_SECONDS=${HEAP_CHECK_SECONDS:-30}
@@ -273,12 +274,20 @@ wrk_requests() {
         | sed -n 's/^WRK_JSON //p' | python3 -c 'import json, sys; r = json.load(sys.stdin); print(r["requests"], r["errors"] + r["non_2xx"])'
 }
 
+# warm_sidecar — a fresh JVM compiles its hot paths during its first seconds of load: measure the steady state.
+warm_sidecar() {
+    log "sidecar warm-up: ${SIDECAR_WARMUP_SECONDS}s of 4 KiB at 64 connections, half that of 1 MiB at 8"
+    wrk_requests 64 "$SIDECAR_WARMUP_SECONDS" "$BENCH_DATA/vid1.paths" > /dev/null
+    wrk_requests 8 "$((SIDECAR_WARMUP_SECONDS / 2))" "$BENCH_DATA/vid2.paths" > /dev/null
+}
+
 # hook_sidecar_http — agent and sidecar (separate processes) on the volumes whose bytes nginx served as plain files.
 hook_sidecar_http() {
     log "sidecar: agent + sidecar (UCX_TLS=$SHM_TLS), HTTP on 127.0.0.1:$SIDECAR_PORT"
     trap stop_servers EXIT
     start_agent "$SHM_TLS"
     start_sidecar "$SHM_TLS"
+    warm_sidecar
     http_suite sidecar "http://127.0.0.1:$SIDECAR_PORT"
     stop_servers
     trap - EXIT
@@ -293,7 +302,7 @@ hook_eventbus() {
     # shellcheck disable=SC2086
     java $JAVA_OPTS $SIDECAR_JAVA_OPTS -cp "$JAVA_CP" org.seaweedfs.rdma.eventbus.EventBusBenchMain \
         --conf "$BENCH_OUT/eventbus-sidecar.yaml" --plain "$BENCH_DATA/plain" --seconds "$WRK_SECONDS" \
-        --concurrency "$EVENTBUS_CONCURRENCY" "$BENCH_DATA/vid1.paths" "$BENCH_DATA/vid2.paths" \
+        --concurrency "$EVENTBUS_CONCURRENCY" --warmup-seconds "$SIDECAR_WARMUP_SECONDS" "$BENCH_DATA/vid1.paths" "$BENCH_DATA/vid2.paths" \
         2>> "$BENCH_OUT/logs/eventbus.log" | record
     stop_servers
     trap - EXIT
@@ -307,6 +316,7 @@ hook_agent_cpu() {
         log "agent CPU: UCX_TLS=$tls"
         start_agent "$tls"
         start_sidecar "$tls"
+        warm_sidecar
         for size in 4096 1048576; do
             list=$BENCH_DATA/vid1.paths; [ "$size" = 4096 ] || list=$BENCH_DATA/vid2.paths
             wrk_requests "$CPU_CONNS" "$CPU_WARMUP_SECONDS" "$list" > /dev/null # JIT of both fresh JVMs
@@ -334,6 +344,7 @@ hook_memory() {
     trap stop_servers EXIT
     start_agent "$SHM_TLS"
     start_sidecar "$SHM_TLS"
+    warm_sidecar
     local list=$BENCH_DATA/vid1.paths peak=0 rss heap wrk_pid reads errors
     heap=$(heap_used_mib "$SIDECAR_PID" gc)
     printf '{"kind":"memory","what":"idle_after_start","reads":0,"rss_mib":%s,"heap_mib":%s}\n' "$(rss_mib "$SIDECAR_PID")" "$heap" | record
