@@ -27,6 +27,8 @@ AGENT_PORT=${AGENT_PORT:-18515}
 SIDECAR_PORT=${SIDECAR_PORT:-18081}
 HTTP_INSTANCES=${HTTP_INSTANCES:-2}      # sidecar http.instances
 SIDECAR_POOL=${SIDECAR_POOL:-256MiB}     # sidecar.bufferPool.totalBytes
+SIDECAR_BUFFER=${SIDECAR_BUFFER:-2MiB}   # sidecar.bufferPool.bufferSize: a 1 MiB needle's record (data + ~40 B of
+                                         # header and tail) then fits one buffer, one get instead of two
 EVENTBUS_CONCURRENCY=${EVENTBUS_CONCURRENCY:-64}
 CPU_CONNS=${CPU_CONNS:-16}
 CPU_WARMUP_SECONDS=${CPU_WARMUP_SECONDS:-3}
@@ -208,7 +210,7 @@ sidecar:
   fallback: []
   maxInFlightReads: 4096
   bufferPool:
-    bufferSize: 1MiB
+    bufferSize: $SIDECAR_BUFFER
     totalBytes: $SIDECAR_POOL
 ucx:
   tls: $(yaml_list "$1")
