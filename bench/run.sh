@@ -23,7 +23,7 @@ JAVA_OPTS=${JAVA_OPTS:-}                 # every JVM of the run
 AGENT_JAVA_OPTS=${AGENT_JAVA_OPTS:-}
 SIDECAR_JAVA_OPTS=${SIDECAR_JAVA_OPTS:-}
 JAVA_GET_ARGS=${JAVA_GET_ARGS:-}         # extra UcxGetBenchMain options
-AGENT_PORT=${AGENT_PORT:-18515}
+AGENT_PORT_BASE=${AGENT_PORT:-18515}        # the first agent's port; later starts take the next ones
 SIDECAR_PORT=${SIDECAR_PORT:-18081}
 HTTP_INSTANCES=${HTTP_INSTANCES:-2}      # sidecar http.instances
 SIDECAR_POOL=${SIDECAR_POOL:-256MiB}     # sidecar.bufferPool.totalBytes
@@ -177,8 +177,12 @@ hook_java_get() {
 # yaml_list "a,b" -> [a, b]
 yaml_list() { printf '[%s]' "$(sed 's/,/, /g' <<< "$1")"; }
 
-# start_agent TLS — agent serving $BENCH_DATA/volumes on 127.0.0.1:$AGENT_PORT; sets AGENT_PID.
+# start_agent TLS — agent serving $BENCH_DATA/volumes on 127.0.0.1:$AGENT_PORT; sets AGENT_PID. Each start takes
+# the next port: the previous agent's port may still be held (UCX reports "Device is busy") right after it stopped.
+AGENT_STARTS=0
 start_agent() {
+    AGENT_PORT=$((AGENT_PORT_BASE + AGENT_STARTS))
+    AGENT_STARTS=$((AGENT_STARTS + 1))
     local conf=$BENCH_OUT/agent.yaml
     cat > "$conf" <<YAML
 roles: [agent]
