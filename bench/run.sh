@@ -16,6 +16,29 @@ C_ARGS=${C_ARGS:-}                                         # extra ucp_get_bench
 SHM_TLS=${SHM_TLS:-shm,tcp}   # tcp must be listed: the listener's connection manager runs on it
 TCP_TLS=${TCP_TLS:-tcp}
 
+ROOT=$(cd "$BENCH_DIR/.." && pwd)
+JAR=$ROOT/target/seaweedfs-rdma-sidecar.jar
+JAVA_CP=$ROOT/target/classes:$ROOT/target/test-classes:$JAR   # bench mains live in the test classes
+JAVA_OPTS=${JAVA_OPTS:-}                 # every JVM of the run
+AGENT_JAVA_OPTS=${AGENT_JAVA_OPTS:-}
+SIDECAR_JAVA_OPTS=${SIDECAR_JAVA_OPTS:-}
+JAVA_GET_ARGS=${JAVA_GET_ARGS:-}         # extra UcxGetBenchMain options
+AGENT_PORT_BASE=${AGENT_PORT:-18515}        # the first agent's port; later starts take the next ones
+SIDECAR_PORT=${SIDECAR_PORT:-18081}
+HTTP_INSTANCES=${HTTP_INSTANCES:-2}      # sidecar http.instances
+SIDECAR_POOL=${SIDECAR_POOL:-256MiB}     # sidecar.bufferPool.totalBytes
+SIDECAR_BUFFER=${SIDECAR_BUFFER:-2MiB}   # sidecar.bufferPool.bufferSize: a 1 MiB needle's record (data + ~40 B of
+                                         # header and tail) then fits one buffer, one get instead of two
+EVENTBUS_CONCURRENCY=${EVENTBUS_CONCURRENCY:-64}
+CPU_CONNS=${CPU_CONNS:-16}
+CPU_WARMUP_SECONDS=${CPU_WARMUP_SECONDS:-3}
+SIDECAR_WARMUP_SECONDS=${SIDECAR_WARMUP_SECONDS:-10}   # per sidecar start, before anything is measured
+MEMORY_CONNS=${MEMORY_CONNS:-1000}
+HEAP_READS=${HEAP_READS:-10000000}
+HEAP_CHECK_SECONDS=${HEAP_CHECK_SECONDS:-30}
+export UCX_POSIX_ERROR_HANDLING=y UCX_SYSV_ERROR_HANDLING=y UCX_TCP_CM_REUSEADDR=y UCX_ERROR_SIGNALS=
+export UCX_TCP_TX_SEG_SIZE=${UCX_TCP_TX_SEG_SIZE:-256k} UCX_TCP_RX_SEG_SIZE=${UCX_TCP_RX_SEG_SIZE:-256k}  # as the jar sets them (see BENCHMARKS.md)
+
 RESULTS=$BENCH_OUT/results.jsonl
 source "$BENCH_DIR/lib/http.sh"
 
@@ -31,7 +54,7 @@ log() { printf '\n== %s\n' "$*" >&2; }
 
 check_tools() {
     local missing=()
-    for t in gcc make nginx wrk curl python3; do command -v "$t" > /dev/null || missing+=("$t"); done
+    for t in gcc make nginx wrk curl python3 java jcmd mvn; do command -v "$t" > /dev/null || missing+=("$t"); done
     [ -e /usr/include/ucp/api/ucp.h ] || missing+=("libucx-dev")
     if [ ${#missing[@]} -gt 0 ]; then
         echo "missing: ${missing[*]} (Debian: apt-get install -y gcc make nginx wrk curl python3 libucx-dev ucx-utils)" >&2
@@ -85,10 +108,34 @@ run_c_get() {
 
 # ---------- HTTP: nginx serving the same bytes as plain files ----------
 
+# The same bytes twice: `gen-volume` writes volume VID (real format, for the agent) and each needle's data as a
+# plain file named by its file id (for nginx), and prints the URL paths wrk spreads requests over.
 make_http_data() {
-    log "plain files: $COUNT_4K x 4 KiB, $COUNT_1M x 1 MiB in $BENCH_DATA/plain"
-    make_plain_files "$BENCH_DATA/plain" 1 4096 "$COUNT_4K" "$BENCH_DATA/vid1.paths"
-    make_plain_files "$BENCH_DATA/plain" 2 1048576 "$COUNT_1M" "$BENCH_DATA/vid2.paths"
+    gen_volume 1 4096 "$COUNT_4K"
+    gen_volume 2 1048576 "$COUNT_1M"
+}
+
+# gen_volume VID SIZE COUNT — reused while the stamp matches (a 1 GiB volume takes a while to write).
+gen_volume() {
+    local vid=$1 size=$2 count=$3 vols=$BENCH_DATA/volumes
+    local stamp=$vols/$vid.stamp want="gen-volume --vid $1 --size $2 --count $3"
+    if [ -f "$stamp" ] && [ "$(cat "$stamp")" = "$want" ] && [ -s "$BENCH_DATA/vid$vid.paths" ]; then
+        log "volume $vid: reusing $count x $size B in $vols (plain copies in $BENCH_DATA/plain)"
+        return
+    fi
+    log "volume $vid: $count x $size B in $vols, plain copies in $BENCH_DATA/plain"
+    mkdir -p "$vols" "$BENCH_DATA/plain"
+    find "$BENCH_DATA/plain" -maxdepth 1 -name "$vid,*" -delete
+    rm -f "$vols/$vid.dat" "$vols/$vid.idx" "$stamp"
+    java -jar "$JAR" gen-volume "$vols" --vid "$vid" --count "$count" --size "$size" --plain "$BENCH_DATA/plain" \
+        > "$BENCH_DATA/vid$vid.paths"
+    echo "$want" > "$stamp"
+}
+
+build_java() {
+    if [ -n "${BENCH_SKIP_BUILD:-}" ] && [ -f "$JAR" ]; then return; fi
+    log "build: mvn -o -DskipTests package (jar and the bench mains in the test classes)"
+    (cd "$ROOT" && mvn -q -B -o -DskipTests package)
 }
 
 # http_suite IMPL URL_BASE — the three HTTP shapes of the issue, against any server holding the data.
@@ -116,26 +163,224 @@ run_nginx() {
 # Each hook prints JSON lines (through `record`) or says on stderr that it is not wired yet.
 # Field names shared with the peers make report.py pair them: see bench/README.md.
 
-# hook_java_get TLS MEM SIZES — the Java get path for the same transport (UCX_TLS=TLS) and memory kind
-# (file | ucx) as the C run just before it; lines {"impl":"java-ucp","kind":"get","tls","mem","size",
-# "p50_us","p99_us","gbps","pcts_us"}.
-hook_java_get() { echo "hook_java_get: not wired yet (tls=$1 mem=$2)" >&2; }
+# hook_java_get TLS MEM SIZES — the Java get path (UcxGetBenchMain: UcxChannel.get between two UcxWorkerVerticles
+# of one JVM, completed on the caller's event loop) for the same UCX_TLS and memory kind as the C run before it.
+hook_java_get() {
+    log "Java ucp get: UCX_TLS=$1 mem=$2 sizes=$3"
+    # shellcheck disable=SC2086
+    java $JAVA_OPTS -cp "$JAVA_CP" org.seaweedfs.rdma.ucx.UcxGetBenchMain --tls "$1" --mem "$2" --sizes "$3" \
+        --dir "$BENCH_DATA" $JAVA_GET_ARGS 2>> "$BENCH_OUT/logs/java-get.log" | record
+}
 
-# hook_sidecar_http — start agent + sidecar (separate processes) on volumes holding the bytes of
-# $BENCH_DATA/plain under the same file ids, then `http_suite sidecar http://127.0.0.1:<port>`, then stop them.
-hook_sidecar_http() { echo "hook_sidecar_http: not wired yet" >&2; }
+# ---------- the project's processes: agent and sidecar started with `serve`, each its own JVM ----------
 
-# hook_eventbus — in-JVM event-bus reads at 4 KiB and 1 MiB; lines {"impl":"java-eventbus","kind":"eventbus",
-# "size","ops_s","gbps","p50_us","p99_us","pcts_us"}.
-hook_eventbus() { echo "hook_eventbus: not wired yet" >&2; }
+# yaml_list "a,b" -> [a, b]
+yaml_list() { printf '[%s]' "$(sed 's/,/, /g' <<< "$1")"; }
 
-# hook_agent_cpu — agent CPU time per read over shared memory and over TCP; lines {"kind":"agent_cpu",
-# "tls","size","reads","cpu_us_per_read"} (e.g. /proc/<agent pid>/stat utime+stime delta / reads).
-hook_agent_cpu() { echo "hook_agent_cpu: not wired yet" >&2; }
+# start_agent TLS — agent serving $BENCH_DATA/volumes on 127.0.0.1:$AGENT_PORT; sets AGENT_PID. Each start takes
+# the next port: the previous agent's port may still be held (UCX reports "Device is busy") right after it stopped.
+AGENT_STARTS=0
+start_agent() {
+    AGENT_PORT=$((AGENT_PORT_BASE + AGENT_STARTS))
+    AGENT_STARTS=$((AGENT_STARTS + 1))
+    local conf=$BENCH_OUT/agent.yaml
+    cat > "$conf" <<YAML
+roles: [agent]
+agent:
+  listen: 127.0.0.1:$AGENT_PORT
+  volumeDirs: [$BENCH_DATA/volumes]
+ucx:
+  tls: $(yaml_list "$1")
+metrics:
+  enabled: false
+YAML
+    # shellcheck disable=SC2086
+    java $JAVA_OPTS $AGENT_JAVA_OPTS -jar "$JAR" serve --conf "$conf" > "$BENCH_OUT/logs/agent.log" 2>&1 &
+    AGENT_PID=$!
+    wait_for_line "$BENCH_OUT/logs/agent.log" '^ready:' 60 "$AGENT_PID"
+}
 
-# hook_memory — sidecar memory; lines {"kind":"memory","what":"rss_at_1000_concurrent"|"heap_after_reads",
-# "reads","rss_mib","heap_mib"}.
-hook_memory() { echo "hook_memory: not wired yet" >&2; }
+# sidecar_conf TLS PORT FILE — the sidecar's configuration (also used in-JVM by the event-bus bench).
+sidecar_conf() {
+    cat > "$3" <<YAML
+roles: [sidecar]
+http:
+  host: 127.0.0.1
+  port: $2
+  instances: $HTTP_INSTANCES
+  maxInFlight: 100000
+sidecar:
+  agents: [127.0.0.1:$AGENT_PORT]
+  fallback: []
+  maxInFlightReads: 4096
+  bufferPool:
+    bufferSize: $SIDECAR_BUFFER
+    totalBytes: $SIDECAR_POOL
+ucx:
+  tls: $(yaml_list "$1")
+metrics:
+  enabled: false
+YAML
+}
+
+# start_sidecar TLS — sidecar on 127.0.0.1:$SIDECAR_PORT reading from the agent; sets SIDECAR_PID. It is ready
+# once a needle answers with X-Source: rdma (the connection to the agent is made in the background).
+start_sidecar() {
+    local conf=$BENCH_OUT/sidecar.yaml
+    sidecar_conf "$1" "$SIDECAR_PORT" "$conf"
+    # shellcheck disable=SC2086
+    java $JAVA_OPTS $SIDECAR_JAVA_OPTS -jar "$JAR" serve --conf "$conf" > "$BENCH_OUT/logs/sidecar.log" 2>&1 &
+    SIDECAR_PID=$!
+    wait_for_line "$BENCH_OUT/logs/sidecar.log" '^ready:' 60 "$SIDECAR_PID"
+    local url="http://127.0.0.1:$SIDECAR_PORT$(head -n1 "$BENCH_DATA/vid1.paths")" deadline=$((SECONDS + 30))
+    until curl -s -D - -o /dev/null "$url" | grep -qi '^x-source: *rdma'; do
+        [ $SECONDS -lt $deadline ] || { echo "the sidecar does not read over RDMA: $url" >&2; return 1; }
+        sleep 0.2
+    done
+}
+
+# wait_for_line FILE REGEX SECONDS PID
+wait_for_line() {
+    local deadline=$((SECONDS + $3))
+    until grep -q "$2" "$1" 2> /dev/null; do
+        kill -0 "$4" 2> /dev/null || { echo "process $4 died, see $1:" >&2; tail -n 20 "$1" >&2; return 1; }
+        [ $SECONDS -lt $deadline ] || { echo "no '$2' in $1 within $3 s" >&2; return 1; }
+        sleep 0.2
+    done
+}
+
+stop_pid() {
+    local pid=$1
+    [ -n "$pid" ] || return 0
+    kill "$pid" 2> /dev/null || return 0
+    for _ in $(seq 100); do kill -0 "$pid" 2> /dev/null || return 0; sleep 0.1; done
+    kill -9 "$pid" 2> /dev/null || true
+}
+
+stop_servers() {
+    stop_pid "${SIDECAR_PID:-}"; SIDECAR_PID=
+    stop_pid "${AGENT_PID:-}"; AGENT_PID=
+}
+
+# cpu_ticks PID — utime + stime of the whole process (all threads), in clock ticks.
+cpu_ticks() { awk '{ print $14 + $15 }' "/proc/$1/stat"; }
+
+rss_mib() { awk '/^VmRSS:/ { printf "%.1f", $2 / 1024 }' "/proc/$1/status"; }
+
+# heap_used_mib PID [gc] — heap in use (jcmd GC.heap_info), after a full GC when asked.
+heap_used_mib() {
+    [ "${2:-}" = gc ] && jcmd "$1" GC.run > /dev/null
+    jcmd "$1" GC.heap_info | awk '/ used / { for (i = 1; i <= NF; i++) if ($i == "used") { v = $(i + 1); sub(/K,?/, "", v); printf "%.1f", v / 1024; exit } }'
+}
+
+# wrk_requests CONNS SECONDS PATHS — one wrk run against the sidecar; prints "<requests answered> <errors>"
+# (errors: socket errors, wrk's 2 s timeouts and non-2xx answers).
+wrk_requests() {
+    wrk -t1 -c"$1" -d"$2s" -s "$BENCH_LIB/random_path.lua" "http://127.0.0.1:$SIDECAR_PORT/" -- "$3" 2>&1 \
+        | sed -n 's/^WRK_JSON //p' | python3 -c 'import json, sys; r = json.load(sys.stdin); print(r["requests"], r["errors"] + r["non_2xx"])'
+}
+
+# warm_sidecar — a fresh JVM compiles its hot paths during its first seconds of load: measure the steady state.
+warm_sidecar() {
+    log "sidecar warm-up: ${SIDECAR_WARMUP_SECONDS}s of 4 KiB at 64 connections, half that of 1 MiB at 8"
+    wrk_requests 64 "$SIDECAR_WARMUP_SECONDS" "$BENCH_DATA/vid1.paths" > /dev/null
+    wrk_requests 8 "$((SIDECAR_WARMUP_SECONDS / 2))" "$BENCH_DATA/vid2.paths" > /dev/null
+}
+
+# hook_sidecar_http — agent and sidecar (separate processes) on the volumes whose bytes nginx served as plain files.
+hook_sidecar_http() {
+    log "sidecar: agent + sidecar (UCX_TLS=$SHM_TLS), HTTP on 127.0.0.1:$SIDECAR_PORT"
+    trap stop_servers EXIT
+    start_agent "$SHM_TLS"
+    start_sidecar "$SHM_TLS"
+    warm_sidecar
+    http_suite sidecar "http://127.0.0.1:$SIDECAR_PORT"
+    stop_servers
+    trap - EXIT
+}
+
+# hook_eventbus — the sidecar embedded in the bench's JVM (SeaweedRdma.deploy), its agent another process.
+hook_eventbus() {
+    log "event bus: sidecar in the bench JVM, agent a process (UCX_TLS=$SHM_TLS)"
+    trap stop_servers EXIT
+    start_agent "$SHM_TLS"
+    sidecar_conf "$SHM_TLS" "$((SIDECAR_PORT + 1))" "$BENCH_OUT/eventbus-sidecar.yaml"  # its HTTP API idles
+    # shellcheck disable=SC2086
+    java $JAVA_OPTS $SIDECAR_JAVA_OPTS -cp "$JAVA_CP" org.seaweedfs.rdma.eventbus.EventBusBenchMain \
+        --conf "$BENCH_OUT/eventbus-sidecar.yaml" --plain "$BENCH_DATA/plain" --seconds "$WRK_SECONDS" \
+        --concurrency "$EVENTBUS_CONCURRENCY" --warmup-seconds "$SIDECAR_WARMUP_SECONDS" "$BENCH_DATA/vid1.paths" "$BENCH_DATA/vid2.paths" \
+        2>> "$BENCH_OUT/logs/eventbus.log" | record
+    stop_servers
+    trap - EXIT
+}
+
+# hook_agent_cpu — agent process CPU (utime+stime, all threads) over a wrk run through the sidecar, per read.
+hook_agent_cpu() {
+    local tls size list t0 t1 reads errors
+    trap stop_servers EXIT
+    for tls in "$SHM_TLS" "$TCP_TLS"; do
+        log "agent CPU: UCX_TLS=$tls"
+        start_agent "$tls"
+        start_sidecar "$tls"
+        warm_sidecar
+        for size in 4096 1048576; do
+            list=$BENCH_DATA/vid1.paths; [ "$size" = 4096 ] || list=$BENCH_DATA/vid2.paths
+            wrk_requests "$CPU_CONNS" "$CPU_WARMUP_SECONDS" "$list" > /dev/null # JIT of both fresh JVMs
+            t0=$(cpu_ticks "$AGENT_PID")
+            read -r reads errors < <(wrk_requests "$CPU_CONNS" "$WRK_SECONDS" "$list")
+            t1=$(cpu_ticks "$AGENT_PID")
+            [ "$errors" = 0 ] || echo "agent CPU: $errors errors during the run" >&2
+            python3 -c 'import json, os, sys
+tls, size, reads, ticks, conns, secs = sys.argv[1], int(sys.argv[2]), int(sys.argv[3]), int(sys.argv[4]), int(sys.argv[5]), float(sys.argv[6])
+hz = os.sysconf("SC_CLK_TCK")
+print(json.dumps({"kind": "agent_cpu", "tls": tls, "size": size, "conns": conns, "reads": reads,
+                  "agent_cpu_s": round(ticks / hz, 2), "reads_s": round(reads / secs, 1),
+                  "cpu_us_per_read": round(ticks / hz * 1e6 / reads, 2) if reads > 0 else None}))' \
+                "$tls" "$size" "$reads" "$((t1 - t0))" "$CPU_CONNS" "$WRK_SECONDS" | record
+        done
+        stop_servers
+    done
+    trap - EXIT
+}
+
+# hook_memory — the sidecar process: peak RSS and heap in use under 1,000 concurrent requests, then the heap
+# (after a full GC) every HEAP_CHECK_READS reads up to HEAP_READS reads of 4 KiB needles.
+hook_memory() {
+    log "memory: sidecar under $MEMORY_CONNS connections, then heap over $HEAP_READS reads"
+    trap stop_servers EXIT
+    start_agent "$SHM_TLS"
+    start_sidecar "$SHM_TLS"
+    warm_sidecar
+    local list=$BENCH_DATA/vid1.paths peak=0 rss heap wrk_pid reads errors
+    heap=$(heap_used_mib "$SIDECAR_PID" gc)
+    printf '{"kind":"memory","what":"idle_after_start","reads":0,"rss_mib":%s,"heap_mib":%s}\n' "$(rss_mib "$SIDECAR_PID")" "$heap" | record
+    wrk_requests "$MEMORY_CONNS" "$WRK_SECONDS" "$list" > "$BENCH_OUT/logs/wrk-c$MEMORY_CONNS.count" &
+    wrk_pid=$!
+    local half=$((SECONDS + WRK_SECONDS / 2))
+    heap=
+    while kill -0 "$wrk_pid" 2> /dev/null; do
+        rss=$(rss_mib "$SIDECAR_PID")
+        peak=$(awk -v a="$peak" -v b="$rss" 'BEGIN { print (b > a ? b : a) }')
+        # jcmd is a JVM start of its own: once, halfway through, so the sampling does not load the box
+        if [ -z "$heap" ] && [ $SECONDS -ge $half ]; then heap=$(heap_used_mib "$SIDECAR_PID"); fi
+        sleep 0.5
+    done
+    wait "$wrk_pid"
+    read -r reads errors < "$BENCH_OUT/logs/wrk-c$MEMORY_CONNS.count"
+    printf '{"kind":"memory","what":"rss_at_%s_concurrent","conns":%s,"reads":%s,"errors":%s,"rss_mib":%s,"heap_mib":%s}\n' \
+        "$MEMORY_CONNS" "$MEMORY_CONNS" "$reads" "$errors" "$peak" "$heap" | record
+    local total=0 started=$SECONDS n
+    while [ "$total" -lt "$HEAP_READS" ]; do
+        read -r n errors < <(wrk_requests 64 "$HEAP_CHECK_SECONDS" "$list")
+        [ "$n" -gt 0 ] || { echo "memory: wrk failed during the heap run" >&2; break; }
+        [ "$errors" = 0 ] || echo "memory: $errors errors during the heap run" >&2
+        total=$((total + n))
+        printf '{"kind":"memory","what":"heap_after_reads","reads":%s,"seconds":%s,"rss_mib":%s,"heap_mib":%s}\n' \
+            "$total" "$((SECONDS - started))" "$(rss_mib "$SIDECAR_PID")" "$(heap_used_mib "$SIDECAR_PID" gc)" | record
+    done
+    stop_servers
+    trap - EXIT
+}
 
 # ---------- main ----------
 
@@ -143,8 +388,10 @@ main() {
     local steps=${*:-c http sidecar eventbus cpu memory}
     check_tools
     mkdir -p "$BENCH_OUT" "$BENCH_DATA"
+    mkdir -p "$BENCH_OUT/logs"
     : > "$RESULTS"
     record_meta
+    build_java
     for step in $steps; do
         case $step in
             c) run_c_get ;;

@@ -3,11 +3,6 @@
 
 BENCH_LIB=${BENCH_LIB:-$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)}
 
-# make_plain_files ROOT VID SIZE COUNT PATHS_FILE — COUNT random files of SIZE bytes named like file ids.
-make_plain_files() {
-    python3 "$BENCH_LIB/make_plain_files.py" "$1" --vid "$2" --size "$3" --count "$4" --paths "$5"
-}
-
 # nginx_start ROOT PORT WORKERS PREFIX — nginx on 127.0.0.1:PORT serving ROOT, config and logs in PREFIX.
 # The comparison settings: sendfile on, access log off, open_file_cache (nginx's best static setup).
 nginx_start() {

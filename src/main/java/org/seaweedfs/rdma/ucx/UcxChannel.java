@@ -295,11 +295,15 @@ public final class UcxChannel {
     }
 
     void track(ChannelOp<?> op) {
-        pending.add(op);
+        if (pending.add(op)) {
+            loop().operationStarted();
+        }
     }
 
     void untrack(ChannelOp<?> op) {
-        pending.remove(op);
+        if (pending.remove(op)) {
+            loop().operationFinished();
+        }
         if (!retiring.isEmpty()) {
             closeRetiredKeys();
         }
@@ -610,7 +614,10 @@ public final class UcxChannel {
         }
         UcxTransportException cause = closeCause != null ? closeCause : new UcxTransportException(this + " is closed");
         for (ChannelOp<?> op : new ArrayList<>(pending)) {
-            op.fail(cause);
+            op.fail(cause); // untracks it
+        }
+        for (int left = pending.size(); left > 0; left--) {
+            loop().operationFinished();
         }
         pending.clear();
     }

@@ -103,8 +103,12 @@ public record UcxSettings(String tls, String netDevices, boolean peerErrorHandli
         extraConfig = Collections.unmodifiableMap(copy);
     }
 
+    /** JVM property overriding the default of {@link #spinIterations} (a tuning knob, not a configuration key). */
+    public static final String SPIN_PROPERTY = "seaweedfs.ucx.spinIterations";
+
     public static UcxSettings defaults() {
-        return new UcxSettings(DEFAULT_TLS, "all", true, 1000, 0, 0, 64 << 20, 10_000, true, 65_536,
+        return new UcxSettings(DEFAULT_TLS, "all", true, Integer.getInteger(SPIN_PROPERTY, 1000), 0, 0, 64 << 20,
+                10_000, true, 65_536,
                 mayUseRdma(DEFAULT_TLS), Map.of());
     }
 

@@ -202,15 +202,36 @@ public final class UcxWorkerVerticle extends VerticleBase {
             if (settings.onDemandPaging()) {
                 params.nonBlocking(); // on-demand paging where the device has it: read-only mappings register on IB
             }
-            UcpMemory memory = ucpContext.memoryMap(params);
-            ByteBuffer packed = memory.getRemoteKeyBuffer();
-            byte[] key = new byte[packed.remaining()];
-            packed.get(key);
-            UcxMemoryRegion region = new UcxMemoryRegion(buffer, memory, address, length, key);
-            regions.add(region);
-            return region;
+            return track(buffer, ucpContext.memoryMap(params), address, length);
         });
         return promise.future();
+    }
+
+    /**
+     * Allocates {@code length} bytes of UCX memory and registers them (for benchmarks and tests: without RDMA hardware
+     * only UCX-allocated memory gets one-sided shared-memory lanes; registered file memory is read over TCP lanes).
+     * The region's buffer is a view of that memory, valid until {@link #deregister}.
+     */
+    Future<UcxMemoryRegion> allocate(int length) {
+        if (length <= 0) {
+            return Future.failedFuture(new IllegalArgumentException("length must be positive, got " + length));
+        }
+        Promise<UcxMemoryRegion> promise = Promise.promise();
+        submit(callerContext(), promise, () -> {
+            UcpMemory memory = ucpContext.memoryMap(new UcpMemMapParams().allocate().setLength(length));
+            ByteBuffer view = UcxUtils.getByteBufferView(memory.getAddress(), length);
+            return track(view, memory, memory.getAddress(), length);
+        });
+        return promise.future();
+    }
+
+    private UcxMemoryRegion track(ByteBuffer buffer, UcpMemory memory, long address, long length) {
+        ByteBuffer packed = memory.getRemoteKeyBuffer();
+        byte[] key = new byte[packed.remaining()];
+        packed.get(key);
+        UcxMemoryRegion region = new UcxMemoryRegion(buffer, memory, address, length, key);
+        regions.add(region);
+        return region;
     }
 
     /** Releases a registration; peers' gets of it fail afterwards. */

@@ -40,6 +40,7 @@ final class WorkerLoop {
     private volatile boolean sleeping;
     private boolean workerClosed; // guarded by signalLock
     private boolean running = true; // owner thread only
+    private int outstanding; // owner thread only: operations started on this worker and not finished yet
     private UcpWorker worker;
     private Thread thread;
 
@@ -109,6 +110,21 @@ final class WorkerLoop {
         return true;
     }
 
+    /** Owner thread: an operation was started (the loop spins for completions while any is in flight). */
+    void operationStarted() {
+        outstanding++;
+    }
+
+    /** Owner thread: an operation counted by {@link #operationStarted()} finished. */
+    void operationFinished() {
+        outstanding--;
+    }
+
+    /** Owner thread: operations in flight (for tests). */
+    int outstanding() {
+        return outstanding;
+    }
+
     /** Owner thread: ends the loop after the current pass. */
     void stopAfterThisPass() {
         running = false;
@@ -145,7 +161,10 @@ final class WorkerLoop {
                 idle = 0;
                 continue;
             }
-            if (idle++ < spinIterations) {
+            // Spin only while one of our operations (or a watched close) is in flight: its completion is what the
+            // spin waits for. With none (an agent whose memory peers read, an idle sidecar) sleep at once: new work
+            // wakes the worker, and spinning would burn the core the event loops need.
+            if ((outstanding > 0 || !watches.isEmpty()) && idle++ < spinIterations) {
                 // Yield rather than busy-wait: the threads this loop completes to (event loops) may need this core.
                 Thread.yield();
                 continue;

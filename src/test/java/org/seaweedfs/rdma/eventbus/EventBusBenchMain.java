@@ -1,0 +1,168 @@
+package org.seaweedfs.rdma.eventbus;
+
+import static org.seaweedfs.rdma.bench.BenchSupport.await;
+import static org.seaweedfs.rdma.bench.BenchSupport.onContext;
+import static org.seaweedfs.rdma.bench.BenchSupport.pct;
+import static org.seaweedfs.rdma.bench.BenchSupport.pctsJson;
+
+import io.vertx.core.Context;
+import io.vertx.core.Future;
+import io.vertx.core.Promise;
+import io.vertx.core.Vertx;
+import io.vertx.core.buffer.Buffer;
+import io.vertx.core.eventbus.Message;
+import io.vertx.core.json.JsonObject;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.Arrays;
+import java.util.List;
+import java.util.Locale;
+import org.seaweedfs.rdma.SeaweedRdma;
+import org.seaweedfs.rdma.config.ConfigLoader;
+import org.seaweedfs.rdma.config.RdmaConfig;
+
+/**
+ * Event-bus reads in the sidecar's own JVM (bench/run.sh, hook_eventbus), not a test: deploys the sidecar of
+ * {@code --conf} with {@link SeaweedRdma#deploy} (its agent runs as another process), then per needle list sends
+ * {@code seaweedfs.needle.read} requests from one event-loop context over the needles of the list: one read checked
+ * against the plain file, warm-up, one-outstanding latency (send to reply), then {@code --concurrency} requests in
+ * flight for {@code --seconds}. Prints one JSON line per list.
+ * <pre>
+ *   java -cp target/classes:target/test-classes:target/seaweedfs-rdma-sidecar.jar org.seaweedfs.rdma.eventbus.EventBusBenchMain \
+ *       --conf sidecar.yaml --plain DIR [--seconds 5] [--concurrency 64] [--iters 20000] [--warmup-seconds 3] PATHS_FILE...
+ * </pre>
+ */
+public final class EventBusBenchMain {
+
+    public static void main(String[] args) throws Exception {
+        Path conf = null;
+        Path plain = null;
+        double seconds = 5;
+        int concurrency = 64;
+        int iters = 20_000;
+        double warmupSeconds = 3;
+        List<String> lists = new java.util.ArrayList<>();
+        for (int i = 0; i < args.length; i++) {
+            switch (args[i]) {
+                case "--conf" -> conf = Path.of(args[++i]);
+                case "--plain" -> plain = Path.of(args[++i]);
+                case "--seconds" -> seconds = Double.parseDouble(args[++i]);
+                case "--concurrency" -> concurrency = Integer.parseInt(args[++i]);
+                case "--iters" -> iters = Integer.parseInt(args[++i]);
+                case "--warmup-seconds" -> warmupSeconds = Double.parseDouble(args[++i]);
+                default -> lists.add(args[i]);
+            }
+        }
+        if (conf == null || plain == null || lists.isEmpty()) {
+            throw new IllegalArgumentException("usage: --conf FILE --plain DIR [--seconds S] [--concurrency N] [--iters N] PATHS_FILE...");
+        }
+        RdmaConfig config = ConfigLoader.parse(Files.readString(conf), conf.toString(), System.getenv());
+        Vertx vertx = Vertx.vertx();
+        SeaweedRdma server = await(SeaweedRdma.deploy(vertx, config, null));
+        try {
+            Context context = vertx.getOrCreateContext();
+            for (String list : lists) {
+                String[] fids = Files.readAllLines(Path.of(list)).stream().map(String::strip).filter(s -> !s.isEmpty())
+                        .map(s -> s.startsWith("/") ? s.substring(1) : s).toArray(String[]::new);
+                Bench bench = new Bench(vertx, context, fids);
+                bench.ready(plain, 30_000);
+                // Warm-up (JIT, pool, mirror) at the throughput phase's concurrency, then one at a time.
+                bench.run(Integer.MAX_VALUE, null, System.nanoTime() + (long) (warmupSeconds * 1e9), concurrency);
+                bench.run(iters / 10, null, Long.MAX_VALUE, 1);
+                long[] samples = new long[iters];
+                int n = bench.run(iters, samples, System.nanoTime() + (long) (seconds * 1e9), 1);
+                long[] lat = Arrays.copyOf(samples, n);
+                Arrays.sort(lat);
+                long t0 = System.nanoTime();
+                int done = bench.run(Integer.MAX_VALUE, null, System.nanoTime() + (long) (seconds * 1e9), concurrency);
+                double elapsed = (System.nanoTime() - t0) / 1e9;
+                System.out.printf(Locale.ROOT, "{\"impl\":\"java-eventbus\",\"kind\":\"eventbus\",\"size\":%d,\"concurrency\":%d,"
+                                + "\"ops_s\":%.1f,\"gbps\":%.3f,\"p50_us\":%.2f,\"p99_us\":%.2f,\"mean_us\":%.2f,\"lat_samples\":%d,"
+                                + "\"reads\":%d,\"pcts_us\":{%s}}%n",
+                        bench.size, concurrency, done / elapsed, done * (double) bench.size / elapsed / 1e9,
+                        pct(lat, 50), pct(lat, 99), Arrays.stream(lat).average().orElse(0) / 1e3, n, done, pctsJson(lat));
+                System.out.flush();
+            }
+        } finally {
+            await(server.close());
+            await(vertx.close());
+        }
+        System.exit(0);
+    }
+
+    /** Reads over one list of needles, from one context. */
+    private static final class Bench {
+        final Vertx vertx;
+        final Context context;
+        final JsonObject[] requests;
+        final String[] fids;
+        int size;
+        int next;
+
+        Bench(Vertx vertx, Context context, String[] fids) {
+            this.vertx = vertx;
+            this.context = context;
+            this.fids = fids;
+            this.requests = Arrays.stream(fids).map(f -> new JsonObject().put("fid", f)).toArray(JsonObject[]::new);
+        }
+
+        /** Until a read answers (the sidecar connects to its agent in the background), then checks its bytes. */
+        void ready(Path plain, long timeoutMs) throws Exception {
+            long deadline = System.currentTimeMillis() + timeoutMs;
+            while (true) {
+                try {
+                    Buffer got = await(onContext(context, () -> vertx.eventBus().<Buffer>request(EventBusApiVerticle.READ_ADDRESS,
+                            requests[0]).map(Message::body)));
+                    byte[] want = Files.readAllBytes(plain.resolve(fids[0]));
+                    if (!Arrays.equals(got.getBytes(), want)) {
+                        throw new IllegalStateException("event-bus read of " + fids[0] + " differs from " + plain.resolve(fids[0]));
+                    }
+                    size = want.length;
+                    return;
+                } catch (java.util.concurrent.ExecutionException e) {
+                    if (System.currentTimeMillis() > deadline) {
+                        throw e;
+                    }
+                    Thread.sleep(200);
+                }
+            }
+        }
+
+        /** {@code lanes} reads in flight until {@code count} are done or the deadline passes; the number done. */
+        int run(int count, long[] samples, long deadline, int lanes) throws Exception {
+            return await(onContext(context, () -> {
+                Promise<Integer> done = Promise.promise();
+                int[] state = {0, 0, lanes}; // issued, completed, live lanes
+                for (int i = 0; i < lanes; i++) {
+                    issue(count, samples, deadline, state, done);
+                }
+                return done.future();
+            }));
+        }
+
+        private void issue(int count, long[] samples, long deadline, int[] state, Promise<Integer> done) {
+            state[0]++;
+            JsonObject request = requests[next++ % requests.length];
+            long start = System.nanoTime();
+            vertx.eventBus().<Buffer>request(EventBusApiVerticle.READ_ADDRESS, request).onComplete(ar -> {
+                if (ar.failed()) {
+                    done.tryFail(ar.cause());
+                    return;
+                }
+                long end = System.nanoTime();
+                int i = state[1]++;
+                if (samples != null && i < samples.length) {
+                    samples[i] = end - start;
+                }
+                if (state[0] < count && end < deadline) {
+                    issue(count, samples, deadline, state, done);
+                } else if (--state[2] == 0) {
+                    done.tryComplete(state[1]);
+                }
+            });
+        }
+
+    }
+
+
+}
