@@ -12,7 +12,7 @@ import org.seaweedfs.rdma.metrics.ReadMeters;
 import org.seaweedfs.rdma.sidecar.ByteChunks;
 import org.seaweedfs.rdma.sidecar.NeedleContent;
 import org.seaweedfs.rdma.sidecar.NeedleContentType;
-import org.seaweedfs.rdma.sidecar.NeedleInflater;
+import org.seaweedfs.rdma.sidecar.NeedleSlice;
 import org.seaweedfs.rdma.sidecar.NeedleSource;
 import org.seaweedfs.rdma.sidecar.NeedleStat;
 import org.seaweedfs.rdma.sidecar.ReadFailure;
@@ -78,43 +78,24 @@ public final class EventBusApiVerticle extends VerticleBase {
         handler.handle(message, request, start);
     }
 
+    /** Plain bytes are a slice read (the HTTP fallback fetches only the range); raw ones are cut from the stored needle. */
     private void read(Message<Object> message, NeedleRequest request, long start) {
-        source.read(request.fid()).onComplete(ar -> {
+        Future<NeedleContent> slice = request.raw()
+                ? source.read(request.fid()).compose(whole -> NeedleSlice.ofStored(whole, request.offset(), request.length()))
+                : source.readSlice(request.fid(), null, request.offset(), request.length(), maxNeedleBytes);
+        slice.onComplete(ar -> {
             if (ar.failed()) {
                 fail(message, ar.cause(), start);
-                return;
+            } else {
+                reply(message, ar.result(), start);
             }
-            NeedleContent content = ar.result();
-            bytes(content, request.raw()).onComplete(bytes -> {
-                if (bytes.failed()) {
-                    content.release();
-                    fail(message, bytes.cause(), start);
-                } else {
-                    reply(message, request, content, bytes.result(), start);
-                }
-            });
         });
     }
 
-    private Future<ByteChunks> bytes(NeedleContent content, boolean raw) {
-        ByteChunks stored = ByteChunks.of(content.chunks());
-        return content.stat().compressed() && !raw
-                ? NeedleInflater.inflate(vertx, stored, maxNeedleBytes).map(ByteChunks::of)
-                : Future.succeededFuture(stored);
-    }
-
     /** Releases {@code content} before answering, so a consumer never sees pooled memory in use. */
-    private void reply(Message<Object> message, NeedleRequest request, NeedleContent content, ByteChunks bytes,
-                       long start) {
+    private void reply(Message<Object> message, NeedleContent content, long start) {
         NeedleStat stat = content.stat();
-        if (request.offset() > bytes.length()) {
-            content.release();
-            fail(message, new ReadFailure(ReadFailure.Kind.RANGE_NOT_SATISFIABLE,
-                    "offset " + request.offset() + " is past the end of the needle (" + bytes.length() + " bytes)"), start);
-            return;
-        }
-        long rest = bytes.length() - request.offset();
-        long count = request.length() < 0 ? rest : Math.min(request.length(), rest);
+        ByteChunks bytes = ByteChunks.of(content.chunks());
         String contentType = NeedleContentType.of(stat, stat.name());
         DeliveryOptions options = new DeliveryOptions()
                 .setCodecName(LocalBufferCodec.NAME)
@@ -122,17 +103,17 @@ public final class EventBusApiVerticle extends VerticleBase {
                 .addHeader("content-type", contentType == null ? NeedleContentType.DEFAULT : contentType)
                 .addHeader("name", stat.name())
                 .addHeader("last-modified", Long.toString(stat.lastModified()))
-                .addHeader("size", Long.toString(bytes.length()))
+                .addHeader("size", Long.toString(stat.size()))
                 .addHeader("source", "rdma".equals(stat.source()) ? "rdma" : "fallback");
-        if (request.raw() && stat.compressed()) {
+        if (stat.compressed()) { // only a raw read keeps the stored form
             options.addHeader("content-encoding", "gzip");
         }
         // The copy lets pooled memory go back now; the consumer owns the reply buffer.
-        Buffer body = bytes.slice(request.offset(), count).copy();
+        Buffer body = bytes.copy();
         content.release();
         message.reply(body, options);
         meters.recordRead(stat.source(), "ok", System.nanoTime() - start);
-        meters.recordBytesServed(stat.source(), count);
+        meters.recordBytesServed(stat.source(), body.length());
     }
 
     private void stat(Message<Object> message, NeedleRequest request, long start) {

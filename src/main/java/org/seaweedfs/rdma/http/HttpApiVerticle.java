@@ -49,7 +49,7 @@ public final class HttpApiVerticle extends VerticleBase {
         router.get(RdmaMetrics.SCRAPE_ROUTE).handler(api.scrapeRegistry() != null
                 ? PrometheusScrapingHandler.create(api.scrapeRegistry())
                 : ctx -> routeError(ctx, 404, "metrics are disabled (metrics.enabled: false)"));
-        router.get("/read").handler(new ReadSliceHandler(vertx, api, auth));
+        router.get("/read").handler(new ReadSliceHandler(api, auth));
         router.route().method(HttpMethod.GET).method(HttpMethod.HEAD).handler(new NeedleHandler(vertx, api, auth));
         router.errorHandler(404, ctx -> routeError(ctx, 404, "no such resource"));
         router.errorHandler(405, ctx -> routeError(ctx, 405, "method not allowed"));

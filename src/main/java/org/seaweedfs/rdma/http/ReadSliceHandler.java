@@ -2,7 +2,6 @@ package org.seaweedfs.rdma.http;
 
 import io.vertx.core.Future;
 import io.vertx.core.Handler;
-import io.vertx.core.Vertx;
 import io.vertx.core.http.HttpServerRequest;
 import io.vertx.core.http.HttpServerResponse;
 import io.vertx.ext.web.RoutingContext;
@@ -12,7 +11,6 @@ import org.seaweedfs.rdma.config.HostPort;
 import org.seaweedfs.rdma.metrics.ReadMeters;
 import org.seaweedfs.rdma.sidecar.ByteChunks;
 import org.seaweedfs.rdma.sidecar.NeedleContent;
-import org.seaweedfs.rdma.sidecar.NeedleInflater;
 import org.seaweedfs.rdma.sidecar.NeedleStat;
 import org.seaweedfs.rdma.sidecar.ReadFailure;
 import org.seaweedfs.rdma.volume.FileId;
@@ -22,17 +20,16 @@ import org.seaweedfs.rdma.volume.FileId;
  * the needle's bytes from {@code offset}, {@code size} of them. Offsets count the file's bytes, so a
  * gzip-stored needle is decompressed first (as the volume server does for range reads). Like a file
  * read, a slice running past the end is cut short (Content-Length says how much came); an offset past
- * the end is 416. {@code size} may be left out (to the end). {@code X-Source} names the path that served
+ * the end is 416. {@code size} may be left out (to the end). The source reads only the slice where it can (the
+ * HTTP fallback asks the volume server for that range). {@code X-Source} names the path that served
  * the read and {@code X-RDMA-Used} says whether it was RDMA. Errors are JSON, naming the bad parameter.
  */
 final class ReadSliceHandler implements Handler<RoutingContext> {
 
-    private final Vertx vertx;
     private final HttpApiContext api;
     private final JwtReadAuth auth;
 
-    ReadSliceHandler(Vertx vertx, HttpApiContext api, JwtReadAuth auth) {
-        this.vertx = vertx;
+    ReadSliceHandler(HttpApiContext api, JwtReadAuth auth) {
         this.api = api;
         this.auth = auth;
     }
@@ -60,12 +57,13 @@ final class ReadSliceHandler implements Handler<RoutingContext> {
             if (scope == null) {
                 return;
             }
-            api.source().read(slice.fid(), slice.volumeServer())
-                    .compose(content -> logicalBytes(content)
-                            .onFailure(e -> content.release())
-                            .compose(bytes -> send(ctx.response(), slice, content, bytes)))
+            api.source().readSlice(slice.fid(), slice.volumeServer(), slice.offset(), slice.size(), api.maxNeedleBytes())
+                    .compose(content -> send(ctx.response(), content))
                     .onComplete(sent -> {
                         if (sent.failed()) {
+                            if (sent.cause() instanceof ReadFailure f && f.needleSize() >= 0) {
+                                ctx.response().putHeader("Content-Range", "bytes */" + f.needleSize());
+                            }
                             int code = ReadFailure.codeOf(sent.cause());
                             scope.finish("none", ReadMeters.resultOf(code), 0);
                             HttpErrors.send(ctx.response(), code, sent.cause().getMessage());
@@ -79,30 +77,16 @@ final class ReadSliceHandler implements Handler<RoutingContext> {
     private record Sent(String source, long bytes) {
     }
 
-    private Future<ByteChunks> logicalBytes(NeedleContent content) {
-        ByteChunks stored = ByteChunks.of(content.chunks());
-        return content.stat().compressed()
-                ? NeedleInflater.inflate(vertx, stored, api.maxNeedleBytes())
-                        .map(ByteChunks::of)
-                        .andThen(ar -> content.release())
-                : Future.succeededFuture(stored);
-    }
-
-    private Future<Sent> send(HttpServerResponse response, Slice slice, NeedleContent content, ByteChunks bytes) {
+    /** The slice's bytes (the source cut them and decompressed a gzip-stored needle). */
+    private Future<Sent> send(HttpServerResponse response, NeedleContent content) {
         NeedleStat stat = content.stat();
-        if (slice.offset() > bytes.length()) {
-            content.release();
-            response.putHeader("Content-Range", "bytes */" + bytes.length());
-            return Future.failedFuture(new ReadFailure(ReadFailure.Kind.RANGE_NOT_SATISFIABLE,
-                    "offset: " + slice.offset() + " is past the end of the needle (" + bytes.length() + " bytes)"));
-        }
-        long count = Math.min(slice.size() < 0 ? Long.MAX_VALUE : slice.size(), bytes.length() - slice.offset());
+        long count = ByteChunks.of(content.chunks()).length();
         response.setStatusCode(200)
                 .putHeader("Content-Type", "application/octet-stream")
                 .putHeader("Content-Length", Long.toString(count))
                 .putHeader("ETag", "\"" + stat.etag() + "\"");
         putSourceHeaders(response, stat);
-        return BodyStreamer.stream(response, bytes.slice(slice.offset(), count).chunks())
+        return BodyStreamer.stream(response, content.chunks())
                 .andThen(ar -> content.release())
                 .recover(e -> Future.failedFuture(new ReadFailure(ReadFailure.Kind.UNAVAILABLE, e.getMessage())))
                 .map(new Sent(stat.source(), count));

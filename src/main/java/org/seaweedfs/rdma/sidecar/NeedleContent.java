@@ -11,7 +11,10 @@ public interface NeedleContent {
 
     NeedleStat stat();
 
-    /** The stored data, in order; their lengths sum to {@code stat().size()}. */
+    /**
+     * The stored data, in order; their lengths sum to {@code stat().size()} (for a slice, see
+     * {@link NeedleSource#readSlice}, only the slice's bytes).
+     */
     List<Buffer> chunks();
 
     /** Returns pooled memory; the chunks must not be used afterwards. Idempotent. */

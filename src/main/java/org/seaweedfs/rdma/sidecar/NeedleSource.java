@@ -1,6 +1,8 @@
 package org.seaweedfs.rdma.sidecar;
 
+import io.vertx.core.Context;
 import io.vertx.core.Future;
+import io.vertx.core.Vertx;
 import org.seaweedfs.rdma.volume.FileId;
 
 /**
@@ -24,5 +26,23 @@ public interface NeedleSource {
      */
     default Future<NeedleContent> read(FileId fid, String volumeServerHint) {
         return read(fid);
+    }
+
+    /**
+     * {@code length} bytes (-1: to the end) from {@code offset} of the needle's plain bytes (a gzip-stored
+     * needle counts decompressed). The chunks hold only the slice; the stat describes the whole needle's plain
+     * bytes (size: their length; compressed: false). Like a file read, a slice is cut short at the end, empty at
+     * the end, and RANGE_NOT_SATISFIABLE beyond it ({@link ReadFailure#needleSize()} set when known).
+     * The default reads the whole needle (verified) and cuts the slice, decompressing to at most
+     * {@code maxPlainBytes}; a source that can fetch only the slice overrides it. Call it on a Vert.x context.
+     */
+    default Future<NeedleContent> readSlice(FileId fid, String volumeServerHint, long offset, long length,
+                                            long maxPlainBytes) {
+        Context context = Vertx.currentContext();
+        if (context == null) {
+            return Future.failedFuture(new IllegalStateException("readSlice must be called on a Vert.x context"));
+        }
+        return read(fid, volumeServerHint)
+                .compose(whole -> NeedleSlice.ofPlain(context.owner(), whole, offset, length, maxPlainBytes));
     }
 }

@@ -23,15 +23,20 @@ public final class ReadFailure extends RuntimeException {
     }
 
     private final Kind kind;
+    private final long needleSize;
 
     public ReadFailure(Kind kind, String message) {
-        super(message, null, false, false);
-        this.kind = kind;
+        this(kind, message, null);
     }
 
     public ReadFailure(Kind kind, String message, Throwable cause) {
+        this(kind, message, cause, -1);
+    }
+
+    private ReadFailure(Kind kind, String message, Throwable cause, long needleSize) {
         super(message, cause, false, false);
         this.kind = kind;
+        this.needleSize = needleSize;
     }
 
     public Kind kind() {
@@ -44,6 +49,11 @@ public final class ReadFailure extends RuntimeException {
 
     public boolean retriable() {
         return kind.retriable;
+    }
+
+    /** For RANGE_NOT_SATISFIABLE: the needle's length in the bytes the offset counts (for Content-Range); else -1. */
+    public long needleSize() {
+        return needleSize;
     }
 
     /** The HTTP-like code for any failure of a read: its own for a ReadFailure, else 500. */
@@ -59,6 +69,12 @@ public final class ReadFailure extends RuntimeException {
     public static ReadFailure tooLarge(Object fid, long size, long limit) {
         return new ReadFailure(Kind.TOO_LARGE, "needle " + fid + " of " + size
                 + " bytes is larger than this sidecar reads (sidecar.maxNeedleBytes " + limit + ")");
+    }
+
+    /** A slice starting at {@code offset}, past the end of a needle of {@code size} bytes. */
+    public static ReadFailure pastTheEnd(long offset, long size) {
+        return new ReadFailure(Kind.RANGE_NOT_SATISFIABLE,
+                "offset: " + offset + " is past the end of the needle (" + size + " bytes)", null, size);
     }
 
     public static ReadFailure corrupt(String message) {

@@ -20,6 +20,7 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
+import java.util.function.Function;
 import java.util.function.ToLongFunction;
 import org.seaweedfs.rdma.config.Fallback;
 import org.seaweedfs.rdma.volume.FileId;
@@ -68,7 +69,7 @@ public final class ResilientNeedleSource implements NeedleSource, ReadPathStatus
     private final MeterRegistry registry;
     private volatile ToLongFunction<String> mirrorSizes = agent -> 0;
 
-    /** One operation on any path: stat, or read with the client's volume-server hint. */
+    /** One operation on any path: stat, or a read (whole or slice) with the client's volume-server hint. */
     private interface Op<T> {
         Future<T> on(NeedleSource source);
 
@@ -147,17 +148,32 @@ public final class ResilientNeedleSource implements NeedleSource, ReadPathStatus
 
     @Override
     public Future<NeedleContent> read(FileId fid, String volumeServerHint) {
-        return execute(fid, new Op<>() {
+        return execute(fid, contentOp(source -> source.read(fid, volumeServerHint)));
+    }
+
+    /**
+     * The slice through the same breakers, retries and fallbacks: RDMA and read-through read the whole needle
+     * (verified here) and cut it; the HTTP fallback asks the volume server for the range only.
+     */
+    @Override
+    public Future<NeedleContent> readSlice(FileId fid, String volumeServerHint, long offset, long length,
+                                           long maxPlainBytes) {
+        return execute(fid, contentOp(source -> source.readSlice(fid, volumeServerHint, offset, length, maxPlainBytes)));
+    }
+
+    /** A read of content, which a late answer must give back. */
+    private static Op<NeedleContent> contentOp(Function<NeedleSource, Future<NeedleContent>> read) {
+        return new Op<>() {
             @Override
             public Future<NeedleContent> on(NeedleSource source) {
-                return source.read(fid, volumeServerHint);
+                return read.apply(source);
             }
 
             @Override
             public void discard(NeedleContent late) {
                 late.release();
             }
-        });
+        };
     }
 
     /** The breaker of an agent (created on first use); for tests and operators. */

@@ -6,6 +6,7 @@ import io.vertx.core.Vertx;
 import io.vertx.core.buffer.Buffer;
 import io.vertx.core.internal.logging.Logger;
 import io.vertx.core.internal.logging.LoggerFactory;
+import io.vertx.ext.web.client.HttpRequest;
 import io.vertx.ext.web.client.HttpResponse;
 import io.vertx.ext.web.client.WebClient;
 import io.vertx.ext.web.client.WebClientOptions;
@@ -20,6 +21,9 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Set;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.Function;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 import java.util.stream.Collectors;
 import org.seaweedfs.rdma.config.HostPort;
 import org.seaweedfs.rdma.volume.FileId;
@@ -31,6 +35,16 @@ import org.seaweedfs.rdma.volume.NeedleChecksum;
  * against the {@code ETag} (raw or the legacy transformed form), so corrupt bytes are never served. The
  * servers tried are the client's {@code volume_server} hint first, then the master's replicas in order: a
  * replica that fails (down, 5xx, corrupt, not found) makes the next one be tried.
+ *
+ * <p>A slice ({@link #readSlice}) is asked for as a {@code Range} (without {@code Accept-Encoding: gzip}, so the
+ * volume server applies it to the decompressed bytes, which the offsets count), so only the slice crosses the
+ * network. Its bytes cannot be checked here (the CRC covers the whole stored needle), but they need not be: the
+ * volume server reads the whole needle and checks its CRC-32C before it answers a range, and answers an error, not
+ * bytes, on a mismatch; a 206 is as verified as the server's own reads. The 206's {@code Content-Range} must be
+ * the range asked for (clamped at the end), else the answer is refused and the next replica tried. A server that
+ * ignores the range (200) sends the whole needle, which is cut here. A 416 says the slice starts at or past the
+ * end; as SeaweedFS's 416 carries no length, a one-byte range then tells an empty slice at the end from one
+ * past it.
  *
  * <p>A hint makes this process connect where an HTTP client says, so it is only followed to a server in
  * {@code sidecar.volumeServers} or among the locations the master lists for that volume. With neither a master nor
@@ -51,6 +65,7 @@ public final class VolumeServerSource implements NeedleSource {
 
     public static final String SOURCE = "http";
     private static final DateTimeFormatter HTTP_DATE = DateTimeFormatter.RFC_1123_DATE_TIME;
+    private static final Pattern CONTENT_RANGE = Pattern.compile("bytes (\\d+)-(\\d+)/(\\d+)");
 
     private final WebClient client;
     private final MasterClient master;
@@ -110,13 +125,28 @@ public final class VolumeServerSource implements NeedleSource {
 
     @Override
     public Future<NeedleContent> read(FileId fid, String volumeServerHint) {
+        return fromReplicas(fid, volumeServerHint, server -> fetch(server, fid));
+    }
+
+    /** A Range request for the slice; the whole needle (offset 0, to the end) is read as stored and verified here. */
+    @Override
+    public Future<NeedleContent> readSlice(FileId fid, String volumeServerHint, long offset, long length,
+                                           long maxPlainBytes) {
+        if (offset == 0 && length < 0) {
+            return NeedleSource.super.readSlice(fid, volumeServerHint, offset, length, maxPlainBytes);
+        }
+        return fromReplicas(fid, volumeServerHint, server -> fetchSlice(server, fid, offset, length, maxPlainBytes));
+    }
+
+    private Future<NeedleContent> fromReplicas(FileId fid, String volumeServerHint,
+                                               Function<String, Future<NeedleContent>> fetch) {
         String hint;
         try {
             hint = volumeServerHint == null || volumeServerHint.isBlank() ? null : VolumeLocation.normalize(volumeServerHint);
         } catch (IllegalArgumentException e) {
             return Future.failedFuture(new ReadFailure(ReadFailure.Kind.BAD_REQUEST, e.getMessage()));
         }
-        return servers(fid.volumeId(), hint).compose(servers -> tryServers(fid, servers, 0, null));
+        return servers(fid.volumeId(), hint).compose(servers -> tryServers(fid, servers, 0, null, fetch));
     }
 
     /** The hint (when it may be followed), then the master's replicas (deduplicated, in order). */
@@ -171,7 +201,8 @@ public final class VolumeServerSource implements NeedleSource {
         }
     }
 
-    private Future<NeedleContent> tryServers(FileId fid, List<String> servers, int index, ReadFailure worst) {
+    private Future<NeedleContent> tryServers(FileId fid, List<String> servers, int index, ReadFailure worst,
+                                             Function<String, Future<NeedleContent>> fetch) {
         if (index == servers.size()) {
             if (master != null && worst.retriable()) {
                 master.invalidate(fid.volumeId());
@@ -179,15 +210,16 @@ public final class VolumeServerSource implements NeedleSource {
             return Future.failedFuture(worst);
         }
         String server = servers.get(index);
-        return fetch(server, fid).recover(e -> {
+        return fetch.apply(server).recover(e -> {
             ReadFailure failure = e instanceof ReadFailure rf ? rf : ReadFailure.unavailable(server + ": " + e.getMessage(), e);
-            if (failure.kind() == ReadFailure.Kind.BAD_REQUEST || failure.kind() == ReadFailure.Kind.TOO_LARGE) {
+            if (failure.kind() == ReadFailure.Kind.BAD_REQUEST || failure.kind() == ReadFailure.Kind.TOO_LARGE
+                    || failure.kind() == ReadFailure.Kind.RANGE_NOT_SATISFIABLE) {
                 return Future.failedFuture(failure);
             }
             if (index + 1 < servers.size()) {
                 LOG.debug("Volume server " + server + " could not serve " + fid + " (" + failure.getMessage() + "), trying the next replica");
             }
-            return tryServers(fid, servers, index + 1, moreTelling(worst, failure));
+            return tryServers(fid, servers, index + 1, moreTelling(worst, failure), fetch);
         });
     }
 
@@ -208,15 +240,24 @@ public final class VolumeServerSource implements NeedleSource {
     }
 
     private Future<NeedleContent> fetch(String server, FileId fid) {
+        return get(server, fid, null).map(response -> content(server, fid, response));
+    }
+
+    /** {@code GET /<fid>}: with {@code range}, that Range; without, the stored bytes (gzip accepted). */
+    private Future<HttpResponse<Buffer>> get(String server, FileId fid, String range) {
         HostPort address;
         try {
             address = HostPort.parse(server);
         } catch (IllegalArgumentException e) {
             return Future.failedFuture(new ReadFailure(ReadFailure.Kind.BAD_REQUEST, "volume server " + e.getMessage()));
         }
-        return client.get(address.port(), address.host(), "/" + fid)
-                .putHeader("Accept-Encoding", "gzip")
-                .timeout(timeoutMillis)
+        HttpRequest<Buffer> request = client.get(address.port(), address.host(), "/" + fid).timeout(timeoutMillis);
+        if (range == null) {
+            request.putHeader("Accept-Encoding", "gzip");
+        } else {
+            request.putHeader("Range", range);
+        }
+        return request
                 .as(new BoundedBody(maxNeedleBytes, seen -> tooLarge(server, fid, seen + "+")))
                 .send()
                 .transform(ar -> {
@@ -229,22 +270,25 @@ public final class VolumeServerSource implements NeedleSource {
                                 ? new ReadFailure(ReadFailure.Kind.TIMEOUT, message, ar.cause())
                                 : ReadFailure.unavailable(message, ar.cause()));
                     }
-                    try {
-                        return Future.succeededFuture(content(server, fid, ar.result()));
-                    } catch (ReadFailure f) {
-                        return Future.failedFuture(f);
-                    }
+                    return Future.succeededFuture(ar.result());
                 });
     }
 
+    /** The failure an answer other than the content means. */
+    private ReadFailure failure(String server, FileId fid, int status) {
+        return switch (status) {
+            case 404 -> ReadFailure.notFound("volume server " + server + " has no " + fid);
+            case 400 -> new ReadFailure(ReadFailure.Kind.BAD_REQUEST, "volume server " + server + " rejected " + fid);
+            case 413 -> tooLarge(server, fid, "more than it serves");
+            case 416 -> new ReadFailure(ReadFailure.Kind.RANGE_NOT_SATISFIABLE,
+                    "volume server " + server + " has no bytes of " + fid + " in the range asked");
+            default -> ReadFailure.unavailable("volume server " + server + " answered " + status + " for " + fid, null);
+        };
+    }
+
     private NeedleContent content(String server, FileId fid, HttpResponse<Buffer> response) {
-        int status = response.statusCode();
-        switch (status) {
-            case 200 -> { }
-            case 404 -> throw ReadFailure.notFound("volume server " + server + " has no " + fid);
-            case 400 -> throw new ReadFailure(ReadFailure.Kind.BAD_REQUEST, "volume server " + server + " rejected " + fid);
-            case 413 -> throw tooLarge(server, fid, "more than it serves");
-            default -> throw ReadFailure.unavailable("volume server " + server + " answered " + status + " for " + fid, null);
+        if (response.statusCode() != 200) {
+            throw failure(server, fid, response.statusCode());
         }
         Buffer body = response.body() == null ? Buffer.buffer() : response.body();
         if (body.length() > maxNeedleBytes) {
@@ -253,7 +297,11 @@ public final class VolumeServerSource implements NeedleSource {
         MultiMap headers = response.headers();
         int crc = NeedleChecksum.of(body.getBytes());
         verify(server, fid, headers.get("ETag"), crc, body.length());
-        NeedleStat stat = new NeedleStat(fid, body.length(), crc,
+        return new HttpNeedleContent(stat(fid, body.length(), crc, headers), body);
+    }
+
+    private static NeedleStat stat(FileId fid, long size, int crc, MultiMap headers) {
+        return new NeedleStat(fid, size, crc,
                 filename(headers.get("Content-Disposition")),
                 headers.get("Content-Type"),
                 lastModified(headers.get("Last-Modified")),
@@ -261,7 +309,89 @@ public final class VolumeServerSource implements NeedleSource {
                 "gzip".equalsIgnoreCase(headers.get("Content-Encoding")),
                 false,
                 SOURCE);
-        return new HttpNeedleContent(stat, body);
+    }
+
+    /** {@code Range: bytes=offset-last} (open-ended for the rest; one byte, then none kept, for a zero length). */
+    private Future<NeedleContent> fetchSlice(String server, FileId fid, long offset, long length, long maxPlainBytes) {
+        long last = length < 0 || length > Long.MAX_VALUE - offset ? -1 : offset + Math.max(length, 1) - 1;
+        String range = "bytes=" + offset + "-" + (last < 0 ? "" : Long.toString(last));
+        return get(server, fid, range).compose(response -> response.statusCode() == 416 && offset > 0
+                ? atOrPastTheEnd(server, fid, offset, maxPlainBytes)
+                : Future.succeededFuture(slice(server, fid, response, range, offset, length, last, maxPlainBytes)));
+    }
+
+    private NeedleContent slice(String server, FileId fid, HttpResponse<Buffer> response, String range, long offset,
+                                long length, long last, long maxPlainBytes) {
+        int status = response.statusCode();
+        if (status != 200 && status != 206) {
+            throw failure(server, fid, status);
+        }
+        MultiMap headers = response.headers();
+        String encoding = headers.get("Content-Encoding");
+        if (encoding != null && !"identity".equalsIgnoreCase(encoding.trim())) {
+            throw ReadFailure.unavailable("volume server " + server + " sent " + fid + " as " + encoding
+                    + ", not the plain bytes a range counts", null);
+        }
+        Buffer body = response.body() == null ? Buffer.buffer() : response.body();
+        long size;
+        Buffer bytes;
+        if (status == 206) {
+            size = checkedContentRange(server, fid, range, headers.get("Content-Range"), offset, last, body.length());
+            bytes = body;
+        } else { // the server ignored the range and sent the whole needle: cut it here
+            size = body.length();
+            if (offset > size) {
+                throw ReadFailure.pastTheEnd(offset, size);
+            }
+            bytes = body.slice((int) offset, body.length());
+        }
+        if (size > maxPlainBytes) {
+            throw tooLarge(server, fid, Long.toString(size));
+        }
+        int count = length < 0 ? bytes.length() : (int) Math.min(length, bytes.length());
+        int crc = etagCrc(server, fid, headers.get("ETag"));
+        return new HttpNeedleContent(stat(fid, size, crc, headers), bytes.slice(0, count));
+    }
+
+    /** The needle's length, after checking that {@code Content-Range} is the range asked for and matches the body. */
+    private static long checkedContentRange(String server, FileId fid, String range, String contentRange, long offset,
+                                            long last, int bodyLength) {
+        Matcher m = contentRange == null ? null : CONTENT_RANGE.matcher(contentRange.trim());
+        if (m != null && m.matches()) {
+            try {
+                long start = Long.parseLong(m.group(1));
+                long end = Long.parseLong(m.group(2));
+                long size = Long.parseLong(m.group(3));
+                if (start == offset && end < size && end == (last < 0 ? size - 1 : Math.min(last, size - 1))
+                        && end - start + 1 == bodyLength) {
+                    return size;
+                }
+            } catch (NumberFormatException e) {
+                // too long for a long: refused below
+            }
+        }
+        throw ReadFailure.unavailable("volume server " + server + " answered " + range + " of " + fid
+                + " with Content-Range " + contentRange + " and " + bodyLength + " bytes", null);
+    }
+
+    /**
+     * After a 416 at {@code offset > 0}: one byte from the start gives the length (SeaweedFS's 416 carries none),
+     * so a slice starting exactly at the end is empty, as a file read is, and one beyond it is 416.
+     */
+    private Future<NeedleContent> atOrPastTheEnd(String server, FileId fid, long offset, long maxPlainBytes) {
+        return fetchSlice(server, fid, 0, 1, maxPlainBytes).transform(ar -> {
+            if (ar.failed()) {
+                return Future.failedFuture(ar.cause() instanceof ReadFailure f
+                        && f.kind() == ReadFailure.Kind.RANGE_NOT_SATISFIABLE ? ReadFailure.pastTheEnd(offset, 0) : ar.cause());
+            }
+            NeedleStat stat = ar.result().stat();
+            if (offset == stat.size()) {
+                return Future.succeededFuture(new HttpNeedleContent(stat, Buffer.buffer()));
+            }
+            return Future.failedFuture(offset > stat.size() ? ReadFailure.pastTheEnd(offset, stat.size())
+                    : ReadFailure.unavailable("volume server " + server + " refused a range of " + fid + " from "
+                            + offset + " but has " + stat.size() + " bytes", null));
+        });
     }
 
     private ReadFailure tooLarge(String server, FileId fid, String bytes) {
@@ -271,6 +401,14 @@ public final class VolumeServerSource implements NeedleSource {
 
     /** The ETag is the CRC-32C of the stored data; legacy volume servers may send its transformed form. */
     private static void verify(String server, FileId fid, String etag, int crc, long size) {
+        int expected = etagCrc(server, fid, etag);
+        if (size == 0 ? expected != 0 && expected != crc : expected != crc && expected != NeedleChecksum.legacyForm(crc)) {
+            throw ReadFailure.corrupt(String.format(Locale.ROOT,
+                    "volume server %s sent %s with ETag %s but the body's CRC-32C is %08x", server, fid, etag, crc));
+        }
+    }
+
+    private static int etagCrc(String server, FileId fid, String etag) {
         if (etag == null) {
             throw ReadFailure.corrupt("volume server " + server + " sent " + fid + " without an ETag to verify");
         }
@@ -279,18 +417,13 @@ public final class VolumeServerSource implements NeedleSource {
             hex = hex.substring(2);
         }
         hex = hex.replace("\"", "");
-        int expected;
         try {
             if (hex.isEmpty() || hex.length() > 8) {
                 throw new NumberFormatException(hex);
             }
-            expected = (int) Long.parseLong(hex, 16);
+            return (int) Long.parseLong(hex, 16);
         } catch (NumberFormatException e) {
             throw ReadFailure.corrupt("volume server " + server + " sent " + fid + " with ETag " + etag + ", not a CRC");
-        }
-        if (size == 0 ? expected != 0 && expected != crc : expected != crc && expected != NeedleChecksum.legacyForm(crc)) {
-            throw ReadFailure.corrupt(String.format(Locale.ROOT,
-                    "volume server %s sent %s with ETag %s but the body's CRC-32C is %08x", server, fid, etag, crc));
         }
     }
 
