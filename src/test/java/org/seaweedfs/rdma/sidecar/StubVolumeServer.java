@@ -12,10 +12,16 @@ import java.nio.file.Path;
 import java.time.Instant;
 import java.time.ZoneOffset;
 import java.time.format.DateTimeFormatter;
+import java.util.Arrays;
 import java.util.HashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 import java.util.zip.GZIPInputStream;
 import org.seaweedfs.rdma.volume.FileId;
 import org.seaweedfs.rdma.volume.IndexFormat;
@@ -30,16 +36,21 @@ import org.seaweedfs.rdma.volume.VolumeFiles;
  * package with the volume server's documented read semantics for {@code GET|HEAD /<vid>,<fid>} and
  * {@code /<vid>/<fid>}: ETag = CRC-32C of the stored data, Content-Type (stored mime), Content-Disposition
  * with the name, Last-Modified, gzip as stored when accepted (else decompressed), empty 404 for missing,
- * deleted or wrong-cookie needles, 400 for malformed ids. Tests can make it lie about the ETag, fail with a
- * status, or count requests.
+ * deleted or wrong-cookie needles, 400 for malformed ids, and one {@code Range} over the bytes it would send
+ * (206 with Content-Range; 416 without a length when it starts at or past the end, as SeaweedFS answers). Tests can
+ * make it lie about the ETag, fail with a status, ignore ranges, or count requests, ranges and body bytes.
  */
 public final class StubVolumeServer {
 
+    private static final Pattern RANGE = Pattern.compile("bytes=(\\d{0,18})-(\\d{0,18})");
     private static final DateTimeFormatter HTTP_DATE = DateTimeFormatter.RFC_1123_DATE_TIME.withZone(ZoneOffset.UTC);
 
     private final Vertx vertx;
     private final Map<Long, Volume> volumes = new HashMap<>();
     private final AtomicInteger requests = new AtomicInteger();
+    private final List<String> ranges = new CopyOnWriteArrayList<>();
+    private final AtomicLong bodyBytes = new AtomicLong();
+    private volatile boolean ignoreRanges;
     private volatile boolean corruptEtag;
     private volatile int failWith;
     private HttpServer server;
@@ -80,8 +91,23 @@ public final class StubVolumeServer {
         failWith = status;
     }
 
+    /** Answer every request in full, as a server without range support would (200). */
+    public void ignoreRanges(boolean on) {
+        ignoreRanges = on;
+    }
+
     public int requests() {
         return requests.get();
+    }
+
+    /** The {@code Range} header of every request that had one, in order. */
+    public List<String> ranges() {
+        return List.copyOf(ranges);
+    }
+
+    /** Body bytes sent in all (200 and 206 answers). */
+    public long bodyBytes() {
+        return bodyBytes.get();
     }
 
     public Future<Void> stop() {
@@ -97,6 +123,9 @@ public final class StubVolumeServer {
 
     private void handle(HttpServerRequest request) {
         requests.incrementAndGet();
+        if (request.getHeader("Range") != null) {
+            ranges.add(request.getHeader("Range"));
+        }
         if (failWith != 0) {
             request.response().setStatusCode(failWith).end();
             return;
@@ -160,9 +189,39 @@ public final class StubVolumeServer {
         }
         if ("HEAD".equals(request.method().name())) {
             response.putHeader("Content-Length", Integer.toString(body.length)).end();
-        } else {
-            response.end(Buffer.buffer(body));
+            return;
         }
+        String range = request.getHeader("Range");
+        if (range != null && !ignoreRanges) {
+            long[] span = span(range, body.length);
+            if (span == null) {
+                response.setStatusCode(416).end("invalid range");
+                return;
+            }
+            response.setStatusCode(206)
+                    .putHeader("Content-Range", "bytes " + span[0] + "-" + span[1] + "/" + body.length);
+            body = Arrays.copyOfRange(body, (int) span[0], (int) span[1] + 1);
+        }
+        bodyBytes.addAndGet(body.length);
+        response.end(Buffer.buffer(body));
+    }
+
+    /**
+     * One range {@code bytes=S-E}, {@code S-} or {@code -N} over {@code size} bytes as [first, last], clamped at the
+     * end; null when unsatisfiable (starting at or past the end) or malformed, as Go's parseRange (SeaweedFS) decides.
+     */
+    private static long[] span(String range, long size) {
+        Matcher m = RANGE.matcher(range.trim());
+        if (!m.matches() || (m.group(1).isEmpty() && m.group(2).isEmpty())) {
+            return null;
+        }
+        if (m.group(1).isEmpty()) {
+            long suffix = Math.min(Long.parseLong(m.group(2)), size);
+            return suffix == 0 ? null : new long[] {size - suffix, size - 1};
+        }
+        long first = Long.parseLong(m.group(1));
+        long last = m.group(2).isEmpty() ? size - 1 : Math.min(Long.parseLong(m.group(2)), size - 1);
+        return first >= size || last < first ? null : new long[] {first, last};
     }
 
     private static byte[] bytes(ByteBuffer data) {
