@@ -158,6 +158,42 @@ class ResilienceEndToEndTest {
     }
 
     @Test
+    void withTheAgentDownReadSlicesAreRangeRequestsToTheVolumeServer(Vertx vertx) {
+        Fixtures.copyDir("volumes", dir);
+        StubVolumeServer volumeServer = await(new StubVolumeServer(vertx).start(dir));
+        open.add(() -> await(volumeServer.stop()));
+        StubMaster master = await(new StubMaster(vertx).start());
+        open.add(() -> await(master.stop()));
+        master.locate(1, volumeServer.url());
+        master.locate(2, volumeServer.url());
+        Stack agent = agent(0);
+        sidecar(vertx, agent.agentPort(), "  master: '127.0.0.1:" + master.port() + "'\n  fallback: [http]\n" + FAST);
+        agent.close();
+        eventually("the sidecar saw the agent go down", () -> sawState("down"));
+        byte[] file2 = expected(FILE_2).plain();
+        byte[] commandGo = expected(COMMAND_GO).plain();
+
+        HttpResponse<Buffer> slice = get("/read?file_id=" + FILE_2 + "&offset=1000&size=500");
+        assertEquals(200, slice.statusCode());
+        assertEquals("http", slice.getHeader("X-Source"));
+        assertEquals("false", slice.getHeader("X-RDMA-Used"));
+        assertEquals("\"" + expected(FILE_2).etag() + "\"", slice.getHeader("ETag"));
+        assertArrayEquals(Arrays.copyOfRange(file2, 1000, 1500), slice.body().getBytes());
+        HttpResponse<Buffer> compressed = get("/read?file_id=" + COMMAND_GO + "&offset=12&size=50");
+        assertArrayEquals(Arrays.copyOfRange(commandGo, 12, 62), compressed.body().getBytes(), "decompressed bytes");
+        HttpResponse<Buffer> atEnd = get("/read?file_id=" + FILE_2 + "&offset=" + file2.length + "&size=10");
+        assertEquals(200, atEnd.statusCode());
+        assertEquals("0", atEnd.getHeader("Content-Length"));
+        HttpResponse<Buffer> past = get("/read?file_id=" + FILE_2 + "&offset=" + (file2.length + 1) + "&size=10");
+        assertEquals(416, past.statusCode());
+        assertEquals("bytes */" + file2.length, past.getHeader("Content-Range"));
+
+        assertTrue(volumeServer.ranges().containsAll(List.of("bytes=1000-1499", "bytes=12-61")), volumeServer.ranges().toString());
+        assertEquals(volumeServer.ranges().size(), volumeServer.requests(), "every fallback request asked for a range");
+        assertTrue(volumeServer.bodyBytes() < file2.length, "the whole needle never crossed the network");
+    }
+
+    @Test
     void withoutAFallbackAStoppedAgentIs503OnEveryFace(Vertx vertx) {
         Fixtures.copyDir("volumes", dir);
         Stack agent = agent(0);
