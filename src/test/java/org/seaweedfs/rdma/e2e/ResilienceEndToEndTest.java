@@ -93,8 +93,12 @@ class ResilienceEndToEndTest {
         return FixtureNeedles.live(dir, id.volumeId()).stream().filter(e -> e.fid().equals(id)).findFirst().orElseThrow();
     }
 
-    @Test
-    void aStoppedAgentFallsBackToTheVolumeServerAndRdmaServesAgainWhenItReturns(Vertx vertx) {
+    /** A stand-in volume server and the sidecar settings that fall back to it over HTTP. */
+    private record HttpFallback(StubVolumeServer volumeServer, String sidecarSettings) {
+    }
+
+    /** The fixture volumes behind stand-ins for the volume server and the master (which lists it for volumes 1 and 2). */
+    private HttpFallback httpFallback(Vertx vertx) {
         Fixtures.copyDir("volumes", dir);
         StubVolumeServer volumeServer = await(new StubVolumeServer(vertx).start(dir));
         open.add(() -> await(volumeServer.stop()));
@@ -102,9 +106,16 @@ class ResilienceEndToEndTest {
         open.add(() -> await(master.stop()));
         master.locate(1, volumeServer.url());
         master.locate(2, volumeServer.url());
+        return new HttpFallback(volumeServer, "  master: '127.0.0.1:" + master.port() + "'\n  fallback: [http]\n" + FAST);
+    }
+
+    @Test
+    void aStoppedAgentFallsBackToTheVolumeServerAndRdmaServesAgainWhenItReturns(Vertx vertx) {
+        HttpFallback fallbackTo = httpFallback(vertx);
+        StubVolumeServer volumeServer = fallbackTo.volumeServer();
         Stack agent = agent(0);
         int port = agent.agentPort();
-        Stack sidecar = sidecar(vertx, port, "  master: '127.0.0.1:" + master.port() + "'\n  fallback: [http]\n" + FAST);
+        Stack sidecar = sidecar(vertx, port, fallbackTo.sidecarSettings());
         byte[] file2 = expected(FILE_2).plain();
         byte[] commandGo = expected(COMMAND_GO).plain();
 
@@ -159,15 +170,10 @@ class ResilienceEndToEndTest {
 
     @Test
     void withTheAgentDownReadSlicesAreRangeRequestsToTheVolumeServer(Vertx vertx) {
-        Fixtures.copyDir("volumes", dir);
-        StubVolumeServer volumeServer = await(new StubVolumeServer(vertx).start(dir));
-        open.add(() -> await(volumeServer.stop()));
-        StubMaster master = await(new StubMaster(vertx).start());
-        open.add(() -> await(master.stop()));
-        master.locate(1, volumeServer.url());
-        master.locate(2, volumeServer.url());
+        HttpFallback fallbackTo = httpFallback(vertx);
+        StubVolumeServer volumeServer = fallbackTo.volumeServer();
         Stack agent = agent(0);
-        sidecar(vertx, agent.agentPort(), "  master: '127.0.0.1:" + master.port() + "'\n  fallback: [http]\n" + FAST);
+        sidecar(vertx, agent.agentPort(), fallbackTo.sidecarSettings());
         agent.close();
         eventually("the sidecar saw the agent go down", () -> sawState("down"));
         byte[] file2 = expected(FILE_2).plain();
