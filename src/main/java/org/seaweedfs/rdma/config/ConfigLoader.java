@@ -146,7 +146,9 @@ public final class ConfigLoader {
                 new HttpConfig(v.string("http.host"), v.integer("http.port"), v.integer("http.instances"),
                         v.integer("http.maxInFlight"), v.optionalString("http.jwtReadKey")),
                 new AgentConfig((HostPort) v.get("agent.listen"), v.strings("agent.volumeDirs"),
-                        (Boolean) v.get("agent.offset5"), v.optionalString("agent.authToken")),
+                        (Boolean) v.get("agent.offset5"), v.optionalString("agent.authToken"),
+                        v.duration("agent.pollInterval"), v.number("agent.segmentBytes"),
+                        v.duration("agent.retireGrace"), v.integer("agent.maxRepliesInFlight")),
                 new SidecarConfig(
                         v.hostPorts("sidecar.agents"),
                         (HostPort) v.get("sidecar.master"),
@@ -178,6 +180,9 @@ public final class ConfigLoader {
         }
         if (c.runs(Role.AGENT) && c.agent().volumeDirs().isEmpty()) {
             problems.add("agent.volumeDirs: the agent role needs at least one volume directory");
+        }
+        if (c.agent().segmentBytes() % 4096 != 0) {
+            problems.add("agent.segmentBytes: must be a multiple of 4096 (whole pages), got " + c.agent().segmentBytes());
         }
         SidecarConfig s = c.sidecar();
         if (c.runs(Role.SIDECAR) && s.agents().isEmpty() && s.master() == null) {

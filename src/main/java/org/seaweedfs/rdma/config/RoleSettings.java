@@ -33,7 +33,9 @@ public final class RoleSettings {
     /** The {@code agent.*} keys. */
     public static AgentSettings agent(AgentConfig agent) {
         AgentSettings settings = AgentSettings.of(agent.listen().host(), agent.listen().port(),
-                agent.volumeDirs().stream().map(Path::of).toList()).withOffset5(agent.offset5());
+                agent.volumeDirs().stream().map(Path::of).toList()).withOffset5(agent.offset5())
+                .withPollInterval(agent.pollInterval()).withSegmentBytes(agent.segmentBytes())
+                .withRetireGrace(agent.retireGrace()).withMaxRepliesInFlight(agent.maxRepliesInFlight());
         return agent.authToken() == null ? settings : settings.withAuthToken(agent.authToken());
     }
 

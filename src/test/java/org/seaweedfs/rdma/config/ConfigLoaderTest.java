@@ -42,6 +42,10 @@ class ConfigLoaderTest {
         assertEquals(List.of(), c.agent().volumeDirs());
         assertFalse(c.agent().offset5());
         assertNull(c.agent().authToken());
+        assertEquals(Duration.ofMillis(250), c.agent().pollInterval());
+        assertEquals(1L << 30, c.agent().segmentBytes());
+        assertEquals(Duration.ofSeconds(10), c.agent().retireGrace());
+        assertEquals(32, c.agent().maxRepliesInFlight());
         assertEquals(List.of(new HostPort("127.0.0.1", 18515)), c.sidecar().agents());
         assertNull(c.sidecar().master());
         assertEquals(List.of(), c.sidecar().volumeServers());
@@ -54,6 +58,18 @@ class ConfigLoaderTest {
         assertEquals(List.of(Fallback.READ_THROUGH, Fallback.HTTP), c.sidecar().fallback());
         assertEquals(new UcxConfig(List.of(), List.of(), "peer", "auto", 65_536), c.ucx());
         assertTrue(c.metrics().enabled());
+    }
+
+    @Test
+    void agentKeysReachTheAgentSettings() throws Exception {
+        var settings = RoleSettings.agent(parse("""
+                roles: [agent]
+                agent: {volumeDirs: [/v], pollInterval: 100ms, segmentBytes: 64KiB, retireGrace: 0s, maxRepliesInFlight: 4}
+                """).agent());
+        assertEquals(Duration.ofMillis(100), settings.pollInterval());
+        assertEquals(64 << 10, settings.segmentBytes());
+        assertEquals(Duration.ZERO, settings.retireGrace());
+        assertEquals(4, settings.maxRepliesInFlight());
     }
 
     @Test
@@ -155,6 +171,10 @@ class ConfigLoaderTest {
             "agent: {listen: 'h:99999'}              | agent.listen: 'h:99999': port 99999 is outside 0..65535",
             "sidecar: {agents: ['h:0']}              | sidecar.agents: 'h:0': port 0 is outside 1..65535",
             "agent: {listen: 'h:x1'}                 | agent.listen: 'h:x1': port 'x1' is not a number",
+            "agent: {segmentBytes: 5000}             | agent.segmentBytes: must be a multiple of 4096 (whole pages), got 5000",
+            "agent: {segmentBytes: 4GiB}             | agent.segmentBytes: must be between 4096 and 2147483647, got 4GiB",
+            "agent: {pollInterval: 2m}               | agent.pollInterval: must be between 1ms and 60000ms, got 2m",
+            "agent: {maxRepliesInFlight: 0}          | agent.maxRepliesInFlight: must be between 1 and 65536, got 0",
             "agent: {listen: '::1:80'}               | agent.listen: '::1:80': write IPv6 addresses as [address]:port",
             "sidecar: {agents: [a:1, b]}             | sidecar.agents: 'b' is not host:port",
             "sidecar: {volumeServers: [v:8080, w]}   | sidecar.volumeServers: 'w' is not host:port",
