@@ -1,6 +1,5 @@
 package org.seaweedfs.rdma.cli;
 
-import io.vertx.core.Future;
 import io.vertx.core.Vertx;
 import io.vertx.core.VertxOptions;
 import java.io.PrintStream;
@@ -59,9 +58,5 @@ final class ServerLauncher {
                     .append(", event bus seaweedfs.needle.read / seaweedfs.needle.stat");
         }
         return line.toString();
-    }
-
-    static <T> T await(Future<T> future, long seconds) throws Exception {
-        return future.toCompletionStage().toCompletableFuture().get(seconds, TimeUnit.SECONDS);
     }
 }
