@@ -208,11 +208,11 @@ public final class UcxWorkerVerticle extends VerticleBase {
     }
 
     /**
-     * Allocates {@code length} bytes of UCX memory and registers them (for benchmarks and tests: without RDMA hardware
-     * only UCX-allocated memory gets one-sided shared-memory lanes; registered file memory is read over TCP lanes).
-     * The region's buffer is a view of that memory, valid until {@link #deregister}.
+     * Allocates {@code length} bytes of UCX memory and registers them. Without RDMA hardware only UCX-allocated memory
+     * gets one-sided shared-memory lanes (registered file memory is read over emulated TCP lanes, served by this
+     * worker's thread). The region's buffer is a writable view of that memory, valid until {@link #deregister}.
      */
-    Future<UcxMemoryRegion> allocate(int length) {
+    public Future<UcxMemoryRegion> allocate(int length) {
         if (length <= 0) {
             return Future.failedFuture(new IllegalArgumentException("length must be positive, got " + length));
         }
