@@ -24,6 +24,7 @@ public final class AgentMetrics {
     private final LongAdder reopens = new LongAdder();
     private final LongAdder overloaded = new LongAdder();
     private volatile Map<Long, Integer> needlesPerVolume = Map.of();
+    private volatile long volumeCopyBytes;
 
     /** Control frames received. */
     public LongAdder framesReceived() {
@@ -99,6 +100,18 @@ public final class AgentMetrics {
     /** Live needles per served volume id, a snapshot. */
     public Map<Long, Integer> needlesPerVolume() {
         return needlesPerVolume;
+    }
+
+    /**
+     * Bytes of UCX-allocated memory held for volume copies (agent.volumeMemory: ucx): served segments with their
+     * spare tail capacity, and retired copies until they are freed.
+     */
+    public long volumeCopyBytes() {
+        return volumeCopyBytes;
+    }
+
+    void volumeCopyBytes(long bytes) {
+        volumeCopyBytes = bytes;
     }
 
     void publishVolumes(Map<Long, Integer> snapshot) {

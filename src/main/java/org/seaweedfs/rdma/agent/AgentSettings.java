@@ -31,12 +31,19 @@ import java.util.Objects;
  *                      queued for sending at once ({@code agent.maxRepliesInFlight}, default 32: with 4 MiB frames at
  *                      most 128 MiB per sidecar); further such requests are answered OVERLOADED (retriable) at once,
  *                      so a sidecar that floods the agent cannot make it buffer without bound
+ * @param volumeMemory  where served {@code .dat} bytes live ({@code agent.volumeMemory}, default
+ *                      {@link VolumeMemory#MAPPED}); {@link VolumeMemory#UCX} serves copies that same-host sidecars
+ *                      read over shared memory without the agent's CPU
+ * @param volumeMemoryLimit the most bytes of UCX memory held for volume copies ({@code agent.volumeMemoryLimit},
+ *                      default 4 GiB); volumes beyond it are served mapped
  */
 public record AgentSettings(String host, int port, List<Path> volumeDirs, boolean offset5, String authToken,
                             String agentId, Duration pollInterval, long segmentBytes, Duration retireGrace,
-                            int maxFrameBytes, int maxRepliesInFlight) {
+                            int maxFrameBytes, int maxRepliesInFlight, VolumeMemory volumeMemory,
+                            long volumeMemoryLimit) {
 
     public static final int DEFAULT_MAX_REPLIES_IN_FLIGHT = 32;
+    public static final long DEFAULT_VOLUME_MEMORY_LIMIT = 4L << 30;
 
     public static final Duration DEFAULT_POLL_INTERVAL = Duration.ofMillis(250);
     public static final long DEFAULT_SEGMENT_BYTES = 1L << 30;
@@ -81,6 +88,8 @@ public record AgentSettings(String host, int port, List<Path> volumeDirs, boolea
                         + ControlCodec.MAX_MAX_FRAME_BYTES + ", got " + maxFrameBytes);
         require(maxRepliesInFlight >= 1 && maxRepliesInFlight <= 65_536,
                 "agent.maxRepliesInFlight must be between 1 and 65536, got " + maxRepliesInFlight);
+        Objects.requireNonNull(volumeMemory, "agent.volumeMemory");
+        require(volumeMemoryLimit >= 0, "agent.volumeMemoryLimit must not be negative, got " + volumeMemoryLimit);
     }
 
     /** Defaults for everything but where to listen and what to serve: no token, 4-byte offsets. */
@@ -90,44 +99,58 @@ public record AgentSettings(String host, int port, List<Path> volumeDirs, boolea
                 DEFAULT_MAX_REPLIES_IN_FLIGHT);
     }
 
+    /** Everything but the volume memory, which is left at its default (mapped). */
+    public AgentSettings(String host, int port, List<Path> volumeDirs, boolean offset5, String authToken,
+                         String agentId, Duration pollInterval, long segmentBytes, Duration retireGrace,
+                         int maxFrameBytes, int maxRepliesInFlight) {
+        this(host, port, volumeDirs, offset5, authToken, agentId, pollInterval, segmentBytes, retireGrace,
+                maxFrameBytes, maxRepliesInFlight, VolumeMemory.MAPPED, DEFAULT_VOLUME_MEMORY_LIMIT);
+    }
+
     public AgentSettings withAuthToken(String token) {
         return new AgentSettings(host, port, volumeDirs, offset5, token, agentId, pollInterval, segmentBytes,
-                retireGrace, maxFrameBytes, maxRepliesInFlight);
+                retireGrace, maxFrameBytes, maxRepliesInFlight, volumeMemory, volumeMemoryLimit);
     }
 
     public AgentSettings withOffset5(boolean five) {
         return new AgentSettings(host, port, volumeDirs, five, authToken, agentId, pollInterval, segmentBytes,
-                retireGrace, maxFrameBytes, maxRepliesInFlight);
+                retireGrace, maxFrameBytes, maxRepliesInFlight, volumeMemory, volumeMemoryLimit);
     }
 
     public AgentSettings withAgentId(String id) {
         return new AgentSettings(host, port, volumeDirs, offset5, authToken, id, pollInterval, segmentBytes,
-                retireGrace, maxFrameBytes, maxRepliesInFlight);
+                retireGrace, maxFrameBytes, maxRepliesInFlight, volumeMemory, volumeMemoryLimit);
     }
 
     public AgentSettings withPollInterval(Duration interval) {
         return new AgentSettings(host, port, volumeDirs, offset5, authToken, agentId, interval, segmentBytes,
-                retireGrace, maxFrameBytes, maxRepliesInFlight);
+                retireGrace, maxFrameBytes, maxRepliesInFlight, volumeMemory, volumeMemoryLimit);
     }
 
     public AgentSettings withSegmentBytes(long bytes) {
         return new AgentSettings(host, port, volumeDirs, offset5, authToken, agentId, pollInterval, bytes,
-                retireGrace, maxFrameBytes, maxRepliesInFlight);
+                retireGrace, maxFrameBytes, maxRepliesInFlight, volumeMemory, volumeMemoryLimit);
     }
 
     public AgentSettings withRetireGrace(Duration grace) {
         return new AgentSettings(host, port, volumeDirs, offset5, authToken, agentId, pollInterval, segmentBytes,
-                grace, maxFrameBytes, maxRepliesInFlight);
+                grace, maxFrameBytes, maxRepliesInFlight, volumeMemory, volumeMemoryLimit);
     }
 
     public AgentSettings withMaxFrameBytes(int bytes) {
         return new AgentSettings(host, port, volumeDirs, offset5, authToken, agentId, pollInterval, segmentBytes,
-                retireGrace, bytes, maxRepliesInFlight);
+                retireGrace, bytes, maxRepliesInFlight, volumeMemory, volumeMemoryLimit);
     }
 
     public AgentSettings withMaxRepliesInFlight(int replies) {
         return new AgentSettings(host, port, volumeDirs, offset5, authToken, agentId, pollInterval, segmentBytes,
-                retireGrace, maxFrameBytes, replies);
+                retireGrace, maxFrameBytes, replies, volumeMemory, volumeMemoryLimit);
+    }
+
+    /** {@code agent.volumeMemory} and {@code agent.volumeMemoryLimit} together: the limit only means something for UCX. */
+    public AgentSettings withVolumeMemory(VolumeMemory memory, long limit) {
+        return new AgentSettings(host, port, volumeDirs, offset5, authToken, agentId, pollInterval, segmentBytes,
+                retireGrace, maxFrameBytes, maxRepliesInFlight, memory, limit);
     }
 
     /** Never prints the token. */
@@ -137,7 +160,8 @@ public record AgentSettings(String host, int port, List<Path> volumeDirs, boolea
                 + ", authToken=" + (authToken == null ? "none" : "***") + ", agentId=" + agentId
                 + ", pollInterval=" + pollInterval.toMillis() + " ms, segmentBytes=" + segmentBytes
                 + ", retireGrace=" + retireGrace.toMillis() + " ms, maxFrameBytes=" + maxFrameBytes
-                + ", maxRepliesInFlight=" + maxRepliesInFlight + "]";
+                + ", maxRepliesInFlight=" + maxRepliesInFlight + ", volumeMemory=" + volumeMemory.configName()
+                + ", volumeMemoryLimit=" + volumeMemoryLimit + "]";
     }
 
     private static void require(boolean condition, String message) {

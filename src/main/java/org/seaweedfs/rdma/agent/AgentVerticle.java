@@ -23,10 +23,18 @@ import java.util.StringJoiner;
  * every piece of its state (volumes, needle maps, sessions) is confined to that one serialized context. The UCX
  * worker verticle it is given must already be deployed; its futures and handlers come back on this context.
  *
- * <p><b>Following the volume server.</b> Every {@code agent.pollInterval} a pass maps the growth of each
- * {@code .dat} (the short tail segment is mapped again larger, or new segments are added; {@code VolumeChanged GROWN}
- * is pushed), then applies the new {@code .idx} entries, but only those whose record lies inside the registered
- * mapping, so a sidecar is never told of a record it cannot read; a later entry waits for the next growth. Applied
+ * <p><b>Volume memory.</b> With {@code agent.volumeMemory: mapped} (the default) sidecars read the registered file
+ * mappings: right with RDMA NICs and for volumes larger than RAM. Without RDMA, UCX 1.13 reads registered file memory
+ * only over emulated TCP lanes that cost this agent's UCX thread CPU per get; with {@code ucx} each {@code .dat} is
+ * served from a copy in UCX-allocated memory, which same-host sidecars read one-sidedly over shared memory, up to
+ * {@code agent.volumeMemoryLimit} bytes (volumes beyond it are served mapped, with one warning each). The copies are
+ * made on this worker context, never on an event loop.
+ *
+ * <p><b>Following the volume server.</b> Every {@code agent.pollInterval} a pass serves the growth of each
+ * {@code .dat} (the short tail segment is mapped or copied again larger, or a copied tail takes the new bytes into its
+ * spare room, and new segments are added; {@code VolumeChanged GROWN} is pushed), then applies the new {@code .idx}
+ * entries, but only those whose record lies inside the served segments, so a sidecar is never told of a record it
+ * cannot read; a later entry waits for the next growth. Applied
  * entries are pushed as {@code SyncEntries} to sidecars that mirror the volume to its end. New volume files become
  * {@code NEW} volumes; a pair of files replaced on disk (another inode, a shorter file, or a new compaction
  * revision) is reopened under a new, strictly larger epoch ({@code COMPACTED}); a vanished volume is
@@ -41,7 +49,8 @@ import java.util.StringJoiner;
  * again); it can never return other bytes, because the key no longer names any memory. Over TCP or shared memory,
  * UCX emulates the get by copying from the raw address without checking the key, so the agent keeps the old mapping
  * itself (unregistered) for a second grace before dropping it: a very late reader still gets the old file's own
- * bytes, never a fault. Sidecars drop remote keys when they see {@code VolumeChanged}, so only a reader that missed
+ * bytes, never a fault. A UCX copy cannot be deregistered without being freed, so it stays registered for both graces
+ * and is freed after the second. Sidecars drop remote keys when they see {@code VolumeChanged}, so only a reader that missed
  * those pushes for a whole grace can get that far.
  */
 public final class AgentVerticle extends VerticleBase {
@@ -107,9 +116,10 @@ public final class AgentVerticle extends VerticleBase {
                     + ") must not exceed ucx.maxFrameBytes (" + ucx.settings().maxFrameBytes() + ")"));
         }
         ControlCodec codec = new ControlCodec(settings.maxFrameBytes());
-        retired = new RetiredMappings(vertx, ucx, settings.retireGrace().toMillis());
+        SegmentMemory memory = new SegmentMemory(ucx, settings.volumeMemory(), settings.volumeMemoryLimit(), metrics);
+        retired = new RetiredMappings(vertx, memory, settings.retireGrace().toMillis());
         server = new ControlServer(settings, instanceId, codec, metrics);
-        follower = new VolumeFollower(settings, ucx, retired, metrics, server);
+        follower = new VolumeFollower(settings, memory, retired, metrics, server);
         server.serve(follower);
         return follower.poll(true)
                 .compose(v -> ucx.listen(settings.host(), settings.port(), server::accept))
@@ -156,6 +166,9 @@ public final class AgentVerticle extends VerticleBase {
                 + " (UCX transports " + ucx.settings().tls() + ", devices " + ucx.settings().netDevices() + ")"
                 + "; serving " + follower.volumes().size() + " volumes from " + settings.volumeDirs()
                 + (follower.volumes().isEmpty() ? "" : ": " + volumes)
+                + "; volume memory " + settings.volumeMemory().configName()
+                + (settings.volumeMemory() == VolumeMemory.UCX ? " (limit " + settings.volumeMemoryLimit() + " bytes, "
+                        + metrics.volumeCopyBytes() + " held)" : "")
                 + "; " + (settings.authToken() == null ? "no token required" : "token required")
                 + "; index entries " + (settings.offset5() ? "17" : "16") + " bytes; polling every "
                 + settings.pollInterval().toMillis() + " ms";

@@ -3,44 +3,59 @@ package org.seaweedfs.rdma.agent;
 import io.vertx.core.Future;
 import org.seaweedfs.rdma.protocol.ProtocolLimits;
 import org.seaweedfs.rdma.protocol.Segment;
-import org.seaweedfs.rdma.ucx.UcxMemoryRegion;
-import org.seaweedfs.rdma.ucx.UcxWorkerVerticle;
 
 import java.io.IOException;
-import java.nio.MappedByteBuffer;
 import java.nio.channels.FileChannel;
 import java.util.ArrayList;
 import java.util.List;
 
 /**
- * The {@code .dat} of one volume epoch as read-only mappings registered with UCX. Segment {@code i} covers bytes
- * [i·segmentBytes, min((i+1)·segmentBytes, mapped end)): every segment but the last is full, so a file offset finds
- * its segment by division. Nothing is ever mapped past the file's size as it was when mapped; when the file grows,
- * the short tail segment is mapped again, larger, and new segments follow it. Confined to the agent's context;
- * {@link #growTo} must not run twice at once (the follower calls it sequentially).
+ * The {@code .dat} of one volume epoch as served segments: read-only mappings registered with UCX, or copies in
+ * UCX-allocated memory (agent.volumeMemory). Segment {@code i} covers bytes [i·segmentBytes, min((i+1)·segmentBytes,
+ * served end)): every segment but the last is full, so a file offset finds its segment by division. Nothing is ever
+ * served past the file's size as it was read before mapping or copying (SeaweedFS only appends, so bytes below it are
+ * stable). When the file grows, a copied tail with spare capacity takes the new bytes in place (readers of the shorter
+ * segment still read the same bytes); any other short tail is replaced by a larger one, and new segments follow it.
+ *
+ * <p>Copies are decided per volume epoch: when the whole file fits {@code agent.volumeMemoryLimit} at open it is
+ * copied, otherwise mapped. A copied epoch whose growth no longer fits keeps its copies and serves the growth mapped.
+ * Confined to the agent's context; {@link #growTo} must not run twice at once (the follower calls it sequentially).
  */
 final class DatSegments {
 
+    /** A growing copied tail gets at least this much room (or a whole segment), so small appends rarely re-copy. */
+    private static final long MIN_TAIL_ROOM = 1 << 20;
+    private static final long PAGE = 4096;
+
     private final FileChannel dat;
+    private final long volumeId;
     private final String source;
     private final long segmentBytes;
-    private final UcxWorkerVerticle ucx;
-    private List<MappedSegment> segments = List.of();
+    private final SegmentMemory memory;
+    private boolean copying;
+    private List<ServedSegment> segments = List.of();
 
-    DatSegments(FileChannel dat, String source, long segmentBytes, UcxWorkerVerticle ucx) {
+    DatSegments(FileChannel dat, long volumeId, String source, long segmentBytes, SegmentMemory memory) {
         this.dat = dat;
+        this.volumeId = volumeId;
         this.source = source;
         this.segmentBytes = segmentBytes;
-        this.ucx = ucx;
+        this.memory = memory;
+        this.copying = memory.copies();
     }
 
-    /** Bytes of the file that are mapped and registered: every read below this is servable. */
+    /** Bytes of the file that are served: every read below this is servable. */
     long mappedEnd() {
         return segments.isEmpty() ? 0 : segments.get(segments.size() - 1).end();
     }
 
-    List<MappedSegment> segments() {
+    List<ServedSegment> segments() {
         return segments;
+    }
+
+    /** File bytes served from UCX copies (the rest is mapped). */
+    long copiedBytes() {
+        return segments.stream().filter(ServedSegment::isCopy).mapToLong(ServedSegment::length).sum();
     }
 
     List<Segment> describe() {
@@ -52,71 +67,92 @@ final class DatSegments {
     }
 
     /**
-     * Maps and registers the file up to {@code size} (its current length, read by the caller). Completes with the
-     * segments the new ones replace (the old short tail), which the caller retires; on failure nothing changes and
-     * whatever was registered on the way is released again.
+     * Serves the file up to {@code size} (its current length, read by the caller). Completes with the segments the
+     * new ones replace (the old short tail), which the caller retires; on failure nothing served changes and whatever
+     * was taken on the way is released again.
      */
-    Future<List<MappedSegment>> growTo(long size) {
-        long mappedEnd = mappedEnd();
-        if (size <= mappedEnd) {
+    Future<List<ServedSegment>> growTo(long size) {
+        long servedEnd = mappedEnd();
+        if (size <= servedEnd) {
             return Future.succeededFuture(List.of());
         }
-        List<MappedSegment> kept = new ArrayList<>(segments);
-        List<MappedSegment> replaced = new ArrayList<>(1);
-        if (!kept.isEmpty() && kept.get(kept.size() - 1).length() < segmentBytes) {
-            replaced.add(kept.remove(kept.size() - 1));
+        boolean opening = segments.isEmpty();
+        List<ServedSegment> kept = new ArrayList<>(segments);
+        List<ServedSegment> replaced = new ArrayList<>(1);
+        ServedSegment tail = kept.isEmpty() ? null : kept.get(kept.size() - 1);
+        if (tail != null && tail.length() < segmentBytes) {
+            long tailEnd = Math.min(tail.fileOffset() + segmentBytes, size);
+            if (tail.capacity() >= tailEnd - tail.fileOffset()) {
+                try {
+                    memory.fill(dat, source, tail, tailEnd);
+                } catch (IOException | RuntimeException e) {
+                    return Future.failedFuture(e);
+                }
+                kept.set(kept.size() - 1, tail.extendedTo(tailEnd - tail.fileOffset()));
+            } else {
+                replaced.add(kept.remove(kept.size() - 1));
+            }
         }
-        long start = replaced.isEmpty() ? mappedEnd : replaced.get(0).fileOffset();
+        long start = kept.isEmpty() ? 0 : kept.get(kept.size() - 1).end();
         long newSegments = (size - start + segmentBytes - 1) / segmentBytes;
         if (kept.size() + newSegments > ProtocolLimits.MAX_SEGMENTS) {
             return Future.failedFuture(new IOException(source + ": " + size + " bytes need "
                     + (kept.size() + newSegments) + " segments of " + segmentBytes + " bytes, more than the "
                     + ProtocolLimits.MAX_SEGMENTS + " a volume may have; raise agent.segmentBytes"));
         }
-        List<Long> offsets = new ArrayList<>();
-        List<MappedByteBuffer> mappings = new ArrayList<>();
-        try {
-            for (long at = start; at < size; at += segmentBytes) {
-                offsets.add(at);
-                mappings.add(dat.map(FileChannel.MapMode.READ_ONLY, at, Math.min(segmentBytes, size - at)));
-            }
-        } catch (IOException | RuntimeException e) {
-            return Future.failedFuture(new IOException(source + ": mapping bytes " + start + ".." + size
-                    + " failed: " + e.getMessage(), e));
-        }
-        List<Future<UcxMemoryRegion>> registrations = new ArrayList<>(mappings.size());
-        for (MappedByteBuffer mapping : mappings) {
-            registrations.add(ucx.register(mapping));
-        }
-        return Future.join(registrations).transform(done -> {
+        List<Future<ServedSegment>> made = serve(start, size, opening);
+        return Future.join(made).transform(done -> {
             if (done.failed()) {
-                for (Future<UcxMemoryRegion> registration : registrations) {
-                    if (registration.succeeded()) {
-                        ucx.deregister(registration.result());
+                for (Future<ServedSegment> segment : made) {
+                    if (segment.succeeded()) {
+                        memory.release(segment.result());
                     }
                 }
-                return Future.failedFuture(new IOException(source + ": registering bytes " + start + ".." + size
-                        + " with UCX failed: " + done.cause().getMessage(), done.cause()));
+                return Future.failedFuture(done.cause());
             }
-            for (int i = 0; i < mappings.size(); i++) {
-                kept.add(new MappedSegment(offsets.get(i), mappings.get(i), registrations.get(i).result()));
-            }
+            made.forEach(segment -> kept.add(segment.result()));
             segments = List.copyOf(kept);
             return Future.succeededFuture(replaced);
         });
     }
 
-    /** Copies mapped bytes [fileOffset, fileOffset + length) into {@code into} at {@code at}, across segments. */
+    /** Segments for the file's bytes [start, size): copies while the volume's copies fit the limit, else mappings. */
+    private List<Future<ServedSegment>> serve(long start, long size, boolean opening) {
+        List<long[]> pieces = new ArrayList<>(); // {at, length, capacity}
+        long reserve = 0;
+        for (long at = start; at < size; at += segmentBytes) {
+            long length = Math.min(segmentBytes, size - at);
+            long capacity = length == segmentBytes || opening ? length : tailCapacity(length);
+            pieces.add(new long[] {at, length, capacity});
+            reserve += capacity;
+        }
+        if (copying && !memory.reserve(volumeId, source, reserve)) {
+            copying = false;
+        }
+        List<Future<ServedSegment>> made = new ArrayList<>(pieces.size());
+        for (long[] p : pieces) {
+            made.add(copying ? memory.copy(dat, source, p[0], p[1], p[2]) : memory.map(dat, source, p[0], p[1]));
+        }
+        return made;
+    }
+
+    /** Room for a growing tail: twice what it holds (whole pages), at least MIN_TAIL_ROOM, at most a segment. */
+    private long tailCapacity(long length) {
+        long room = Math.max(2 * length, MIN_TAIL_ROOM);
+        return Math.min(segmentBytes, (room + PAGE - 1) / PAGE * PAGE);
+    }
+
+    /** Copies served bytes [fileOffset, fileOffset + length) into {@code into} at {@code at}, across segments. */
     void copy(long fileOffset, byte[] into, int at, int length) {
         if (fileOffset < 0 || length < 0 || fileOffset > mappedEnd() - length) {
             throw new IndexOutOfBoundsException(source + ": bytes " + fileOffset + ".." + (fileOffset + length)
-                    + " are not mapped (mapped end " + mappedEnd() + ")");
+                    + " are not served (served end " + mappedEnd() + ")");
         }
         while (length > 0) {
-            MappedSegment segment = segments.get((int) (fileOffset / segmentBytes));
+            ServedSegment segment = segments.get((int) (fileOffset / segmentBytes));
             int within = (int) (fileOffset - segment.fileOffset());
             int n = (int) Math.min(length, segment.length() - within);
-            segment.mapping().get(within, into, at, n);
+            segment.bytes().get(within, into, at, n);
             fileOffset += n;
             at += n;
             length -= n;

@@ -8,7 +8,6 @@ import org.seaweedfs.rdma.protocol.ReadThroughData;
 import org.seaweedfs.rdma.protocol.SyncEntries;
 import org.seaweedfs.rdma.protocol.SyncEntryWriter;
 import org.seaweedfs.rdma.protocol.VolumeInfo;
-import org.seaweedfs.rdma.ucx.UcxWorkerVerticle;
 import org.seaweedfs.rdma.volume.IndexFormat;
 import org.seaweedfs.rdma.volume.NeedleHeader;
 import org.seaweedfs.rdma.volume.NeedleLayout;
@@ -28,9 +27,9 @@ import java.util.Objects;
 
 /**
  * One epoch of one served volume: the {@code .dat} and {@code .idx} as they were opened (the channels keep reading
- * these files even after a compaction renames new ones over the paths), the needle map, and the registered
- * mappings. The needle map only holds entries whose records lie inside the mapped and registered part of the
- * {@code .dat}, so every position it hands out is readable remotely. Confined to the agent's context.
+ * these files even after a compaction renames new ones over the paths), the needle map, and the served segments
+ * (registered mappings or UCX copies). The needle map only holds entries whose records lie inside the served part of
+ * the {@code .dat}, so every position it hands out is readable remotely. Confined to the agent's context.
  */
 final class ServedVolume implements Closeable {
 
@@ -49,7 +48,7 @@ final class ServedVolume implements Closeable {
     private int stalledPasses;
 
     private ServedVolume(VolumeFiles files, long epoch, FileChannel dat, FileChannel idx, Object datKey, Object idxKey,
-                         SuperBlock superBlock, IndexFormat format, long segmentBytes, UcxWorkerVerticle ucx) {
+                         SuperBlock superBlock, IndexFormat format, long segmentBytes, SegmentMemory memory) {
         this.files = files;
         this.epoch = epoch;
         this.dat = dat;
@@ -58,7 +57,7 @@ final class ServedVolume implements Closeable {
         this.idxKey = idxKey;
         this.superBlock = superBlock;
         this.tail = new IndexTail(format);
-        this.segments = new DatSegments(dat, files.dat().toString(), segmentBytes, ucx);
+        this.segments = new DatSegments(dat, files.volumeId(), files.dat().toString(), segmentBytes, memory);
     }
 
     /**
@@ -67,7 +66,7 @@ final class ServedVolume implements Closeable {
      *
      * @throws IOException when a file cannot be opened, is replaced while opening, or is not a volume
      */
-    static ServedVolume open(VolumeFiles files, IndexFormat format, long epoch, long segmentBytes, UcxWorkerVerticle ucx)
+    static ServedVolume open(VolumeFiles files, IndexFormat format, long epoch, long segmentBytes, SegmentMemory memory)
             throws IOException {
         if (!files.hasIndex()) {
             throw new IOException(files.dat() + " has no .idx beside it");
@@ -82,7 +81,7 @@ final class ServedVolume implements Closeable {
                 throw new IOException(files.name() + " was replaced while it was being opened; trying again later");
             }
             SuperBlock superBlock = SuperBlock.read(dat, files.dat().toString());
-            return new ServedVolume(files, epoch, dat, idx, datBefore, idxBefore, superBlock, format, segmentBytes, ucx);
+            return new ServedVolume(files, epoch, dat, idx, datBefore, idxBefore, superBlock, format, segmentBytes, memory);
         } catch (IOException | RuntimeException e) {
             dat.close();
             if (idx != null) {
@@ -222,7 +221,7 @@ final class ServedVolume implements Closeable {
         return new LookupResult(requestId, true, epoch, offset, NeedleLayout.recordLength(size, version()), size);
     }
 
-    /** Copies bytes of a needle's record out of the mapping (the degraded path). */
+    /** Copies bytes of a needle's record out of the served segments (the degraded path). */
     ReadThroughData readThrough(ReadThrough request) {
         long requestId = request.requestId();
         int slot = map.slotOf(request.key());

@@ -5,7 +5,6 @@ import io.vertx.core.internal.logging.Logger;
 import io.vertx.core.internal.logging.LoggerFactory;
 import org.seaweedfs.rdma.protocol.SyncEntryReader;
 import org.seaweedfs.rdma.protocol.SyncEntryWriter;
-import org.seaweedfs.rdma.ucx.UcxWorkerVerticle;
 import org.seaweedfs.rdma.volume.IndexFormat;
 import org.seaweedfs.rdma.volume.SuperBlock;
 import org.seaweedfs.rdma.volume.VolumeDirectory;
@@ -31,9 +30,9 @@ import java.util.TreeMap;
 
 /**
  * Follows the volume server's files, one pass per poll, on the agent's context: new volumes are opened, grown
- * {@code .dat} files mapped further, new {@code .idx} entries applied (growth is mapped first, so entries are
- * applied only once their records are readable remotely), replaced files (compaction) reopened under a new epoch,
- * vanished volumes dropped. Every change is reported to {@link Events}. Passes must not overlap.
+ * {@code .dat} files served further (mapped or copied), new {@code .idx} entries applied (growth is served first, so
+ * entries are applied only once their records are readable remotely), replaced files (compaction) reopened under a
+ * new epoch, vanished volumes dropped. Every change is reported to {@link Events}. Passes must not overlap.
  */
 final class VolumeFollower {
 
@@ -63,7 +62,7 @@ final class VolumeFollower {
 
     private final AgentSettings settings;
     private final IndexFormat format;
-    private final UcxWorkerVerticle ucx;
+    private final SegmentMemory memory;
     private final RetiredMappings retired;
     private final AgentMetrics metrics;
     private final Events events;
@@ -73,11 +72,11 @@ final class VolumeFollower {
     private long lastEpoch;
     private boolean closed;
 
-    VolumeFollower(AgentSettings settings, UcxWorkerVerticle ucx, RetiredMappings retired, AgentMetrics metrics,
+    VolumeFollower(AgentSettings settings, SegmentMemory memory, RetiredMappings retired, AgentMetrics metrics,
                    Events events) {
         this.settings = settings;
         this.format = IndexFormat.of(settings.offset5());
-        this.ucx = ucx;
+        this.memory = memory;
         this.retired = retired;
         this.metrics = metrics;
         this.events = events;
@@ -113,15 +112,12 @@ final class VolumeFollower {
         return pass.onComplete(ar -> publishGauges());
     }
 
-    /** Stops following and releases every volume (deregistering at once: nobody is served any more). */
+    /** Stops following and releases every volume (at once: nobody is served any more). */
     Future<Void> close() {
         closed = true;
         List<Future<Void>> released = new ArrayList<>();
         for (ServedVolume volume : volumes.values()) {
-            for (MappedSegment segment : volume.segments().segments()) {
-                released.add(ucx.deregister(segment.region()));
-            }
-            closeQuietly(volume);
+            released.add(release(volume));
         }
         volumes.clear();
         publishGauges();
@@ -210,7 +206,7 @@ final class VolumeFollower {
         ServedVolume volume;
         long size;
         try {
-            volume = ServedVolume.open(files, format, nextEpoch(), settings.segmentBytes(), ucx);
+            volume = ServedVolume.open(files, format, nextEpoch(), settings.segmentBytes(), memory);
             size = volume.datSize();
         } catch (IOException e) {
             return Future.failedFuture(e);
@@ -223,13 +219,11 @@ final class VolumeFollower {
                 return Future.<ServedVolume>failedFuture(e);
             }
         }).recover(e -> {
-            volume.segments().segments().forEach(s -> ucx.deregister(s.region())); // never advertised
-            closeQuietly(volume);
+            release(volume); // never advertised
             return Future.failedFuture(e);
         }).compose(v -> {
             if (closed) {
-                volume.segments().segments().forEach(s -> ucx.deregister(s.region()));
-                closeQuietly(volume);
+                release(volume);
                 return Future.failedFuture("agent stopping");
             }
             replaceWaits.remove(files.volumeId());
@@ -284,6 +278,14 @@ final class VolumeFollower {
     private void retire(ServedVolume volume) {
         retired.retire(volume.segments().segments());
         closeQuietly(volume);
+    }
+
+    /** Releases a volume's memory now and closes its files. */
+    private Future<Void> release(ServedVolume volume) {
+        List<Future<Void>> released = new ArrayList<>();
+        volume.segments().segments().forEach(s -> released.add(memory.release(s)));
+        closeQuietly(volume);
+        return Future.join(released).mapEmpty();
     }
 
     /** The volumes in every directory, by id; the first of two volumes with one id wins (the served one first). */
@@ -344,7 +346,18 @@ final class VolumeFollower {
 
     static String describe(ServedVolume v) {
         return v.name() + " (epoch " + Long.toUnsignedString(v.epoch()) + ", v" + v.version() + ", " + v.needles()
-                + " needles, " + v.segments().mappedEnd() + " bytes in " + v.segments().segments().size() + " segments)";
+                + " needles, " + v.segments().mappedEnd() + " bytes in " + v.segments().segments().size() + " segments, "
+                + memoryOf(v.segments()) + ")";
+    }
+
+    /** How a volume's bytes are served: mapped, a UCX copy, or (a copy that outgrew the limit) both. */
+    private static String memoryOf(DatSegments segments) {
+        long copied = segments.copiedBytes();
+        if (copied == 0) {
+            return "mapped";
+        }
+        long mapped = segments.mappedEnd() - copied;
+        return "ucx copy of " + copied + " bytes" + (mapped == 0 ? "" : ", " + mapped + " bytes mapped");
     }
 
     private static void closeQuietly(ServedVolume volume) {

@@ -148,7 +148,8 @@ public final class ConfigLoader {
                 new AgentConfig((HostPort) v.get("agent.listen"), v.strings("agent.volumeDirs"),
                         (Boolean) v.get("agent.offset5"), v.optionalString("agent.authToken"),
                         v.duration("agent.pollInterval"), v.number("agent.segmentBytes"),
-                        v.duration("agent.retireGrace"), v.integer("agent.maxRepliesInFlight")),
+                        v.duration("agent.retireGrace"), v.integer("agent.maxRepliesInFlight"),
+                        v.string("agent.volumeMemory").toLowerCase(Locale.ROOT), v.number("agent.volumeMemoryLimit")),
                 new SidecarConfig(
                         v.hostPorts("sidecar.agents"),
                         (HostPort) v.get("sidecar.master"),

@@ -32,6 +32,8 @@ final class ConfigSchema {
             ConfigKey.ranged("agent.segmentBytes", BYTES, 1L << 30, 4096, Integer.MAX_VALUE),
             ConfigKey.ranged("agent.retireGrace", DURATION, Duration.ofSeconds(10), 0, MS_PER_HOUR),
             ConfigKey.ranged("agent.maxRepliesInFlight", INTEGER, 32L, 1, 65_536),
+            ConfigKey.choice("agent.volumeMemory", STRING, "mapped", "mapped", "ucx"),
+            ConfigKey.ranged("agent.volumeMemoryLimit", BYTES, 4 * GIB, 0, 1L << 46),
             ConfigKey.of("sidecar.agents", HOST_PORT_LIST, List.of(HostPort.parse("127.0.0.1:18515"))),
             ConfigKey.of("sidecar.master", HOST_PORT, null),
             ConfigKey.of("sidecar.volumeServers", HOST_PORT_LIST, List.of()),

@@ -1,7 +1,9 @@
 package org.seaweedfs.rdma.config;
 
 import java.nio.file.Path;
+import java.util.Locale;
 import org.seaweedfs.rdma.agent.AgentSettings;
+import org.seaweedfs.rdma.agent.VolumeMemory;
 import org.seaweedfs.rdma.sidecar.RegisteredBufferPool;
 import org.seaweedfs.rdma.ucx.UcxSettings;
 
@@ -35,7 +37,9 @@ public final class RoleSettings {
         AgentSettings settings = AgentSettings.of(agent.listen().host(), agent.listen().port(),
                 agent.volumeDirs().stream().map(Path::of).toList()).withOffset5(agent.offset5())
                 .withPollInterval(agent.pollInterval()).withSegmentBytes(agent.segmentBytes())
-                .withRetireGrace(agent.retireGrace()).withMaxRepliesInFlight(agent.maxRepliesInFlight());
+                .withRetireGrace(agent.retireGrace()).withMaxRepliesInFlight(agent.maxRepliesInFlight())
+                .withVolumeMemory(VolumeMemory.valueOf(agent.volumeMemory().toUpperCase(Locale.ROOT)),
+                        agent.volumeMemoryLimit());
         return agent.authToken() == null ? settings : settings.withAuthToken(agent.authToken());
     }
 

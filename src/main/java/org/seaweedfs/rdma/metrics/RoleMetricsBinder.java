@@ -48,6 +48,9 @@ public final class RoleMetricsBinder {
         Gauge.builder("seaweedfs.rdma.agent.needles", agent,
                         a -> a.needlesPerVolume().values().stream().mapToLong(Integer::longValue).sum())
                 .description("Live needles in the agent's needle maps").register(registry);
+        Gauge.builder("seaweedfs.rdma.agent.volume.copy.bytes", agent, AgentMetrics::volumeCopyBytes)
+                .description("UCX-allocated memory held for volume copies (agent.volumeMemory: ucx)")
+                .baseUnit("bytes").register(registry);
     }
 
     /** One UCX worker ({@code worker} names its role): gets, frames, errors, channels. */

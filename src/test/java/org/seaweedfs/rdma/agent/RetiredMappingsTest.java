@@ -2,6 +2,7 @@ package org.seaweedfs.rdma.agent;
 
 import io.vertx.core.Context;
 import io.vertx.core.Vertx;
+import io.vertx.core.internal.VertxInternal;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.seaweedfs.rdma.ucx.UcxMemoryRegion;
@@ -31,6 +32,8 @@ class RetiredMappingsTest {
     Path tmp;
     private final Vertx vertx = Vertx.vertx();
     private final UcxWorkerVerticle ucx = new UcxWorkerVerticle(AgentTestClient.ucxSettings());
+    private final AgentMetrics metrics = new AgentMetrics();
+    private final SegmentMemory memory = new SegmentMemory(ucx, VolumeMemory.UCX, 1 << 20, metrics);
 
     @AfterEach
     void close() throws Exception {
@@ -41,9 +44,9 @@ class RetiredMappingsTest {
     void deregisteredOnlyAfterTheGraceAndAllAtOnceOnRelease() throws Exception {
         await(vertx.deployVerticle(ucx));
         Context context = vertx.getOrCreateContext();
-        RetiredMappings retired = new RetiredMappings(vertx, ucx, 200);
-        MappedSegment first = segment("a", context);
-        MappedSegment second = segment("b", context);
+        RetiredMappings retired = new RetiredMappings(vertx, memory, 200);
+        ServedSegment first = segment("a", context);
+        ServedSegment second = segment("b", context);
         onContext(context, () -> {
             retired.retire(List.of(first));
             return null;
@@ -65,14 +68,44 @@ class RetiredMappingsTest {
         assertEquals(0, (int) onContext(context, retired::pending));
     }
 
-    private MappedSegment segment(String name, Context context) throws Exception {
+    @Test
+    void aCopyStaysRegisteredForBothGracesThenIsFreedAndLeavesTheBudget() throws Exception {
+        await(vertx.deployVerticle(ucx));
+        Context context = ((VertxInternal) vertx).createWorkerContext(); // like the agent's: copying blocks
+        RetiredMappings retired = new RetiredMappings(vertx, memory, 300);
+        Path file = Files.write(tmp.resolve("c"), new byte[10_000]);
+        ServedSegment copy;
+        try (FileChannel dat = FileChannel.open(file, StandardOpenOption.READ)) {
+            copy = await(onContext(context, () -> {
+                assertTrue(memory.reserve(1, "c", 16384));
+                return memory.copy(dat, "c", 0, 10_000, 16384);
+            }));
+        }
+        assertTrue(copy.isCopy());
+        assertEquals(16384, metrics.volumeCopyBytes());
+        long retiredAt = System.nanoTime();
+        onContext(context, () -> {
+            retired.retire(List.of(copy));
+            return null;
+        });
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(5);
+        while (copy.region().isRegistered() && System.nanoTime() < deadline) {
+            Thread.sleep(10);
+        }
+        assertFalse(copy.region().isRegistered(), "freed after the graces");
+        assertTrue(System.nanoTime() - retiredAt >= TimeUnit.MILLISECONDS.toNanos(600),
+                "a copy cannot be deregistered without being freed, so it waits for both graces");
+        assertEquals(0, metrics.volumeCopyBytes());
+    }
+
+    private ServedSegment segment(String name, Context context) throws Exception {
         Path file = Files.write(tmp.resolve(name), new byte[8192]);
         MappedByteBuffer mapping;
         try (FileChannel ch = FileChannel.open(file, StandardOpenOption.READ)) {
             mapping = ch.map(FileChannel.MapMode.READ_ONLY, 0, 8192);
         }
         UcxMemoryRegion region = await(onContext(context, () -> ucx.register(mapping)));
-        return new MappedSegment(0, mapping, region);
+        return ServedSegment.mapped(0, mapping, region);
     }
 
     private static <T> T onContext(Context context, Callable<T> call) throws Exception {

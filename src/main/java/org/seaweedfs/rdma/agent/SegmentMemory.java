@@ -1,0 +1,147 @@
+package org.seaweedfs.rdma.agent;
+
+import io.vertx.core.Context;
+import io.vertx.core.Future;
+import io.vertx.core.internal.logging.Logger;
+import io.vertx.core.internal.logging.LoggerFactory;
+import org.seaweedfs.rdma.ucx.UcxWorkerVerticle;
+
+import java.io.EOFException;
+import java.io.IOException;
+import java.nio.ByteBuffer;
+import java.nio.MappedByteBuffer;
+import java.nio.channels.FileChannel;
+import java.util.HashSet;
+import java.util.Set;
+
+/**
+ * Takes and gives back the memory segments are served from: read-only file mappings registered with UCX, or copies
+ * in UCX-allocated memory within {@code agent.volumeMemoryLimit} (every byte allocated counts, spare tail capacity
+ * and retired copies included, until freed). Copying reads the file with blocking positional reads, so it runs on
+ * the agent's worker context and refuses an event loop. Confined to the agent's context; the bytes held are
+ * published to {@link AgentMetrics} for any thread.
+ */
+final class SegmentMemory {
+
+    private static final Logger log = LoggerFactory.getLogger(SegmentMemory.class);
+
+    private final UcxWorkerVerticle ucx;
+    private final VolumeMemory kind;
+    private final long limit;
+    private final AgentMetrics metrics;
+    private final Set<Long> warned = new HashSet<>();
+    private long held;
+
+    SegmentMemory(UcxWorkerVerticle ucx, VolumeMemory kind, long limit, AgentMetrics metrics) {
+        this.ucx = ucx;
+        this.kind = kind;
+        this.limit = limit;
+        this.metrics = metrics;
+    }
+
+    /** Whether volumes are to be served from copies (agent.volumeMemory: ucx). */
+    boolean copies() {
+        return kind == VolumeMemory.UCX;
+    }
+
+    /**
+     * Reserves {@code bytes} of UCX memory for copies of a volume; when they would exceed the limit, refuses and
+     * warns (once per volume) that the volume is served mapped.
+     */
+    boolean reserve(long volumeId, String volume, long bytes) {
+        if (held + bytes <= limit) {
+            add(bytes);
+            return true;
+        }
+        if (warned.add(volumeId)) {
+            log.warn("Volume " + volume + " is served from its file mapping, not a UCX copy: " + bytes
+                    + " more bytes would exceed agent.volumeMemoryLimit (" + limit + " bytes, " + held + " held)."
+                    + " Same-host sidecars read mapped memory over emulated TCP lanes, at agent CPU per read; raise"
+                    + " agent.volumeMemoryLimit (the host needs that much RAM) to serve it from shared memory");
+        }
+        return false;
+    }
+
+    /** Gives back a reservation that was never allocated. */
+    void unreserve(long bytes) {
+        add(-bytes);
+    }
+
+    /** Maps and registers the file's bytes [at, at + length). */
+    Future<ServedSegment> map(FileChannel dat, String source, long at, long length) {
+        MappedByteBuffer mapping;
+        try {
+            mapping = dat.map(FileChannel.MapMode.READ_ONLY, at, length);
+        } catch (IOException | RuntimeException e) {
+            return Future.failedFuture(new IOException(source + ": mapping bytes " + at + ".." + (at + length)
+                    + " failed: " + e.getMessage(), e));
+        }
+        return ucx.register(mapping)
+                .<ServedSegment>map(region -> ServedSegment.mapped(at, mapping, region))
+                .recover(e -> Future.failedFuture(new IOException(source + ": registering bytes " + at + ".."
+                        + (at + length) + " with UCX failed: " + e.getMessage(), e)));
+    }
+
+    /**
+     * Allocates {@code capacity} reserved bytes of UCX memory and copies the file's bytes [at, at + length) into
+     * them. On failure the memory and the reservation are given back.
+     */
+    Future<ServedSegment> copy(FileChannel dat, String source, long at, long length, long capacity) {
+        return ucx.allocate(Math.toIntExact(capacity)).transform(allocated -> {
+            if (allocated.failed()) {
+                unreserve(capacity);
+                return Future.failedFuture(new IOException(source + ": allocating " + capacity
+                        + " bytes of UCX memory for bytes " + at + ".." + (at + length) + " failed: "
+                        + allocated.cause().getMessage(), allocated.cause()));
+            }
+            ServedSegment segment = ServedSegment.copied(at, 0, allocated.result());
+            try {
+                fill(dat, source, segment, at + length);
+                return Future.succeededFuture(segment.extendedTo(length));
+            } catch (IOException | RuntimeException e) {
+                release(segment);
+                return Future.failedFuture(e);
+            }
+        });
+    }
+
+    /**
+     * Copies the file's bytes [segment.end(), to) into the copy's spare capacity, behind what is served: readers see
+     * them only once a segment {@link ServedSegment#extendedTo extended} over them is published.
+     */
+    void fill(FileChannel dat, String source, ServedSegment segment, long to) throws IOException {
+        if (Context.isOnEventLoopThread()) {
+            throw new IllegalStateException("copying volume bytes blocks; it must run on the agent's worker context");
+        }
+        ByteBuffer into = segment.bytes().duplicate();
+        into.limit((int) (to - segment.fileOffset())).position((int) segment.length());
+        try {
+            while (into.hasRemaining()) {
+                if (dat.read(into, segment.fileOffset() + into.position()) < 0) {
+                    throw new EOFException("the file ends at " + dat.size());
+                }
+            }
+        } catch (IOException e) {
+            throw new IOException(source + ": copying bytes " + segment.end() + ".." + to + " into UCX memory failed: "
+                    + e.getMessage(), e);
+        }
+    }
+
+    /** Deregisters (and for a copy, frees) the segment's memory now. */
+    Future<Void> release(ServedSegment segment) {
+        if (segment.isCopy()) {
+            unreserve(segment.capacity());
+        }
+        return ucx.deregister(segment.region());
+    }
+
+    /** Bytes of UCX memory held for copies, spare capacity and retired copies included. */
+    long held() {
+        return held;
+    }
+
+    private void add(long bytes) {
+        held += bytes;
+        metrics.volumeCopyBytes(held);
+    }
+}
