@@ -227,7 +227,7 @@ class AgentFollowTest extends AgentTestBase {
         assertEquals(2, h.agent.metrics().volumes());
     }
 
-    private static VolumeInfo awaitVolume(AgentTestClient client, long volumeId,
+    static VolumeInfo awaitVolume(AgentTestClient client, long volumeId,
                                           java.util.function.Predicate<VolumeInfo> ready) throws Exception {
         long deadline = System.nanoTime() + 5_000_000_000L;
         VolumeInfo volume = volume(client, volumeId);
@@ -239,7 +239,7 @@ class AgentFollowTest extends AgentTestBase {
         return volume;
     }
 
-    private static LookupResult awaitFound(AgentTestClient client, long volumeId, long key, int cookie) throws Exception {
+    static LookupResult awaitFound(AgentTestClient client, long volumeId, long key, int cookie) throws Exception {
         long deadline = System.nanoTime() + 5_000_000_000L;
         LookupResult result = client.request(r -> new Lookup(r, volumeId, key, cookie), LookupResult.class);
         while (!result.found() && System.nanoTime() < deadline) {
@@ -250,7 +250,7 @@ class AgentFollowTest extends AgentTestBase {
         return result;
     }
 
-    private static long sizeOf(Path file) {
+    static long sizeOf(Path file) {
         try {
             return Files.size(file);
         } catch (java.io.IOException e) {
@@ -258,7 +258,7 @@ class AgentFollowTest extends AgentTestBase {
         }
     }
 
-    private static byte[] randomBytes(int n, long seed) {
+    static byte[] randomBytes(int n, long seed) {
         byte[] bytes = new byte[n];
         new Random(seed).nextBytes(bytes);
         return bytes;

@@ -14,8 +14,13 @@ abstract class AgentTestBase {
     private AgentHarness harness;
 
     AgentHarness start(UnaryOperator<AgentSettings> tune) throws Exception {
-        harness = new AgentHarness(tmp, tune);
+        harness = new AgentHarness(tmp, s -> tune.apply(base(s)));
         return harness;
+    }
+
+    /** What every test of the class starts from; a subclass runs the same tests another way (e.g. UCX copies). */
+    AgentSettings base(AgentSettings defaults) {
+        return defaults;
     }
 
     @AfterEach
