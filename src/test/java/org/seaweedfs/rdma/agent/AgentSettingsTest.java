@@ -26,6 +26,8 @@ class AgentSettingsTest {
         assertNull(base.authToken());
         assertFalse(base.offset5());
         assertTrue(base.withOffset5(true).offset5());
+        assertEquals(VolumeMemory.MAPPED, base.volumeMemory());
+        assertEquals(4L << 30, base.volumeMemoryLimit());
     }
 
     @Test
@@ -44,6 +46,8 @@ class AgentSettingsTest {
         assertRejected("agent.segmentBytes", () -> base.withSegmentBytes(2L << 30));
         assertRejected("agent.retireGrace", () -> base.withRetireGrace(Duration.ofSeconds(-1)));
         assertRejected("agent.maxFrameBytes", () -> base.withMaxFrameBytes(100));
+        assertRejected("agent.volumeMemoryLimit", () -> base.withVolumeMemory(VolumeMemory.UCX, -1));
+        assertThrows(NullPointerException.class, () -> base.withVolumeMemory(null, 0), "agent.volumeMemory");
     }
 
     @Test

@@ -15,6 +15,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
+import org.seaweedfs.rdma.agent.VolumeMemory;
 
 @ExtendWith(VertxExtension.class)
 class ConfigLoaderTest {
@@ -46,6 +47,8 @@ class ConfigLoaderTest {
         assertEquals(1L << 30, c.agent().segmentBytes());
         assertEquals(Duration.ofSeconds(10), c.agent().retireGrace());
         assertEquals(32, c.agent().maxRepliesInFlight());
+        assertEquals("mapped", c.agent().volumeMemory());
+        assertEquals(4L << 30, c.agent().volumeMemoryLimit());
         assertEquals(List.of(new HostPort("127.0.0.1", 18515)), c.sidecar().agents());
         assertNull(c.sidecar().master());
         assertEquals(List.of(), c.sidecar().volumeServers());
@@ -70,6 +73,24 @@ class ConfigLoaderTest {
         assertEquals(64 << 10, settings.segmentBytes());
         assertEquals(Duration.ZERO, settings.retireGrace());
         assertEquals(4, settings.maxRepliesInFlight());
+    }
+
+    @Test
+    void volumeMemoryKeysReachTheAgentSettings() {
+        var settings = RoleSettings.agent(parse("""
+                roles: [agent]
+                agent: {volumeDirs: [/v], volumeMemory: ucx, volumeMemoryLimit: 512MiB}
+                """).agent());
+        assertEquals(VolumeMemory.UCX, settings.volumeMemory());
+        assertEquals(512L << 20, settings.volumeMemoryLimit());
+        var fromEnvironment = RoleSettings.agent(ConfigLoader.fromEnvironment(Map.of(
+                "SEAWEEDFS_RDMA_ROLES", "agent",
+                "SEAWEEDFS_RDMA_AGENT_VOLUME_DIRS", "/v",
+                "SEAWEEDFS_RDMA_AGENT_VOLUME_MEMORY", "UCX",
+                "SEAWEEDFS_RDMA_AGENT_VOLUME_MEMORY_LIMIT", "0")).agent());
+        assertEquals(VolumeMemory.UCX, fromEnvironment.volumeMemory());
+        assertEquals(0, fromEnvironment.volumeMemoryLimit(), "0: nothing fits, every volume is served mapped");
+        assertEquals(VolumeMemory.MAPPED, RoleSettings.agent(parse("agent: {volumeDirs: [/v]}").agent()).volumeMemory());
     }
 
     @Test
@@ -100,6 +121,7 @@ class ConfigLoaderTest {
         RdmaConfig c = parse(Files.readString(Path.of("conf/demo.yaml")));
         assertEquals(Set.of(Role.AGENT, Role.SIDECAR), c.roles());
         assertEquals(List.of("demo-volumes"), c.agent().volumeDirs());
+        assertEquals("ucx", c.agent().volumeMemory(), "agent and sidecar share the host: copies read over shared memory");
     }
 
     @Test
@@ -175,6 +197,10 @@ class ConfigLoaderTest {
             "agent: {segmentBytes: 4GiB}             | agent.segmentBytes: must be between 4096 and 2147483647, got 4GiB",
             "agent: {pollInterval: 2m}               | agent.pollInterval: must be between 1ms and 60000ms, got 2m",
             "agent: {maxRepliesInFlight: 0}          | agent.maxRepliesInFlight: must be between 1 and 65536, got 0",
+            "agent: {volumeMemory: shm}              | agent.volumeMemory: 'shm' is not one of mapped, ucx",
+            "agent: {volumeMemory: [ucx]}            | agent.volumeMemory: expected a string, got a list",
+            "agent: {volumeMemoryLimit: -1GiB}       | agent.volumeMemoryLimit: expected a size like 65536, 64KiB or 1MiB, got '-1GiB'",
+            "agent: {volumeMemoryLimit: 70000GiB}    | agent.volumeMemoryLimit: must be between 0 and 70368744177664, got 70000GiB",
             "agent: {listen: '::1:80'}               | agent.listen: '::1:80': write IPv6 addresses as [address]:port",
             "sidecar: {agents: [a:1, b]}             | sidecar.agents: 'b' is not host:port",
             "sidecar: {volumeServers: [v:8080, w]}   | sidecar.volumeServers: 'w' is not host:port",
@@ -213,6 +239,8 @@ class ConfigLoaderTest {
                 problem("", Map.of("SEAWEEDFS_RDMA_HTTP_PORT", "eighty")));
         assertEquals("SEAWEEDFS_RDMA_HTTP_PROT: unknown key (did you mean SEAWEEDFS_RDMA_HTTP_PORT?)",
                 problem("", Map.of("SEAWEEDFS_RDMA_HTTP_PROT", "1")));
+        assertEquals("agent.volumeMemory (from SEAWEEDFS_RDMA_AGENT_VOLUME_MEMORY): 'copy' is not one of mapped, ucx",
+                problem("", Map.of("SEAWEEDFS_RDMA_AGENT_VOLUME_MEMORY", "copy")));
     }
 
     @Test

@@ -23,7 +23,10 @@ import java.util.function.UnaryOperator;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.EnumSource;
 import org.seaweedfs.rdma.agent.AgentSettings;
+import org.seaweedfs.rdma.agent.VolumeMemory;
 import org.seaweedfs.rdma.protocol.ErrorCode;
 import org.seaweedfs.rdma.volume.FileId;
 import org.seaweedfs.rdma.volume.Fixtures;
@@ -120,12 +123,19 @@ class NeedleReaderTest {
         Fixtures.copyDir("volumes", dir);
     }
 
-    @Test
-    void everyLiveNeedleOfEveryFixtureVolumeEqualsTheFile() throws IOException {
+    /** Serves the volumes from {@code memory}: registered file mappings, or UCX copies read over shared memory. */
+    private static UnaryOperator<AgentSettings> servedFrom(VolumeMemory memory) {
+        return s -> s.withVolumeMemory(memory, AgentSettings.DEFAULT_VOLUME_MEMORY_LIMIT);
+    }
+
+    @ParameterizedTest(name = "agent.volumeMemory {0}")
+    @EnumSource(VolumeMemory.class)
+    void everyLiveNeedleOfEveryFixtureVolumeEqualsTheFile(VolumeMemory memory) throws IOException {
         copyFixtures();
         List<Expected> expected = expected();
         assertEquals(298 + 7, expected.size());
-        ReadPathHarness.AgentSide agent = agent(s -> s);
+        ReadPathHarness.AgentSide agent = agent(servedFrom(memory));
+        assertEquals(memory == VolumeMemory.UCX, agent.agent.metrics().volumeCopyBytes() > 0);
         ReadPathHarness.SidecarSide sidecar = sidecar(POOL);
         AgentConnection connection = sidecar.connect(agent.port(), null);
         assertEquals(AgentConnection.State.READY, connection.state());
@@ -163,11 +173,12 @@ class NeedleReaderTest {
                 failure(source.read(new FileId(2, expected.get(300).fid().key(), 12345))).kind());
     }
 
-    @Test
-    void recordsStraddlingManySmallSegmentsReadWhole() throws IOException {
+    @ParameterizedTest(name = "agent.volumeMemory {0}")
+    @EnumSource(VolumeMemory.class)
+    void recordsStraddlingManySmallSegmentsReadWhole(VolumeMemory memory) throws IOException {
         copyFixtures();
         List<Expected> expected = expected();
-        ReadPathHarness.AgentSide agent = agent(s -> s.withSegmentBytes(4096));
+        ReadPathHarness.AgentSide agent = agent(s -> servedFrom(memory).apply(s).withSegmentBytes(4096));
         ReadPathHarness.SidecarSide sidecar = sidecar(POOL);
         AgentConnection connection = sidecar.connect(agent.port(), null);
         assertTrue(connection.mirror(2).info().segments().size() > 2);
@@ -187,11 +198,12 @@ class NeedleReaderTest {
         return b;
     }
 
-    @Test
-    void appendedNeedlesBecomeReadableAndDeletedOnesNotFound() throws Exception {
+    @ParameterizedTest(name = "agent.volumeMemory {0}")
+    @EnumSource(VolumeMemory.class)
+    void appendedNeedlesBecomeReadableAndDeletedOnesNotFound(VolumeMemory memory) throws Exception {
         try (VolumeWriter writer = newVolume(9)) {
             writer.append(NewNeedle.builder(1, 11, random(1000, 1)).build());
-            ReadPathHarness.AgentSide agent = agent(s -> s);
+            ReadPathHarness.AgentSide agent = agent(servedFrom(memory));
             ReadPathHarness.SidecarSide sidecar = sidecar(POOL);
             NeedleReader reader = reader(sidecar, sidecar.connect(agent.port(), null));
             assertArrayEquals(random(1000, 1), readBytes(reader, new FileId(9, 1, 11)));
