@@ -21,6 +21,7 @@ JAR=$ROOT/target/seaweedfs-rdma-sidecar.jar
 JAVA_CP=$ROOT/target/classes:$ROOT/target/test-classes:$JAR   # bench mains live in the test classes
 JAVA_OPTS=${JAVA_OPTS:-}                 # every JVM of the run
 AGENT_JAVA_OPTS=${AGENT_JAVA_OPTS:-}
+AGENT_VOLUME_MEMORY=${AGENT_VOLUME_MEMORY:-ucx}   # agent.volumeMemory: ucx (copies read over shm) or mapped
 SIDECAR_JAVA_OPTS=${SIDECAR_JAVA_OPTS:-}
 JAVA_GET_ARGS=${JAVA_GET_ARGS:-}         # extra UcxGetBenchMain options
 AGENT_PORT_BASE=${AGENT_PORT:-18515}        # the first agent's port; later starts take the next ones
@@ -189,6 +190,7 @@ roles: [agent]
 agent:
   listen: 127.0.0.1:$AGENT_PORT
   volumeDirs: [$BENCH_DATA/volumes]
+  volumeMemory: $AGENT_VOLUME_MEMORY
 ucx:
   tls: $(yaml_list "$1")
 metrics:
@@ -331,12 +333,12 @@ hook_agent_cpu() {
             t1=$(cpu_ticks "$AGENT_PID")
             [ "$errors" = 0 ] || echo "agent CPU: $errors errors during the run" >&2
             python3 -c 'import json, os, sys
-tls, size, reads, ticks, conns, secs = sys.argv[1], int(sys.argv[2]), int(sys.argv[3]), int(sys.argv[4]), int(sys.argv[5]), float(sys.argv[6])
+tls, size, reads, ticks, conns, secs, memory = sys.argv[1], int(sys.argv[2]), int(sys.argv[3]), int(sys.argv[4]), int(sys.argv[5]), float(sys.argv[6]), sys.argv[7]
 hz = os.sysconf("SC_CLK_TCK")
-print(json.dumps({"kind": "agent_cpu", "tls": tls, "size": size, "conns": conns, "reads": reads,
+print(json.dumps({"kind": "agent_cpu", "tls": tls, "volume_memory": memory, "size": size, "conns": conns, "reads": reads,
                   "agent_cpu_s": round(ticks / hz, 2), "reads_s": round(reads / secs, 1),
                   "cpu_us_per_read": round(ticks / hz * 1e6 / reads, 2) if reads > 0 else None}))' \
-                "$tls" "$size" "$reads" "$((t1 - t0))" "$CPU_CONNS" "$WRK_SECONDS" | record
+                "$tls" "$size" "$reads" "$((t1 - t0))" "$CPU_CONNS" "$WRK_SECONDS" "$AGENT_VOLUME_MEMORY" | record
         done
         stop_servers
     done
