@@ -2,6 +2,7 @@ package org.seaweedfs.rdma.e2e;
 
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.seaweedfs.rdma.e2e.Stack.await;
 
@@ -90,6 +91,8 @@ class DemoEndToEndTest {
                     .getJsonObject(0).getLong("needles"), "three live samples mirrored");
             String text = await(client.get("/metrics").send()).bodyAsString();
             assertTrue(text.contains("seaweedfs_rdma_agent_needles 3.0"), "agent and sidecar share the demo's registry");
+            assertFalse(text.contains("seaweedfs_rdma_agent_volume_copy_bytes 0.0"), "the demo serves its volume from a UCX copy");
+            assertTrue(text.contains("seaweedfs_rdma_agent_volume_copy_bytes "), text);
             assertTrue(text.contains("seaweedfs_rdma_ucx_operations_total{worker=\"agent\"}"));
             assertTrue(text.contains("seaweedfs_rdma_ucx_operations_total{worker=\"sidecar\"}"));
         } finally {

@@ -104,6 +104,7 @@ class RdmaMetricsTest {
         assertTrue(text.contains("seaweedfs_rdma_agent_frames_total{direction=\"received\"} 3"), text);
         assertTrue(text.contains("seaweedfs_rdma_agent_read_through_bytes_total 4096"), text);
         assertTrue(text.contains("seaweedfs_rdma_agent_volumes 0"), text);
+        assertTrue(text.contains("seaweedfs_rdma_agent_volume_copy_bytes 0"), text);
         assertTrue(text.contains("seaweedfs_rdma_ucx_operations_total{worker=\"sidecar\"} 5"), text);
         assertTrue(text.contains("seaweedfs_rdma_ucx_errors_total{worker=\"sidecar\"} 1"), text);
         ucx.gets().add(4);
