@@ -54,10 +54,11 @@ final class SegmentMemory {
             return true;
         }
         if (warned.add(volumeId)) {
-            log.warn("Volume " + volume + " is served from its file mapping, not a UCX copy: " + bytes
-                    + " more bytes would exceed agent.volumeMemoryLimit (" + limit + " bytes, " + held + " held)."
-                    + " Same-host sidecars read mapped memory over emulated TCP lanes, at agent CPU per read; raise"
-                    + " agent.volumeMemoryLimit (the host needs that much RAM) to serve it from shared memory");
+            log.warn("Volume " + volume + ": serving its bytes from the file mapping from here on, not UCX copies: "
+                    + bytes + " more bytes of copies would exceed agent.volumeMemoryLimit (" + limit + " bytes, "
+                    + held + " held). Same-host sidecars read mapped memory over emulated TCP lanes, at agent CPU per"
+                    + " read; raise agent.volumeMemoryLimit (the host needs that much RAM) to serve it from shared"
+                    + " memory. Said once per volume");
         }
         return false;
     }
