@@ -211,6 +211,10 @@ class NeedleReaderTest {
             writer.append(NewNeedle.builder(2, 22, random(3000, 2)).build());
             FileId added = new FileId(9, 2, 22);
             assertArrayEquals(random(3000, 2), eventually(() -> readBytes(reader, added)));
+            // Served from copies, the tail now has room: this append is copied in place (same segment, longer).
+            writer.append(NewNeedle.builder(3, 33, random(5000, 3)).build());
+            assertArrayEquals(random(5000, 3), eventually(() -> readBytes(reader, new FileId(9, 3, 33))));
+            assertArrayEquals(random(3000, 2), readBytes(reader, added));
 
             writer.delete(1, 11, System.nanoTime());
             ReadFailure gone = eventually(() -> {
