@@ -58,7 +58,10 @@ public final class HttpApiVerticle extends VerticleBase {
         router.errorHandler(500, ctx -> internalError(ctx.request(), ctx.failure()));
         server = vertx.createHttpServer(new HttpServerOptions()
                 .setHost(api.http().host())
-                .setPort(api.http().port()));
+                .setPort(api.http().port())
+                // No WebSockets are served: no WebSocket compression handler in every connection's pipeline.
+                .setPerMessageWebSocketCompressionSupported(false)
+                .setPerFrameWebSocketCompressionSupported(false));
         return server.requestHandler(request -> {
                     if (NeedleHandler.isNeedleRead(request)) {
                         needles.serve(request);
