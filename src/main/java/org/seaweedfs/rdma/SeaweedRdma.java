@@ -184,6 +184,11 @@ public final class SeaweedRdma {
         return httpInstances.isEmpty() ? -1 : httpInstances.get(0).actualPort();
     }
 
+    /** The Vert.x instance the roles run in. */
+    public Vertx vertx() {
+        return vertx;
+    }
+
     public RdmaConfig config() {
         return config;
     }

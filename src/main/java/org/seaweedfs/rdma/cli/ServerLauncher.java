@@ -19,7 +19,8 @@ final class ServerLauncher {
     /** Blocks until the server is up (or failed); registers a shutdown hook that stops it gracefully. */
     static SeaweedRdma start(RdmaConfig config, PrintStream err) throws Exception {
         RdmaMetrics metrics = config.metrics().enabled() ? RdmaMetrics.create() : null;
-        VertxOptions options = new VertxOptions();
+        // Netty's epoll transport where it loads (Linux); NIO otherwise. The ready line says which one runs.
+        VertxOptions options = new VertxOptions().setPreferNativeTransport(true);
         Vertx vertx = metrics == null ? Vertx.vertx(options) : metrics.newVertx(options);
         CompletableFuture<SeaweedRdma> started = SeaweedRdma.deploy(vertx, config, metrics).toCompletionStage()
                 .toCompletableFuture();
@@ -55,7 +56,8 @@ final class ServerLauncher {
             line.append(" sidecar HTTP on http://").append(c.http().host()).append(':').append(server.httpPort())
                     .append(", agents ").append(c.sidecar().agents())
                     .append(c.sidecar().master() == null ? "" : ", master " + c.sidecar().master())
-                    .append(", event bus seaweedfs.needle.read / seaweedfs.needle.stat");
+                    .append(", event bus seaweedfs.needle.read / seaweedfs.needle.stat")
+                    .append(", network transport ").append(server.vertx().isNativeTransportEnabled() ? "epoll" : "nio");
         }
         return line.toString();
     }

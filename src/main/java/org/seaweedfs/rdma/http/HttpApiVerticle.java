@@ -7,6 +7,7 @@ import io.vertx.core.VerticleBase;
 import io.vertx.core.http.HttpMethod;
 import io.vertx.core.http.HttpServer;
 import io.vertx.core.http.HttpServerOptions;
+import io.vertx.core.http.HttpServerRequest;
 import io.vertx.core.internal.logging.Logger;
 import io.vertx.core.internal.logging.LoggerFactory;
 import io.vertx.ext.web.Router;
@@ -50,17 +51,24 @@ public final class HttpApiVerticle extends VerticleBase {
                 ? PrometheusScrapingHandler.create(api.scrapeRegistry())
                 : ctx -> routeError(ctx, 404, "metrics are disabled (metrics.enabled: false)"));
         router.get("/read").handler(new ReadSliceHandler(api, auth));
-        router.route().method(HttpMethod.GET).method(HttpMethod.HEAD).handler(new NeedleHandler(vertx, api, auth));
+        NeedleHandler needles = new NeedleHandler(vertx, api, auth);
+        router.route().method(HttpMethod.GET).method(HttpMethod.HEAD).handler(needles);
         router.errorHandler(404, ctx -> routeError(ctx, 404, "no such resource"));
         router.errorHandler(405, ctx -> routeError(ctx, 405, "method not allowed"));
-        router.errorHandler(500, ctx -> {
-            LOG.error("request " + ctx.request().method() + " " + ctx.request().path() + " failed", ctx.failure());
-            routeError(ctx, 500, "internal error");
-        });
+        router.errorHandler(500, ctx -> internalError(ctx.request(), ctx.failure()));
         server = vertx.createHttpServer(new HttpServerOptions()
                 .setHost(api.http().host())
-                .setPort(api.http().port()));
-        return server.requestHandler(router).listen()
+                .setPort(api.http().port())
+                // No WebSockets are served: no WebSocket compression handler in every connection's pipeline.
+                .setPerMessageWebSocketCompressionSupported(false)
+                .setPerFrameWebSocketCompressionSupported(false));
+        return server.requestHandler(request -> {
+                    if (NeedleHandler.isNeedleRead(request)) {
+                        needles.serve(request);
+                    } else {
+                        router.handle(request);
+                    }
+                }).listen()
                 .onSuccess(s -> LOG.info("HTTP API listening on " + api.http().host() + ":" + s.actualPort()));
     }
 
@@ -72,6 +80,12 @@ public final class HttpApiVerticle extends VerticleBase {
     /** The port listened on (useful with port 0). */
     public int actualPort() {
         return server.actualPort();
+    }
+
+    /** Logs a request that failed unexpectedly and answers 500 (if nothing was sent yet). */
+    static void internalError(HttpServerRequest request, Throwable failure) {
+        LOG.error("request " + request.method() + " " + request.path() + " failed", failure);
+        HttpErrors.send(request.response(), 500, "internal error");
     }
 
     private static void routeError(RoutingContext ctx, int code, String message) {

@@ -6,9 +6,12 @@ import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.Timer;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Set;
+import java.util.TreeSet;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicReferenceArray;
 import java.util.function.Supplier;
 
 /**
@@ -20,11 +23,17 @@ public final class ReadMeters {
     public static final Set<String> SOURCES = Set.of("rdma", "read-through", "http", "none");
     public static final Set<String> RESULTS = Set.of(
             "ok", "not_modified", "bad_request", "unauthorized", "not_found", "range_not_satisfiable",
-            "corrupt", "unavailable", "timeout", "rejected", "aborted", "error");
+            "corrupt", "unavailable", "timeout", "rejected", "aborted", "too_large", "error");
     /** Agent connection states, one gauge each (1 for the current state). */
     public static final List<String> AGENT_STATES = List.of("connecting", "up", "down");
 
+    private static final List<String> SOURCE_TAGS = tagValues(SOURCES);
+    private static final List<String> RESULT_TAGS = tagValues(RESULTS);
+
     private final MeterRegistry registry;
+    /** Latency timers by [source][result] tag index, registered on first use (building one per read costs). */
+    private final AtomicReferenceArray<Timer> latency = new AtomicReferenceArray<>(SOURCE_TAGS.size() * RESULT_TAGS.size());
+    private final AtomicReferenceArray<DistributionSummary> served = new AtomicReferenceArray<>(SOURCE_TAGS.size());
 
     public ReadMeters(MeterRegistry registry) {
         this.registry = registry;
@@ -37,24 +46,35 @@ public final class ReadMeters {
 
     /** One finished read (HTTP or event bus), whatever its outcome. */
     public void recordRead(String source, String result, long nanos) {
-        Timer.builder("seaweedfs.rdma.read.latency")
-                .description("Needle reads, from request to last byte handed over")
-                .tag("source", bounded(source, SOURCES)).tag("result", bounded(result, RESULTS))
-                .publishPercentileHistogram()
-                .minimumExpectedValue(Duration.ofMillis(1).dividedBy(100))
-                .maximumExpectedValue(Duration.ofSeconds(30))
-                .register(registry)
-                .record(nanos, TimeUnit.NANOSECONDS);
+        int slot = tagIndex(source, SOURCE_TAGS) * RESULT_TAGS.size() + tagIndex(result, RESULT_TAGS);
+        Timer timer = latency.get(slot);
+        if (timer == null) {
+            timer = Timer.builder("seaweedfs.rdma.read.latency")
+                    .description("Needle reads, from request to last byte handed over")
+                    .tag("source", SOURCE_TAGS.get(slot / RESULT_TAGS.size()))
+                    .tag("result", RESULT_TAGS.get(slot % RESULT_TAGS.size()))
+                    .publishPercentileHistogram()
+                    .minimumExpectedValue(Duration.ofMillis(1).dividedBy(100))
+                    .maximumExpectedValue(Duration.ofSeconds(30))
+                    .register(registry); // idempotent: a racing thread gets the same timer
+            latency.set(slot, timer);
+        }
+        timer.record(nanos, TimeUnit.NANOSECONDS);
     }
 
     /** Body bytes handed to a client. */
     public void recordBytesServed(String source, long bytes) {
-        DistributionSummary.builder("seaweedfs.rdma.read.bytes")
-                .description("Needle bytes served per read")
-                .baseUnit("bytes")
-                .tag("source", bounded(source, SOURCES))
-                .register(registry)
-                .record(bytes);
+        int slot = tagIndex(source, SOURCE_TAGS);
+        DistributionSummary summary = served.get(slot);
+        if (summary == null) {
+            summary = DistributionSummary.builder("seaweedfs.rdma.read.bytes")
+                    .description("Needle bytes served per read")
+                    .baseUnit("bytes")
+                    .tag("source", SOURCE_TAGS.get(slot))
+                    .register(registry);
+            served.set(slot, summary);
+        }
+        summary.record(bytes);
     }
 
     public void bindReadsInFlight(Supplier<Number> inFlight) {
@@ -98,7 +118,15 @@ public final class ReadMeters {
         };
     }
 
-    private static String bounded(String value, Set<String> allowed) {
-        return value != null && allowed.contains(value) ? value : "other";
+    /** The allowed values in a fixed order, then "other". */
+    private static List<String> tagValues(Set<String> allowed) {
+        List<String> values = new ArrayList<>(new TreeSet<>(allowed));
+        values.add("other");
+        return List.copyOf(values);
+    }
+
+    private static int tagIndex(String value, List<String> tags) {
+        int i = value == null ? -1 : tags.indexOf(value);
+        return i >= 0 ? i : tags.size() - 1;
     }
 }

@@ -385,7 +385,7 @@ public final class AgentConnection {
             VolumeMirror current = mirrors.get(info.volumeId());
             // A newer epoch may have been published meanwhile; never go back to an older one.
             if (state != State.CLOSED && (current == null || current.needles() == needles || current.epoch() != needles.epoch())) {
-                release(mirrors.put(info.volumeId(), new VolumeMirror(info, unpacked, needles)));
+                release(mirrors.put(info.volumeId(), new VolumeMirror(info, unpacked, needles, peer)));
             } else {
                 unpacked.forEach(channel::releaseRemoteKey);
             }

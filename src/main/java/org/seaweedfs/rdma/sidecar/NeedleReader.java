@@ -144,7 +144,7 @@ public final class NeedleReader implements NeedleSource {
                         List<PooledBuffer> buffers, List<ByteBuffer> pieces) {
         try {
             VerifiedRecord record = VerifiedRecord.check(read.fid(), size, mirror.version(), pieces,
-                    System.currentTimeMillis(), SOURCE, "volume " + mirror.volumeId() + " of agent " + connection.peer(), offset);
+                    System.currentTimeMillis(), SOURCE, mirror.where(), offset);
             read.succeed(new VerifiedNeedle(record, buffers));
         } catch (StaleLocation e) {
             buffers.forEach(PooledBuffer::release);

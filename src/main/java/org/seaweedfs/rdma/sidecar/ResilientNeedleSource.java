@@ -65,6 +65,7 @@ public final class ResilientNeedleSource implements NeedleSource, ReadPathStatus
     private final Map<Fallback, NeedleSource> fallbackSources;
     private final ResilienceSettings settings;
     private final CircuitBreakerRegistry breakers;
+    private final BreakerTransitions transitions = new BreakerTransitions();
     private final RetryRegistry retries;
     private final MeterRegistry registry;
     private volatile ToLongFunction<String> mirrorSizes = agent -> 0;
@@ -105,9 +106,6 @@ public final class ResilientNeedleSource implements NeedleSource, ReadPathStatus
         }
         this.breakers = CircuitBreakerRegistry.of(settings.circuitBreakerConfig());
         this.retries = RetryRegistry.of(settings.retryConfig());
-        breakers.getEventPublisher().onEntryAdded(added -> added.getAddedEntry().getEventPublisher()
-                .onStateTransition(e -> LOG.info("Circuit breaker of agent " + e.getCircuitBreakerName() + ": "
-                        + e.getStateTransition().getFromState() + " -> " + e.getStateTransition().getToState())));
         // The pings are the strongest failure signal: a peer declared down opens its breaker at once (rather than
         // after a window of failed reads); once it is up again, the breaker's half-open trials close it.
         vertx.eventBus().<io.vertx.core.json.JsonObject>localConsumer(ConnectionManagerVerticle.PEER_STATE_ADDRESS, m -> {
@@ -115,6 +113,7 @@ public final class ResilientNeedleSource implements NeedleSource, ReadPathStatus
                 CircuitBreaker b = breakers.circuitBreaker(m.body().getString("agent"));
                 if (b.getState() == CircuitBreaker.State.CLOSED || b.getState() == CircuitBreaker.State.HALF_OPEN) {
                     b.transitionToOpenState();
+                    transitions.observe(b);
                 }
             }
         });
@@ -213,17 +212,20 @@ public final class ResilientNeedleSource implements NeedleSource, ReadPathStatus
 
     /** One RDMA attempt; on a retriable failure, schedules the next on the caller's context. */
     private <T> void attempt(Op<T> op, AgentPeer peer, CircuitBreaker breaker, Retry.AsyncContext<T> retry, Promise<T> outcome) {
-        if (!breaker.tryAcquirePermission()) {
+        boolean permitted = breaker.tryAcquirePermission();
+        transitions.observe(breaker);
+        if (!permitted) {
             CallNotPermittedException notPermitted = CallNotPermittedException.createCallNotPermittedException(breaker);
             retry.onError(notPermitted);
             outcome.fail(notPermitted);
             return;
         }
         long start = System.nanoTime();
-        withTimeout(op, rdma, "RDMA read through agent " + peer.name()).onComplete(ar -> {
+        withTimeout(op, rdma, peer).onComplete(ar -> {
             long nanos = System.nanoTime() - start;
             if (ar.succeeded()) {
                 breaker.onSuccess(nanos, TimeUnit.NANOSECONDS);
+                transitions.observe(breaker);
                 retry.onComplete();
                 outcome.complete(ar.result());
                 return;
@@ -237,6 +239,7 @@ public final class ResilientNeedleSource implements NeedleSource, ReadPathStatus
             } else {
                 breaker.onError(nanos, TimeUnit.NANOSECONDS, failure);
             }
+            transitions.observe(breaker);
             long wait = retry.onError(failure);
             if (wait < 0 || !peer.isUp()) {
                 outcome.fail(failure);
@@ -281,11 +284,11 @@ public final class ResilientNeedleSource implements NeedleSource, ReadPathStatus
      * The RDMA attempt's result, or TIMEOUT after {@code attemptTimeout}; a late result is given back. (The
      * fallbacks bound their own time: the HTTP one per request and replica, the read-through per request.)
      */
-    private <T> Future<T> withTimeout(Op<T> op, NeedleSource source, String what) {
+    private <T> Future<T> withTimeout(Op<T> op, NeedleSource source, AgentPeer peer) {
         Promise<T> promise = Promise.promise();
         long timeoutMs = settings.attemptTimeout().toMillis();
         long timer = vertx.setTimer(Math.max(1, timeoutMs), t -> promise.tryFail(new ReadFailure(
-                ReadFailure.Kind.TIMEOUT, what + " took longer than " + timeoutMs + " ms")));
+                ReadFailure.Kind.TIMEOUT, "RDMA read through agent " + peer.name() + " took longer than " + timeoutMs + " ms")));
         Future<T> attempt;
         try {
             attempt = op.on(source);

@@ -15,14 +15,22 @@ public final class VolumeMirror {
     private final VolumeInfo info;
     private final List<UcxRemoteKey> keys;
     private final NeedleMapMirror needles;
+    private final String where;
 
-    VolumeMirror(VolumeInfo info, List<UcxRemoteKey> keys, NeedleMapMirror needles) {
+    /** @param agent the agent's address, for messages */
+    VolumeMirror(VolumeInfo info, List<UcxRemoteKey> keys, NeedleMapMirror needles, String agent) {
         if (keys.size() != info.segments().size() || needles.epoch() != info.epoch()) {
             throw new IllegalArgumentException("volume " + info.volumeId() + ": keys or map do not match the volume");
         }
         this.info = info;
         this.keys = List.copyOf(keys);
         this.needles = needles;
+        this.where = "volume " + info.volumeId() + " of agent " + agent; // built once, not per read
+    }
+
+    /** "volume V of agent A", for messages about its records. */
+    public String where() {
+        return where;
     }
 
     public VolumeInfo info() {

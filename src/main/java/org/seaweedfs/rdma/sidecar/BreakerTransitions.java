@@ -1,0 +1,31 @@
+package org.seaweedfs.rdma.sidecar;
+
+import io.github.resilience4j.circuitbreaker.CircuitBreaker;
+import io.vertx.core.internal.logging.Logger;
+import io.vertx.core.internal.logging.LoggerFactory;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ConcurrentMap;
+
+/**
+ * Logs each agent breaker's state changes, found by comparing its state after every call that may change it.
+ * Resilience4j would tell us through its event publisher, but any consumer there makes every call build an
+ * event (with a time-zone lookup): measurable on a read path doing tens of thousands of reads per second.
+ * Thread-safe; each change is logged once.
+ */
+final class BreakerTransitions {
+
+    private static final Logger LOG = LoggerFactory.getLogger(BreakerTransitions.class);
+
+    private final ConcurrentMap<String, CircuitBreaker.State> lastSeen = new ConcurrentHashMap<>();
+
+    /** Call after {@code tryAcquirePermission}, {@code onSuccess}/{@code onError} or a forced transition. */
+    void observe(CircuitBreaker breaker) {
+        CircuitBreaker.State now = breaker.getState();
+        CircuitBreaker.State before = lastSeen.put(breaker.getName(), now);
+        if (before != null && before != now) {
+            LOG.info("Circuit breaker of agent " + breaker.getName() + ": " + before + " -> " + now);
+        } else if (before == null && now != CircuitBreaker.State.CLOSED) {
+            LOG.info("Circuit breaker of agent " + breaker.getName() + ": " + now);
+        }
+    }
+}

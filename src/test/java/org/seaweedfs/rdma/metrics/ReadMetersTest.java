@@ -1,0 +1,52 @@
+package org.seaweedfs.rdma.metrics;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNull;
+
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.Test;
+
+class ReadMetersTest {
+
+    private final SimpleMeterRegistry registry = new SimpleMeterRegistry();
+    private final ReadMeters meters = new ReadMeters(registry);
+
+    @Test
+    void readsAreTimedPerSourceAndResult() {
+        meters.recordRead("rdma", "ok", 2_000);
+        meters.recordRead("rdma", "ok", 4_000);
+        meters.recordRead("http", "not_found", 1_000);
+
+        var ok = registry.get("seaweedfs.rdma.read.latency").tag("source", "rdma").tag("result", "ok").timer();
+        assertEquals(2, ok.count());
+        assertEquals(6_000, ok.totalTime(TimeUnit.NANOSECONDS), 0.5);
+        assertEquals(1, registry.get("seaweedfs.rdma.read.latency").tag("source", "http").tag("result", "not_found")
+                .timer().count());
+        assertNull(registry.find("seaweedfs.rdma.read.latency").tag("source", "http").tag("result", "ok").timer());
+    }
+
+    @Test
+    void unknownTagValuesAreRecordedAsOther() {
+        meters.recordRead("0123456789abcdef", "weird", 1);
+        meters.recordRead(null, null, 1);
+        meters.recordRead("none", ReadMeters.resultOf(413), 1);
+
+        assertEquals(2, registry.get("seaweedfs.rdma.read.latency").tag("source", "other").tag("result", "other")
+                .timer().count());
+        assertEquals(1, registry.get("seaweedfs.rdma.read.latency").tag("source", "none").tag("result", "too_large")
+                .timer().count());
+    }
+
+    @Test
+    void bytesServedAreSummedPerSource() {
+        meters.recordBytesServed("rdma", 4096);
+        meters.recordBytesServed("rdma", 100);
+        meters.recordBytesServed("elsewhere", 7);
+
+        var rdma = registry.get("seaweedfs.rdma.read.bytes").tag("source", "rdma").summary();
+        assertEquals(2, rdma.count());
+        assertEquals(4196, rdma.totalAmount(), 0.5);
+        assertEquals(7, registry.get("seaweedfs.rdma.read.bytes").tag("source", "other").summary().totalAmount(), 0.5);
+    }
+}
