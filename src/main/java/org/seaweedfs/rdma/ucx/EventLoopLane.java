@@ -25,9 +25,16 @@ final class EventLoopLane {
 
     /** The lane's copy of a channel key; closed once the key is released and no lane get uses it. */
     static final class LaneKey {
+        private final UcxMetrics metrics;
         private UcpRemoteKey ucpKey;
         private int inFlight;
         private boolean retired;
+
+        private LaneKey(UcxMetrics metrics, UcpRemoteKey ucpKey) {
+            this.metrics = metrics;
+            this.ucpKey = ucpKey;
+            metrics.laneKeyUnpacked();
+        }
 
         private void closeIfUnused() {
             if (retired && inFlight == 0) {
@@ -40,6 +47,7 @@ final class EventLoopLane {
             if (ucpKey != null) {
                 ucpKey.close();
                 ucpKey = null;
+                metrics.laneKeyClosed();
             }
         }
     }
@@ -50,6 +58,8 @@ final class EventLoopLane {
     private final Map<UcxRemoteKey, LaneKey> keys = new IdentityHashMap<>();
     private LaneGetOp head; // gets in flight
     private UcxTransportException failure; // set by the endpoint's error handler
+    private UcxTransportException drainCause; // set when the lane takes no more gets and waits for its gets in flight
+    private long drainDeadline;
     private boolean closed;
 
     private EventLoopLane(LaneWorker worker, UcxChannel channel, UcpWorker ucpWorker, byte[] peerAddress,
@@ -88,8 +98,7 @@ final class EventLoopLane {
     private LaneKey keyCopy(UcxRemoteKey key) {
         LaneKey copy = keys.get(key);
         if (copy == null) {
-            copy = new LaneKey();
-            copy.ucpKey = endpoint.unpackRemoteKey(key.packedDirect());
+            copy = new LaneKey(channel.metrics(), endpoint.unpackRemoteKey(key.packedDirect()));
             keys.put(key, copy);
         }
         return copy;
@@ -144,6 +153,25 @@ final class EventLoopLane {
 
     UcxTransportException failure() {
         return failure;
+    }
+
+    /**
+     * Takes no more gets (its worker forgets it) but lets UCX finish the ones in flight, until {@code deadlineNanos}:
+     * a get is reported only once UCX is done with it, so a caller never reuses a buffer UCX may still write, and the
+     * peer is left with no replies queued to an endpoint that went away.
+     */
+    void drain(UcxTransportException cause, long deadlineNanos) {
+        drainCause = cause;
+        drainDeadline = deadlineNanos;
+    }
+
+    /** Draining and ready to close: nothing in flight, the endpoint failed, or the time is up. */
+    boolean drained(long nowNanos) {
+        return head == null || failure != null || nowNanos - drainDeadline > 0;
+    }
+
+    UcxTransportException drainCause() {
+        return failure != null ? failure : drainCause;
     }
 
     boolean isClosed() {

@@ -43,6 +43,8 @@ final class LaneWorker {
      */
     private static final int SYNC_COMPLETIONS = 32;
     static final long IDLE_PROGRESS_MS = 100;
+    /** How long a lane of a closed channel waits for its gets in flight before it force-closes. */
+    private static final long DRAIN_TIMEOUT_MS = 2_000;
 
     private final UcxWorkerVerticle owner;
     private final EventLoop eventLoop;
@@ -52,6 +54,7 @@ final class LaneWorker {
     private final Set<UcxChannel> refused = new HashSet<>(); // channels whose lane could not be made here
     private final ArrayDeque<LaneGetOp> completed = new ArrayDeque<>();
     private final ArrayList<EventLoopLane> failedLanes = new ArrayList<>();
+    private final ArrayList<EventLoopLane> draining = new ArrayList<>(); // no new gets, waiting for the ones in flight
     private final ArrayList<UcpRequest> closing = new ArrayList<>();
     private final Runnable pollTask = this::poll;
     private int pending; // gets issued and not yet delivered
@@ -135,12 +138,33 @@ final class LaneWorker {
         }
     }
 
-    /** Event loop: the channel closed; its lane fails its gets and closes its endpoint. */
+    /** Event loop: the channel closed; its lane takes no more gets and closes once those in flight are done. */
     void channelClosed(UcxChannel channel, UcxTransportException cause) {
         refused.remove(channel);
         EventLoopLane lane = lanes.remove(channel);
         if (lane != null) {
-            retire(lane, cause); // its failed gets are delivered by the next polling task
+            drain(lane, cause, DRAIN_TIMEOUT_MS);
+        }
+    }
+
+    private void drain(EventLoopLane lane, UcxTransportException cause, long timeoutMs) {
+        lane.drain(cause, System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(timeoutMs));
+        draining.add(lane);
+        closeDrainedLanes();
+    }
+
+    /** Closes draining lanes whose gets are done (or whose time is up: a forced close fails what is left). */
+    private void closeDrainedLanes() {
+        if (draining.isEmpty()) {
+            return;
+        }
+        long now = System.nanoTime();
+        for (int i = draining.size() - 1; i >= 0; i--) {
+            EventLoopLane lane = draining.get(i);
+            if (lane.drained(now)) {
+                draining.remove(i);
+                retire(lane, lane.drainCause());
+            }
         }
     }
 
@@ -153,8 +177,8 @@ final class LaneWorker {
     }
 
     /**
-     * Event loop: fails every lane's gets, closes their endpoints (progressed until closed, at most
-     * {@code timeoutMs}) and then the worker. {@code done} gets false when an endpoint close did not finish in time.
+     * Event loop: every lane takes no more gets; once their gets in flight are done (those left after
+     * {@code timeoutMs} fail) their endpoints are closed, progressed until closed, and then the worker.
      */
     void close(UcxTransportException cause, long timeoutMs, Promise<Boolean> done) {
         if (closed) {
@@ -166,8 +190,9 @@ final class LaneWorker {
             idleTimer.cancel(false);
             idleTimer = null;
         }
+        long drainMs = Math.min(DRAIN_TIMEOUT_MS, timeoutMs / 2);
         for (EventLoopLane lane : lanes.values()) {
-            retire(lane, cause);
+            drain(lane, cause, drainMs);
         }
         lanes.clear();
         refused.clear();
@@ -181,16 +206,22 @@ final class LaneWorker {
             return;
         }
         progressAll();
+        if (!failedLanes.isEmpty()) {
+            retireFailedLanes();
+        }
+        closeDrainedLanes();
         deliverQueued();
         closing.removeIf(UcpRequest::isCompleted);
         boolean timedOut = System.nanoTime() - deadline > 0;
-        if (!closing.isEmpty() && !timedOut && execute(() -> finishClose(deadline, done))) {
+        boolean busy = !closing.isEmpty() || !draining.isEmpty();
+        if (busy && !timedOut && execute(() -> finishClose(deadline, done))) {
             return; // a task per pass: the event loop keeps serving its other work meanwhile
         }
-        if (!closing.isEmpty()) {
+        if (busy) {
             log.warn(closing.size() + " UCX lane endpoint(s) did not close in time on " + name + "; destroying the worker");
         }
         closing.clear();
+        draining.clear();
         worker.close();
         done.tryComplete(true);
     }
@@ -239,6 +270,7 @@ final class LaneWorker {
         if (!failedLanes.isEmpty()) {
             retireFailedLanes();
         }
+        closeDrainedLanes();
         deliverQueued();
         if (pending > 0) {
             if (!progressed) {
@@ -260,10 +292,11 @@ final class LaneWorker {
             if (!failedLanes.isEmpty()) {
                 retireFailedLanes();
             }
+            closeDrainedLanes();
             deliverQueued();
         }
         closing.removeIf(UcpRequest::isCompleted);
-        if (lanes.isEmpty() && closing.isEmpty() && pending == 0 && idleTimer != null) {
+        if (lanes.isEmpty() && draining.isEmpty() && closing.isEmpty() && pending == 0 && idleTimer != null) {
             idleTimer.cancel(false);
             idleTimer = null;
         }
@@ -274,6 +307,7 @@ final class LaneWorker {
             if (lanes.get(lane.channel) == lane) {
                 lanes.remove(lane.channel);
             }
+            draining.remove(lane);
             owner.metrics().error();
             log.debug("Retiring a UCX event-loop lane on " + name + ": " + lane.failure().getMessage());
             retire(lane, lane.failure());

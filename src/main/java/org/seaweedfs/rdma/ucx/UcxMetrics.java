@@ -16,6 +16,7 @@ public final class UcxMetrics {
     private final LongAdder channelsClosed = new LongAdder();
     private final LongAdder laneGets = new LongAdder();
     private final LongAdder lanesOpen = new LongAdder();
+    private final LongAdder laneKeys = new LongAdder();
 
     void getCompleted(long bytes) {
         gets.increment();
@@ -34,6 +35,14 @@ public final class UcxMetrics {
 
     void laneClosed() {
         lanesOpen.decrement();
+    }
+
+    void laneKeyUnpacked() {
+        laneKeys.increment();
+    }
+
+    void laneKeyClosed() {
+        laneKeys.decrement();
     }
 
     void frameSent(long bytes) {
@@ -76,6 +85,11 @@ public final class UcxMetrics {
     /** Lanes open now: one per event loop and channel that issued gets on it. */
     public long lanes() {
         return lanesOpen.sum();
+    }
+
+    /** Remote keys unpacked on lanes and not closed yet (each lane holds its own copy of a channel's key). */
+    public long laneRemoteKeys() {
+        return laneKeys.sum();
     }
 
     public LongAdder framesSent() {
