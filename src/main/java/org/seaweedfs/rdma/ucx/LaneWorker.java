@@ -266,18 +266,15 @@ final class LaneWorker {
         if (closed) {
             return;
         }
-        boolean progressed = progressAll();
+        progressAll();
         if (!failedLanes.isEmpty()) {
             retireFailedLanes();
         }
         closeDrainedLanes();
         deliverQueued();
         if (pending > 0) {
-            if (!progressed) {
-                // Nothing moved: the peer has to act (emulated gets are served by its progress thread). On a busy
-                // host give it the core rather than spin against it; on an idle one this returns at once.
-                Thread.yield();
-            }
+            // Busy polling (no yield, no sleep): measured here, yielding to wait for a peer that serves emulated
+            // gets cost more latency than it gave the peer. Only while gets are in flight.
             schedulePoll();
         }
     }
@@ -329,11 +326,19 @@ final class LaneWorker {
         }
     }
 
-    /** Hands queued completions to their callers: each on its own context, on this (its) thread. */
+    /**
+     * Hands the completions queued so far to their callers, each on its own context, on this (its) thread. Those
+     * queued meanwhile (a caller issuing its next get from a completion) wait for the next task, so a caller that
+     * chains gets forever still lets the event loop serve its other work between two tasks.
+     */
     private void deliverQueued() {
-        for (LaneGetOp op; (op = completed.poll()) != null; ) {
+        for (int n = completed.size(); n > 0; n--) {
+            LaneGetOp op = completed.poll();
             settle(op);
             op.context.emit(null, op);
+        }
+        if (!completed.isEmpty() && !closed) {
+            schedulePoll();
         }
     }
 
@@ -347,13 +352,11 @@ final class LaneWorker {
         }
     }
 
-    /** Progress until UCX has nothing more to do (bounded, so the event loop gets back to its I/O); true if any. */
-    private boolean progressAll() {
-        int passes = 0;
-        while (passes < MAX_PROGRESS_PER_PASS && progressOnce() > 0) {
-            passes++;
+    /** Progress until UCX has nothing more to do (bounded, so the event loop gets back to its I/O). */
+    private void progressAll() {
+        for (int i = 0; i < MAX_PROGRESS_PER_PASS && progressOnce() > 0; i++) {
+            // each pass may complete gets; their callbacks only queue them
         }
-        return passes > 0;
     }
 
     private int progressOnce() {
