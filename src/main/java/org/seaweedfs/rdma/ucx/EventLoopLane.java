@@ -79,17 +79,28 @@ final class EventLoopLane {
 
     /** Issues a get; the op is always returned, finished at once when it could not be issued. */
     LaneGetOp issue(ContextInternal context, long remoteAddress, UcxRemoteKey key, long localAddress, long length) {
-        LaneKey copy = key.isReleased() ? null : keyCopy(key);
+        LaneKey copy = null;
+        UcxException unpackFailure = null;
+        if (!key.isReleased()) {
+            try {
+                copy = keyCopy(key);
+            } catch (UcxException e) {
+                unpackFailure = e;
+            }
+        }
         LaneGetOp op = new LaneGetOp(this, context, copy, remoteAddress, length);
         track(op);
-        if (copy == null) {
+        if (unpackFailure != null) {
+            op.finish(channel.operationError("remote key unpack (event-loop lane)", unpackFailure.getStatus(),
+                    unpackFailure.getMessage()));
+        } else if (copy == null) {
             op.finish(new UcxTransportException("remote key is closed on " + channel));
-            return op;
-        }
-        try {
-            endpoint.getNonBlocking(remoteAddress, copy.ucpKey, localAddress, length, op);
-        } catch (UcxException e) {
-            op.finish(channel.operationError(op.describe(), e.getStatus(), e.getMessage()));
+        } else {
+            try {
+                endpoint.getNonBlocking(remoteAddress, copy.ucpKey, localAddress, length, op);
+            } catch (UcxException e) {
+                op.finish(channel.operationError(op.describe(), e.getStatus(), e.getMessage()));
+            }
         }
         return op;
     }

@@ -74,7 +74,10 @@ final class LaneWorker {
     static LaneWorker open(UcxWorkerVerticle owner, EventLoop eventLoop, UcpContext context) {
         String name = "ucx lanes of " + Thread.currentThread().getName();
         try {
-            return new LaneWorker(owner, eventLoop, name, context.newWorker(new UcpWorkerParams()));
+            LaneWorker worker = new LaneWorker(owner, eventLoop, name, context.newWorker(new UcpWorkerParams()));
+            log.info("UCX gets issued on " + Thread.currentThread().getName() + " now run on its own UCX worker"
+                    + " (event-loop lanes; ucx.eventLoopLanes)");
+            return worker;
         } catch (RuntimeException e) {
             log.warn("No UCX event-loop lanes on " + Thread.currentThread().getName()
                     + " (its gets go through the UCX owner thread): " + e.getMessage());
@@ -121,11 +124,6 @@ final class LaneWorker {
     /** Inside progress: a lane's endpoint failed; it is retired after the pass. */
     void laneFailed(EventLoopLane lane) {
         failedLanes.add(lane);
-    }
-
-    /** Lanes open on this worker (event loop only). */
-    int laneCount() {
-        return lanes.size();
     }
 
     /** Any thread: runs {@code task} on this worker's event loop; false when the loop no longer runs tasks. */
