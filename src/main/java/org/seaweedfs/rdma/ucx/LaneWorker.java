@@ -203,12 +203,7 @@ final class LaneWorker {
             done.tryComplete(true);
             return;
         }
-        progressAll();
-        if (!failedLanes.isEmpty()) {
-            retireFailedLanes();
-        }
-        closeDrainedLanes();
-        deliverQueued();
+        progressPass();
         closing.removeIf(UcpRequest::isCompleted);
         boolean timedOut = System.nanoTime() - deadline > 0;
         boolean busy = !closing.isEmpty() || !draining.isEmpty();
@@ -216,10 +211,15 @@ final class LaneWorker {
             return; // a task per pass: the event loop keeps serving its other work meanwhile
         }
         if (busy) {
-            log.warn(closing.size() + " UCX lane endpoint(s) did not close in time on " + name + "; destroying the worker");
+            log.warn((closing.size() + draining.size()) + " UCX lane endpoint(s) did not close in time on " + name
+                    + "; destroying the worker");
+            for (EventLoopLane lane : draining) {
+                retire(lane, lane.drainCause()); // forced: what is still in flight fails now
+            }
+            draining.clear();
+            deliverQueued();
         }
         closing.clear();
-        draining.clear();
         worker.close();
         done.tryComplete(true);
     }
@@ -264,12 +264,7 @@ final class LaneWorker {
         if (closed) {
             return;
         }
-        progressAll();
-        if (!failedLanes.isEmpty()) {
-            retireFailedLanes();
-        }
-        closeDrainedLanes();
-        deliverQueued();
+        progressPass();
         if (pending > 0) {
             // Busy polling (no yield, no sleep): measured here, yielding to wait for a peer that serves emulated
             // gets cost more latency than it gave the peer. Only while gets are in flight.
@@ -283,18 +278,23 @@ final class LaneWorker {
             return;
         }
         if (!pollScheduled) {
-            progressAll();
-            if (!failedLanes.isEmpty()) {
-                retireFailedLanes();
-            }
-            closeDrainedLanes();
-            deliverQueued();
+            progressPass();
         }
         closing.removeIf(UcpRequest::isCompleted);
         if (lanes.isEmpty() && draining.isEmpty() && closing.isEmpty() && pending == 0 && idleTimer != null) {
             idleTimer.cancel(false);
             idleTimer = null;
         }
+    }
+
+    /** One pass: progress, then retire failed lanes, close drained ones and deliver completions (never in a callback). */
+    private void progressPass() {
+        progressAll();
+        if (!failedLanes.isEmpty()) {
+            retireFailedLanes();
+        }
+        closeDrainedLanes();
+        deliverQueued();
     }
 
     private void retireFailedLanes() {
