@@ -10,6 +10,7 @@ import io.vertx.core.internal.logging.Logger;
 import io.vertx.core.internal.logging.LoggerFactory;
 import org.openucx.jucx.UcxCallback;
 import org.openucx.jucx.UcxException;
+import org.openucx.jucx.UcxUtils;
 import org.openucx.jucx.ucp.UcpAmData;
 import org.openucx.jucx.ucp.UcpEndpoint;
 import org.openucx.jucx.ucp.UcpRequest;
@@ -49,6 +50,7 @@ public final class UcxChannel {
     private final boolean accepted;
     private volatile State state = State.CONNECTING;
     private volatile UcxTransportException closeCause;
+    private volatile byte[] peerWorkerAddress; // from the handshake; null: the peer gets no event-loop lanes
 
     // Owner-thread state.
     private UcpEndpoint endpoint;
@@ -214,6 +216,10 @@ public final class UcxChannel {
     /**
      * Reads {@code length} bytes at {@code remoteAddress} of the peer's memory (described by {@code key}) into local
      * memory at {@code localAddress}, which should lie in a region registered with this worker.
+     *
+     * <p>Called on an event loop of the worker's Vert.x, the get runs on that event loop's lane (its own UCX worker and
+     * endpoint to the peer), and may complete before this returns; from any other thread it goes through the
+     * worker's owner thread.
      */
     public Future<Void> get(long remoteAddress, UcxRemoteKey key, long localAddress, long length) {
         if (key == null || key.channel() != this) {
@@ -229,6 +235,11 @@ public final class UcxChannel {
         UcxTransportException unusable = unusableReason();
         if (unusable != null) {
             return Future.failedFuture(unusable);
+        }
+        LaneRegistry lanes = owner.lanes();
+        Future<Void> onLane = lanes == null ? null : lanes.get(this, remoteAddress, key, localAddress, length);
+        if (onLane != null) {
+            return onLane;
         }
         GetOp op = new GetOp(this, owner.callerContext(), remoteAddress, key, localAddress, length);
         loop().execute(op);
@@ -274,6 +285,11 @@ public final class UcxChannel {
 
     long endpointId() {
         return endpointId;
+    }
+
+    /** Any thread: the peer worker's address from the handshake, or null (an older peer: no lanes). */
+    byte[] peerWorkerAddress() {
+        return peerWorkerAddress;
     }
 
     /** Any thread: why a new operation cannot run, or null when it can. */
@@ -324,10 +340,11 @@ public final class UcxChannel {
     }
 
     /** Server side: the client's hello arrived. Opens the channel, answers, hands it to the accept handler. */
-    void helloReceived() {
+    void helloReceived(byte[] workerAddress) {
         if (state != State.CONNECTING) {
             return;
         }
+        peerWorkerAddress = workerAddress;
         state = State.OPEN;
         metrics().channelOpened();
         sendControl(ActiveMessages.HELLO_ACK);
@@ -338,10 +355,11 @@ public final class UcxChannel {
     }
 
     /** Client side: the server acknowledged the hello. */
-    void helloAcknowledged() {
+    void helloAcknowledged(byte[] workerAddress) {
         if (state != State.CONNECTING) {
             return;
         }
+        peerWorkerAddress = workerAddress;
         state = State.OPEN;
         metrics().channelOpened();
         Promise<UcxChannel> promise = connectPromise;
@@ -496,6 +514,7 @@ public final class UcxChannel {
         keys.remove(key.packed());
         retiring.add(key);
         closeRetiredKeys();
+        lanes().keyReleased(key);
     }
 
     /** Closes released keys that no pending get still uses (a native key must outlive the gets issued with it). */
@@ -580,6 +599,7 @@ public final class UcxChannel {
         endpointClosing = true;
         state = State.CLOSING;
         owner.forget(this);
+        lanes().channelClosed(this, closeCause != null ? closeCause : new UcxTransportException(this + " is closed"));
         if (afterFlush) {
             closeKeys(); // orderly: keys before their endpoint
         }
@@ -650,14 +670,21 @@ public final class UcxChannel {
         }
     }
 
+    private LaneRegistry lanes() {
+        return owner.lanes();
+    }
+
+    /** A handshake message, carrying this worker's address for the peer's lanes. */
     private void sendControl(int amId) {
+        ByteBuffer address = owner.workerAddress();
         try {
-            endpoint.sendAmNonBlocking(amId, 0L, 0L, 0L, 0L, ActiveMessages.SEND_FLAGS, new UcxCallback() {
-                @Override
-                public void onError(int ucsStatus, String errorMsg) {
-                    // The endpoint error handler reports the failure; nothing else to do.
-                }
-            });
+            endpoint.sendAmNonBlocking(amId, 0L, 0L, UcxUtils.getAddress(address), address.remaining(),
+                    ActiveMessages.SEND_FLAGS, new UcxCallback() {
+                        @Override
+                        public void onError(int ucsStatus, String errorMsg) {
+                            // The endpoint error handler reports the failure; nothing else to do.
+                        }
+                    });
         } catch (UcxException e) {
             fail(operationError("handshake", e.getStatus(), e.getMessage()));
         }

@@ -14,10 +14,35 @@ public final class UcxMetrics {
     private final LongAdder errors = new LongAdder();
     private final LongAdder channelsOpened = new LongAdder();
     private final LongAdder channelsClosed = new LongAdder();
+    private final LongAdder laneGets = new LongAdder();
+    private final LongAdder lanesOpen = new LongAdder();
+    private final LongAdder laneKeys = new LongAdder();
 
     void getCompleted(long bytes) {
         gets.increment();
         getBytes.add(bytes);
+    }
+
+    /** A get that completed on an event-loop lane (also counted in {@link #gets()}). */
+    void laneGetCompleted(long bytes) {
+        getCompleted(bytes);
+        laneGets.increment();
+    }
+
+    void laneOpened() {
+        lanesOpen.increment();
+    }
+
+    void laneClosed() {
+        lanesOpen.decrement();
+    }
+
+    void laneKeyUnpacked() {
+        laneKeys.increment();
+    }
+
+    void laneKeyClosed() {
+        laneKeys.decrement();
     }
 
     void frameSent(long bytes) {
@@ -50,6 +75,21 @@ public final class UcxMetrics {
     /** Bytes moved by successful gets. */
     public LongAdder getBytes() {
         return getBytes;
+    }
+
+    /** Gets completed on an event-loop lane, without a hand-off to the owner thread (part of {@link #gets()}). */
+    public LongAdder laneGets() {
+        return laneGets;
+    }
+
+    /** Lanes open now: one per event loop and channel that issued gets on it. */
+    public long lanes() {
+        return lanesOpen.sum();
+    }
+
+    /** Remote keys unpacked on lanes and not closed yet (each lane holds its own copy of a channel's key). */
+    public long laneRemoteKeys() {
+        return laneKeys.sum();
     }
 
     public LongAdder framesSent() {

@@ -6,7 +6,8 @@ import java.nio.ByteBuffer;
 
 /**
  * A peer's memory key unpacked on one channel. It is valid only for gets on that channel, until every holder
- * released it ({@link UcxChannel#releaseRemoteKey}) or the channel closed.
+ * released it ({@link UcxChannel#releaseRemoteKey}) or the channel closed. Event-loop lanes unpack their own copy
+ * of the packed bytes on their endpoint ({@link EventLoopLane}) and close it once the key is released.
  */
 public final class UcxRemoteKey {
 
@@ -38,6 +39,17 @@ public final class UcxRemoteKey {
 
     ByteBuffer packed() {
         return packed;
+    }
+
+    /** Any thread: released by its last holder or closed; new gets with it fail. */
+    boolean isReleased() {
+        return released;
+    }
+
+    /** Any thread: a direct copy of the packed bytes, for a lane to unpack on its own endpoint. */
+    ByteBuffer packedDirect() {
+        ByteBuffer source = packed.duplicate().clear();
+        return ByteBuffer.allocateDirect(source.remaining()).put(source).flip();
     }
 
     int holders() {

@@ -45,6 +45,10 @@ import java.util.regex.Pattern;
  *                           could include an RDMA transport ({@code all}, an exclusion list {@code ^...}, or any
  *                           {@code rc*}, {@code ud*}, {@code dc*}, {@code ib} entry), off otherwise;
  *                           {@link #withTls} re-derives it, so call {@link #withOnDemandPaging} after it to override.
+ * @param eventLoopLanes     gets issued on a Vert.x event loop run on a UCX worker owned by that event loop (a lane per
+ *                           event loop and channel), completing on the caller's thread without a hand-off to the
+ *                           owner thread ({@code ucx.eventLoopLanes}, default true, or JVM property
+ *                           {@value #LANES_PROPERTY}). Off: every get goes through the owner thread.
  * @param extraConfig        raw UCX context settings without the UCX_ prefix ({@code ucx.config}, e.g.
  *                           {@code RNDV_THRESH: "64K"}); applied last on the context. Transport-level keys
  *                           (TCP_*, POSIX_*, RC_* ...) are ignored there by UCX 1.13: put them in the environment.
@@ -55,7 +59,7 @@ import java.util.regex.Pattern;
 public record UcxSettings(String tls, String netDevices, boolean peerErrorHandling, int spinIterations,
                           int tcpTxSegSize, int tcpRxSegSize, int maxFrameBytes, long connectTimeoutMs,
                           boolean probeTransports, int maxRemoteKeys, boolean onDemandPaging,
-                          Map<String, String> extraConfig) {
+                          boolean eventLoopLanes, Map<String, String> extraConfig) {
 
     public static final String DEFAULT_TLS = "sm,tcp,self";
 
@@ -64,7 +68,7 @@ public record UcxSettings(String tls, String netDevices, boolean peerErrorHandli
     private static final Pattern UCX_KEY = Pattern.compile("[A-Z][A-Z0-9_]*");
     private static final int MAX_SEG_SIZE = 64 << 20;
     private static final Set<String> KEYS = Set.of("tls", "netDevices", "peerErrorHandling", "spinIterations",
-            "tcpTxSegSize", "tcpRxSegSize", "maxFrameBytes", "connectTimeoutMs", "probeTransports", "maxRemoteKeys", "onDemandPaging", "config");
+            "tcpTxSegSize", "tcpRxSegSize", "maxFrameBytes", "connectTimeoutMs", "probeTransports", "maxRemoteKeys", "onDemandPaging", "eventLoopLanes", "config");
     private static final Pattern RDMA_TRANSPORT = Pattern.compile("all|ib|(rc|ud|dc)[A-Za-z0-9_]*");
     private static final int MAX_REMOTE_KEYS = 1 << 24;
 
@@ -106,10 +110,14 @@ public record UcxSettings(String tls, String netDevices, boolean peerErrorHandli
     /** JVM property overriding the default of {@link #spinIterations} (a tuning knob, not a configuration key). */
     public static final String SPIN_PROPERTY = "seaweedfs.ucx.spinIterations";
 
+    /** JVM property overriding the default of {@link #eventLoopLanes} ({@code false} turns lanes off). */
+    public static final String LANES_PROPERTY = "seaweedfs.ucx.eventLoopLanes";
+
     public static UcxSettings defaults() {
         return new UcxSettings(DEFAULT_TLS, "all", true, Integer.getInteger(SPIN_PROPERTY, 1000), 0, 0, 64 << 20,
                 10_000, true, 65_536,
-                mayUseRdma(DEFAULT_TLS), Map.of());
+                mayUseRdma(DEFAULT_TLS),
+                Boolean.parseBoolean(System.getProperty(LANES_PROPERTY, "true")), Map.of());
     }
 
     /** Whether a UCX_TLS list could select an RDMA transport (and so wants on-demand paging by default). */
@@ -148,47 +156,53 @@ public record UcxSettings(String tls, String netDevices, boolean peerErrorHandli
                 (int) number(ucx, "tcpTxSegSize", d.tcpTxSegSize), (int) number(ucx, "tcpRxSegSize", d.tcpRxSegSize),
                 (int) number(ucx, "maxFrameBytes", d.maxFrameBytes), number(ucx, "connectTimeoutMs", d.connectTimeoutMs),
                 bool(ucx, "probeTransports", d.probeTransports), (int) number(ucx, "maxRemoteKeys", d.maxRemoteKeys),
-                bool(ucx, "onDemandPaging", mayUseRdma(tls)), extra);
+                bool(ucx, "onDemandPaging", mayUseRdma(tls)),
+                bool(ucx, "eventLoopLanes", d.eventLoopLanes), extra);
     }
 
     public UcxSettings withTls(String newTls) {
         return new UcxSettings(newTls, netDevices, peerErrorHandling, spinIterations, tcpTxSegSize, tcpRxSegSize,
-                maxFrameBytes, connectTimeoutMs, probeTransports, maxRemoteKeys, mayUseRdma(newTls), extraConfig);
+                maxFrameBytes, connectTimeoutMs, probeTransports, maxRemoteKeys, mayUseRdma(newTls), eventLoopLanes, extraConfig);
     }
 
     public UcxSettings withNetDevices(String devices) {
         return new UcxSettings(tls, devices, peerErrorHandling, spinIterations, tcpTxSegSize, tcpRxSegSize,
-                maxFrameBytes, connectTimeoutMs, probeTransports, maxRemoteKeys, onDemandPaging, extraConfig);
+                maxFrameBytes, connectTimeoutMs, probeTransports, maxRemoteKeys, onDemandPaging, eventLoopLanes, extraConfig);
     }
 
     public UcxSettings withSpinIterations(int iterations) {
         return new UcxSettings(tls, netDevices, peerErrorHandling, iterations, tcpTxSegSize, tcpRxSegSize,
-                maxFrameBytes, connectTimeoutMs, probeTransports, maxRemoteKeys, onDemandPaging, extraConfig);
+                maxFrameBytes, connectTimeoutMs, probeTransports, maxRemoteKeys, onDemandPaging, eventLoopLanes, extraConfig);
     }
 
     public UcxSettings withPeerErrorHandling(boolean on) {
         return new UcxSettings(tls, netDevices, on, spinIterations, tcpTxSegSize, tcpRxSegSize,
-                maxFrameBytes, connectTimeoutMs, probeTransports, maxRemoteKeys, onDemandPaging, extraConfig);
+                maxFrameBytes, connectTimeoutMs, probeTransports, maxRemoteKeys, onDemandPaging, eventLoopLanes, extraConfig);
     }
 
     public UcxSettings withProbeTransports(boolean probe) {
         return new UcxSettings(tls, netDevices, peerErrorHandling, spinIterations, tcpTxSegSize, tcpRxSegSize,
-                maxFrameBytes, connectTimeoutMs, probe, maxRemoteKeys, onDemandPaging, extraConfig);
+                maxFrameBytes, connectTimeoutMs, probe, maxRemoteKeys, onDemandPaging, eventLoopLanes, extraConfig);
     }
 
     public UcxSettings withMaxRemoteKeys(int max) {
         return new UcxSettings(tls, netDevices, peerErrorHandling, spinIterations, tcpTxSegSize, tcpRxSegSize,
-                maxFrameBytes, connectTimeoutMs, probeTransports, max, onDemandPaging, extraConfig);
+                maxFrameBytes, connectTimeoutMs, probeTransports, max, onDemandPaging, eventLoopLanes, extraConfig);
     }
 
     public UcxSettings withOnDemandPaging(boolean on) {
         return new UcxSettings(tls, netDevices, peerErrorHandling, spinIterations, tcpTxSegSize, tcpRxSegSize,
-                maxFrameBytes, connectTimeoutMs, probeTransports, maxRemoteKeys, on, extraConfig);
+                maxFrameBytes, connectTimeoutMs, probeTransports, maxRemoteKeys, on, eventLoopLanes, extraConfig);
+    }
+
+    public UcxSettings withEventLoopLanes(boolean on) {
+        return new UcxSettings(tls, netDevices, peerErrorHandling, spinIterations, tcpTxSegSize, tcpRxSegSize,
+                maxFrameBytes, connectTimeoutMs, probeTransports, maxRemoteKeys, onDemandPaging, on, extraConfig);
     }
 
     public UcxSettings withExtraConfig(Map<String, String> extra) {
         return new UcxSettings(tls, netDevices, peerErrorHandling, spinIterations, tcpTxSegSize, tcpRxSegSize,
-                maxFrameBytes, connectTimeoutMs, probeTransports, maxRemoteKeys, onDemandPaging, extra);
+                maxFrameBytes, connectTimeoutMs, probeTransports, maxRemoteKeys, onDemandPaging, eventLoopLanes, extra);
     }
 
     /**

@@ -38,9 +38,13 @@ import java.util.concurrent.atomic.AtomicInteger;
  * worker-pool thread). Everything else hands that thread work through a queue; every future returned here, and by
  * the {@link UcxChannel}s it creates, completes on the Vert.x context of the caller.
  *
- * <p>Undeploying closes, in order: outstanding operations are flushed, remote keys closed, endpoints closed
- * (progressed to completion), listeners closed, memory deregistered; then the thread ends and the worker and
- * context are destroyed.
+ * <p>Gets issued on an event loop of this verticle's Vert.x run on that event loop's own worker instead (a lane, see
+ * {@link LaneRegistry}): workers share this context ({@code UcpParams.setMtWorkersShared}) and so its memory
+ * registrations, and lanes connect to the peer's worker address exchanged in the handshake.
+ *
+ * <p>Undeploying closes, in order: every lane on its event loop (gets failed, endpoints and workers closed); then on
+ * the owner thread outstanding operations are flushed, remote keys closed, endpoints closed (progressed to
+ * completion), listeners closed, memory deregistered; then the thread ends and the worker and context are destroyed.
  */
 public final class UcxWorkerVerticle extends VerticleBase {
 
@@ -52,9 +56,12 @@ public final class UcxWorkerVerticle extends VerticleBase {
     private final UcxMetrics metrics = new UcxMetrics();
     private final WorkerLoop loop;
 
-    // Owner-thread state.
-    private UcpContext ucpContext;
+    // Owner-thread state (the context is also read by event loops making lane workers).
+    private volatile UcpContext ucpContext;
     private UcpWorker worker;
+    private ByteBuffer workerAddress; // sent in the handshake, for the peer's lanes
+    private volatile LaneRegistry lanes;
+    private boolean lanesClosed = true; // whether every lane worker is gone, so the context may be destroyed
     private final Map<Long, UcxChannel> channels = new HashMap<>();
     private final Set<UcxListener> listeners = new LinkedHashSet<>();
     private final Set<UcxMemoryRegion> regions = new LinkedHashSet<>();
@@ -77,6 +84,12 @@ public final class UcxWorkerVerticle extends VerticleBase {
         return metrics;
     }
 
+    /** Event-loop lane workers made so far (for diagnostics and tests; open lanes are in {@link UcxMetrics#lanes()}). */
+    public int laneWorkers() {
+        LaneRegistry registry = lanes;
+        return registry == null ? 0 : registry.workerCount();
+    }
+
     /** The thread that owns the UCX worker (for diagnostics and tests). */
     public Thread ownerThread() {
         return loop.thread();
@@ -91,6 +104,7 @@ public final class UcxWorkerVerticle extends VerticleBase {
         loop.start(() -> openWorker(config), this::closeWorker,
                 failure -> context.runOnContext(v -> {
                     if (failure == null) {
+                        lanes = new LaneRegistry(this, vertx, ucpContext, settings.eventLoopLanes());
                         started.complete();
                     } else {
                         started.fail(new UcxTransportException("UCX worker could not start: " + failure.getMessage(), failure));
@@ -117,17 +131,22 @@ public final class UcxWorkerVerticle extends VerticleBase {
     @Override
     public Future<?> stop() {
         Promise<Void> done = terminated;
-        loop.execute(new LoopTask() {
+        LaneRegistry registry = lanes;
+        UcxTransportException stopping = new UcxTransportException("UCX worker " + loop.thread().getName() + " is stopping");
+        Future<Boolean> lanesGone = registry == null ? Future.succeededFuture(true)
+                : registry.closeAll(stopping, SHUTDOWN_TIMEOUT_MS);
+        lanesGone.onComplete(ar -> loop.execute(new LoopTask() {
             @Override
             public void runOnLoop() {
-                shutdown();
+                lanesClosed = ar.succeeded() && ar.result();
+                shutdown(stopping);
             }
 
             @Override
             public void reject(UcxTransportException cause) {
                 done.tryComplete();
             }
-        });
+        }));
         Thread thread = loop.thread();
         return done.future().compose(v -> vertx.executeBlocking(() -> {
             thread.join(SHUTDOWN_TIMEOUT_MS);
@@ -253,6 +272,16 @@ public final class UcxWorkerVerticle extends VerticleBase {
         return loop;
     }
 
+    /** The lane registry (null before start). */
+    LaneRegistry lanes() {
+        return lanes;
+    }
+
+    /** Owner thread: this worker's address, sent to peers in the handshake (read-only, valid while deployed). */
+    ByteBuffer workerAddress() {
+        return workerAddress;
+    }
+
     /** The caller's Vert.x context (or a new one of this verticle's Vert.x for a plain thread). */
     Context callerContext() {
         Context current = Vertx.currentContext();
@@ -311,11 +340,14 @@ public final class UcxWorkerVerticle extends VerticleBase {
     }
 
     private UcpWorker openWorker(Map<String, String> config) {
-        UcpParams params = new UcpParams().requestRmaFeature().requestAmFeature().requestWakeupFeature();
+        // Workers of several threads (the owner and the event-loop lanes) share the context and its registrations.
+        UcpParams params = new UcpParams().requestRmaFeature().requestAmFeature().requestWakeupFeature()
+                .setMtWorkersShared(true);
         config.forEach(params::setConfig);
         ucpContext = new UcpContext(params);
         try {
             worker = ucpContext.newWorker(new UcpWorkerParams());
+            workerAddress = worker.getAddress().asReadOnlyBuffer();
         } catch (RuntimeException e) {
             ucpContext.close();
             throw e;
@@ -326,14 +358,28 @@ public final class UcxWorkerVerticle extends VerticleBase {
         return worker;
     }
 
-    private void onHandshake(int amId, java.util.function.Consumer<UcxChannel> step) {
+    private void onHandshake(int amId, java.util.function.BiConsumer<UcxChannel, byte[]> step) {
         worker.setAmRecvHandler(amId, (header, headerLength, data, replyEp) -> {
             UcxChannel channel = channelOf(replyEp);
             if (channel != null) {
-                step.accept(channel);
+                step.accept(channel, peerWorkerAddress(data));
             }
             return UcsConstants.STATUS.UCS_OK;
         }, ActiveMessages.RECV_FLAGS);
+    }
+
+    /** The worker address a handshake message carries, or null (an older peer, or one too large to trust). */
+    private static byte[] peerWorkerAddress(UcpAmData data) {
+        long length = data.getLength();
+        if (length <= 0 || length > ActiveMessages.MAX_WORKER_ADDRESS_BYTES || !data.isDataValid()) {
+            if (length > 0) {
+                log.debug("Ignoring a " + length + "-byte worker address in a UCX handshake: no event-loop lanes to that peer");
+            }
+            return null;
+        }
+        byte[] address = new byte[(int) length];
+        UcxUtils.getByteBufferView(data.getDataAddress(), (int) length).get(address);
+        return address;
     }
 
     private int onFrame(long header, long headerLength, UcpAmData data, UcpEndpoint replyEp) {
@@ -408,8 +454,7 @@ public final class UcxWorkerVerticle extends VerticleBase {
         vertx.setTimer(timeout, id -> loop.execute(LoopTask.of(() -> channel.handshakeTimedOut(timeout))));
     }
 
-    private void shutdown() {
-        UcxTransportException stopping = new UcxTransportException("UCX worker " + loop.thread().getName() + " is stopping");
+    private void shutdown(UcxTransportException stopping) {
         try {
             boolean[] flushed = {false};
             loop.watch(worker.flushNonBlocking(null), SHUTDOWN_TIMEOUT_MS, () -> flushed[0] = true);
@@ -437,7 +482,13 @@ public final class UcxWorkerVerticle extends VerticleBase {
         try {
             w.close();
         } finally {
-            ucpContext.close();
+            if (lanesClosed) {
+                ucpContext.close();
+            } else {
+                // Destroying the context under a worker still in use would crash the process: leak it instead.
+                log.warn("UCX worker " + loop.thread().getName() + ": event-loop lanes did not close in time;"
+                        + " leaving the UCX context open");
+            }
             Promise<Void> done = terminated;
             context.runOnContext(v -> done.tryComplete());
         }

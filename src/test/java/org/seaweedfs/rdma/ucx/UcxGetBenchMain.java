@@ -26,6 +26,8 @@ import java.util.Map;
  * The Java side of {@code bench/ucp_get_bench.c} (bench/run.sh, hook_java_get), not a test: the same gets through
  * the project's get path ({@link UcxChannel#get}, completed on the caller's event loop) between two
  * {@link UcxWorkerVerticle}s, each in its own Vert.x instance, each worker progressed by its own owner thread.
+ * Gets are issued on an event loop of the client's Vert.x, so they run on that loop's UCX lane (its own worker) unless
+ * lanes are off ({@code -Dseaweedfs.ucx.eventLoopLanes=false}: every get through the client's owner thread).
  * The "agent" side owns a region of {@code --mem file} (a file mapped read-only and registered, as the agent does
  * with a volume) or {@code --mem ucx} (UCX-allocated); the client reads it into a registered direct buffer.
  * Per size: one get checked byte for byte, warm-up, one-outstanding latency (call to completion on the caller's
@@ -102,7 +104,8 @@ public final class UcxGetBenchMain {
                         Double.parseDouble(opts.getOrDefault("lat-seconds", "2")),
                         Double.parseDouble(opts.getOrDefault("bw-seconds", "1")));
                 System.out.println("{\"impl\":\"java-ucp\",\"kind\":\"get\",\"tls\":\"" + tls + "\",\"mem\":\"" + mem
-                        + "\",\"procs\":1,\"spin\":" + settings.spinIterations() + "," + line + "}");
+                        + "\",\"procs\":1,\"spin\":" + settings.spinIterations() + ",\"lanes\":" + settings.eventLoopLanes()
+                        + ",\"lane_gets\":" + client.metrics().laneGets().sum() + "," + line + "}");
                 System.out.flush();
             }
         } finally {

@@ -2,7 +2,6 @@ package org.seaweedfs.rdma.ucx;
 
 import io.vertx.core.Context;
 import io.vertx.core.Future;
-import io.vertx.core.Promise;
 import io.vertx.core.Vertx;
 import io.vertx.core.buffer.Buffer;
 import io.vertx.junit5.VertxExtension;
@@ -15,20 +14,14 @@ import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
 
 import java.nio.ByteBuffer;
-import java.nio.MappedByteBuffer;
-import java.nio.channels.FileChannel;
-import java.nio.file.Files;
 import java.nio.file.Path;
-import java.nio.file.StandardOpenOption;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Random;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicReference;
-import java.util.function.Supplier;
 
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
@@ -38,48 +31,52 @@ import static org.junit.jupiter.api.Assertions.assertNotSame;
 import static org.junit.jupiter.api.Assertions.assertSame;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
-import static org.junit.jupiter.api.Assertions.fail;
+import static org.seaweedfs.rdma.ucx.UcxTestSupport.TIMEOUT_S;
+import static org.seaweedfs.rdma.ucx.UcxTestSupport.await;
+import static org.seaweedfs.rdma.ucx.UcxTestSupport.mapReadOnly;
+import static org.seaweedfs.rdma.ucx.UcxTestSupport.onContext;
+import static org.seaweedfs.rdma.ucx.UcxTestSupport.outstanding;
+import static org.seaweedfs.rdma.ucx.UcxTestSupport.randomBuffer;
+import static org.seaweedfs.rdma.ucx.UcxTestSupport.randomBytes;
+import static org.seaweedfs.rdma.ucx.UcxTestSupport.runGets;
+import static org.seaweedfs.rdma.ucx.UcxTestSupport.usedHeapAfterGc;
+import static org.seaweedfs.rdma.ucx.UcxTestSupport.waitFor;
 
 /** Real UCX over loopback: a "server" and a "client" worker, each in its own Vert.x instance. */
 @ExtendWith(VertxExtension.class)
 class UcxWorkerVerticleTest {
 
-    private static final long TIMEOUT_S = 20;
-
-    private final List<Vertx> vertxes = new ArrayList<>();
+    private UcxPair pair;
     private Vertx serverVertx;
     private Vertx clientVertx;
     private UcxWorkerVerticle server;
     private UcxWorkerVerticle client;
     private String serverDeployment;
     private UcxListener listener;
-    private final AtomicReference<UcxChannel> accepted = new AtomicReference<>();
+    private AtomicReference<UcxChannel> accepted;
 
     @TempDir
     Path tmp;
 
     private void startPair(UcxSettings settings) throws Exception {
-        serverVertx = Vertx.vertx();
-        clientVertx = Vertx.vertx();
-        vertxes.add(serverVertx);
-        vertxes.add(clientVertx);
-        server = new UcxWorkerVerticle(settings);
-        client = new UcxWorkerVerticle(settings);
-        serverDeployment = await(serverVertx.deployVerticle(server));
-        await(clientVertx.deployVerticle(client));
-        listener = await(server.listen("127.0.0.1", 0, accepted::set));
-        assertTrue(listener.port() > 0, "an ephemeral port was bound");
+        pair = new UcxPair(settings);
+        serverVertx = pair.serverVertx;
+        clientVertx = pair.clientVertx;
+        server = pair.server;
+        client = pair.client;
+        serverDeployment = pair.serverDeployment;
+        listener = pair.listener;
+        accepted = pair.accepted;
     }
 
     private static UcxSettings quiet(UcxSettings s) {
         return s.withProbeTransports(false);
     }
 
-    /** Client first: without peer error handling UCX treats a vanished peer as fatal. */
     @AfterEach
     void closeAll() throws Exception {
-        for (int i = vertxes.size() - 1; i >= 0; i--) {
-            await(vertxes.get(i).close()); // undeploys the verticles: must not hang
+        if (pair != null) {
+            pair.close();
         }
     }
 
@@ -137,7 +134,7 @@ class UcxWorkerVerticleTest {
     void getsOfARegisteredMappedFileMatchTheFile(String tls, boolean peerErrorHandling) throws Exception {
         startPair(quiet(UcxSettings.defaults().withTls(tls).withPeerErrorHandling(peerErrorHandling)));
         byte[] content = randomBytes(3 << 20, 11);
-        UcxMemoryRegion remote = await(server.register(mapReadOnly("volume.dat", content)));
+        UcxMemoryRegion remote = await(server.register(mapReadOnly(tmp, "volume.dat", content)));
         assertEquals(content.length, remote.length());
 
         ByteBuffer local = ByteBuffer.allocateDirect(1 << 20);
@@ -167,38 +164,15 @@ class UcxWorkerVerticleTest {
         assertFalse(remote.isRegistered());
     }
 
-    /** Writes {@code content} to a file and maps it read-only, as the agent maps a volume. */
-    private MappedByteBuffer mapReadOnly(String name, byte[] content) throws Exception {
-        Path file = tmp.resolve(name);
-        Files.write(file, content);
-        try (FileChannel fc = FileChannel.open(file, StandardOpenOption.READ)) {
-            return fc.map(FileChannel.MapMode.READ_ONLY, 0, content.length);
-        }
-    }
-
-    /** A client channel with the key of a registered server buffer and a registered local buffer of the same size. */
-    private record GetSetup(Context context, UcxChannel channel, UcxRemoteKey key, UcxMemoryRegion remote,
-                            UcxMemoryRegion local) {
-    }
-
-    private GetSetup connectForGets(int size) throws Exception {
-        UcxMemoryRegion remote = await(server.register(ByteBuffer.allocateDirect(size)));
-        UcxMemoryRegion local = await(client.register(ByteBuffer.allocateDirect(size)));
-        Context clientContext = clientVertx.getOrCreateContext();
-        UcxChannel channel = onContext(clientContext, () -> client.connect("127.0.0.1", listener.port()));
-        UcxRemoteKey key = onContext(clientContext, () -> channel.unpackRemoteKey(remote.packedRemoteKey()));
-        return new GetSetup(clientContext, channel, key, remote, local);
-    }
-
     @Test
     void stoppingThePeerFailsPendingAndNewGetsFast() throws Exception {
         startPair(quiet(UcxSettings.defaults()));
-        GetSetup setup = connectForGets(1 << 20);
-        Context clientContext = setup.context;
-        UcxChannel channel = setup.channel;
-        UcxRemoteKey key = setup.key;
-        UcxMemoryRegion remote = setup.remote;
-        UcxMemoryRegion localRegion = setup.local;
+        UcxPair.GetSetup setup = pair.connectForGets(1 << 20);
+        Context clientContext = setup.context();
+        UcxChannel channel = setup.channel();
+        UcxRemoteKey key = setup.key();
+        UcxMemoryRegion remote = setup.remote();
+        UcxMemoryRegion localRegion = setup.local();
         CompletableFuture<Throwable> closed = new CompletableFuture<>();
         clientContext.runOnContext(v -> channel.closeHandler(closed::complete));
 
@@ -253,11 +227,14 @@ class UcxWorkerVerticleTest {
         assertFalse(listener.isOpen());
     }
 
-    /** Shared memory (without error handling, see above) keeps this fast; gets that complete at once are covered. */
+    /**
+     * The owner-thread path (lanes off; {@code EventLoopLaneTest} has the lane one). Shared memory (without error
+     * handling, see above) keeps this fast; gets that complete at once are covered.
+     */
     @Test
-    void heapStaysFlatOverAMillionGets() throws Exception {
-        startPair(quiet(UcxSettings.defaults().withTls("sm,tcp").withPeerErrorHandling(false)));
-        GetSetup setup = connectForGets(1 << 16);
+    void heapStaysFlatOverAMillionOwnerThreadGets() throws Exception {
+        startPair(quiet(UcxSettings.defaults().withTls("sm,tcp").withPeerErrorHandling(false).withEventLoopLanes(false)));
+        UcxPair.GetSetup setup = pair.connectForGets(1 << 16);
         runGets(setup, 100_000);
         long before = usedHeapAfterGc();
         runGets(setup, 1_000_000);
@@ -265,6 +242,7 @@ class UcxWorkerVerticleTest {
         assertEquals(0, outstanding(client), "completed gets no longer count as in flight (the loop may sleep)");
         assertTrue(after - before < 48L << 20, "heap grew by " + ((after - before) >> 20) + " MiB over 1M gets");
         assertTrue(client.metrics().gets().sum() >= 1_100_000);
+        assertEquals(0, client.metrics().laneGets().sum(), "lanes are off");
     }
 
     /**
@@ -275,13 +253,13 @@ class UcxWorkerVerticleTest {
     @Test
     void remoteKeysAreReleasedAndBounded() throws Exception {
         startPair(quiet(UcxSettings.defaults().withMaxRemoteKeys(2)));
-        GetSetup setup = connectForGets(1 << 20);
-        Context ctx = setup.context;
-        UcxChannel channel = setup.channel;
-        byte[] packed = setup.remote.packedRemoteKey();
+        UcxPair.GetSetup setup = pair.connectForGets(1 << 20);
+        Context ctx = setup.context();
+        UcxChannel channel = setup.channel();
+        byte[] packed = setup.remote().packedRemoteKey();
         byte[] packedB = java.util.Arrays.copyOf(packed, packed.length + 1);
         byte[] packedC = java.util.Arrays.copyOf(packed, packed.length + 2);
-        UcxRemoteKey a = setup.key;
+        UcxRemoteKey a = setup.key();
         assertSame(a, onContext(ctx, () -> channel.unpackRemoteKey(packed)), "a second hold of the same bytes");
         UcxRemoteKey kb = onContext(ctx, () -> channel.unpackRemoteKey(packedB));
         assertNotSame(a, kb);
@@ -298,7 +276,7 @@ class UcxWorkerVerticleTest {
         ctx.runOnContext(v -> {
             List<Future<Void>> gets = new ArrayList<>();
             for (int i = 0; i < 32; i++) {
-                gets.add(channel.get(setup.remote.address(), a, setup.local.address(), 1 << 20));
+                gets.add(channel.get(setup.remote().address(), a, setup.local().address(), 1 << 20));
             }
             channel.releaseRemoteKey(a);
             issued.complete(gets);
@@ -309,11 +287,11 @@ class UcxWorkerVerticleTest {
         assertFalse(a.isValid());
         assertEquals(1, onContext(ctx, channel::remoteKeyCount), "the released key left the cache");
         ExecutionException late = org.junit.jupiter.api.Assertions.assertThrows(ExecutionException.class,
-                () -> onContext(ctx, () -> channel.get(setup.remote.address(), a, setup.local.address(), 64)));
+                () -> onContext(ctx, () -> channel.get(setup.remote().address(), a, setup.local().address(), 64)));
         assertTrue(late.getCause().getMessage().contains("remote key is closed"), late.getCause().getMessage());
 
         UcxRemoteKey kc = onContext(ctx, () -> channel.unpackRemoteKey(packedC));
-        onContext(ctx, () -> channel.get(setup.remote.address(), kc, setup.local.address(), 4096));
+        onContext(ctx, () -> channel.get(setup.remote().address(), kc, setup.local().address(), 4096));
         assertThrows(ExecutionException.class, () -> onContext(ctx, () -> channel.unpackRemoteKey(packed)),
                 "full again: b and c are held");
         onContext(ctx, () -> channel.releaseRemoteKey(kb));
@@ -321,7 +299,7 @@ class UcxWorkerVerticleTest {
         assertTrue(kc.isValid());
         UcxRemoteKey fresh = onContext(ctx, () -> channel.unpackRemoteKey(packed));
         assertNotSame(a, fresh, "a fully released key is unpacked afresh");
-        onContext(ctx, () -> channel.get(setup.remote.address(), fresh, setup.local.address(), 4096));
+        onContext(ctx, () -> channel.get(setup.remote().address(), fresh, setup.local().address(), 4096));
         assertEquals(2, onContext(ctx, channel::remoteKeyCount));
     }
 
@@ -342,7 +320,7 @@ class UcxWorkerVerticleTest {
 
         startPair(quiet(UcxSettings.defaults().withOnDemandPaging(true)));
         byte[] content = randomBytes(64 << 10, 3);
-        UcxMemoryRegion remote = await(server.register(mapReadOnly("odp.dat", content)));
+        UcxMemoryRegion remote = await(server.register(mapReadOnly(tmp, "odp.dat", content)));
         ByteBuffer local = ByteBuffer.allocateDirect(content.length);
         UcxMemoryRegion localRegion = await(client.register(local));
         Context ctx = clientVertx.getOrCreateContext();
@@ -388,98 +366,5 @@ class UcxWorkerVerticleTest {
         assertEquals("sysv/memory.0 (am am_bw#0 keepalive), posix/memory.0", UcxConfigReport.describe(out));
         assertTrue(UcxConfigReport.describe("[1] [vm:1] ucp_context.c:1 UCX  ERROR no usable transports\n")
                 .contains("no usable transports"));
-    }
-
-    /** Issues {@code count} 64-byte gets with a bounded window, from the given context. */
-    private static void runGets(GetSetup setup, int count) throws Exception {
-        UcxChannel channel = setup.channel;
-        UcxRemoteKey key = setup.key;
-        UcxMemoryRegion remote = setup.remote;
-        UcxMemoryRegion local = setup.local;
-        int window = 256;
-        CompletableFuture<Void> done = new CompletableFuture<>();
-        AtomicInteger issued = new AtomicInteger();
-        AtomicInteger completed = new AtomicInteger();
-        Runnable[] issue = new Runnable[1];
-        issue[0] = () -> {
-            int i = issued.getAndIncrement();
-            if (i >= count) {
-                return;
-            }
-            long slot = (i % 64) * 64L;
-            channel.get(remote.address() + slot, key, local.address() + slot, 64).onComplete(ar -> {
-                if (ar.failed()) {
-                    done.completeExceptionally(ar.cause());
-                    return;
-                }
-                if (completed.incrementAndGet() == count) {
-                    done.complete(null);
-                } else {
-                    issue[0].run();
-                }
-            });
-        };
-        setup.context.runOnContext(v -> {
-            for (int i = 0; i < window; i++) {
-                issue[0].run();
-            }
-        });
-        done.get(60, TimeUnit.SECONDS);
-    }
-
-    /** Operations the worker's loop counts as in flight (it spins only while there are some). */
-    private static int outstanding(UcxWorkerVerticle worker) throws Exception {
-        CompletableFuture<Integer> n = new CompletableFuture<>();
-        worker.loop().execute(LoopTask.of(() -> n.complete(worker.loop().outstanding())));
-        return n.get(TIMEOUT_S, TimeUnit.SECONDS);
-    }
-
-    private static long usedHeapAfterGc() throws InterruptedException {
-        Runtime rt = Runtime.getRuntime();
-        long used = Long.MAX_VALUE;
-        for (int i = 0; i < 3; i++) {
-            System.gc();
-            Thread.sleep(50);
-            used = Math.min(used, rt.totalMemory() - rt.freeMemory());
-        }
-        return used;
-    }
-
-    private static <T> T onContext(Context context, Supplier<Future<T>> action) throws Exception {
-        Promise<T> promise = Promise.promise();
-        context.runOnContext(v -> action.get().onComplete(ar -> {
-            if (Vertx.currentContext() != context) {
-                promise.tryFail(new AssertionError("completed on " + Vertx.currentContext() + ", not the caller's context"));
-            } else {
-                promise.handle(ar);
-            }
-        }));
-        return await(promise.future());
-    }
-
-    private static <T> T await(Future<T> future) throws Exception {
-        return future.toCompletionStage().toCompletableFuture().get(TIMEOUT_S, TimeUnit.SECONDS);
-    }
-
-    private static <T> T waitFor(Supplier<T> value) throws InterruptedException {
-        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(TIMEOUT_S);
-        T v;
-        while ((v = value.get()) == null) {
-            if (System.nanoTime() > deadline) {
-                fail("timed out waiting");
-            }
-            Thread.sleep(5);
-        }
-        return v;
-    }
-
-    private static byte[] randomBytes(int n, long seed) {
-        byte[] b = new byte[n];
-        new Random(seed).nextBytes(b);
-        return b;
-    }
-
-    private static Buffer randomBuffer(int n, long seed) {
-        return Buffer.buffer(randomBytes(n, seed));
     }
 }

@@ -1,0 +1,225 @@
+package org.seaweedfs.rdma.ucx;
+
+import io.vertx.core.internal.ContextInternal;
+import io.vertx.core.internal.logging.Logger;
+import io.vertx.core.internal.logging.LoggerFactory;
+import org.openucx.jucx.UcxException;
+import org.openucx.jucx.ucp.UcpEndpoint;
+import org.openucx.jucx.ucp.UcpEndpointParams;
+import org.openucx.jucx.ucp.UcpRemoteKey;
+import org.openucx.jucx.ucp.UcpRequest;
+import org.openucx.jucx.ucp.UcpWorker;
+
+import java.nio.ByteBuffer;
+import java.util.IdentityHashMap;
+import java.util.Map;
+
+/**
+ * One channel's endpoint on an event loop's {@link LaneWorker}: connected by the peer's worker address (from the
+ * handshake), so the peer runs no code for it, and used only on that event loop. Holds its own unpacked copy of each
+ * of the channel's remote keys it used (a remote key belongs to the endpoint that unpacked it) and its gets in flight.
+ */
+final class EventLoopLane {
+
+    private static final Logger log = LoggerFactory.getLogger(EventLoopLane.class);
+
+    /** The lane's copy of a channel key; closed once the key is released and no lane get uses it. */
+    static final class LaneKey {
+        private final UcxMetrics metrics;
+        private UcpRemoteKey ucpKey;
+        private int inFlight;
+        private boolean retired;
+
+        private LaneKey(UcxMetrics metrics, UcpRemoteKey ucpKey) {
+            this.metrics = metrics;
+            this.ucpKey = ucpKey;
+            metrics.laneKeyUnpacked();
+        }
+
+        private void closeIfUnused() {
+            if (retired && inFlight == 0) {
+                close();
+            }
+        }
+
+        private void close() {
+            retired = true;
+            if (ucpKey != null) {
+                ucpKey.close();
+                ucpKey = null;
+                metrics.laneKeyClosed();
+            }
+        }
+    }
+
+    final LaneWorker worker;
+    final UcxChannel channel;
+    private final UcpEndpoint endpoint;
+    private final Map<UcxRemoteKey, LaneKey> keys = new IdentityHashMap<>();
+    private LaneGetOp head; // gets in flight
+    private UcxTransportException failure; // set by the endpoint's error handler
+    private UcxTransportException drainCause; // set when the lane takes no more gets and waits for its gets in flight
+    private long drainDeadline;
+    private boolean closed;
+
+    private EventLoopLane(LaneWorker worker, UcxChannel channel, UcpWorker ucpWorker, byte[] peerAddress,
+                          boolean peerErrorHandling) {
+        this.worker = worker;
+        this.channel = channel;
+        ByteBuffer address = ByteBuffer.allocateDirect(peerAddress.length).put(peerAddress).flip();
+        UcpEndpointParams params = new UcpEndpointParams().setName(channel + "-lane").setUcpAddress(address)
+                .setErrorHandler((ep, status, message) -> failed(status, message));
+        this.endpoint = ucpWorker.newEndpoint(peerErrorHandling ? params.setPeerErrorHandlingMode() : params);
+    }
+
+    /** On the lane's thread: a new lane to the channel's peer; throws a {@link UcxException} when UCX refuses. */
+    static EventLoopLane open(LaneWorker worker, UcxChannel channel, UcpWorker ucpWorker, boolean peerErrorHandling) {
+        return new EventLoopLane(worker, channel, ucpWorker, channel.peerWorkerAddress(), peerErrorHandling);
+    }
+
+    /** Issues a get; the op is always returned, finished at once when it could not be issued. */
+    LaneGetOp issue(ContextInternal context, long remoteAddress, UcxRemoteKey key, long localAddress, long length) {
+        LaneKey copy = null;
+        UcxException unpackFailure = null;
+        if (!key.isReleased()) {
+            try {
+                copy = keyCopy(key);
+            } catch (UcxException e) {
+                unpackFailure = e;
+            }
+        }
+        LaneGetOp op = new LaneGetOp(this, context, copy, remoteAddress, length);
+        track(op);
+        if (unpackFailure != null) {
+            op.finish(channel.operationError("remote key unpack (event-loop lane)", unpackFailure.getStatus(),
+                    unpackFailure.getMessage()));
+        } else if (copy == null) {
+            op.finish(new UcxTransportException("remote key is closed on " + channel));
+        } else {
+            try {
+                endpoint.getNonBlocking(remoteAddress, copy.ucpKey, localAddress, length, op);
+            } catch (UcxException e) {
+                op.finish(channel.operationError(op.describe(), e.getStatus(), e.getMessage()));
+            }
+        }
+        return op;
+    }
+
+    /** Unpacked lazily at first use: {@code ucp_ep_rkey_unpack} is local and synchronous. */
+    private LaneKey keyCopy(UcxRemoteKey key) {
+        LaneKey copy = keys.get(key);
+        if (copy == null) {
+            copy = new LaneKey(channel.metrics(), endpoint.unpackRemoteKey(key.packedDirect()));
+            keys.put(key, copy);
+        }
+        return copy;
+    }
+
+    private void track(LaneGetOp op) {
+        if (op.key != null) {
+            op.key.inFlight++;
+        }
+        op.next = head;
+        if (head != null) {
+            head.prev = op;
+        }
+        head = op;
+    }
+
+    /** Outside callbacks, once the op's outcome is delivered: it no longer holds its key copy. */
+    void untrack(LaneGetOp op) {
+        if (op.prev != null) {
+            op.prev.next = op.next;
+        } else if (head == op) {
+            head = op.next;
+        }
+        if (op.next != null) {
+            op.next.prev = op.prev;
+        }
+        op.prev = null;
+        op.next = null;
+        if (op.key != null) {
+            op.key.inFlight--;
+            op.key.closeIfUnused();
+        }
+    }
+
+    /** The channel's key was released: new gets fail, and the copy is closed once the lane's gets with it are done. */
+    void keyReleased(UcxRemoteKey key) {
+        LaneKey copy = keys.remove(key);
+        if (copy != null) {
+            copy.retired = true;
+            copy.closeIfUnused();
+        }
+    }
+
+    /** Inside progress: the endpoint failed. Recorded only; the worker retires the lane after the pass. */
+    private void failed(int status, String message) {
+        if (failure == null && !closed) {
+            failure = new UcxTransportException("UCX endpoint " + channel + " (event-loop lane) failed: " + message
+                    + " (status " + status + ")", status);
+            worker.laneFailed(this);
+        }
+    }
+
+    UcxTransportException failure() {
+        return failure;
+    }
+
+    /**
+     * Takes no more gets (its worker forgets it) but lets UCX finish the ones in flight, until {@code deadlineNanos}:
+     * a get is reported only once UCX is done with it, so a caller never reuses a buffer UCX may still write, and the
+     * peer is left with no replies queued to an endpoint that went away.
+     */
+    void drain(UcxTransportException cause, long deadlineNanos) {
+        drainCause = cause;
+        drainDeadline = deadlineNanos;
+    }
+
+    /** Draining and ready to close: nothing in flight, the endpoint failed, or the time is up. */
+    boolean drained(long nowNanos) {
+        return head == null || failure != null || nowNanos - drainDeadline > 0;
+    }
+
+    UcxTransportException drainCause() {
+        return failure != null ? failure : drainCause;
+    }
+
+    boolean isClosed() {
+        return closed;
+    }
+
+    /**
+     * Outside callbacks: fails the gets in flight, closes the key copies and starts closing the endpoint. Returns the
+     * close request (null when it could not start).
+     */
+    UcpRequest close(UcxTransportException cause) {
+        if (closed) {
+            return null;
+        }
+        closed = true;
+        // A flushing close tells the peer to drop its endpoint to this lane (UCX's EP_REMOVED), which a forced one
+        // does not; it is safe here, unlike on channels (see UcxChannel#closeEndpoint), as a lane only reads and so
+        // never has replies to the peer's gets queued. But a failed endpoint can only be force-closed, and gets in
+        // flight must be purged by a forced close before their keys are closed below.
+        boolean force = failure != null || head != null;
+        for (LaneGetOp op = head; op != null; op = op.next) {
+            op.finish(cause);
+            if (op.key != null) {
+                op.key.close(); // a released key waiting for these gets goes with the endpoint too
+            }
+        }
+        UcpRequest closing = null;
+        try {
+            closing = force ? endpoint.closeNonBlockingForce() : endpoint.closeNonBlockingFlush();
+        } catch (UcxException e) {
+            log.debug("Closing the lane endpoint of " + channel + " failed: " + e.getMessage());
+        }
+        // As for channels: a forced close purges the endpoint's requests, whose late callbacks are ignored.
+        for (LaneKey copy : keys.values()) {
+            copy.close();
+        }
+        keys.clear();
+        return closing;
+    }
+}

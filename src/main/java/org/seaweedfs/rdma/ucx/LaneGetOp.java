@@ -1,0 +1,81 @@
+package org.seaweedfs.rdma.ucx;
+
+import io.vertx.core.Future;
+import io.vertx.core.Handler;
+import io.vertx.core.Promise;
+import io.vertx.core.internal.ContextInternal;
+import org.openucx.jucx.UcxCallback;
+import org.openucx.jucx.ucp.UcpRequest;
+
+/**
+ * A get issued on an event-loop lane. UCX calls back inside the lane worker's {@code progress()} (or inside
+ * {@code getNonBlocking} when it completes at once); the callback only records the outcome and queues the op, and the
+ * {@link LaneWorker} completes the promise afterwards on the caller's context, on the same thread.
+ */
+final class LaneGetOp extends UcxCallback implements Handler<Void> {
+
+    final EventLoopLane lane;
+    final ContextInternal context;
+    final EventLoopLane.LaneKey key; // null when the get failed before it was issued
+    final long remoteAddress;
+    final long length;
+    private final Promise<Void> promise = Promise.promise();
+    private boolean done;
+    private Throwable failure;
+    // The lane's list of gets in flight (intrusive: no allocation per get).
+    LaneGetOp prev;
+    LaneGetOp next;
+
+    LaneGetOp(EventLoopLane lane, ContextInternal context, EventLoopLane.LaneKey key, long remoteAddress, long length) {
+        this.lane = lane;
+        this.context = context;
+        this.key = key;
+        this.remoteAddress = remoteAddress;
+        this.length = length;
+    }
+
+    Future<Void> future() {
+        return promise.future();
+    }
+
+    boolean isDone() {
+        return done;
+    }
+
+    boolean succeeded() {
+        return done && failure == null;
+    }
+
+    /** Records the outcome once and queues the op for delivery; later outcomes (a purge after a failure) are ignored. */
+    void finish(Throwable cause) {
+        if (!done) {
+            done = true;
+            failure = cause;
+            lane.worker.completed(this);
+        }
+    }
+
+    @Override
+    public void onSuccess(UcpRequest request) {
+        finish(null);
+    }
+
+    @Override
+    public void onError(int ucsStatus, String errorMsg) {
+        finish(lane.channel.operationError(describe(), ucsStatus, errorMsg));
+    }
+
+    String describe() {
+        return "get of " + length + " bytes at 0x" + Long.toHexString(remoteAddress) + " (event-loop lane)";
+    }
+
+    /** On the caller's context: hands the outcome to the caller. */
+    @Override
+    public void handle(Void ignored) {
+        if (failure != null) {
+            promise.tryFail(failure);
+        } else {
+            promise.tryComplete();
+        }
+    }
+}

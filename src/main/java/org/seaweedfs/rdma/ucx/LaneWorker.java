@@ -1,0 +1,368 @@
+package org.seaweedfs.rdma.ucx;
+
+import io.netty.channel.EventLoop;
+import io.vertx.core.Future;
+import io.vertx.core.Promise;
+import io.vertx.core.internal.ContextInternal;
+import io.vertx.core.internal.logging.Logger;
+import io.vertx.core.internal.logging.LoggerFactory;
+import org.openucx.jucx.ucp.UcpContext;
+import org.openucx.jucx.ucp.UcpRequest;
+import org.openucx.jucx.ucp.UcpWorker;
+import org.openucx.jucx.ucp.UcpWorkerParams;
+
+import java.util.ArrayDeque;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.ScheduledFuture;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * The UCX worker of one Vert.x event loop, on the verticle's shared context: created, used, progressed and closed only
+ * on that event loop's thread, which is its owner thread. It holds one {@link EventLoopLane} per channel that issued
+ * gets here.
+ *
+ * <p>A get that completes within its issuing call (a shared-memory get of UCX memory copies at once) completes
+ * synchronously. Otherwise the worker polls with tasks on its event loop, interleaved with the loop's I/O, while gets
+ * are in flight, and every {@value #IDLE_PROGRESS_MS} ms while lanes exist, for wire-up, keepalive and error events.
+ * UCX callbacks only record outcomes; completions, key closes and endpoint closes happen after {@code progress()}.
+ */
+final class LaneWorker {
+
+    private static final Logger log = LoggerFactory.getLogger(LaneWorker.class);
+    /** progress() calls right after a get is issued, before falling back to polling. */
+    private static final int PROGRESS_ON_ISSUE = 4;
+    private static final int MAX_PROGRESS_PER_PASS = 64;
+    /**
+     * Synchronous completions between two polling tasks. A caller that chains gets recursively (issue the next one in
+     * the completion of the last) would otherwise recurse once per get; past this, completions wait for the next task.
+     */
+    private static final int SYNC_COMPLETIONS = 32;
+    static final long IDLE_PROGRESS_MS = 100;
+    /** How long a lane of a closed channel waits for its gets in flight before it force-closes. */
+    private static final long DRAIN_TIMEOUT_MS = 2_000;
+
+    private final UcxWorkerVerticle owner;
+    private final EventLoop eventLoop;
+    private final String name;
+    private final UcpWorker worker; // null when it could not be made: this loop uses the owner path
+    private final Map<UcxChannel, EventLoopLane> lanes = new HashMap<>();
+    private final Set<UcxChannel> refused = new HashSet<>(); // channels whose lane could not be made here
+    private final ArrayDeque<LaneGetOp> completed = new ArrayDeque<>();
+    private final ArrayList<EventLoopLane> failedLanes = new ArrayList<>();
+    private final ArrayList<EventLoopLane> draining = new ArrayList<>(); // no new gets, waiting for the ones in flight
+    private final ArrayList<UcpRequest> closing = new ArrayList<>();
+    private final Runnable pollTask = this::poll;
+    private int pending; // gets issued and not yet delivered
+    private boolean pollScheduled;
+    private int syncBudget = SYNC_COMPLETIONS;
+    private ScheduledFuture<?> idleTimer;
+    private boolean closed;
+
+    private LaneWorker(UcxWorkerVerticle owner, EventLoop eventLoop, String name, UcpWorker worker) {
+        this.owner = owner;
+        this.eventLoop = eventLoop;
+        this.name = name;
+        this.worker = worker;
+    }
+
+    /** On the event loop: a worker for it, or a disabled one (owner path) when UCX refuses; never throws. */
+    static LaneWorker open(UcxWorkerVerticle owner, EventLoop eventLoop, UcpContext context) {
+        String name = "ucx lanes of " + Thread.currentThread().getName();
+        try {
+            LaneWorker worker = new LaneWorker(owner, eventLoop, name, context.newWorker(new UcpWorkerParams()));
+            log.info("UCX gets issued on " + Thread.currentThread().getName() + " now run on its own UCX worker"
+                    + " (event-loop lanes; ucx.eventLoopLanes)");
+            return worker;
+        } catch (RuntimeException e) {
+            log.warn("No UCX event-loop lanes on " + Thread.currentThread().getName()
+                    + " (its gets go through the UCX owner thread): " + e.getMessage());
+            return new LaneWorker(owner, eventLoop, name, null);
+        }
+    }
+
+    /**
+     * On the event loop, on {@code context}: issues the get on the channel's lane, or returns null when this loop
+     * cannot serve it (no worker, closed, or no lane to the channel's peer) and the owner path must.
+     */
+    Future<Void> get(ContextInternal context, UcxChannel channel, long remoteAddress, UcxRemoteKey key,
+                     long localAddress, long length) {
+        EventLoopLane lane = laneFor(channel);
+        if (lane == null) {
+            return null;
+        }
+        LaneGetOp op = lane.issue(context, remoteAddress, key, localAddress, length);
+        pending++;
+        for (int i = 0; !op.isDone() && i < PROGRESS_ON_ISSUE; i++) {
+            progressOnce();
+        }
+        if (!failedLanes.isEmpty()) {
+            retireFailedLanes();
+        }
+        // Only the caller's own get completes here: other completions wait for the polling task, so no other
+        // continuation runs inside this call.
+        if (op.isDone() && syncBudget > 0 && completed.removeLastOccurrence(op)) {
+            syncBudget--;
+            settle(op);
+            op.handle(null);
+        }
+        if (pending > 0) {
+            schedulePoll();
+        }
+        return op.future();
+    }
+
+    /** Inside progress (or the issuing call): a get finished; delivered after the pass. */
+    void completed(LaneGetOp op) {
+        completed.add(op);
+    }
+
+    /** Inside progress: a lane's endpoint failed; it is retired after the pass. */
+    void laneFailed(EventLoopLane lane) {
+        failedLanes.add(lane);
+    }
+
+    /** Any thread: runs {@code task} on this worker's event loop; false when the loop no longer runs tasks. */
+    boolean execute(Runnable task) {
+        try {
+            eventLoop.execute(task);
+            return true;
+        } catch (RejectedExecutionException e) {
+            return false;
+        }
+    }
+
+    /** Event loop: the channel closed; its lane takes no more gets and closes once those in flight are done. */
+    void channelClosed(UcxChannel channel, UcxTransportException cause) {
+        refused.remove(channel);
+        EventLoopLane lane = lanes.remove(channel);
+        if (lane != null) {
+            drain(lane, cause, DRAIN_TIMEOUT_MS);
+        }
+    }
+
+    private void drain(EventLoopLane lane, UcxTransportException cause, long timeoutMs) {
+        lane.drain(cause, System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(timeoutMs));
+        draining.add(lane);
+        closeDrainedLanes();
+    }
+
+    /** Closes draining lanes whose gets are done (or whose time is up: a forced close fails what is left). */
+    private void closeDrainedLanes() {
+        if (draining.isEmpty()) {
+            return;
+        }
+        long now = System.nanoTime();
+        for (int i = draining.size() - 1; i >= 0; i--) {
+            EventLoopLane lane = draining.get(i);
+            if (lane.drained(now)) {
+                draining.remove(i);
+                retire(lane, lane.drainCause());
+            }
+        }
+    }
+
+    /** Event loop: the key's last holder released it; the lane's copy closes once the lane's gets with it are done. */
+    void keyReleased(UcxRemoteKey key) {
+        EventLoopLane lane = lanes.get(key.channel());
+        if (lane != null) {
+            lane.keyReleased(key);
+        }
+    }
+
+    /**
+     * Event loop: every lane takes no more gets; once their gets in flight are done (those left after
+     * {@code timeoutMs} fail) their endpoints are closed, progressed until closed, and then the worker.
+     */
+    void close(UcxTransportException cause, long timeoutMs, Promise<Boolean> done) {
+        if (closed) {
+            done.tryComplete(true);
+            return;
+        }
+        closed = true;
+        if (idleTimer != null) {
+            idleTimer.cancel(false);
+            idleTimer = null;
+        }
+        long drainMs = Math.min(DRAIN_TIMEOUT_MS, timeoutMs / 2);
+        for (EventLoopLane lane : lanes.values()) {
+            drain(lane, cause, drainMs);
+        }
+        lanes.clear();
+        refused.clear();
+        deliverQueued();
+        finishClose(System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(timeoutMs), done);
+    }
+
+    private void finishClose(long deadline, Promise<Boolean> done) {
+        if (worker == null) {
+            done.tryComplete(true);
+            return;
+        }
+        progressPass();
+        closing.removeIf(UcpRequest::isCompleted);
+        boolean timedOut = System.nanoTime() - deadline > 0;
+        boolean busy = !closing.isEmpty() || !draining.isEmpty();
+        if (busy && !timedOut && execute(() -> finishClose(deadline, done))) {
+            return; // a task per pass: the event loop keeps serving its other work meanwhile
+        }
+        if (busy) {
+            log.warn((closing.size() + draining.size()) + " UCX lane endpoint(s) did not close in time on " + name
+                    + "; destroying the worker");
+            for (EventLoopLane lane : draining) {
+                retire(lane, lane.drainCause()); // forced: what is still in flight fails now
+            }
+            draining.clear();
+            deliverQueued();
+        }
+        closing.clear();
+        worker.close();
+        done.tryComplete(true);
+    }
+
+    private EventLoopLane laneFor(UcxChannel channel) {
+        EventLoopLane lane = lanes.get(channel);
+        if (lane != null || closed || worker == null || refused.contains(channel)) {
+            return lane;
+        }
+        try {
+            lane = EventLoopLane.open(this, channel, worker, owner.settings().peerErrorHandling());
+        } catch (RuntimeException e) {
+            refused.add(channel);
+            log.warn("No UCX event-loop lane to " + channel + " on " + name
+                    + " (its gets go through the UCX owner thread): " + e.getMessage());
+            return null;
+        }
+        lanes.put(channel, lane);
+        owner.metrics().laneOpened();
+        if (idleTimer == null) {
+            idleTimer = eventLoop.scheduleAtFixedRate(this::idle, IDLE_PROGRESS_MS, IDLE_PROGRESS_MS, TimeUnit.MILLISECONDS);
+        }
+        // The channel may have closed after the caller checked it, before this loop's worker was known to the
+        // registry (so no close reached it): the owner path then fails the get with the channel's reason.
+        if (!channel.isOpen()) {
+            channelClosed(channel, channel.unusableReason());
+            return null;
+        }
+        return lane;
+    }
+
+    private void schedulePoll() {
+        if (!pollScheduled && execute(pollTask)) {
+            pollScheduled = true;
+        }
+    }
+
+    /** A task on the event loop while gets are in flight: progress, then completions on their contexts. */
+    private void poll() {
+        pollScheduled = false;
+        syncBudget = SYNC_COMPLETIONS;
+        if (closed) {
+            return;
+        }
+        progressPass();
+        if (pending > 0) {
+            // Busy polling (no yield, no sleep): measured here, yielding to wait for a peer that serves emulated
+            // gets cost more latency than it gave the peer. Only while gets are in flight.
+            schedulePoll();
+        }
+    }
+
+    /** The idle timer: progress for wire-up, keepalive and endpoint errors; stops once nothing is left to watch. */
+    private void idle() {
+        if (closed) {
+            return;
+        }
+        if (!pollScheduled) {
+            progressPass();
+        }
+        closing.removeIf(UcpRequest::isCompleted);
+        if (lanes.isEmpty() && draining.isEmpty() && closing.isEmpty() && pending == 0 && idleTimer != null) {
+            idleTimer.cancel(false);
+            idleTimer = null;
+        }
+    }
+
+    /** One pass: progress, then retire failed lanes, close drained ones and deliver completions (never in a callback). */
+    private void progressPass() {
+        progressAll();
+        if (!failedLanes.isEmpty()) {
+            retireFailedLanes();
+        }
+        closeDrainedLanes();
+        deliverQueued();
+    }
+
+    private void retireFailedLanes() {
+        for (EventLoopLane lane : failedLanes) {
+            if (lanes.get(lane.channel) == lane) {
+                lanes.remove(lane.channel);
+            }
+            draining.remove(lane);
+            owner.metrics().error();
+            log.debug("Retiring a UCX event-loop lane on " + name + ": " + lane.failure().getMessage());
+            retire(lane, lane.failure());
+        }
+        failedLanes.clear();
+    }
+
+    private void retire(EventLoopLane lane, UcxTransportException cause) {
+        if (lane.isClosed()) {
+            return;
+        }
+        UcpRequest request = lane.close(cause);
+        if (request != null && !request.isCompleted()) {
+            closing.add(request);
+        }
+        owner.metrics().laneClosed();
+        if (pending > 0 && !closed) {
+            schedulePoll();
+        }
+    }
+
+    /**
+     * Hands the completions queued so far to their callers, each on its own context, on this (its) thread. Those
+     * queued meanwhile (a caller issuing its next get from a completion) wait for the next task, so a caller that
+     * chains gets forever still lets the event loop serve its other work between two tasks.
+     */
+    private void deliverQueued() {
+        for (int n = completed.size(); n > 0; n--) {
+            LaneGetOp op = completed.poll();
+            settle(op);
+            op.context.emit(null, op);
+        }
+        if (!completed.isEmpty() && !closed) {
+            schedulePoll();
+        }
+    }
+
+    private void settle(LaneGetOp op) {
+        op.lane.untrack(op);
+        pending--;
+        if (op.succeeded()) {
+            owner.metrics().laneGetCompleted(op.length);
+        } else {
+            owner.metrics().error();
+        }
+    }
+
+    /** Progress until UCX has nothing more to do (bounded, so the event loop gets back to its I/O). */
+    private void progressAll() {
+        for (int i = 0; i < MAX_PROGRESS_PER_PASS && progressOnce() > 0; i++) {
+            // each pass may complete gets; their callbacks only queue them
+        }
+    }
+
+    private int progressOnce() {
+        try {
+            return worker.progress();
+        } catch (Throwable e) {
+            log.error("UCX progress raised an error on " + name, e);
+            return 0;
+        }
+    }
+}

@@ -1,0 +1,431 @@
+package org.seaweedfs.rdma.ucx;
+
+import io.vertx.core.Context;
+import io.vertx.core.Future;
+import io.vertx.core.Promise;
+import io.vertx.core.internal.VertxInternal;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
+
+import java.nio.ByteBuffer;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Random;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.logging.Handler;
+import java.util.logging.Level;
+import java.util.logging.LogRecord;
+import java.util.logging.Logger;
+
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertInstanceOf;
+import static org.junit.jupiter.api.Assertions.assertNotSame;
+import static org.junit.jupiter.api.Assertions.assertSame;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.junit.jupiter.api.Assertions.fail;
+import static org.seaweedfs.rdma.ucx.UcxTestSupport.TIMEOUT_S;
+import static org.seaweedfs.rdma.ucx.UcxTestSupport.await;
+import static org.seaweedfs.rdma.ucx.UcxTestSupport.mapReadOnly;
+import static org.seaweedfs.rdma.ucx.UcxTestSupport.onContext;
+import static org.seaweedfs.rdma.ucx.UcxTestSupport.randomBytes;
+import static org.seaweedfs.rdma.ucx.UcxTestSupport.runGets;
+import static org.seaweedfs.rdma.ucx.UcxTestSupport.usedHeapAfterGc;
+
+/**
+ * Gets issued on a Vert.x event loop run on that loop's own UCX worker (a lane), real UCX over loopback with peer
+ * error handling (surefire sets UCX_POSIX/SYSV_ERROR_HANDLING so shared memory stays on). The server region is either
+ * UCX-allocated ("ucx": a one-sided shared-memory get) or a registered read-only file mapping ("file": emulated, served
+ * by the server's owner thread).
+ */
+class EventLoopLaneTest {
+
+    private static final int REGION = 1 << 20;
+
+    private final List<UcxPair> pairs = new ArrayList<>();
+
+    @TempDir
+    Path tmp;
+
+    @AfterEach
+    void closeAll() throws Exception {
+        for (int i = pairs.size() - 1; i >= 0; i--) {
+            pairs.get(i).close();
+        }
+    }
+
+    private UcxPair pair(UcxSettings settings) throws Exception {
+        UcxPair pair = new UcxPair(settings);
+        pairs.add(pair);
+        return pair;
+    }
+
+    /** A server region of {@link #REGION} random bytes of the given kind; {@code content} receives them. */
+    private UcxMemoryRegion serverRegion(UcxPair pair, String kind, byte[] content) throws Exception {
+        if (kind.equals("file")) {
+            return await(pair.server.register(mapReadOnly(tmp, "volume.dat", content)));
+        }
+        UcxMemoryRegion region = await(pair.server.allocate(content.length));
+        region.buffer().duplicate().clear().put(content);
+        return region;
+    }
+
+    @ParameterizedTest
+    @ValueSource(strings = {"ucx", "file"})
+    void aGetOnAnEventLoopCompletesOnItsThreadWithoutTheOwnerThread(String kind) throws Exception {
+        UcxPair pair = pair(UcxSettings.defaults());
+        byte[] content = randomBytes(REGION, 5);
+        UcxPair.GetSetup setup = pair.connectForGets(serverRegion(pair, kind, content), 64 << 10);
+        Context context = setup.context();
+        Thread eventLoop = threadOf(context);
+        Random random = new Random(9);
+        int completedInTheCall = 0;
+        for (int i = 0; i < 50; i++) {
+            int length = 1 + random.nextInt(64 << 10);
+            int offset = random.nextInt(REGION - length + 1);
+            CompletableFuture<Boolean> doneInCall = new CompletableFuture<>();
+            Thread[] completedOn = new Thread[1];
+            onContext(context, () -> {
+                Future<Void> get = setup.channel().get(setup.remote().address() + offset, setup.key(),
+                        setup.local().address(), length);
+                doneInCall.complete(get.isComplete());
+                return get.onSuccess(v -> completedOn[0] = Thread.currentThread());
+            });
+            assertSame(eventLoop, completedOn[0], "completed on the issuing event loop's thread");
+            assertNotSame(pair.client.ownerThread(), completedOn[0]);
+            completedInTheCall += doneInCall.get() ? 1 : 0;
+            byte[] got = new byte[length];
+            setup.local().buffer().get(0, got);
+            byte[] expected = new byte[length];
+            System.arraycopy(content, offset, expected, 0, length);
+            assertArrayEquals(expected, got, "bytes at offset " + offset + " length " + length);
+        }
+        assertEquals(50, pair.client.metrics().laneGets().sum(), "every get ran on the lane");
+        assertEquals(50, pair.client.metrics().gets().sum());
+        assertEquals(1, pair.client.metrics().lanes());
+        assertEquals(1, pair.client.laneWorkers());
+        if (kind.equals("ucx")) {
+            assertTrue(completedInTheCall >= 40, "one-sided shared-memory gets complete within the call, "
+                    + completedInTheCall + " of 50 did");
+        }
+    }
+
+    @Test
+    void getsOffTheVerticlesEventLoopsTakeTheOwnerPath() throws Exception {
+        UcxPair pair = pair(UcxSettings.defaults());
+        byte[] content = randomBytes(REGION, 6);
+        UcxPair.GetSetup setup = pair.connectForGets(serverRegion(pair, "ucx", content), 4096);
+        UcxChannel channel = setup.channel();
+        long remote = setup.remote().address();
+        // A plain thread, a worker-pool thread of an event-loop context, a worker context, another Vert.x's event loop.
+        await(channel.get(remote, setup.key(), setup.local().address(), 4096));
+        onContext(setup.context(), () -> setup.context().executeBlocking(
+                () -> await(channel.get(remote + 4096, setup.key(), setup.local().address(), 4096))));
+        Context workerContext = ((VertxInternal) pair.clientVertx).createWorkerContext();
+        onContext(workerContext, () -> channel.get(remote + 8192, setup.key(), setup.local().address(), 4096));
+        onContext(pair.serverVertx.getOrCreateContext(),
+                () -> channel.get(remote + 12288, setup.key(), setup.local().address(), 4096));
+        byte[] got = new byte[4096];
+        setup.local().buffer().get(0, got);
+        assertArrayEquals(java.util.Arrays.copyOfRange(content, 12288, 16384), got);
+        assertEquals(4, pair.client.metrics().gets().sum());
+        assertEquals(0, pair.client.metrics().laneGets().sum(), "no lane served these");
+        assertEquals(0, pair.client.laneWorkers());
+    }
+
+    @Test
+    void lanesTurnedOffLeaveEventLoopGetsOnTheOwnerThread() throws Exception {
+        UcxPair pair = pair(UcxSettings.defaults().withEventLoopLanes(false));
+        UcxPair.GetSetup setup = pair.connectForGets(serverRegion(pair, "ucx", randomBytes(REGION, 7)), 4096);
+        onContext(setup.context(), () -> setup.channel().get(setup.remote().address(), setup.key(),
+                setup.local().address(), 4096));
+        assertEquals(1, pair.client.metrics().gets().sum());
+        assertEquals(0, pair.client.metrics().laneGets().sum());
+        assertEquals(0, pair.client.laneWorkers());
+    }
+
+    @ParameterizedTest
+    @ValueSource(strings = {"ucx", "file"})
+    void concurrentGetsFromTwoEventLoopsRunOnALaneEach(String kind) throws Exception {
+        UcxPair pair = pair(UcxSettings.defaults());
+        byte[] content = randomBytes(REGION, 8);
+        int window = 16;
+        int slot = 16 << 10;
+        UcxPair.GetSetup setup = pair.connectForGets(serverRegion(pair, kind, content), 2 * window * slot);
+        Context[] loops = twoEventLoops(pair);
+        int perLoop = 2_000;
+        List<Future<Integer>> runs = new ArrayList<>();
+        for (int l = 0; l < loops.length; l++) {
+            Context loop = loops[l];
+            int firstSlot = l * window;
+            long seed = 100 + l;
+            CompletableFuture<Future<Integer>> started = new CompletableFuture<>();
+            loop.runOnContext(v -> started.complete(
+                    new VerifiedGets(setup, content, loop, firstSlot, window, slot, perLoop, seed).run()));
+            runs.add(started.get(TIMEOUT_S, TimeUnit.SECONDS));
+        }
+        for (Future<Integer> run : runs) {
+            assertEquals(perLoop, await(run));
+        }
+        assertEquals(2L * perLoop, pair.client.metrics().laneGets().sum());
+        assertEquals(2L * perLoop, pair.client.metrics().gets().sum());
+        assertEquals(2, pair.client.metrics().lanes(), "one lane per event loop");
+        assertEquals(2, pair.client.laneWorkers());
+        assertEquals(0, pair.client.metrics().errors().sum());
+    }
+
+    /** {@code count} gets of random ranges with {@code window} in flight from one context, each checked byte for byte. */
+    private static final class VerifiedGets {
+        private final UcxPair.GetSetup setup;
+        private final byte[] content;
+        private final Context context;
+        private final int firstSlot;
+        private final int window;
+        private final int slot;
+        private final int count;
+        private final Random random;
+        private final Promise<Integer> done = Promise.promise();
+        private final Thread thread = Thread.currentThread();
+        private int issued;
+        private int verified;
+
+        VerifiedGets(UcxPair.GetSetup setup, byte[] content, Context context, int firstSlot, int window, int slot,
+                     int count, long seed) {
+            this.setup = setup;
+            this.content = content;
+            this.context = context;
+            this.firstSlot = firstSlot;
+            this.window = window;
+            this.slot = slot;
+            this.count = count;
+            this.random = new Random(seed);
+        }
+
+        Future<Integer> run() {
+            for (int i = 0; i < window; i++) {
+                issue(firstSlot + i);
+            }
+            return done.future();
+        }
+
+        private void issue(int s) {
+            if (issued == count) {
+                return;
+            }
+            issued++;
+            int length = 1 + random.nextInt(slot);
+            int offset = random.nextInt(content.length - length + 1);
+            long local = setup.local().address() + (long) s * slot;
+            setup.channel().get(setup.remote().address() + offset, setup.key(), local, length).onComplete(ar -> {
+                try {
+                    assertTrue(ar.succeeded(), () -> "get failed: " + ar.cause());
+                    assertSame(thread, Thread.currentThread(), "completed on the issuing event loop");
+                    assertSame(context, io.vertx.core.Vertx.currentContext(), "completed on the caller's context");
+                    byte[] got = new byte[length];
+                    setup.local().buffer().get(s * slot, got);
+                    assertArrayEquals(java.util.Arrays.copyOfRange(content, offset, offset + length), got);
+                } catch (Throwable e) {
+                    done.tryFail(e);
+                    return;
+                }
+                if (++verified == count) {
+                    done.tryComplete(verified);
+                } else {
+                    issue(s);
+                }
+            });
+        }
+    }
+
+    @Test
+    void aReleasedKeyFailsNewLaneGetsAndItsLaneCopyClosesAfterTheGetsInFlight() throws Exception {
+        UcxPair pair = pair(UcxSettings.defaults());
+        byte[] content = randomBytes(REGION, 10);
+        UcxPair.GetSetup setup = pair.connectForGets(serverRegion(pair, "file", content), REGION);
+        Context context = setup.context();
+        UcxChannel channel = setup.channel();
+        onContext(context, () -> channel.get(setup.remote().address(), setup.key(), setup.local().address(), 64));
+        assertEquals(1, pair.client.metrics().laneRemoteKeys(), "the lane unpacked its own copy");
+        // Gets in flight on the lane when the last hold goes complete: the lane's copy outlives them.
+        CompletableFuture<List<Future<Void>>> issued = new CompletableFuture<>();
+        context.runOnContext(v -> {
+            List<Future<Void>> gets = new ArrayList<>();
+            for (int i = 0; i < 16; i++) {
+                gets.add(channel.get(setup.remote().address(), setup.key(), setup.local().address(), REGION));
+            }
+            channel.releaseRemoteKey(setup.key());
+            issued.complete(gets);
+        });
+        for (Future<Void> get : issued.get(TIMEOUT_S, TimeUnit.SECONDS)) {
+            await(get);
+        }
+        byte[] got = new byte[REGION];
+        setup.local().buffer().get(0, got);
+        assertArrayEquals(content, got);
+        assertFalse(setup.key().isValid());
+        ExecutionException late = assertThrows(ExecutionException.class, () -> onContext(context,
+                () -> channel.get(setup.remote().address(), setup.key(), setup.local().address(), 64)));
+        assertTrue(late.getCause().getMessage().contains("remote key is closed"), late.getCause().getMessage());
+        waitUntil(() -> pair.client.metrics().laneRemoteKeys() == 0, "the lane's copy was closed");
+        assertEquals(17, pair.client.metrics().laneGets().sum());
+    }
+
+    @Test
+    void aPeerGoneFailsLaneGetsAndANewChannelRunsOnANewLane() throws Exception {
+        UcxPair pair = pair(UcxSettings.defaults());
+        UcxPair.GetSetup setup = pair.connectForGets(serverRegion(pair, "file", randomBytes(REGION, 11)), REGION);
+        Context context = setup.context();
+        UcxChannel channel = setup.channel();
+        onContext(context, () -> channel.get(setup.remote().address(), setup.key(), setup.local().address(), 64));
+        assertEquals(1, pair.client.metrics().lanes());
+        CompletableFuture<List<Future<Void>>> issued = new CompletableFuture<>();
+        context.runOnContext(v -> {
+            List<Future<Void>> gets = new ArrayList<>();
+            for (int i = 0; i < 64; i++) {
+                gets.add(channel.get(setup.remote().address(), setup.key(), setup.local().address(), REGION));
+            }
+            issued.complete(gets);
+        });
+        List<Future<Void>> inFlight = issued.get(TIMEOUT_S, TimeUnit.SECONDS);
+        await(pair.serverVertx.undeploy(pair.serverDeployment));
+        for (Future<Void> get : inFlight) {
+            try {
+                await(get);
+            } catch (ExecutionException e) {
+                assertInstanceOf(UcxTransportException.class, e.getCause());
+            }
+        }
+        ExecutionException later = assertThrows(ExecutionException.class, () -> onContext(context,
+                () -> channel.get(setup.remote().address(), setup.key(), setup.local().address(), 64)));
+        assertInstanceOf(UcxTransportException.class, later.getCause());
+        waitUntil(() -> pair.client.metrics().lanes() == 0, "the dead peer's lane closed");
+        assertEquals(0, pair.client.metrics().laneRemoteKeys());
+
+        // The agent comes back (a new worker): a new channel gets a new lane on the same event loop.
+        UcxWorkerVerticle restarted = new UcxWorkerVerticle(UcxSettings.defaults().withProbeTransports(false));
+        await(pair.serverVertx.deployVerticle(restarted));
+        UcxListener listener = await(restarted.listen("127.0.0.1", 0, ch -> { }));
+        byte[] content = randomBytes(4096, 12);
+        UcxMemoryRegion region = await(restarted.allocate(content.length));
+        region.buffer().duplicate().clear().put(content);
+        UcxChannel fresh = onContext(context, () -> pair.client.connect("127.0.0.1", listener.port()));
+        UcxRemoteKey key = onContext(context, () -> fresh.unpackRemoteKey(region.packedRemoteKey()));
+        long laneGets = pair.client.metrics().laneGets().sum();
+        onContext(context, () -> fresh.get(region.address(), key, setup.local().address(), content.length));
+        byte[] got = new byte[content.length];
+        setup.local().buffer().get(0, got);
+        assertArrayEquals(content, got);
+        assertEquals(laneGets + 1, pair.client.metrics().laneGets().sum());
+        assertEquals(1, pair.client.metrics().lanes());
+        assertEquals(1, pair.client.laneWorkers(), "the event loop's worker serves the new lane");
+    }
+
+    @Test
+    void undeployingWithLiveLanesFailsTheirGetsAndClosesCleanly() throws Exception {
+        UcxPair pair = pair(UcxSettings.defaults());
+        UcxPair.GetSetup setup = pair.connectForGets(serverRegion(pair, "file", randomBytes(REGION, 13)), REGION);
+        Context[] loops = twoEventLoops(pair);
+        List<Future<Void>> inFlight = new ArrayList<>();
+        for (Context loop : loops) {
+            CompletableFuture<List<Future<Void>>> issued = new CompletableFuture<>();
+            loop.runOnContext(v -> {
+                List<Future<Void>> gets = new ArrayList<>();
+                for (int i = 0; i < 32; i++) {
+                    gets.add(setup.channel().get(setup.remote().address(), setup.key(), setup.local().address(), REGION));
+                }
+                issued.complete(gets);
+            });
+            inFlight.addAll(issued.get(TIMEOUT_S, TimeUnit.SECONDS));
+        }
+        assertEquals(2, pair.client.metrics().lanes());
+        List<LogRecord> warnings = new ArrayList<>();
+        Handler capture = new Handler() {
+            @Override
+            public synchronized void publish(LogRecord record) {
+                if (record.getLevel().intValue() >= Level.WARNING.intValue()) {
+                    warnings.add(record);
+                }
+            }
+
+            @Override
+            public void flush() {
+            }
+
+            @Override
+            public void close() {
+            }
+        };
+        Logger ucxLogs = Logger.getLogger("org.seaweedfs.rdma.ucx");
+        ucxLogs.addHandler(capture);
+        try {
+            await(pair.clientVertx.undeploy(pair.clientDeployment));
+        } finally {
+            ucxLogs.removeHandler(capture);
+        }
+        for (Future<Void> get : inFlight) {
+            try {
+                await(get);
+            } catch (ExecutionException e) {
+                assertInstanceOf(UcxTransportException.class, e.getCause());
+            }
+        }
+        assertEquals(0, pair.client.metrics().lanes());
+        assertEquals(0, pair.client.metrics().laneRemoteKeys());
+        synchronized (capture) {
+            assertEquals(List.of(), warnings.stream().map(LogRecord::getMessage).toList(), "no leak or timeout warnings");
+        }
+        ExecutionException after = assertThrows(ExecutionException.class, () -> onContext(loops[0],
+                () -> setup.channel().get(setup.remote().address(), setup.key(), setup.local().address(), 64)));
+        assertInstanceOf(UcxTransportException.class, after.getCause());
+    }
+
+    /** Shared-memory gets of UCX memory complete within the call: the recursion cap and JUCX requests are covered. */
+    @Test
+    void heapStaysFlatOverAMillionLaneGets() throws Exception {
+        UcxPair pair = pair(UcxSettings.defaults());
+        UcxPair.GetSetup setup = pair.connectForGets(await(pair.server.allocate(1 << 16)), 1 << 16);
+        runGets(setup, 100_000);
+        long before = usedHeapAfterGc();
+        runGets(setup, 1_000_000);
+        long after = usedHeapAfterGc();
+        assertTrue(after - before < 48L << 20, "heap grew by " + ((after - before) >> 20) + " MiB over 1M gets");
+        assertEquals(1_100_000, pair.client.metrics().laneGets().sum());
+        assertEquals(1, pair.client.metrics().lanes());
+    }
+
+    private static Thread threadOf(Context context) throws Exception {
+        return onContext(context, () -> Future.succeededFuture(Thread.currentThread()));
+    }
+
+    /** Two event-loop contexts of the client's Vert.x on different threads. */
+    private static Context[] twoEventLoops(UcxPair pair) throws Exception {
+        VertxInternal vertx = (VertxInternal) pair.clientVertx;
+        Context first = vertx.createEventLoopContext();
+        Thread firstThread = threadOf(first);
+        for (int i = 0; i < 16; i++) {
+            Context other = vertx.createEventLoopContext();
+            if (threadOf(other) != firstThread) {
+                return new Context[] {first, other};
+            }
+        }
+        return fail("the client's Vert.x has a single event loop");
+    }
+
+    private static void waitUntil(java.util.function.BooleanSupplier condition, String what) throws InterruptedException {
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(TIMEOUT_S);
+        while (!condition.getAsBoolean()) {
+            if (System.nanoTime() > deadline) {
+                fail("timed out waiting until " + what);
+            }
+            Thread.sleep(5);
+        }
+    }
+}

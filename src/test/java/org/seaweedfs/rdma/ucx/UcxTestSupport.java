@@ -1,0 +1,132 @@
+package org.seaweedfs.rdma.ucx;
+
+import io.vertx.core.Context;
+import io.vertx.core.Future;
+import io.vertx.core.Promise;
+import io.vertx.core.Vertx;
+import io.vertx.core.buffer.Buffer;
+
+import java.nio.MappedByteBuffer;
+import java.nio.channels.FileChannel;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
+import java.util.Random;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.Supplier;
+
+import static org.junit.jupiter.api.Assertions.fail;
+
+/** Helpers of the UCX tests: waiting on futures, running on a context, test data. */
+final class UcxTestSupport {
+
+    static final long TIMEOUT_S = 20;
+
+    private UcxTestSupport() {
+    }
+
+    /** Runs {@code action} on {@code context} and waits for its future, checking it completed on that context. */
+    static <T> T onContext(Context context, Supplier<Future<T>> action) throws Exception {
+        Promise<T> promise = Promise.promise();
+        context.runOnContext(v -> action.get().onComplete(ar -> {
+            if (Vertx.currentContext() != context) {
+                promise.tryFail(new AssertionError("completed on " + Vertx.currentContext() + ", not the caller's context"));
+            } else {
+                promise.handle(ar);
+            }
+        }));
+        return await(promise.future());
+    }
+
+    static <T> T await(Future<T> future) throws Exception {
+        return future.toCompletionStage().toCompletableFuture().get(TIMEOUT_S, TimeUnit.SECONDS);
+    }
+
+    static <T> T waitFor(Supplier<T> value) throws InterruptedException {
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(TIMEOUT_S);
+        T v;
+        while ((v = value.get()) == null) {
+            if (System.nanoTime() > deadline) {
+                fail("timed out waiting");
+            }
+            Thread.sleep(5);
+        }
+        return v;
+    }
+
+    /** Operations the worker's owner loop counts as in flight (it spins only while there are some). */
+    static int outstanding(UcxWorkerVerticle worker) throws Exception {
+        CompletableFuture<Integer> n = new CompletableFuture<>();
+        worker.loop().execute(LoopTask.of(() -> n.complete(worker.loop().outstanding())));
+        return n.get(TIMEOUT_S, TimeUnit.SECONDS);
+    }
+
+    static long usedHeapAfterGc() throws InterruptedException {
+        Runtime rt = Runtime.getRuntime();
+        long used = Long.MAX_VALUE;
+        for (int i = 0; i < 3; i++) {
+            System.gc();
+            Thread.sleep(50);
+            used = Math.min(used, rt.totalMemory() - rt.freeMemory());
+        }
+        return used;
+    }
+
+    /** Writes {@code content} to a file in {@code dir} and maps it read-only, as the agent maps a volume. */
+    static MappedByteBuffer mapReadOnly(Path dir, String name, byte[] content) throws Exception {
+        Path file = dir.resolve(name);
+        Files.write(file, content);
+        try (FileChannel fc = FileChannel.open(file, StandardOpenOption.READ)) {
+            return fc.map(FileChannel.MapMode.READ_ONLY, 0, content.length);
+        }
+    }
+
+    static byte[] randomBytes(int n, long seed) {
+        byte[] b = new byte[n];
+        new Random(seed).nextBytes(b);
+        return b;
+    }
+
+    static Buffer randomBuffer(int n, long seed) {
+        return Buffer.buffer(randomBytes(n, seed));
+    }
+
+    /** Issues {@code count} 64-byte gets with a bounded window, from the given context. */
+    static void runGets(UcxPair.GetSetup setup, int count) throws Exception {
+        UcxChannel channel = setup.channel();
+        UcxRemoteKey key = setup.key();
+        UcxMemoryRegion remote = setup.remote();
+        UcxMemoryRegion local = setup.local();
+        int window = 256;
+        CompletableFuture<Void> done = new CompletableFuture<>();
+        AtomicInteger issued = new AtomicInteger();
+        AtomicInteger completed = new AtomicInteger();
+        Runnable[] issue = new Runnable[1];
+        issue[0] = () -> {
+            int i = issued.getAndIncrement();
+            if (i >= count) {
+                return;
+            }
+            long slot = (i % 64) * 64L;
+            channel.get(remote.address() + slot, key, local.address() + slot, 64).onComplete(ar -> {
+                if (ar.failed()) {
+                    done.completeExceptionally(ar.cause());
+                    return;
+                }
+                if (completed.incrementAndGet() == count) {
+                    done.complete(null);
+                } else {
+                    issue[0].run();
+                }
+            });
+        };
+        setup.context().runOnContext(v -> {
+            for (int i = 0; i < window; i++) {
+                issue[0].run();
+            }
+        });
+        done.get(60, TimeUnit.SECONDS);
+    }
+}
