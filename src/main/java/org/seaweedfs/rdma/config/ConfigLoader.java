@@ -170,7 +170,8 @@ public final class ConfigLoader {
                         fallback),
                 new UcxConfig(v.strings("ucx.tls"), v.strings("ucx.netDevices"),
                         v.string("ucx.errorHandling").toLowerCase(Locale.ROOT),
-                        v.string("ucx.onDemandPaging").toLowerCase(Locale.ROOT), v.integer("ucx.maxRemoteKeys")),
+                        v.string("ucx.onDemandPaging").toLowerCase(Locale.ROOT), v.integer("ucx.maxRemoteKeys"),
+                        (Boolean) v.get("ucx.eventLoopLanes")),
                 new MetricsConfig((Boolean) v.get("metrics.enabled")));
     }
 

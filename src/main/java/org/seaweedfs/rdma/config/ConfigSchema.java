@@ -61,6 +61,7 @@ final class ConfigSchema {
             ConfigKey.choice("ucx.errorHandling", STRING, "peer", "peer", "none"),
             ConfigKey.choice("ucx.onDemandPaging", STRING, "auto", "auto", "true", "false"),
             ConfigKey.ranged("ucx.maxRemoteKeys", INTEGER, 65_536L, 1, 1 << 24),
+            ConfigKey.of("ucx.eventLoopLanes", BOOLEAN, true),
             ConfigKey.of("metrics.enabled", BOOLEAN, true));
 
     private static final Map<String, ConfigKey> BY_NAME = new LinkedHashMap<>();

@@ -22,7 +22,7 @@ public final class RoleSettings {
         if (!ucx.netDevices().isEmpty()) {
             settings = settings.withNetDevices(String.join(",", ucx.netDevices()));
         }
-        settings = settings.withMaxRemoteKeys(ucx.maxRemoteKeys());
+        settings = settings.withMaxRemoteKeys(ucx.maxRemoteKeys()).withEventLoopLanes(ucx.eventLoopLanes());
         // "auto": on when the TLS list could select RDMA (all, when the list is empty)
         boolean onDemand = switch (ucx.onDemandPaging()) {
             case "true" -> true;

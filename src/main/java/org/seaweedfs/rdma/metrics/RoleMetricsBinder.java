@@ -68,6 +68,12 @@ public final class RoleMetricsBinder {
                 ucx.frameBytesReceived());
         counter("seaweedfs.rdma.ucx.channels", "UCX channels", tags.and("event", "opened"), ucx.channelsOpened());
         counter("seaweedfs.rdma.ucx.channels", "UCX channels", tags.and("event", "closed"), ucx.channelsClosed());
+        counter("seaweedfs.rdma.ucx.lane.gets", "UCX gets issued and completed on an event loop's own worker (lanes)",
+                tags, ucx.laneGets());
+        Gauge.builder("seaweedfs.rdma.ucx.lanes", ucx, UcxMetrics::lanes)
+                .description("Event-loop lanes open (an endpoint per event loop and channel)").tags(tags).register(registry);
+        Gauge.builder("seaweedfs.rdma.ucx.lane.remote.keys", ucx, UcxMetrics::laneRemoteKeys)
+                .description("Remote keys unpacked on lanes").tags(tags).register(registry);
     }
 
     /** The sidecar's HTTP fallback: client hints it refused to follow (sidecar.volumeServers). */

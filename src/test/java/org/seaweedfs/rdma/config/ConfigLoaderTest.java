@@ -59,7 +59,7 @@ class ConfigLoaderTest {
         assertEquals(new SidecarConfig.Retry(3, Duration.ofMillis(50)), c.sidecar().retry());
         assertEquals(new SidecarConfig.Breaker(50, 20, 10, Duration.ofSeconds(10), 3), c.sidecar().breaker());
         assertEquals(List.of(Fallback.READ_THROUGH, Fallback.HTTP), c.sidecar().fallback());
-        assertEquals(new UcxConfig(List.of(), List.of(), "peer", "auto", 65_536), c.ucx());
+        assertEquals(new UcxConfig(List.of(), List.of(), "peer", "auto", 65_536, true), c.ucx());
         assertTrue(c.metrics().enabled());
     }
 
@@ -104,6 +104,8 @@ class ConfigLoaderTest {
         assertTrue(RoleSettings.ucx(parse("ucx: {tls: [tcp], onDemandPaging: 'true'}").ucx()).onDemandPaging());
         assertFalse(RoleSettings.ucx(parse("ucx: {tls: [rc], onDemandPaging: false}").ucx()).onDemandPaging());
         assertEquals(12, RoleSettings.ucx(parse("ucx: {maxRemoteKeys: 12}").ucx()).maxRemoteKeys());
+        assertTrue(RoleSettings.ucx(parse("").ucx()).eventLoopLanes());
+        assertFalse(RoleSettings.ucx(parse("ucx: {eventLoopLanes: false}").ucx()).eventLoopLanes());
     }
 
     @Test
@@ -189,6 +191,7 @@ class ConfigLoaderTest {
             "http: {port: {a: 1}}                    | http.port: expected an integer, got a section",
             "http: {maxInFlight: 0}                  | http.maxInFlight: must be between 1 and 1000000, got 0",
             "agent: {offset5: yes please}            | agent.offset5: expected true or false, got 'yes please'",
+            "ucx: {eventLoopLanes: sometimes}        | ucx.eventLoopLanes: expected true or false, got 'sometimes'",
             "agent: {listen: nohost}                 | agent.listen: 'nohost' is not host:port",
             "agent: {listen: 'h:99999'}              | agent.listen: 'h:99999': port 99999 is outside 0..65535",
             "sidecar: {agents: ['h:0']}              | sidecar.agents: 'h:0': port 0 is outside 1..65535",

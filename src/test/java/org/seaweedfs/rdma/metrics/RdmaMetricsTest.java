@@ -99,6 +99,7 @@ class RdmaMetricsTest {
         agent.framesReceived().add(3);
         agent.readThroughBytes().add(4096);
         ucx.gets().add(5);
+        ucx.laneGets().add(2);
         ucx.errors().increment();
         String text = metrics.scrape();
         assertTrue(text.contains("seaweedfs_rdma_agent_frames_total{direction=\"received\"} 3"), text);
@@ -107,6 +108,8 @@ class RdmaMetricsTest {
         assertTrue(text.contains("seaweedfs_rdma_agent_volume_copy_bytes 0"), text);
         assertTrue(text.contains("seaweedfs_rdma_ucx_operations_total{worker=\"sidecar\"} 5"), text);
         assertTrue(text.contains("seaweedfs_rdma_ucx_errors_total{worker=\"sidecar\"} 1"), text);
+        assertTrue(text.contains("seaweedfs_rdma_ucx_lane_gets_total{worker=\"sidecar\"} 2"), text);
+        assertTrue(text.contains("seaweedfs_rdma_ucx_lanes{worker=\"sidecar\"} 0"), text);
         ucx.gets().add(4);
         assertTrue(metrics.scrape().contains("seaweedfs_rdma_ucx_operations_total{worker=\"sidecar\"} 9"));
     }
