@@ -21,8 +21,24 @@ final class BodyStreamer {
         Promise<Void> done = Promise.promise();
         response.closeHandler(v -> done.tryFail("client closed the connection"));
         response.exceptionHandler(done::tryFail);
+        if (pieces.size() == 1) {
+            // The common case: headers and body leave as one message, one pass through the pipeline.
+            settle(response.end(pieces.get(0)), done);
+            return done.future();
+        }
         new Pump(response, pieces.iterator(), done).run();
         return done.future();
+    }
+
+    /** Completes {@code done} with the end's outcome unless the connection's handlers already settled it. */
+    private static void settle(Future<Void> end, Promise<Void> done) {
+        end.onComplete(ar -> {
+            if (ar.succeeded()) {
+                done.tryComplete();
+            } else {
+                done.tryFail(ar.cause());
+            }
+        });
     }
 
     private record Pump(HttpServerResponse response, Iterator<Buffer> pieces, Promise<Void> done) implements Runnable {
@@ -38,13 +54,7 @@ final class BodyStreamer {
                 }
                 response.write(pieces.next());
             }
-            response.end().onComplete(ar -> {
-                if (ar.succeeded()) {
-                    done.tryComplete();
-                } else {
-                    done.tryFail(ar.cause());
-                }
-            });
+            settle(response.end(), done);
         }
     }
 }

@@ -40,6 +40,11 @@ public final class NeedleReader implements NeedleSource {
         return gate.counters();
     }
 
+    /** Every read fails TIMEOUT after this long ({@code sidecar.readTimeout}): callers need no timer of their own. */
+    public long readTimeoutMs() {
+        return gate.options().readTimeoutMs();
+    }
+
     /** Reads in progress. */
     public int inFlight() {
         return gate.inFlight();
@@ -125,7 +130,8 @@ public final class NeedleReader implements NeedleSource {
             stale = e;
         }
         StaleLocation missingSegment = stale;
-        Future.join(gets).onComplete(ar -> read.run(() -> {
+        Future<?> fetched = gets.size() == 1 ? gets.get(0) : Future.join(gets);
+        fetched.onComplete(ar -> read.run(() -> {
             if (read.isDone()) {
                 buffers.forEach(PooledBuffer::release);
             } else if (missingSegment != null) {

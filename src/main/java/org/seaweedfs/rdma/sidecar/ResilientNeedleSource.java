@@ -221,7 +221,7 @@ public final class ResilientNeedleSource implements NeedleSource, ReadPathStatus
             return;
         }
         long start = System.nanoTime();
-        withTimeout(op, rdma, peer).onComplete(ar -> {
+        rdmaAttempt(op, peer).onComplete(ar -> {
             long nanos = System.nanoTime() - start;
             if (ar.succeeded()) {
                 breaker.onSuccess(nanos, TimeUnit.NANOSECONDS);
@@ -262,13 +262,7 @@ public final class ResilientNeedleSource implements NeedleSource, ReadPathStatus
             }
             int next = i + 1;
             fallbackReads(path, reason).increment();
-            Future<T> attempt;
-            try {
-                attempt = op.on(source);
-            } catch (RuntimeException e) {
-                attempt = Future.failedFuture(e);
-            }
-            return attempt.recover(e -> {
+            return start(op, source).recover(e -> {
                 ReadFailure failure = asReadFailure(e);
                 if (isAnswer(failure)) {
                     return Future.failedFuture(failure);
@@ -281,6 +275,17 @@ public final class ResilientNeedleSource implements NeedleSource, ReadPathStatus
     }
 
     /**
+     * One try on the RDMA path. The NeedleReader fails its reads TIMEOUT on its own deadline; a timer here too would
+     * be a second one per read (each costs a scheduled task and a map entry), so only other sources get one.
+     */
+    private <T> Future<T> rdmaAttempt(Op<T> op, AgentPeer peer) {
+        if (rdma instanceof NeedleReader reader && reader.readTimeoutMs() <= settings.attemptTimeout().toMillis()) {
+            return start(op, rdma);
+        }
+        return withTimeout(op, rdma, peer);
+    }
+
+    /**
      * The RDMA attempt's result, or TIMEOUT after {@code attemptTimeout}; a late result is given back. (The
      * fallbacks bound their own time: the HTTP one per request and replica, the read-through per request.)
      */
@@ -289,13 +294,7 @@ public final class ResilientNeedleSource implements NeedleSource, ReadPathStatus
         long timeoutMs = settings.attemptTimeout().toMillis();
         long timer = vertx.setTimer(Math.max(1, timeoutMs), t -> promise.tryFail(new ReadFailure(
                 ReadFailure.Kind.TIMEOUT, "RDMA read through agent " + peer.name() + " took longer than " + timeoutMs + " ms")));
-        Future<T> attempt;
-        try {
-            attempt = op.on(source);
-        } catch (RuntimeException e) {
-            attempt = Future.failedFuture(e);
-        }
-        attempt.onComplete(ar -> {
+        start(op, source).onComplete(ar -> {
             vertx.cancelTimer(timer);
             if (ar.succeeded()) {
                 if (!promise.tryComplete(ar.result())) {
@@ -306,6 +305,15 @@ public final class ResilientNeedleSource implements NeedleSource, ReadPathStatus
             }
         });
         return promise.future();
+    }
+
+    /** The operation on one source; a source that throws fails the future instead. */
+    private static <T> Future<T> start(Op<T> op, NeedleSource source) {
+        try {
+            return op.on(source);
+        } catch (RuntimeException e) {
+            return Future.failedFuture(e);
+        }
     }
 
     /** A definite answer about the needle (not a failure of the path). */
