@@ -21,6 +21,9 @@ final class BreakerTransitions {
     /** Call after {@code tryAcquirePermission}, {@code onSuccess}/{@code onError} or a forced transition. */
     void observe(CircuitBreaker breaker) {
         CircuitBreaker.State now = breaker.getState();
+        if (lastSeen.get(breaker.getName()) == now) {
+            return; // the common case: a read that changed nothing takes no lock here
+        }
         CircuitBreaker.State before = lastSeen.put(breaker.getName(), now);
         if (before != null && before != now) {
             LOG.info("Circuit breaker of agent " + breaker.getName() + ": " + before + " -> " + now);

@@ -41,10 +41,14 @@ final class ReadAttempt {
     }
 
     void begin(Consumer<ReadAttempt> body) {
-        long timeout = gate.options().readTimeoutMs();
-        timerId = context.setTimer(timeout, t -> fail(new ReadFailure(ReadFailure.Kind.TIMEOUT,
-                "reading " + fid + " over " + gate.path() + " took more than " + timeout + " ms")));
         run(() -> body.accept(this));
+        // A read served within the call (a lane get of shared memory completes there) never needs its deadline;
+        // only one that waits arms it: a timer per read is a scheduled task and a map entry in Vert.x.
+        if (!done) {
+            long timeout = gate.options().readTimeoutMs();
+            timerId = context.setTimer(timeout, t -> fail(new ReadFailure(ReadFailure.Kind.TIMEOUT,
+                    "reading " + fid + " over " + gate.path() + " took more than " + timeout + " ms")));
+        }
     }
 
     /** Runs a step; anything it throws fails the read. */
@@ -92,7 +96,9 @@ final class ReadAttempt {
 
     private void end() {
         done = true;
-        context.owner().cancelTimer(timerId);
+        if (timerId >= 0) {
+            context.owner().cancelTimer(timerId);
+        }
         gate.finished();
     }
 

@@ -35,7 +35,7 @@ import java.util.Map;
  * <pre>
  *   java -cp target/seaweedfs-rdma-sidecar.jar:target/test-classes org.seaweedfs.rdma.ucx.UcxGetBenchMain \
  *       --tls shm,tcp --mem file --sizes 4K,64K,1M [--dir /tmp] [--region 64M] [--iters 20000] [--lat-seconds 2]
- *       [--warmup 1000] [--bw-seconds 1] [--window 16] [--spin N]
+ *       [--warmup 20000] [--bw-seconds 1] [--window 16] [--spin N]
  * </pre>
  * The UCX_* environment of bench/run.sh is expected (shared memory needs UCX_POSIX/SYSV_ERROR_HANDLING=y).
  */
@@ -99,7 +99,7 @@ public final class UcxGetBenchMain {
                 Probe probe = new Probe(context, channel, key, remote, local, size);
                 probe.verifyOnce();
                 String line = probe.measure(
-                        Integer.parseInt(opts.getOrDefault("warmup", "1000")),
+                        Integer.parseInt(opts.getOrDefault("warmup", "20000")),
                         Integer.parseInt(opts.getOrDefault("iters", "20000")),
                         Double.parseDouble(opts.getOrDefault("lat-seconds", "2")),
                         Double.parseDouble(opts.getOrDefault("bw-seconds", "1")));
