@@ -268,6 +268,11 @@ stop_servers() {
 cpu_ticks() { awk '{ print $14 + $15 }' "/proc/$1/stat"; }
 
 rss_mib() { awk '/^VmRSS:/ { printf "%.1f", $2 / 1024 }' "/proc/$1/status"; }
+# The process's own resident memory (RssAnon + RssFile): VmRSS without RssShmem, the shared memory it attached: with
+# agent.volumeMemory ucx, the agent's volume copies the sidecar reads one-sidedly (the agent's pages, counted in the
+# RSS of every process that touched them).
+rss_private_mib() { awk '/^RssAnon:|^RssFile:/ { kb += $2 } END { printf "%.1f", kb / 1024 }' "/proc/$1/status"; }
+rss_shmem_mib() { awk '/^RssShmem:/ { printf "%.1f", $2 / 1024 }' "/proc/$1/status"; }
 
 # heap_used_mib PID [gc] — heap in use (jcmd GC.heap_info), after a full GC when asked.
 heap_used_mib() {
@@ -353,9 +358,10 @@ hook_memory() {
     start_agent "$SHM_TLS"
     start_sidecar "$SHM_TLS"
     warm_sidecar
-    local list=$BENCH_DATA/vid1.paths peak=0 rss heap wrk_pid reads errors
+    local list=$BENCH_DATA/vid1.paths peak=0 peak_private=0 peak_shmem=0 rss heap wrk_pid reads errors
     heap=$(heap_used_mib "$SIDECAR_PID" gc)
-    printf '{"kind":"memory","what":"idle_after_start","reads":0,"rss_mib":%s,"heap_mib":%s}\n' "$(rss_mib "$SIDECAR_PID")" "$heap" | record
+    printf '{"kind":"memory","what":"idle_after_start","reads":0,"rss_mib":%s,"rss_private_mib":%s,"rss_shmem_mib":%s,"heap_mib":%s}\n' \
+        "$(rss_mib "$SIDECAR_PID")" "$(rss_private_mib "$SIDECAR_PID")" "$(rss_shmem_mib "$SIDECAR_PID")" "$heap" | record
     wrk_requests "$MEMORY_CONNS" "$WRK_SECONDS" "$list" > "$BENCH_OUT/logs/wrk-c$MEMORY_CONNS.count" &
     wrk_pid=$!
     local half=$((SECONDS + WRK_SECONDS / 2))
@@ -363,22 +369,27 @@ hook_memory() {
     while kill -0 "$wrk_pid" 2> /dev/null; do
         rss=$(rss_mib "$SIDECAR_PID")
         peak=$(awk -v a="$peak" -v b="$rss" 'BEGIN { print (b > a ? b : a) }')
+        rss=$(rss_private_mib "$SIDECAR_PID")
+        peak_private=$(awk -v a="$peak_private" -v b="$rss" 'BEGIN { print (b > a ? b : a) }')
+        rss=$(rss_shmem_mib "$SIDECAR_PID")
+        peak_shmem=$(awk -v a="$peak_shmem" -v b="$rss" 'BEGIN { print (b > a ? b : a) }')
         # jcmd is a JVM start of its own: once, halfway through, so the sampling does not load the box
         if [ -z "$heap" ] && [ $SECONDS -ge $half ]; then heap=$(heap_used_mib "$SIDECAR_PID"); fi
         sleep 0.5
     done
     wait "$wrk_pid"
     read -r reads errors < "$BENCH_OUT/logs/wrk-c$MEMORY_CONNS.count"
-    printf '{"kind":"memory","what":"rss_at_%s_concurrent","conns":%s,"reads":%s,"errors":%s,"rss_mib":%s,"heap_mib":%s}\n' \
-        "$MEMORY_CONNS" "$MEMORY_CONNS" "$reads" "$errors" "$peak" "$heap" | record
+    printf '{"kind":"memory","what":"rss_at_%s_concurrent","conns":%s,"reads":%s,"errors":%s,"rss_mib":%s,"rss_private_mib":%s,"rss_shmem_mib":%s,"heap_mib":%s}\n' \
+        "$MEMORY_CONNS" "$MEMORY_CONNS" "$reads" "$errors" "$peak" "$peak_private" "$peak_shmem" "$heap" | record
     local total=0 started=$SECONDS n
     while [ "$total" -lt "$HEAP_READS" ]; do
         read -r n errors < <(wrk_requests 64 "$HEAP_CHECK_SECONDS" "$list")
         [ "$n" -gt 0 ] || { echo "memory: wrk failed during the heap run" >&2; break; }
         [ "$errors" = 0 ] || echo "memory: $errors errors during the heap run" >&2
         total=$((total + n))
-        printf '{"kind":"memory","what":"heap_after_reads","reads":%s,"seconds":%s,"rss_mib":%s,"heap_mib":%s}\n' \
-            "$total" "$((SECONDS - started))" "$(rss_mib "$SIDECAR_PID")" "$(heap_used_mib "$SIDECAR_PID" gc)" | record
+        printf '{"kind":"memory","what":"heap_after_reads","reads":%s,"seconds":%s,"rss_mib":%s,"rss_private_mib":%s,"heap_mib":%s}\n' \
+            "$total" "$((SECONDS - started))" "$(rss_mib "$SIDECAR_PID")" "$(rss_private_mib "$SIDECAR_PID")" \
+            "$(heap_used_mib "$SIDECAR_PID" gc)" | record
     done
     stop_servers
     trap - EXIT

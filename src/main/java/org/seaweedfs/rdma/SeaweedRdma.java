@@ -134,6 +134,13 @@ public final class SeaweedRdma {
             client.close();
             return Future.succeededFuture();
         });
+        // Runs after the UCX worker stopped (stops unwind in reverse): no get can write into the pool any more.
+        stops.push(() -> {
+            if (!pool.isRegistered()) {
+                pool.free();
+            }
+            return Future.succeededFuture();
+        });
         return deploy(ucx, new DeploymentOptions())
                 .compose(v -> pool.register(ucx))
                 .onSuccess(v -> stops.push(pool::deregister))

@@ -4,7 +4,6 @@ import io.vertx.core.Future;
 import java.nio.ByteBuffer;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.concurrent.ArrayBlockingQueue;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.LongAdder;
 import org.seaweedfs.rdma.ucx.UcxMemoryRegion;
@@ -15,7 +14,8 @@ import org.seaweedfs.rdma.ucx.UcxWorkerVerticle;
  * (small for typical needles, large for big ones and for chunks of very big ones). The total is fixed at
  * construction, so pooled memory is bounded; acquiring never blocks and returns null when the class is used up.
  *
- * <p>Thread-safe. Acquire and release allocate nothing (bounded array queues of prebuilt buffers).
+ * <p>Thread-safe. Acquire and release allocate nothing (bounded stacks of prebuilt buffers, most recently released
+ * first, so only the buffers a load needs ever become resident).
  */
 public final class RegisteredBufferPool {
 
@@ -64,37 +64,55 @@ public final class RegisteredBufferPool {
 
     private final Settings settings;
     private final List<ByteBuffer> slabs = new ArrayList<>();
-    private final ArrayBlockingQueue<PooledBuffer> small;
-    private final ArrayBlockingQueue<PooledBuffer> large;
+    private final SlabMemory memory;
+    private final FreeBuffers small;
+    private final FreeBuffers large;
     private final AtomicInteger inUse = new AtomicInteger();
     private final LongAdder exhausted = new LongAdder();
     private volatile long[] slabAddresses;
     private volatile List<UcxMemoryRegion> regions = List.of();
     private volatile UcxWorkerVerticle registeredWith;
 
-    /** Allocates the slabs (not yet registered: see {@link #register}). */
+    /** Allocates the slabs (not yet registered: see {@link #register}); their memory is resident only once used. */
     public RegisteredBufferPool(Settings settings) {
         this.settings = settings;
-        this.small = new ArrayBlockingQueue<>(Math.max(1, settings.smallBuffers()));
-        this.large = new ArrayBlockingQueue<>(settings.largeBuffers());
-        cut(settings.smallBufferBytes(), settings.smallBuffers(), small, false);
-        cut(settings.largeBufferBytes(), settings.largeBuffers(), large, true);
+        this.small = new FreeBuffers(settings.smallBuffers());
+        this.large = new FreeBuffers(settings.largeBuffers());
+        List<SlabPlan> plan = new ArrayList<>();
+        plan(settings.smallBufferBytes(), settings.smallBuffers(), false, plan);
+        plan(settings.largeBufferBytes(), settings.largeBuffers(), true, plan);
+        this.memory = SlabMemory.allocate(plan.stream().mapToInt(p -> p.bufferBytes * p.count).toArray(), this);
+        for (int index = 0; index < plan.size(); index++) {
+            SlabPlan p = plan.get(index);
+            ByteBuffer slab = memory.slabs().get(index);
+            slabs.add(slab);
+            for (int i = 0; i < p.count; i++) {
+                ByteBuffer piece = slab.slice(i * p.bufferBytes, p.bufferBytes);
+                (p.large ? large : small).push(new PooledBuffer(this, piece, index, (long) i * p.bufferBytes, p.large));
+            }
+        }
     }
 
-    private void cut(int bufferBytes, int count, ArrayBlockingQueue<PooledBuffer> into, boolean isLarge) {
+    /** {@code count} buffers of one size class in slabs of at most {@link #MAX_SLAB_BYTES}. */
+    private record SlabPlan(int bufferBytes, int count, boolean large) {
+    }
+
+    private static void plan(int bufferBytes, int count, boolean large, List<SlabPlan> into) {
         int perSlab = (int) Math.min(count, MAX_SLAB_BYTES / bufferBytes);
-        int left = count;
-        while (left > 0) {
-            int n = Math.min(perSlab, left);
-            ByteBuffer slab = ByteBuffer.allocateDirect(n * bufferBytes);
-            int index = slabs.size();
-            slabs.add(slab);
-            for (int i = 0; i < n; i++) {
-                ByteBuffer piece = slab.slice(i * bufferBytes, bufferBytes);
-                into.add(new PooledBuffer(this, piece, index, (long) i * bufferBytes, isLarge));
-            }
-            left -= n;
+        for (int left = count; left > 0; left -= perSlab) {
+            into.add(new SlabPlan(bufferBytes, Math.min(perSlab, left), large));
         }
+    }
+
+    /**
+     * Frees the slabs' memory, once nothing can write or read it any more: after {@link #deregister} and after the
+     * worker whose gets wrote into it stopped. Without this, the memory goes when the pool is garbage collected.
+     */
+    public void free() {
+        if (isRegistered()) {
+            throw new IllegalStateException("buffer pool is still registered: deregister it first");
+        }
+        memory.free();
     }
 
     public Settings settings() {
@@ -151,10 +169,10 @@ public final class RegisteredBufferPool {
     public PooledBuffer acquire(long bytes) {
         PooledBuffer buffer = null;
         if (bytes <= settings.smallBufferBytes()) {
-            buffer = small.poll();
+            buffer = small.pop();
         }
         if (buffer == null && bytes <= settings.largeBufferBytes()) {
-            buffer = large.poll();
+            buffer = large.pop();
         }
         if (buffer == null) {
             exhausted.increment();
@@ -172,9 +190,9 @@ public final class RegisteredBufferPool {
         }
         List<PooledBuffer> got = new ArrayList<>(count);
         for (int i = 0; i < count; i++) {
-            PooledBuffer buffer = large.poll();
+            PooledBuffer buffer = large.pop();
             if (buffer == null) {
-                got.forEach(large::offer);
+                got.forEach(large::push);
                 exhausted.increment();
                 return null;
             }
@@ -193,7 +211,7 @@ public final class RegisteredBufferPool {
 
     void giveBack(PooledBuffer buffer) {
         inUse.decrementAndGet();
-        (buffer.isLarge() ? large : small).offer(buffer);
+        (buffer.isLarge() ? large : small).push(buffer);
     }
 
     long slabAddress(int slab) {

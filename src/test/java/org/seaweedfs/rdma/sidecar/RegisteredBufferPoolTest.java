@@ -4,9 +4,11 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertSame;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import java.nio.ByteBuffer;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.IdentityHashMap;
@@ -37,6 +39,40 @@ class RegisteredBufferPoolTest {
         assertEquals(0, pool.inUse());
         assertEquals(3, pool.freeSmall());
         assertEquals(2, pool.freeLarge());
+    }
+
+    @Test
+    void theBufferReleasedLastIsHandedOutNext() {
+        PooledBuffer a = pool.acquire(100);
+        PooledBuffer b = pool.acquire(100);
+        a.release();
+        b.release();
+        // Last in, first out: a steady load keeps reusing the same few buffers; the rest never becomes resident.
+        assertSame(b, pool.acquire(100));
+        assertSame(a, pool.acquire(100));
+    }
+
+    @Test
+    void buffersAreDistinctWritableMemoryAndFreeingWaitsForDeregistration() {
+        List<PooledBuffer> all = new ArrayList<>();
+        for (PooledBuffer b; (b = pool.acquire(100)) != null; ) {
+            all.add(b);
+        }
+        for (int i = 0; i < all.size(); i++) {
+            ByteBuffer buffer = all.get(i).buffer();
+            for (int at = 0; at < buffer.capacity(); at += 8) {
+                buffer.putLong(at, i * 1_000_003L + at);
+            }
+        }
+        for (int i = 0; i < all.size(); i++) { // no two buffers overlap
+            ByteBuffer buffer = all.get(i).buffer();
+            for (int at = 0; at < buffer.capacity(); at += 8) {
+                assertEquals(i * 1_000_003L + at, buffer.getLong(at));
+            }
+        }
+        all.forEach(PooledBuffer::release);
+        pool.free(); // never registered
+        pool.free(); // once only
     }
 
     @Test
