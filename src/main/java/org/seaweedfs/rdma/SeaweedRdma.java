@@ -149,18 +149,23 @@ public final class SeaweedRdma {
                 .compose(v -> {
                     manager = connections;
                     source = resilient;
-                    return deploy(new EventBusApiVerticle(resilient, sidecar.maxNeedleBytes(), meters),
-                            new DeploymentOptions());
+                    return deploy(() -> new EventBusApiVerticle(resilient, sidecar.maxNeedleBytes(), meters),
+                            new DeploymentOptions().setInstances(sidecar.eventBusInstances()));
                 })
                 .compose(v -> deployHttp(api));
     }
 
     private Future<Void> deployHttp(HttpApiContext api) {
-        return vertx.deployVerticle(() -> {
-                    HttpApiVerticle v = new HttpApiVerticle(api);
-                    httpInstances.add(v);
-                    return v;
-                }, new DeploymentOptions().setInstances(config.http().instances()))
+        return deploy(() -> {
+            HttpApiVerticle v = new HttpApiVerticle(api);
+            httpInstances.add(v);
+            return v;
+        }, new DeploymentOptions().setInstances(config.http().instances()));
+    }
+
+    /** Deploys {@code options.getInstances()} instances made by {@code factory}; undeployed on close. */
+    private Future<Void> deploy(Supplier<? extends Deployable> factory, DeploymentOptions options) {
+        return vertx.deployVerticle(factory, options)
                 .onSuccess(id -> stops.push(() -> vertx.undeploy(id)))
                 .mapEmpty();
     }

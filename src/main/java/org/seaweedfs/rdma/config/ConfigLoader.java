@@ -167,7 +167,7 @@ public final class ConfigLoader {
                                 v.integer("sidecar.breaker.slidingWindowSize"), v.integer("sidecar.breaker.minimumCalls"),
                                 v.duration("sidecar.breaker.openDuration"), v.integer("sidecar.breaker.halfOpenCalls")),
                         new SidecarConfig.Retry(v.integer("sidecar.retry.maxAttempts"), v.duration("sidecar.retry.waitDuration")),
-                        fallback),
+                        fallback, v.integer("sidecar.eventBusInstances")),
                 new UcxConfig(v.strings("ucx.tls"), v.strings("ucx.netDevices"),
                         v.string("ucx.errorHandling").toLowerCase(Locale.ROOT),
                         v.string("ucx.onDemandPaging").toLowerCase(Locale.ROOT), v.integer("ucx.maxRemoteKeys"),

@@ -55,6 +55,7 @@ final class ConfigSchema {
             ConfigKey.ranged("sidecar.breaker.halfOpenCalls", INTEGER, 3L, 1, 1000),
             ConfigKey.ranged("sidecar.retry.maxAttempts", INTEGER, 3L, 1, 10),
             ConfigKey.ranged("sidecar.retry.waitDuration", DURATION, Duration.ofMillis(50), 0, 60_000),
+            ConfigKey.ranged("sidecar.eventBusInstances", INTEGER, 1L, 1, 256),
             ConfigKey.choice("sidecar.fallback", STRING_LIST, List.of("read-through", "http"), "read-through", "http"),
             ConfigKey.of("ucx.tls", STRING_LIST, List.of()),
             ConfigKey.of("ucx.netDevices", STRING_LIST, List.of()),

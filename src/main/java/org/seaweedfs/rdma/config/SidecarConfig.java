@@ -14,6 +14,8 @@ import java.util.List;
  * @param maxInFlightReads UCX reads outstanding at once
  * @param readTimeout      one read, end to end, before it fails with 504
  * @param fallback         where reads degrade to, in order, when RDMA cannot serve them
+ * @param eventBusInstances {@code EventBusApiVerticle} instances (each on an event loop; requests are dealt
+ *                         round-robin): 1 keeps a requester on its own event loop fastest, more spread the reads
  */
 public record SidecarConfig(
         List<HostPort> agents,
@@ -28,7 +30,8 @@ public record SidecarConfig(
         Reconnect reconnect,
         Breaker breaker,
         Retry retry,
-        List<Fallback> fallback) {
+        List<Fallback> fallback,
+        int eventBusInstances) {
 
     public SidecarConfig {
         agents = List.copyOf(agents);

@@ -105,6 +105,8 @@ class ConfigLoaderTest {
         assertFalse(RoleSettings.ucx(parse("ucx: {tls: [rc], onDemandPaging: false}").ucx()).onDemandPaging());
         assertEquals(12, RoleSettings.ucx(parse("ucx: {maxRemoteKeys: 12}").ucx()).maxRemoteKeys());
         assertTrue(RoleSettings.ucx(parse("").ucx()).eventLoopLanes());
+        assertEquals(1, parse("").sidecar().eventBusInstances());
+        assertEquals(2, parse("sidecar: {eventBusInstances: 2}").sidecar().eventBusInstances());
         assertFalse(RoleSettings.ucx(parse("ucx: {eventLoopLanes: false}").ucx()).eventLoopLanes());
     }
 
@@ -192,6 +194,7 @@ class ConfigLoaderTest {
             "http: {maxInFlight: 0}                  | http.maxInFlight: must be between 1 and 1000000, got 0",
             "agent: {offset5: yes please}            | agent.offset5: expected true or false, got 'yes please'",
             "ucx: {eventLoopLanes: sometimes}        | ucx.eventLoopLanes: expected true or false, got 'sometimes'",
+            "sidecar: {eventBusInstances: 0}         | sidecar.eventBusInstances: must be between 1 and 256, got 0",
             "agent: {listen: nohost}                 | agent.listen: 'nohost' is not host:port",
             "agent: {listen: 'h:99999'}              | agent.listen: 'h:99999': port 99999 is outside 0..65535",
             "sidecar: {agents: ['h:0']}              | sidecar.agents: 'h:0': port 0 is outside 1..65535",

@@ -74,7 +74,7 @@ class ResilientReadPathAgentTest {
                 new SidecarConfig.Reconnect(Duration.ofMillis(20), Duration.ofMillis(300)),
                 new SidecarConfig.Breaker(50, 10, 5, Duration.ofMillis(300), 2),
                 new SidecarConfig.Retry(3, Duration.ofMillis(10)),
-                List.of(Fallback.READ_THROUGH, Fallback.HTTP));
+                List.of(Fallback.READ_THROUGH, Fallback.HTTP), 1);
     }
 
     private ReadPathHarness.AgentSide agent(int port) {
