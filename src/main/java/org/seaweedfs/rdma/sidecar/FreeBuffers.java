@@ -15,13 +15,12 @@ final class FreeBuffers {
         this.stack = new PooledBuffer[capacity];
     }
 
-    /** Adds a buffer; false (and nothing changes) when full, which a correct pool never sees. */
-    synchronized boolean push(PooledBuffer buffer) {
+    /** Adds a buffer; more than the capacity would mean a buffer was given back twice. */
+    synchronized void push(PooledBuffer buffer) {
         if (size == stack.length) {
-            return false;
+            throw new IllegalStateException("more buffers given back than the pool holds");
         }
         stack[size++] = buffer;
-        return true;
     }
 
     /** The most recently pushed free buffer, or null when none is free. */

@@ -63,7 +63,6 @@ public final class RegisteredBufferPool {
     }
 
     private final Settings settings;
-    private final List<ByteBuffer> slabs = new ArrayList<>();
     private final SlabMemory memory;
     private final FreeBuffers small;
     private final FreeBuffers large;
@@ -85,7 +84,6 @@ public final class RegisteredBufferPool {
         for (int index = 0; index < plan.size(); index++) {
             SlabPlan p = plan.get(index);
             ByteBuffer slab = memory.slabs().get(index);
-            slabs.add(slab);
             for (int i = 0; i < p.count; i++) {
                 ByteBuffer piece = slab.slice(i * p.bufferBytes, p.bufferBytes);
                 (p.large ? large : small).push(new PooledBuffer(this, piece, index, (long) i * p.bufferBytes, p.large));
@@ -128,7 +126,7 @@ public final class RegisteredBufferPool {
         }
         registeredWith = ucx;
         List<Future<UcxMemoryRegion>> registrations = new ArrayList<>();
-        for (ByteBuffer slab : slabs) {
+        for (ByteBuffer slab : memory.slabs()) {
             registrations.add(ucx.register(slab.duplicate().clear()));
         }
         return Future.all(registrations).map(all -> {

@@ -62,6 +62,8 @@ public final class ResilientNeedleSource implements NeedleSource, ReadPathStatus
     private final Vertx vertx;
     private final ConnectionManagerVerticle manager;
     private final NeedleSource rdma;
+    /** The RDMA source fails its reads TIMEOUT by itself within the attempt timeout (decided once). */
+    private final boolean rdmaBoundsItsTime;
     private final Map<Fallback, NeedleSource> fallbackSources;
     private final ResilienceSettings settings;
     private final CircuitBreakerRegistry breakers;
@@ -90,6 +92,8 @@ public final class ResilientNeedleSource implements NeedleSource, ReadPathStatus
         this.vertx = vertx;
         this.manager = manager;
         this.rdma = rdma;
+        this.rdmaBoundsItsTime = rdma instanceof NeedleReader reader
+                && reader.readTimeoutMs() <= settings.attemptTimeout().toMillis();
         this.settings = settings;
         this.registry = registry;
         this.fallbackSources = new EnumMap<>(Fallback.class);
@@ -279,7 +283,7 @@ public final class ResilientNeedleSource implements NeedleSource, ReadPathStatus
      * be a second one per read (each costs a scheduled task and a map entry), so only other sources get one.
      */
     private <T> Future<T> rdmaAttempt(Op<T> op, AgentPeer peer) {
-        if (rdma instanceof NeedleReader reader && reader.readTimeoutMs() <= settings.attemptTimeout().toMillis()) {
+        if (rdmaBoundsItsTime) {
             return start(op, rdma);
         }
         return withTimeout(op, rdma, peer);
