@@ -32,6 +32,8 @@ def size_label(n):
 def fmt(v, digits=1):
     if v is None:
         return MISSING
+    if isinstance(v, list):
+        return " / ".join(fmt(x, digits) for x in v)
     if isinstance(v, float) and abs(v) < 10 and digits == 1:
         return f"{v:.2f}"
     return f"{v:,.{digits}f}" if isinstance(v, float) else f"{v:,}"
@@ -245,7 +247,7 @@ def main():
                f"load average at start {meta.get('loadavg_at_start'):.2f}.", ""]
     md += get_table(rows) + http_table(rows)
     md += generic_table(rows, "eventbus", "Event bus (same JVM)",
-                        ["impl", "size", "ops_s", "gbps", "p50_us", "p99_us"])
+                        ["impl", "size", "ops_s", "ops_s_runs", "gbps", "p50_us", "p99_us"])
     md += generic_table(rows, "agent_cpu", "Agent CPU per read (agent process utime+stime over a wrk run)",
                         ["tls", "volume_memory", "size", "conns", "reads", "reads_s", "agent_cpu_s", "cpu_us_per_read"])
     md += generic_table(rows, "memory", "Sidecar memory", ["what", "reads", "seconds", "rss_mib", "rss_private_mib", "rss_shmem_mib", "heap_mib"])

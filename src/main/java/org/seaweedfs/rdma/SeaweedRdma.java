@@ -13,7 +13,6 @@ import java.util.Deque;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.function.Supplier;
-import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import org.seaweedfs.rdma.agent.AgentVerticle;
 import org.seaweedfs.rdma.config.Fallback;
 import org.seaweedfs.rdma.config.RdmaConfig;
@@ -117,7 +116,7 @@ public final class SeaweedRdma {
                 sidecar.readTimeout());
         ResilientNeedleSource resilient = new ResilientNeedleSource(vertx, connections, reader, readThrough,
                 volumeServer, ResilienceSettings.from(sidecar),
-                metrics == null ? new SimpleMeterRegistry() : metrics.registry());
+                metrics == null ? ReadMeters.nowhere() : metrics.registry());
         resilient.mirrorSizes(connections::mirrorEntries);
         if (metrics != null) {
             RoleMetricsBinder binder = new RoleMetricsBinder(metrics.registry());

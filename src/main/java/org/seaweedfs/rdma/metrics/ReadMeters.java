@@ -4,7 +4,7 @@ import io.micrometer.core.instrument.DistributionSummary;
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.Timer;
-import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+import io.micrometer.core.instrument.composite.CompositeMeterRegistry;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -41,7 +41,15 @@ public final class ReadMeters {
 
     /** Meters that go nowhere, for tests and for {@code metrics.enabled: false}. */
     public static ReadMeters noop() {
-        return new ReadMeters(new SimpleMeterRegistry());
+        return new ReadMeters(nowhere());
+    }
+
+    /**
+     * A registry that keeps nothing: a composite with no registries hands out no-op meters, so a read path with
+     * metrics off pays nothing per read (a simple registry would still fill every histogram).
+     */
+    public static MeterRegistry nowhere() {
+        return new CompositeMeterRegistry();
     }
 
     /** One finished read (HTTP or event bus), whatever its outcome. */

@@ -12,7 +12,11 @@ public record ByteChunks(List<Buffer> chunks, long length) {
     }
 
     public static ByteChunks of(List<Buffer> chunks) {
-        return new ByteChunks(chunks, chunks.stream().mapToLong(Buffer::length).sum());
+        long length = 0;
+        for (Buffer b : chunks) { // a loop, not a stream: this runs on every read
+            length += b.length();
+        }
+        return new ByteChunks(chunks, length);
     }
 
     public static ByteChunks of(Buffer buffer) {
@@ -23,6 +27,9 @@ public record ByteChunks(List<Buffer> chunks, long length) {
     public ByteChunks slice(long offset, long count) {
         if (offset < 0 || count < 0 || offset + count > length) {
             throw new IndexOutOfBoundsException("slice " + offset + "+" + count + " of " + length);
+        }
+        if (offset == 0 && count == length) {
+            return this; // the whole: most reads
         }
         List<Buffer> out = new ArrayList<>();
         long skip = offset;

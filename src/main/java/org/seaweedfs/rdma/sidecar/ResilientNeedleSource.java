@@ -3,7 +3,6 @@ package org.seaweedfs.rdma.sidecar;
 import io.github.resilience4j.circuitbreaker.CallNotPermittedException;
 import io.github.resilience4j.circuitbreaker.CircuitBreaker;
 import io.github.resilience4j.circuitbreaker.CircuitBreakerRegistry;
-import io.github.resilience4j.micrometer.tagged.TaggedCircuitBreakerMetrics;
 import io.github.resilience4j.micrometer.tagged.TaggedRetryMetrics;
 import io.github.resilience4j.retry.Retry;
 import io.github.resilience4j.retry.RetryRegistry;
@@ -19,6 +18,8 @@ import java.util.EnumMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ConcurrentMap;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Function;
 import java.util.function.ToLongFunction;
@@ -69,8 +70,13 @@ public final class ResilientNeedleSource implements NeedleSource, ReadPathStatus
     private final CircuitBreakerRegistry breakers;
     private final BreakerTransitions transitions = new BreakerTransitions();
     private final RetryRegistry retries;
+    private final ConcurrentMap<String, AgentGuard> guards = new ConcurrentHashMap<>();
     private final MeterRegistry registry;
     private volatile ToLongFunction<String> mirrorSizes = agent -> 0;
+
+    /** An agent's breaker, retry and breaker meters, looked up once per read by the agent's name. */
+    private record AgentGuard(CircuitBreaker breaker, Retry retry, BreakerMeters meters) {
+    }
 
     /** One operation on any path: stat, or a read (whole or slice) with the client's volume-server hint. */
     private interface Op<T> {
@@ -114,14 +120,13 @@ public final class ResilientNeedleSource implements NeedleSource, ReadPathStatus
         // after a window of failed reads); once it is up again, the breaker's half-open trials close it.
         vertx.eventBus().<io.vertx.core.json.JsonObject>localConsumer(ConnectionManagerVerticle.PEER_STATE_ADDRESS, m -> {
             if (PeerState.DOWN.label.equals(m.body().getString("state"))) {
-                CircuitBreaker b = breakers.circuitBreaker(m.body().getString("agent"));
+                CircuitBreaker b = guard(m.body().getString("agent")).breaker();
                 if (b.getState() == CircuitBreaker.State.CLOSED || b.getState() == CircuitBreaker.State.HALF_OPEN) {
                     b.transitionToOpenState();
                     transitions.observe(b);
                 }
             }
         });
-        TaggedCircuitBreakerMetrics.ofCircuitBreakerRegistry(breakers).bindTo(registry);
         TaggedRetryMetrics.ofRetryRegistry(retries).bindTo(registry);
     }
 
@@ -181,11 +186,19 @@ public final class ResilientNeedleSource implements NeedleSource, ReadPathStatus
 
     /** The breaker of an agent (created on first use); for tests and operators. */
     public CircuitBreaker breaker(String agent) {
-        return breakers.circuitBreaker(agent);
+        return guard(agent).breaker();
     }
 
     public Retry retry(String agent) {
-        return retries.retry(agent);
+        return guard(agent).retry();
+    }
+
+    private AgentGuard guard(String agent) {
+        AgentGuard guard = guards.get(agent);
+        return guard != null ? guard : guards.computeIfAbsent(agent, name -> {
+            CircuitBreaker breaker = breakers.circuitBreaker(name);
+            return new AgentGuard(breaker, retries.retry(name), new BreakerMeters(breaker, registry));
+        });
     }
 
     private <T> Future<T> execute(FileId fid, Op<T> op) {
@@ -200,7 +213,8 @@ public final class ResilientNeedleSource implements NeedleSource, ReadPathStatus
                     + (peer.lastError() == null ? "" : ": " + peer.lastError()), null), 0);
         }
         Promise<T> outcome = Promise.promise();
-        attempt(op, peer, breakers.circuitBreaker(peer.name()), retries.retry(peer.name()).asyncContext(), outcome);
+        AgentGuard guard = guard(peer.name());
+        attempt(op, peer, guard, guard.retry().asyncContext(), outcome);
         return outcome.future().recover(e -> {
             if (e instanceof CallNotPermittedException) {
                 return fallback(op, peer, "breaker_open", ReadFailure.unavailable(
@@ -215,10 +229,12 @@ public final class ResilientNeedleSource implements NeedleSource, ReadPathStatus
     }
 
     /** One RDMA attempt; on a retriable failure, schedules the next on the caller's context. */
-    private <T> void attempt(Op<T> op, AgentPeer peer, CircuitBreaker breaker, Retry.AsyncContext<T> retry, Promise<T> outcome) {
+    private <T> void attempt(Op<T> op, AgentPeer peer, AgentGuard guard, Retry.AsyncContext<T> retry, Promise<T> outcome) {
+        CircuitBreaker breaker = guard.breaker();
         boolean permitted = breaker.tryAcquirePermission();
         transitions.observe(breaker);
         if (!permitted) {
+            guard.meters().notPermitted();
             CallNotPermittedException notPermitted = CallNotPermittedException.createCallNotPermittedException(breaker);
             retry.onError(notPermitted);
             outcome.fail(notPermitted);
@@ -229,6 +245,7 @@ public final class ResilientNeedleSource implements NeedleSource, ReadPathStatus
             long nanos = System.nanoTime() - start;
             if (ar.succeeded()) {
                 breaker.onSuccess(nanos, TimeUnit.NANOSECONDS);
+                guard.meters().succeeded(nanos);
                 transitions.observe(breaker);
                 retry.onComplete();
                 outcome.complete(ar.result());
@@ -240,17 +257,19 @@ public final class ResilientNeedleSource implements NeedleSource, ReadPathStatus
                 corruptReads(peer.name()).increment();
             } else if (isAnswer(failure)) {
                 breaker.onSuccess(nanos, TimeUnit.NANOSECONDS);
+                guard.meters().succeeded(nanos);
             } else {
                 breaker.onError(nanos, TimeUnit.NANOSECONDS, failure);
+                guard.meters().failed(nanos);
             }
             transitions.observe(breaker);
             long wait = retry.onError(failure);
             if (wait < 0 || !peer.isUp()) {
                 outcome.fail(failure);
             } else if (wait == 0) {
-                vertx.getOrCreateContext().runOnContext(v -> attempt(op, peer, breaker, retry, outcome));
+                vertx.getOrCreateContext().runOnContext(v -> attempt(op, peer, guard, retry, outcome));
             } else {
-                vertx.setTimer(wait, t -> attempt(op, peer, breaker, retry, outcome));
+                vertx.setTimer(wait, t -> attempt(op, peer, guard, retry, outcome));
             }
         });
     }

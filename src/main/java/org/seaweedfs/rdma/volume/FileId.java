@@ -101,7 +101,13 @@ public record FileId(long volumeId, long key, int cookie) {
     }
 
     private static boolean isAsciiDecimal(String s) {
-        return s.chars().allMatch(c -> c >= '0' && c <= '9');
+        for (int i = 0; i < s.length(); i++) {
+            char c = s.charAt(i);
+            if (c < '0' || c > '9') {
+                return false;
+            }
+        }
+        return true;
     }
 
     /**

@@ -122,6 +122,8 @@ class ResilientNeedleSourceTest {
         sourceOf(source.read(FID)).onComplete(ctx.succeeding(s -> ctx.verify(() -> {
             assertEquals("rdma", s);
             assertEquals(1, rdma.calls());
+            assertEquals(1, registry.get("resilience4j.circuitbreaker.calls").tag("name", A.toString())
+                    .tag("kind", "successful").functionTimer().count());
             assertEquals(ReadPathStatus.Health.HEALTHY, source.health());
             ReadPathStatus.AgentStatus status = source.agents().get(0);
             assertEquals(List.of(2L), status.volumes());
@@ -219,6 +221,10 @@ class ResilientNeedleSourceTest {
                         // The second read's retry already met the open breaker.
                         assertEquals(2.0, counter("seaweedfs.rdma.fallback.reads", "path", "read-through", "reason", "breaker_open"));
                         assertTrue(registry.find("resilience4j.circuitbreaker.state").tag("name", A.toString()).gauges().size() > 0);
+                        // Resilience4j's call meters, recorded by the read path itself (no breaker events).
+                        assertEquals(4, registry.get("resilience4j.circuitbreaker.calls").tag("name", A.toString())
+                                .tag("kind", "failed").functionTimer().count());
+                        assertEquals(2.0, counter("resilience4j.circuitbreaker.not.permitted.calls", "name", A.toString()));
                     });
                     rdma.failWith(null);
                     // After openDuration the next calls are half-open trials; halfOpenCalls successes close it.
