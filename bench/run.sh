@@ -23,6 +23,8 @@ JAVA_OPTS=${JAVA_OPTS:-}                 # every JVM of the run
 AGENT_JAVA_OPTS=${AGENT_JAVA_OPTS:-}
 AGENT_VOLUME_MEMORY=${AGENT_VOLUME_MEMORY:-ucx}   # agent.volumeMemory: ucx (copies read over shm) or mapped
 SIDECAR_JAVA_OPTS=${SIDECAR_JAVA_OPTS:-}
+SIDECAR_METRICS=${SIDECAR_METRICS:-false}  # the sidecar's metrics.enabled (HTTP and event-bus steps); false as in
+                                           # BENCHMARKS.md's runs, true to measure what the meters cost
 JAVA_GET_ARGS=${JAVA_GET_ARGS:-}         # extra UcxGetBenchMain options
 AGENT_PORT_BASE=${AGENT_PORT:-18515}        # the first agent's port; later starts take the next ones
 SIDECAR_PORT=${SIDECAR_PORT:-18081}
@@ -221,7 +223,7 @@ sidecar:
 ucx:
   tls: $(yaml_list "$1")
 metrics:
-  enabled: false
+  enabled: $SIDECAR_METRICS
 YAML
 }
 

@@ -9,6 +9,7 @@ import io.vertx.core.Context;
 import io.vertx.core.Future;
 import io.vertx.core.Promise;
 import io.vertx.core.Vertx;
+import io.vertx.core.VertxOptions;
 import io.vertx.core.buffer.Buffer;
 import io.vertx.core.eventbus.Message;
 import io.vertx.core.json.JsonObject;
@@ -20,6 +21,7 @@ import java.util.Locale;
 import org.seaweedfs.rdma.SeaweedRdma;
 import org.seaweedfs.rdma.config.ConfigLoader;
 import org.seaweedfs.rdma.config.RdmaConfig;
+import org.seaweedfs.rdma.metrics.RdmaMetrics;
 
 /**
  * Event-bus reads in the sidecar's own JVM (bench/run.sh, hook_eventbus), not a test: deploys the sidecar of
@@ -60,8 +62,10 @@ public final class EventBusBenchMain {
             throw new IllegalArgumentException("usage: --conf FILE --plain DIR [--seconds S] [--concurrency N] [--iters N] [--runs N] PATHS_FILE...");
         }
         RdmaConfig config = ConfigLoader.parse(Files.readString(conf), conf.toString(), System.getenv());
-        Vertx vertx = Vertx.vertx();
-        SeaweedRdma server = await(SeaweedRdma.deploy(vertx, config, null));
+        // As `serve` does: with metrics on, Vert.x's own (event-bus) metrics and the read meters are recorded too.
+        RdmaMetrics metrics = config.metrics().enabled() ? RdmaMetrics.create() : null;
+        Vertx vertx = metrics == null ? Vertx.vertx() : metrics.newVertx(new VertxOptions());
+        SeaweedRdma server = await(SeaweedRdma.deploy(vertx, config, metrics));
         try {
             Context context = vertx.getOrCreateContext();
             for (String list : lists) {
