@@ -528,8 +528,8 @@ public final class AgentConnection {
         }
         if (outstanding.incrementAndGet() > options.maxOutstandingRequests()) {
             outstanding.decrementAndGet();
-            return caller.failedFuture(ReadFailure.unavailable("agent " + peer + " is overloaded: "
-                    + options.maxOutstandingRequests() + " requests outstanding", null));
+            return caller.failedFuture(ReadFailure.overloaded("agent " + peer + " is overloaded: "
+                    + options.maxOutstandingRequests() + " requests outstanding"));
         }
         long id = nextRequestId.incrementAndGet();
         byte[] frame;

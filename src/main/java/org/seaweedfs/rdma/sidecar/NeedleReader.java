@@ -113,7 +113,7 @@ public final class NeedleReader implements NeedleSource {
         List<PooledBuffer> buffers = used <= chunk ? single(pool.acquire(used))
                 : pool.acquireLarge((int) ((used + chunk - 1) / chunk));
         if (buffers == null) {
-            read.fail(ReadFailure.unavailable("registered buffer pool is used up (" + pool.inUse() + " buffers in use)", null));
+            read.fail(ReadFailure.overloaded("registered buffer pool is used up (" + pool.inUse() + " buffers in use)"));
             return;
         }
         List<Future<Void>> gets = new ArrayList<>();

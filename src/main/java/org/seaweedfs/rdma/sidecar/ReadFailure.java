@@ -24,19 +24,21 @@ public final class ReadFailure extends RuntimeException {
 
     private final Kind kind;
     private final long needleSize;
+    private final boolean overload;
 
     public ReadFailure(Kind kind, String message) {
         this(kind, message, null);
     }
 
     public ReadFailure(Kind kind, String message, Throwable cause) {
-        this(kind, message, cause, -1);
+        this(kind, message, cause, -1, false);
     }
 
-    private ReadFailure(Kind kind, String message, Throwable cause, long needleSize) {
+    private ReadFailure(Kind kind, String message, Throwable cause, long needleSize, boolean overload) {
         super(message, cause, false, false);
         this.kind = kind;
         this.needleSize = needleSize;
+        this.overload = overload;
     }
 
     public Kind kind() {
@@ -49,6 +51,14 @@ public final class ReadFailure extends RuntimeException {
 
     public boolean retriable() {
         return kind.retriable;
+    }
+
+    /**
+     * Whether this sidecar refused the read at one of its own bounds (reads in flight, registered buffers, requests
+     * outstanding to an agent): UNAVAILABLE to the client, but no sign that the agent or the transport is failing.
+     */
+    public boolean overload() {
+        return overload;
     }
 
     /** For RANGE_NOT_SATISFIABLE: the needle's length in the bytes the offset counts (for Content-Range); else -1. */
@@ -74,7 +84,7 @@ public final class ReadFailure extends RuntimeException {
     /** A slice starting at {@code offset}, past the end of a needle of {@code size} bytes. */
     public static ReadFailure pastTheEnd(long offset, long size) {
         return new ReadFailure(Kind.RANGE_NOT_SATISFIABLE,
-                "offset: " + offset + " is past the end of the needle (" + size + " bytes)", null, size);
+                "offset: " + offset + " is past the end of the needle (" + size + " bytes)", null, size, false);
     }
 
     public static ReadFailure corrupt(String message) {
@@ -83,5 +93,10 @@ public final class ReadFailure extends RuntimeException {
 
     public static ReadFailure unavailable(String message, Throwable cause) {
         return new ReadFailure(Kind.UNAVAILABLE, message, cause);
+    }
+
+    /** UNAVAILABLE because a bound of this sidecar is reached ({@link #overload()}). */
+    public static ReadFailure overloaded(String message) {
+        return new ReadFailure(Kind.UNAVAILABLE, message, null, -1, true);
     }
 }

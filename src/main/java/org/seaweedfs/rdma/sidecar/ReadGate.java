@@ -35,8 +35,8 @@ final class ReadGate {
         if (inFlight.incrementAndGet() > options.maxInFlight()) {
             inFlight.decrementAndGet();
             counters.failed(ReadFailure.Kind.UNAVAILABLE);
-            return context.failedFuture(ReadFailure.unavailable(path + " read path is overloaded: "
-                    + options.maxInFlight() + " reads in flight", null));
+            return context.failedFuture(ReadFailure.overloaded(path + " read path is overloaded: "
+                    + options.maxInFlight() + " reads in flight"));
         }
         ReadAttempt attempt = new ReadAttempt(this, fid, context);
         if (current == context) {

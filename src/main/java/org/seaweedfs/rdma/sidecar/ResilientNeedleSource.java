@@ -42,6 +42,8 @@ import org.seaweedfs.rdma.volume.FileId;
  *       attempts remain and the agent is up; then the fallbacks.</li>
  *   <li>Not found, bad request, range: the path worked (a breaker success); final, never retried, no fallback
  *       (the agent's answer is the volume server's answer).</li>
+ *   <li>Refused at this sidecar's own bounds ({@link ReadFailure#overload()}: registered buffers used up, reads in
+ *       flight): retried and then the fallbacks like unavailable, but <b>not</b> counted against the breaker.</li>
  *   <li>Corrupt: never retried on RDMA and <b>not</b> counted against the breaker (it is the data, not the
  *       transport: opening the breaker would push every healthy read of that agent onto slower paths); counted in
  *       {@code seaweedfs.rdma.corrupt.reads{agent}} and the fallbacks tried (a read-through or another replica
@@ -255,6 +257,10 @@ public final class ResilientNeedleSource implements NeedleSource, ReadPathStatus
             if (failure.kind() == ReadFailure.Kind.CORRUPT) {
                 breaker.releasePermission();
                 corruptReads(peer.name()).increment();
+            } else if (failure.overload()) {
+                // This sidecar's own bound (pool, reads in flight): a burst must not open the agent's breaker and
+                // send every later read to the slower paths while the agent is fine.
+                breaker.releasePermission();
             } else if (isAnswer(failure)) {
                 breaker.onSuccess(nanos, TimeUnit.NANOSECONDS);
                 guard.meters().succeeded(nanos);

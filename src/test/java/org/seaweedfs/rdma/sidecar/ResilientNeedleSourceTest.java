@@ -157,6 +157,32 @@ class ResilientNeedleSourceTest {
                 })));
     }
 
+    /** A burst over this sidecar's own bounds is not the agent failing: the breaker stays closed. */
+    @Test
+    void theSidecarsOwnBoundsAreRetriedButNeverOpenTheBreaker(Vertx vertx, VertxTestContext ctx) {
+        ResilientNeedleSource source = resilient(vertx, List.of(Fallback.READ_THROUGH));
+        CircuitBreaker breaker = source.breaker(A.toString());
+        rdma.failWith(ReadFailure.overloaded("registered buffer pool is used up (16 buffers in use)"));
+        // Two reads of three attempts each: six failures would open a window of 4 at 50 %.
+        sourceOf(source.read(FID))
+                .compose(s -> sourceOf(source.read(FID)).map(t -> s + "," + t))
+                .compose(both -> {
+                    ctx.verify(() -> {
+                        assertEquals("read-through,read-through", both);
+                        assertEquals(6, rdma.calls(), "retried like any unavailable read");
+                        assertEquals(CircuitBreaker.State.CLOSED, breaker.getState());
+                        assertEquals(0, breaker.getMetrics().getNumberOfFailedCalls());
+                        assertEquals(ReadPathStatus.Health.HEALTHY, source.health());
+                    });
+                    rdma.failWith(null);
+                    return sourceOf(source.read(FID));
+                })
+                .onComplete(ctx.succeeding(s -> ctx.verify(() -> {
+                    assertEquals("rdma", s, "the agent's reads were never diverted");
+                    ctx.completeNow();
+                })));
+    }
+
     @Test
     void notFoundAndBadRequestAreAnswersNeitherRetriedNorDegraded(Vertx vertx, VertxTestContext ctx) {
         ResilientNeedleSource source = resilient(vertx, List.of(Fallback.READ_THROUGH, Fallback.HTTP));
