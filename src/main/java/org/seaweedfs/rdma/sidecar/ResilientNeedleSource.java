@@ -78,6 +78,17 @@ public final class ResilientNeedleSource implements NeedleSource, ReadPathStatus
 
     /** An agent's breaker, retry and breaker meters, looked up once per read by the agent's name. */
     private record AgentGuard(CircuitBreaker breaker, Retry retry, BreakerMeters meters) {
+
+        /** The breaker counts the call a success: the path worked, whatever the answer. */
+        void succeeded(long nanos) {
+            breaker.onSuccess(nanos, TimeUnit.NANOSECONDS);
+            meters.succeeded(nanos);
+        }
+
+        void failed(long nanos, Throwable failure) {
+            breaker.onError(nanos, TimeUnit.NANOSECONDS, failure);
+            meters.failed(nanos);
+        }
     }
 
     /** One operation on any path: stat, or a read (whole or slice) with the client's volume-server hint. */
@@ -196,8 +207,7 @@ public final class ResilientNeedleSource implements NeedleSource, ReadPathStatus
     }
 
     private AgentGuard guard(String agent) {
-        AgentGuard guard = guards.get(agent);
-        return guard != null ? guard : guards.computeIfAbsent(agent, name -> {
+        return guards.computeIfAbsent(agent, name -> {
             CircuitBreaker breaker = breakers.circuitBreaker(name);
             return new AgentGuard(breaker, retries.retry(name), new BreakerMeters(breaker, registry));
         });
@@ -246,8 +256,7 @@ public final class ResilientNeedleSource implements NeedleSource, ReadPathStatus
         rdmaAttempt(op, peer).onComplete(ar -> {
             long nanos = System.nanoTime() - start;
             if (ar.succeeded()) {
-                breaker.onSuccess(nanos, TimeUnit.NANOSECONDS);
-                guard.meters().succeeded(nanos);
+                guard.succeeded(nanos);
                 transitions.observe(breaker);
                 retry.onComplete();
                 outcome.complete(ar.result());
@@ -262,11 +271,9 @@ public final class ResilientNeedleSource implements NeedleSource, ReadPathStatus
                 // send every later read to the slower paths while the agent is fine.
                 breaker.releasePermission();
             } else if (isAnswer(failure)) {
-                breaker.onSuccess(nanos, TimeUnit.NANOSECONDS);
-                guard.meters().succeeded(nanos);
+                guard.succeeded(nanos);
             } else {
-                breaker.onError(nanos, TimeUnit.NANOSECONDS, failure);
-                guard.meters().failed(nanos);
+                guard.failed(nanos, failure);
             }
             transitions.observe(breaker);
             long wait = retry.onError(failure);
