@@ -1,8 +1,8 @@
 package org.seaweedfs.rdma.agent;
 
 import io.vertx.core.Future;
-import io.vertx.core.internal.logging.Logger;
-import io.vertx.core.internal.logging.LoggerFactory;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 import org.seaweedfs.rdma.protocol.SyncEntryReader;
 import org.seaweedfs.rdma.protocol.SyncEntryWriter;
 import org.seaweedfs.rdma.volume.IndexFormat;

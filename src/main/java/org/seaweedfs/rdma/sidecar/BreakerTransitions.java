@@ -1,8 +1,8 @@
 package org.seaweedfs.rdma.sidecar;
 
 import io.github.resilience4j.circuitbreaker.CircuitBreaker;
-import io.vertx.core.internal.logging.Logger;
-import io.vertx.core.internal.logging.LoggerFactory;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentMap;
 

@@ -1,8 +1,8 @@
 package org.seaweedfs.rdma.ucx;
 
 import io.vertx.core.Context;
-import io.vertx.core.internal.logging.Logger;
-import io.vertx.core.internal.logging.LoggerFactory;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 import java.util.ArrayList;
 

@@ -1,0 +1,70 @@
+package org.seaweedfs.rdma.ucx;
+
+import io.netty.buffer.ByteBuf;
+import io.netty.channel.EventLoop;
+import io.vertx.core.Context;
+import io.vertx.core.Future;
+import io.vertx.core.Promise;
+import io.vertx.core.Vertx;
+import io.vertx.core.buffer.Buffer;
+import io.vertx.core.internal.ContextInternal;
+import io.vertx.core.internal.buffer.BufferInternal;
+
+import java.nio.ByteBuffer;
+
+/**
+ * The one door to Vert.x internal APIs, used where nothing public does the job: the event-loop lanes need the
+ * caller's Netty event loop, a completion must land on a given context (not merely "a" context), and zero-copy
+ * buffers need the Netty {@link ByteBuf} behind a Vert.x {@link Buffer}. Everything else uses the public API.
+ */
+public final class VertxInternals {
+
+    private VertxInternals() {
+    }
+
+    /** The calling thread's context, or the Vert.x instance's when called from outside any. */
+    public static Context callerContext(Vertx vertx) {
+        Context current = Vertx.currentContext();
+        return current != null ? current : vertx.getOrCreateContext();
+    }
+
+    /** A promise whose future's handlers run on {@code context}. */
+    public static <T> Promise<T> promise(Context context) {
+        return ((ContextInternal) context).promise();
+    }
+
+    /** {@code future}'s outcome, delivered on the caller's context (see {@link #callerContext}). */
+    public static <T> Future<T> onCallerContext(Vertx vertx, Future<T> future) {
+        Promise<T> promise = promise(callerContext(vertx));
+        future.onComplete(promise);
+        return promise.future();
+    }
+
+    /** A Vert.x buffer over {@code buf} without copying (the buffer owns {@code buf}'s reference). */
+    public static Buffer wrap(ByteBuf buf) {
+        return BufferInternal.buffer(buf);
+    }
+
+    /** The readable bytes of {@code buffer} as an NIO view where possible, a copy otherwise. */
+    public static ByteBuffer nioView(Buffer buffer) {
+        return buffer instanceof BufferInternal internal
+                ? internal.getByteBuf().nioBuffer() : ByteBuffer.wrap(buffer.getBytes());
+    }
+
+    /** The Netty buffer behind {@code buffer}, or null when it has none. */
+    static ByteBuf byteBuf(Buffer buffer) {
+        return buffer instanceof BufferInternal internal ? internal.getByteBuf() : null;
+    }
+
+    /** The current context when it is an event loop of {@code vertx} and this is its thread, otherwise null. */
+    static ContextInternal currentEventLoopOf(Vertx vertx) {
+        ContextInternal caller = ContextInternal.current();
+        return caller != null && caller.isEventLoopContext() && caller.inThread() && caller.owner() == vertx
+                ? caller : null;
+    }
+
+    /** The Netty event loop that runs {@code context}'s tasks. */
+    static EventLoop eventLoop(ContextInternal context) {
+        return context.nettyEventLoop();
+    }
+}
