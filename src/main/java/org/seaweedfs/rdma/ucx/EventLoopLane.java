@@ -1,6 +1,6 @@
 package org.seaweedfs.rdma.ucx;
 
-import io.vertx.core.internal.ContextInternal;
+import io.vertx.core.Context;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.openucx.jucx.UcxException;
@@ -78,7 +78,7 @@ final class EventLoopLane {
     }
 
     /** Issues a get; the op is always returned, finished at once when it could not be issued. */
-    LaneGetOp issue(ContextInternal context, long remoteAddress, UcxRemoteKey key, long localAddress, long length) {
+    LaneGetOp issue(Context context, long remoteAddress, UcxRemoteKey key, long localAddress, long length) {
         LaneKey copy = null;
         UcxException unpackFailure = null;
         if (!key.isReleased()) {

@@ -1,9 +1,9 @@
 package org.seaweedfs.rdma.ucx;
 
+import io.vertx.core.Context;
 import io.vertx.core.Future;
 import io.vertx.core.Handler;
 import io.vertx.core.Promise;
-import io.vertx.core.internal.ContextInternal;
 import org.openucx.jucx.UcxCallback;
 import org.openucx.jucx.ucp.UcpRequest;
 
@@ -15,7 +15,7 @@ import org.openucx.jucx.ucp.UcpRequest;
 final class LaneGetOp extends UcxCallback implements Handler<Void> {
 
     final EventLoopLane lane;
-    final ContextInternal context;
+    final Context context; // an event loop's, current on the lane's thread
     final EventLoopLane.LaneKey key; // null when the get failed before it was issued
     final long remoteAddress;
     final long length;
@@ -26,7 +26,7 @@ final class LaneGetOp extends UcxCallback implements Handler<Void> {
     LaneGetOp prev;
     LaneGetOp next;
 
-    LaneGetOp(EventLoopLane lane, ContextInternal context, EventLoopLane.LaneKey key, long remoteAddress, long length) {
+    LaneGetOp(EventLoopLane lane, Context context, EventLoopLane.LaneKey key, long remoteAddress, long length) {
         this.lane = lane;
         this.context = context;
         this.key = key;

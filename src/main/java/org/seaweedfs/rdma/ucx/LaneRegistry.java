@@ -1,9 +1,9 @@
 package org.seaweedfs.rdma.ucx;
 
+import io.vertx.core.Context;
 import io.vertx.core.Future;
 import io.vertx.core.Promise;
 import io.vertx.core.Vertx;
-import io.vertx.core.internal.ContextInternal;
 import org.openucx.jucx.ucp.UcpContext;
 
 import java.util.ArrayList;
@@ -38,9 +38,9 @@ final class LaneRegistry {
         if (!enabled || closed || channel.peerWorkerAddress() == null) {
             return null;
         }
-        ContextInternal caller = ContextInternal.current();
         // Event loops of this verticle's Vert.x only: their lifetime covers the verticle's, so stop can close lanes.
-        if (caller == null || !caller.isEventLoopContext() || !caller.inThread() || caller.owner() != vertx) {
+        Context caller = VertxInternals.currentEventLoopOf(vertx);
+        if (caller == null) {
             return null;
         }
         LaneWorker worker = workers.get(Thread.currentThread());
@@ -51,11 +51,11 @@ final class LaneRegistry {
     }
 
     /** Under the lock, so that {@link #closeAll} sees every worker made before it and none after. */
-    private synchronized LaneWorker open(ContextInternal caller) {
+    private synchronized LaneWorker open(Context caller) {
         if (closed) {
             return null;
         }
-        LaneWorker worker = LaneWorker.open(owner, caller.nettyEventLoop(), context);
+        LaneWorker worker = LaneWorker.open(owner, VertxInternals.eventLoop(caller), context);
         workers.put(Thread.currentThread(), worker);
         return worker;
     }

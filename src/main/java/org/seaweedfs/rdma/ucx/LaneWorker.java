@@ -1,9 +1,9 @@
 package org.seaweedfs.rdma.ucx;
 
 import io.netty.channel.EventLoop;
+import io.vertx.core.Context;
 import io.vertx.core.Future;
 import io.vertx.core.Promise;
-import io.vertx.core.internal.ContextInternal;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.openucx.jucx.ucp.UcpContext;
@@ -89,7 +89,7 @@ final class LaneWorker {
      * On the event loop, on {@code context}: issues the get on the channel's lane, or returns null when this loop
      * cannot serve it (no worker, closed, or no lane to the channel's peer) and the owner path must.
      */
-    Future<Void> get(ContextInternal context, UcxChannel channel, long remoteAddress, UcxRemoteKey key,
+    Future<Void> get(Context context, UcxChannel channel, long remoteAddress, UcxRemoteKey key,
                      long localAddress, long length) {
         EventLoopLane lane = laneFor(channel);
         if (lane == null) {
@@ -333,7 +333,7 @@ final class LaneWorker {
         for (int n = completed.size(); n > 0; n--) {
             LaneGetOp op = completed.poll();
             settle(op);
-            op.context.emit(null, op);
+            VertxInternals.emit(op.context, op);
         }
         if (!completed.isEmpty() && !closed) {
             schedulePoll();

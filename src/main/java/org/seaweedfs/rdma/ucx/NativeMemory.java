@@ -3,7 +3,6 @@ package org.seaweedfs.rdma.ucx;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.PooledByteBufAllocator;
 import io.vertx.core.buffer.Buffer;
-import io.vertx.core.internal.buffer.BufferInternal;
 import org.openucx.jucx.UcxUtils;
 
 /** Copies between Vert.x buffers and native memory that UCX reads or writes. */
@@ -16,8 +15,8 @@ final class NativeMemory {
     static ByteBuf directCopy(Buffer frame) {
         int length = frame.length();
         ByteBuf direct = PooledByteBufAllocator.DEFAULT.directBuffer(Math.max(length, 1));
-        if (frame instanceof BufferInternal internal) {
-            ByteBuf source = internal.getByteBuf();
+        ByteBuf source = VertxInternals.byteBuf(frame);
+        if (source != null) {
             direct.writeBytes(source, source.readerIndex(), length);
         } else {
             direct.writeBytes(frame.getBytes());

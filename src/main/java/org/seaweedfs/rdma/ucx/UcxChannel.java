@@ -168,21 +168,10 @@ public final class UcxChannel {
             return Future.failedFuture(new IllegalArgumentException(
                     "remote key must have been unpacked on this channel (" + this + ")"));
         }
-        Context context = owner.callerContext();
-        Promise<Void> promise = Promise.promise();
-        loop().execute(new LoopTask() {
-            @Override
-            public void runOnLoop() {
-                release(key);
-                loop().complete(context, promise::tryComplete);
-            }
-
-            @Override
-            public void reject(UcxTransportException cause) {
-                context.runOnContext(v -> promise.tryComplete()); // the worker stopped: its keys are gone anyway
-            }
-        });
-        return promise.future();
+        return owner.submit(owner.callerContext(), () -> {
+            release(key);
+            return null;
+        }, stopped -> Future.succeededFuture()); // the worker stopped: its keys are gone anyway
     }
 
     /** Remote keys on this channel (unpacked, not fully released), for diagnostics and tests. */
@@ -196,21 +185,7 @@ public final class UcxChannel {
     }
 
     private Future<Integer> onLoop(java.util.function.IntSupplier count) {
-        Context context = owner.callerContext();
-        Promise<Integer> promise = Promise.promise();
-        loop().execute(new LoopTask() {
-            @Override
-            public void runOnLoop() {
-                int n = count.getAsInt();
-                loop().complete(context, () -> promise.tryComplete(n));
-            }
-
-            @Override
-            public void reject(UcxTransportException cause) {
-                context.runOnContext(v -> promise.tryComplete(0));
-            }
-        });
-        return promise.future();
+        return owner.submit(owner.callerContext(), count::getAsInt, stopped -> Future.succeededFuture(0));
     }
 
     /**
@@ -249,19 +224,7 @@ public final class UcxChannel {
     /** Flushes outstanding operations, then closes the endpoint; completes once it is closed. */
     public Future<Void> close() {
         Context context = owner.callerContext();
-        Promise<Void> promise = Promise.promise();
-        loop().execute(new LoopTask() {
-            @Override
-            public void runOnLoop() {
-                closeOrderly(promise, context);
-            }
-
-            @Override
-            public void reject(UcxTransportException cause) {
-                context.runOnContext(v -> promise.tryComplete());
-            }
-        });
-        return promise.future();
+        return owner.hand(context, promise -> closeOrderly(promise, context), stopped -> Future.succeededFuture());
     }
 
     @Override

@@ -135,17 +135,13 @@ public final class UcxWorkerVerticle extends VerticleBase {
         UcxTransportException stopping = new UcxTransportException("UCX worker " + loop.thread().getName() + " is stopping");
         Future<Boolean> lanesGone = registry == null ? Future.succeededFuture(true)
                 : registry.closeAll(stopping, SHUTDOWN_TIMEOUT_MS);
-        lanesGone.onComplete(ar -> loop.execute(new LoopTask() {
-            @Override
-            public void runOnLoop() {
-                lanesClosed = ar.succeeded() && ar.result();
-                shutdown(stopping);
-            }
-
-            @Override
-            public void reject(UcxTransportException cause) {
-                done.tryComplete();
-            }
+        Context context = this.context;
+        lanesGone.onComplete(ar -> hand(context, ignored -> {
+            lanesClosed = ar.succeeded() && ar.result();
+            shutdown(stopping); // done completes once the owner thread has closed the worker
+        }, cause -> {
+            done.tryComplete(); // the loop had already stopped
+            return Future.<Void>succeededFuture();
         }));
         Thread thread = loop.thread();
         return done.future().compose(v -> vertx.executeBlocking(() -> {
@@ -161,21 +157,17 @@ public final class UcxWorkerVerticle extends VerticleBase {
             return Future.failedFuture(new IllegalArgumentException("port must be 0..65535, got " + port));
         }
         Context context = callerContext();
-        return resolve(context, host, port).compose(address -> {
-            Promise<UcxListener> promise = Promise.promise();
-            submit(context, promise, () -> {
-                UcxListener[] holder = new UcxListener[1];
-                UcpListenerParams params = new UcpListenerParams().setSockAddr(address)
-                        .setConnectionHandler(request -> onConnectionRequest(holder[0], request));
-                holder[0] = new UcxListener(this, worker.newListener(params), onAccept, context);
-                listeners.add(holder[0]);
-                log.info("UCX listening on " + UcxChannel.hostPort(holder[0].address()));
-                return holder[0];
-            });
-            // UCX reports a port in use as "Device is busy": say what it means.
-            return promise.future().recover(e -> Future.failedFuture(new UcxTransportException("cannot listen on "
-                    + host + ":" + port + " (is the port in use by another process?): " + e.getMessage(), e)));
-        });
+        return resolve(context, host, port).compose(address -> submit(context, () -> {
+            UcxListener[] holder = new UcxListener[1];
+            UcpListenerParams params = new UcpListenerParams().setSockAddr(address)
+                    .setConnectionHandler(request -> onConnectionRequest(holder[0], request));
+            holder[0] = new UcxListener(this, worker.newListener(params), onAccept, context);
+            listeners.add(holder[0]);
+            log.info("UCX listening on " + UcxChannel.hostPort(holder[0].address()));
+            return holder[0];
+        }).recover(e -> Future.failedFuture(new UcxTransportException("cannot listen on " + host + ":" + port
+                // UCX reports a port in use as "Device is busy": say what it means.
+                + " (is the port in use by another process?): " + e.getMessage(), e))));
     }
 
     /** Connects to a listener; the channel is returned once the handshake is done. */
@@ -184,21 +176,8 @@ public final class UcxWorkerVerticle extends VerticleBase {
             return Future.failedFuture(new IllegalArgumentException("port must be 1..65535, got " + port));
         }
         Context context = callerContext();
-        return resolve(context, host, port).compose(address -> {
-            Promise<UcxChannel> promise = Promise.promise();
-            loop.execute(new LoopTask() {
-                @Override
-                public void runOnLoop() {
-                    openChannel(address, promise, context);
-                }
-
-                @Override
-                public void reject(UcxTransportException cause) {
-                    context.runOnContext(v -> promise.tryFail(cause));
-                }
-            });
-            return promise.future();
-        });
+        return resolve(context, host, port).compose(address -> hand(context,
+                promise -> openChannel(address, promise, context), Future::failedFuture));
     }
 
     /**
@@ -214,16 +193,13 @@ public final class UcxWorkerVerticle extends VerticleBase {
         }
         long address = UcxUtils.getAddress(buffer);
         long length = buffer.remaining();
-        Context context = callerContext();
-        Promise<UcxMemoryRegion> promise = Promise.promise();
-        submit(context, promise, () -> {
+        return submit(callerContext(), () -> {
             UcpMemMapParams params = new UcpMemMapParams().setAddress(address).setLength(length);
             if (settings.onDemandPaging()) {
                 params.nonBlocking(); // on-demand paging where the device has it: read-only mappings register on IB
             }
             return track(buffer, ucpContext.memoryMap(params), address, length);
         });
-        return promise.future();
     }
 
     /**
@@ -235,13 +211,11 @@ public final class UcxWorkerVerticle extends VerticleBase {
         if (length <= 0) {
             return Future.failedFuture(new IllegalArgumentException("length must be positive, got " + length));
         }
-        Promise<UcxMemoryRegion> promise = Promise.promise();
-        submit(callerContext(), promise, () -> {
+        return submit(callerContext(), () -> {
             UcpMemory memory = ucpContext.memoryMap(new UcpMemMapParams().allocate().setLength(length));
             ByteBuffer view = UcxUtils.getByteBufferView(memory.getAddress(), length);
             return track(view, memory, memory.getAddress(), length);
         });
-        return promise.future();
     }
 
     private UcxMemoryRegion track(ByteBuffer buffer, UcpMemory memory, long address, long length) {
@@ -256,14 +230,12 @@ public final class UcxWorkerVerticle extends VerticleBase {
     /** Releases a registration; peers' gets of it fail afterwards. */
     public Future<Void> deregister(UcxMemoryRegion region) {
         Objects.requireNonNull(region, "region");
-        Promise<Void> promise = Promise.promise();
-        submit(callerContext(), promise, () -> {
+        return submit(callerContext(), () -> {
             if (regions.remove(region)) {
                 region.deregister();
             }
             return null;
         });
-        return promise.future();
     }
 
     // ---- package-private ----
@@ -284,14 +256,10 @@ public final class UcxWorkerVerticle extends VerticleBase {
 
     /** The caller's Vert.x context (or a new one of this verticle's Vert.x for a plain thread). */
     Context callerContext() {
-        Context current = Vertx.currentContext();
-        if (current != null) {
-            return current;
-        }
-        if (vertx == null) {
+        if (vertx == null && Vertx.currentContext() == null) {
             throw new IllegalStateException("UcxWorkerVerticle is not deployed");
         }
-        return vertx.getOrCreateContext();
+        return VertxInternals.callerContext(vertx);
     }
 
     /** Owner thread: the channel no longer owns an endpoint id. */
@@ -300,30 +268,51 @@ public final class UcxWorkerVerticle extends VerticleBase {
     }
 
     Future<Void> closeListener(UcxListener listener) {
-        Promise<Void> promise = Promise.promise();
-        submit(callerContext(), promise, () -> {
+        return submit(callerContext(), () -> {
             if (listeners.remove(listener)) {
                 listener.closeNow();
             }
             return null;
         });
-        return promise.future();
     }
 
-    // ---- owner thread ----
-
-    private interface LoopCall<T> {
+    /** A call for the owner thread whose value (or exception) is its outcome. */
+    interface LoopCall<T> {
         T call() throws Exception;
     }
 
-    /** Runs {@code call} on the owner thread and completes {@code promise} with its outcome on {@code context}. */
-    private <T> void submit(Context context, Promise<T> promise, LoopCall<T> call) {
+    /** Work for the owner thread that settles {@code promise} itself, now or later (through {@link WorkerLoop#complete}). */
+    interface LoopWork<T> {
+        void run(Promise<T> promise) throws Exception;
+    }
+
+    /** Runs {@code call} on the owner thread; its outcome completes the future on {@code context}. */
+    <T> Future<T> submit(Context context, LoopCall<T> call) {
+        return submit(context, call, Future::failedFuture);
+    }
+
+    /** As {@link #submit(Context, LoopCall)}; when the worker has stopped, the future has {@code whenStopped}'s outcome. */
+    <T> Future<T> submit(Context context, LoopCall<T> call, java.util.function.Function<UcxTransportException, Future<T>> whenStopped) {
+        return hand(context, promise -> {
+            T value = call.call();
+            loop.complete(context, () -> promise.tryComplete(value));
+        }, whenStopped);
+    }
+
+    /**
+     * The one way callers hand work to the owner thread (channel operations are their own {@link LoopTask}s, and
+     * internal events use {@link LoopTask#of}): {@code work} runs there and settles the promise on {@code context};
+     * an exception it throws fails it. When the worker has stopped before running it, the future has
+     * {@code whenStopped}'s outcome instead, on {@code context}.
+     */
+    <T> Future<T> hand(Context context, LoopWork<T> work,
+                       java.util.function.Function<UcxTransportException, Future<T>> whenStopped) {
+        Promise<T> promise = Promise.promise();
         loop.execute(new LoopTask() {
             @Override
             public void runOnLoop() {
                 try {
-                    T value = call.call();
-                    loop.complete(context, () -> promise.tryComplete(value));
+                    work.run(promise);
                 } catch (Exception e) {
                     metrics.error();
                     Throwable failure = e instanceof UcxException u
@@ -334,10 +323,13 @@ public final class UcxWorkerVerticle extends VerticleBase {
 
             @Override
             public void reject(UcxTransportException cause) {
-                context.runOnContext(v -> promise.tryFail(cause));
+                context.runOnContext(v -> whenStopped.apply(cause).onComplete(promise));
             }
         });
+        return promise.future();
     }
+
+    // ---- owner thread ----
 
     private UcpWorker openWorker(Map<String, String> config) {
         // Workers of several threads (the owner and the event-loop lanes) share the context and its registrations.

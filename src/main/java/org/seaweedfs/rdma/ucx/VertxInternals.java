@@ -4,6 +4,7 @@ import io.netty.buffer.ByteBuf;
 import io.netty.channel.EventLoop;
 import io.vertx.core.Context;
 import io.vertx.core.Future;
+import io.vertx.core.Handler;
 import io.vertx.core.Promise;
 import io.vertx.core.Vertx;
 import io.vertx.core.buffer.Buffer;
@@ -57,14 +58,22 @@ public final class VertxInternals {
     }
 
     /** The current context when it is an event loop of {@code vertx} and this is its thread, otherwise null. */
-    static ContextInternal currentEventLoopOf(Vertx vertx) {
+    static Context currentEventLoopOf(Vertx vertx) {
         ContextInternal caller = ContextInternal.current();
         return caller != null && caller.isEventLoopContext() && caller.inThread() && caller.owner() == vertx
                 ? caller : null;
     }
 
-    /** The Netty event loop that runs {@code context}'s tasks. */
-    static EventLoop eventLoop(ContextInternal context) {
-        return context.nettyEventLoop();
+    /** The Netty event loop that runs the tasks of {@code context} (one from {@link #currentEventLoopOf}). */
+    static EventLoop eventLoop(Context context) {
+        return ((ContextInternal) context).nettyEventLoop();
+    }
+
+    /**
+     * Runs {@code handler} on {@code context} now, the caller being on its thread (one from
+     * {@link #currentEventLoopOf}): no task is queued and nothing is allocated.
+     */
+    static void emit(Context context, Handler<Void> handler) {
+        ((ContextInternal) context).emit(null, handler);
     }
 }
