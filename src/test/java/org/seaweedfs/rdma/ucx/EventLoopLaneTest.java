@@ -16,6 +16,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Random;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.logging.Handler;
@@ -34,6 +35,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assertions.fail;
 import static org.seaweedfs.rdma.ucx.UcxTestSupport.TIMEOUT_S;
 import static org.seaweedfs.rdma.ucx.UcxTestSupport.await;
+import static org.seaweedfs.rdma.ucx.UcxTestSupport.awaitCondition;
 import static org.seaweedfs.rdma.ucx.UcxTestSupport.mapReadOnly;
 import static org.seaweedfs.rdma.ucx.UcxTestSupport.onContext;
 import static org.seaweedfs.rdma.ucx.UcxTestSupport.randomBytes;
@@ -254,27 +256,41 @@ class EventLoopLaneTest {
         UcxChannel channel = setup.channel();
         onContext(context, () -> channel.get(setup.remote().address(), setup.key(), setup.local().address(), 64));
         assertEquals(1, pair.client.metrics().laneRemoteKeys(), "the lane unpacked its own copy");
-        // Gets in flight on the lane when the last hold goes complete: the lane's copy outlives them.
+        // Gets in flight on the lane when the last hold goes complete: the lane's copy outlives them. The file
+        // region's gets are emulated, served by the server's owner thread: held up until the release is done, the
+        // gets are surely in flight when it happens. The release completes on the caller's context once the owner
+        // thread released the key; the lane was told before (its task is queued ahead on the same event loop).
+        CountDownLatch serverHeld = new CountDownLatch(1);
+        pair.server.loop().execute(LoopTask.of(() -> awaitLatch(serverHeld)));
         CompletableFuture<List<Future<Void>>> issued = new CompletableFuture<>();
+        CompletableFuture<Integer> laneKeysAtRelease = new CompletableFuture<>();
         context.runOnContext(v -> {
             List<Future<Void>> gets = new ArrayList<>();
             for (int i = 0; i < 16; i++) {
                 gets.add(channel.get(setup.remote().address(), setup.key(), setup.local().address(), REGION));
             }
-            channel.releaseRemoteKey(setup.key());
             issued.complete(gets);
+            channel.releaseRemoteKey(setup.key()).onComplete(ar -> {
+                laneKeysAtRelease.complete(gets.stream().anyMatch(Future::isComplete) ? -1
+                        : (int) pair.client.metrics().laneRemoteKeys());
+                serverHeld.countDown();
+            });
         });
-        for (Future<Void> get : issued.get(TIMEOUT_S, TimeUnit.SECONDS)) {
+        List<Future<Void>> gets = issued.get(TIMEOUT_S, TimeUnit.SECONDS);
+        assertEquals(1, laneKeysAtRelease.get(TIMEOUT_S, TimeUnit.SECONDS),
+                "released with all 16 gets in flight, the lane's copy stays open");
+        assertFalse(setup.key().isValid(), "released by its last holder");
+        for (Future<Void> get : gets) {
             await(get);
         }
         byte[] got = new byte[REGION];
         setup.local().buffer().get(0, got);
         assertArrayEquals(content, got);
-        assertFalse(setup.key().isValid());
+        // The copy closes as the last get using it is settled, before that get's outcome is delivered.
+        assertEquals(0, pair.client.metrics().laneRemoteKeys(), "the lane's copy was closed");
         ExecutionException late = assertThrows(ExecutionException.class, () -> onContext(context,
                 () -> channel.get(setup.remote().address(), setup.key(), setup.local().address(), 64)));
         assertTrue(late.getCause().getMessage().contains("remote key is closed"), late.getCause().getMessage());
-        waitUntil(() -> pair.client.metrics().laneRemoteKeys() == 0, "the lane's copy was closed");
         assertEquals(17, pair.client.metrics().laneGets().sum());
     }
 
@@ -306,7 +322,7 @@ class EventLoopLaneTest {
         ExecutionException later = assertThrows(ExecutionException.class, () -> onContext(context,
                 () -> channel.get(setup.remote().address(), setup.key(), setup.local().address(), 64)));
         assertInstanceOf(UcxTransportException.class, later.getCause());
-        waitUntil(() -> pair.client.metrics().lanes() == 0, "the dead peer's lane closed");
+        awaitCondition(pair.clientVertx, () -> pair.client.metrics().lanes() == 0, "the dead peer's lane closed");
         assertEquals(0, pair.client.metrics().laneRemoteKeys());
 
         // The agent comes back (a new worker): a new channel gets a new lane on the same event loop.
@@ -401,6 +417,16 @@ class EventLoopLaneTest {
         assertEquals(1, pair.client.metrics().lanes());
     }
 
+    private static void awaitLatch(CountDownLatch latch) {
+        try {
+            if (!latch.await(TIMEOUT_S, TimeUnit.SECONDS)) {
+                throw new IllegalStateException("latch not released in time");
+            }
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+    }
+
     private static Thread threadOf(Context context) throws Exception {
         return onContext(context, () -> Future.succeededFuture(Thread.currentThread()));
     }
@@ -417,15 +443,5 @@ class EventLoopLaneTest {
             }
         }
         return fail("the client's Vert.x has a single event loop");
-    }
-
-    private static void waitUntil(java.util.function.BooleanSupplier condition, String what) throws InterruptedException {
-        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(TIMEOUT_S);
-        while (!condition.getAsBoolean()) {
-            if (System.nanoTime() > deadline) {
-                fail("timed out waiting until " + what);
-            }
-            Thread.sleep(5);
-        }
     }
 }

@@ -4,7 +4,7 @@ import io.vertx.core.Context;
 import io.vertx.core.Vertx;
 
 import java.nio.ByteBuffer;
-import java.util.concurrent.atomic.AtomicReference;
+import java.util.concurrent.CompletableFuture;
 
 import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.seaweedfs.rdma.ucx.UcxTestSupport.await;
@@ -24,7 +24,8 @@ final class UcxPair implements AutoCloseable {
     final String serverDeployment;
     final String clientDeployment;
     final UcxListener listener;
-    final AtomicReference<UcxChannel> accepted = new AtomicReference<>();
+    /** The first channel the server accepted. */
+    final CompletableFuture<UcxChannel> accepted = new CompletableFuture<>();
 
     UcxPair(UcxSettings settings) throws Exception {
         this(settings, settings);
@@ -35,7 +36,7 @@ final class UcxPair implements AutoCloseable {
         client = new UcxWorkerVerticle(clientSettings.withProbeTransports(false));
         serverDeployment = await(serverVertx.deployVerticle(server));
         clientDeployment = await(clientVertx.deployVerticle(client));
-        listener = await(server.listen("127.0.0.1", 0, accepted::set));
+        listener = await(server.listen("127.0.0.1", 0, accepted::complete));
         assertTrue(listener.port() > 0, "an ephemeral port was bound");
     }
 

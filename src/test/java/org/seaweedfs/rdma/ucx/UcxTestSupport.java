@@ -14,7 +14,9 @@ import java.nio.file.StandardOpenOption;
 import java.util.Random;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.BooleanSupplier;
 import java.util.function.Supplier;
 
 import static org.junit.jupiter.api.Assertions.fail;
@@ -44,16 +46,25 @@ final class UcxTestSupport {
         return future.toCompletionStage().toCompletableFuture().get(TIMEOUT_S, TimeUnit.SECONDS);
     }
 
-    static <T> T waitFor(Supplier<T> value) throws InterruptedException {
-        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(TIMEOUT_S);
-        T v;
-        while ((v = value.get()) == null) {
-            if (System.nanoTime() > deadline) {
-                fail("timed out waiting");
+    /**
+     * Waits until {@code condition} holds, checked on a timer of {@code vertx} (for state that settles over several
+     * steps on other threads, with no single event to wait for); fails after {@link #TIMEOUT_S}.
+     */
+    static void awaitCondition(Vertx vertx, BooleanSupplier condition, String what) throws Exception {
+        Promise<Void> holds = Promise.promise();
+        long timer = vertx.setPeriodic(0, 5, id -> {
+            if (condition.getAsBoolean()) {
+                vertx.cancelTimer(id);
+                holds.tryComplete();
             }
-            Thread.sleep(5);
+        });
+        try {
+            await(holds.future());
+        } catch (TimeoutException e) {
+            fail("timed out waiting until " + what);
+        } finally {
+            vertx.cancelTimer(timer);
         }
-        return v;
     }
 
     /** Operations the worker's owner loop counts as in flight (it spins only while there are some). */
@@ -63,12 +74,11 @@ final class UcxTestSupport {
         return n.get(TIMEOUT_S, TimeUnit.SECONDS);
     }
 
-    static long usedHeapAfterGc() throws InterruptedException {
+    static long usedHeapAfterGc() {
         Runtime rt = Runtime.getRuntime();
         long used = Long.MAX_VALUE;
         for (int i = 0; i < 3; i++) {
-            System.gc();
-            Thread.sleep(50);
+            System.gc(); // a full, stop-the-world collection: done when it returns
             used = Math.min(used, rt.totalMemory() - rt.freeMemory());
         }
         return used;

@@ -21,7 +21,6 @@ import java.util.Random;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicReference;
 
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
@@ -40,7 +39,6 @@ import static org.seaweedfs.rdma.ucx.UcxTestSupport.randomBuffer;
 import static org.seaweedfs.rdma.ucx.UcxTestSupport.randomBytes;
 import static org.seaweedfs.rdma.ucx.UcxTestSupport.runGets;
 import static org.seaweedfs.rdma.ucx.UcxTestSupport.usedHeapAfterGc;
-import static org.seaweedfs.rdma.ucx.UcxTestSupport.waitFor;
 
 /** Real UCX over loopback: a "server" and a "client" worker, each in its own Vert.x instance. */
 @ExtendWith(VertxExtension.class)
@@ -53,7 +51,7 @@ class UcxWorkerVerticleTest {
     private UcxWorkerVerticle client;
     private String serverDeployment;
     private UcxListener listener;
-    private AtomicReference<UcxChannel> accepted;
+    private CompletableFuture<UcxChannel> accepted;
 
     @TempDir
     Path tmp;
@@ -88,7 +86,7 @@ class UcxWorkerVerticleTest {
         Context clientContext = clientVertx.getOrCreateContext();
         UcxChannel channel = onContext(clientContext, () -> client.connect("127.0.0.1", listener.port()));
         assertTrue(channel.isOpen());
-        UcxChannel serverSide = waitFor(accepted::get);
+        UcxChannel serverSide = accepted.get(TIMEOUT_S, TimeUnit.SECONDS);
         assertTrue(serverSide.isAccepted());
 
         // The server echoes every frame back on the channel it arrived on.
@@ -214,7 +212,7 @@ class UcxWorkerVerticleTest {
     void closingAChannelTellsBothSides() throws Exception {
         startPair(quiet(UcxSettings.defaults()));
         UcxChannel channel = await(client.connect("127.0.0.1", listener.port()));
-        UcxChannel serverSide = waitFor(accepted::get);
+        UcxChannel serverSide = accepted.get(TIMEOUT_S, TimeUnit.SECONDS);
         CompletableFuture<Throwable> serverClosed = new CompletableFuture<>();
         serverSide.closeHandler(serverClosed::complete);
         await(channel.close());
