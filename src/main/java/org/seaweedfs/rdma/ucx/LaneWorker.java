@@ -266,8 +266,8 @@ final class LaneWorker {
         }
         progressPass();
         if (pending > 0) {
-            // Busy polling (no yield, no sleep): measured here, yielding to wait for a peer that serves emulated
-            // gets cost more latency than it gave the peer. Only while gets are in flight.
+            // Busy polling (no yield, no sleep): yielding to wait for a peer that serves emulated gets costs the
+            // caller more latency than it gives the peer (BENCHMARKS.md). Only while gets are in flight.
             schedulePoll();
         }
     }

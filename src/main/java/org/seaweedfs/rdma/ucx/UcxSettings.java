@@ -10,51 +10,56 @@ import java.util.Set;
 import java.util.regex.Pattern;
 
 /**
- * How the UCX context and worker of a {@link UcxWorkerVerticle} are set up (the {@code ucx.*} configuration keys).
+ * How the UCX context and worker of a {@link UcxWorkerVerticle} are set up. The configuration file's {@code ucx}
+ * section has exactly the keys {@code ucx.tls}, {@code ucx.netDevices}, {@code ucx.errorHandling},
+ * {@code ucx.onDemandPaging}, {@code ucx.maxRemoteKeys} and {@code ucx.eventLoopLanes} (validated by the config
+ * schema, documented in {@code conf/config.yaml}); the other components are set in code ({@code with...}) or by a JVM
+ * property, and are not configuration keys.
  *
- * @param tls                transports UCX may use ({@code ucx.tls}, UCX_TLS syntax). Default {@code sm,tcp,self}:
+ * @param tls                transports UCX may use (UCX_TLS syntax; {@code ucx.tls}). Default here {@code sm,tcp,self}:
  *                           shared memory between processes of one host, TCP between hosts (UCX 1.13 also needs a
  *                           network transport for the client/server wire-up, so {@code sm} alone cannot connect),
  *                           {@code self} within one worker. Add {@code rc,ud,dc} (or use {@code all}) on RDMA hosts.
- * @param netDevices         network devices UCX may use ({@code ucx.netDevices}, UCX_NET_DEVICES syntax, e.g.
- *                           {@code mlx5_0:1,eth0}); default {@code all}.
- * @param peerErrorHandling  endpoints created with peer error handling ({@code ucx.peerErrorHandling}, default true),
- *                           so a dead peer fails requests instead of hanging them. Needs
- *                           UCX_POSIX_ERROR_HANDLING=y and UCX_SYSV_ERROR_HANDLING=y in the environment, without
- *                           which UCX silently drops shared memory (see {@link #requiredEnvironment()}).
+ * @param netDevices         network devices UCX may use (UCX_NET_DEVICES syntax, e.g. {@code mlx5_0:1,eth0};
+ *                           {@code ucx.netDevices}); default {@code all}.
+ * @param peerErrorHandling  endpoints created with peer error handling ({@code ucx.errorHandling: peer}, the
+ *                           default; {@code none} turns it off), so a dead peer fails requests instead of hanging
+ *                           them. Needs UCX_POSIX_ERROR_HANDLING=y and UCX_SYSV_ERROR_HANDLING=y in the environment,
+ *                           without which UCX silently drops shared memory (see {@link #requiredEnvironment()}).
  * @param spinIterations     idle {@code progress()} calls the owner thread makes before it sleeps in the kernel
- *                           ({@code ucx.spinIterations}, default 1000, 0 = sleep at once): latency against CPU;
- *                           each idle iteration yields the core, so event loops are not starved.
- * @param tcpTxSegSize       UCX_TCP_TX_SEG_SIZE in bytes ({@code ucx.tcpTxSegSize}); emulated gets over TCP move in
- *                           fragments of this size. 0 keeps UCX's default (8 KiB). Default 0. Environment-only.
- * @param tcpRxSegSize       UCX_TCP_RX_SEG_SIZE in bytes ({@code ucx.tcpRxSegSize}), at least the TX size. 0 keeps
- *                           UCX's default (64 KiB). Default 0. Environment-only.
- * @param maxFrameBytes      largest control frame sent or accepted ({@code ucx.maxFrameBytes}, default 64 MiB).
- * @param connectTimeoutMs   how long {@code connect} waits for the endpoint and handshake
- *                           ({@code ucx.connectTimeoutMs}, default 10000).
+ *                           (default 1000, or JVM property {@value #SPIN_PROPERTY}; 0 = sleep at once): latency
+ *                           against CPU; each idle iteration yields the core, so event loops are not starved.
+ * @param tcpTxSegSize       UCX_TCP_TX_SEG_SIZE in bytes, asked of the environment; emulated gets over TCP move in
+ *                           fragments of this size. 0 (the default) keeps UCX's default.
+ * @param tcpRxSegSize       UCX_TCP_RX_SEG_SIZE in bytes, asked of the environment, at least the TX size. 0 (the
+ *                           default) keeps UCX's default.
+ * @param maxFrameBytes      largest control frame sent or accepted (default 64 MiB).
+ * @param connectTimeoutMs   how long {@code connect} waits for the endpoint and handshake (default 10000).
  * @param probeTransports    at start-up, ask {@code ucx_info} (if installed) which lanes UCX builds with these
- *                           settings and log them ({@code ucx.probeTransports}, default true).
+ *                           settings and log them (default true).
  * @param maxRemoteKeys      remote keys one channel keeps unpacked at once ({@code ucx.maxRemoteKeys}, default 65536):
  *                           a bound on native memory per peer. Each {@link UcxChannel#unpackRemoteKey} holds one
  *                           reference until {@link UcxChannel#releaseRemoteKey}; an unpack of a new key beyond the
  *                           bound fails (naming this key) rather than evicting a key a reader may still use.
- * @param onDemandPaging     register memory with {@code UcpMemMapParams.nonBlocking()} ({@code ucx.onDemandPaging}),
- *                           which asks for on-demand paging where the device supports it. InfiniBand/RoCE without it
- *                           registers for write access and may refuse the agent's read-only {@code .dat} mappings;
- *                           shared memory and TCP ignore the flag. Default: follows {@code tls} — on when the list
- *                           could include an RDMA transport ({@code all}, an exclusion list {@code ^...}, or any
- *                           {@code rc*}, {@code ud*}, {@code dc*}, {@code ib} entry), off otherwise;
- *                           {@link #withTls} re-derives it, so call {@link #withOnDemandPaging} after it to override.
+ * @param onDemandPaging     register memory with {@code UcpMemMapParams.nonBlocking()} ({@code ucx.onDemandPaging}:
+ *                           {@code auto}, {@code true} or {@code false}), which asks for on-demand paging where the
+ *                           device supports it. InfiniBand/RoCE without it registers for write access and may refuse
+ *                           the agent's read-only {@code .dat} mappings; shared memory and TCP ignore the flag.
+ *                           Default ({@code auto}): follows {@code tls} — on when the list could include an RDMA
+ *                           transport ({@code all}, an exclusion list {@code ^...}, or any {@code rc*}, {@code ud*},
+ *                           {@code dc*}, {@code ib} entry), off otherwise; {@link #withTls} re-derives it, so call
+ *                           {@link #withOnDemandPaging} after it to override.
  * @param eventLoopLanes     gets issued on a Vert.x event loop run on a UCX worker owned by that event loop (a lane per
  *                           event loop and channel), completing on the caller's thread without a hand-off to the
  *                           owner thread ({@code ucx.eventLoopLanes}, default true, or JVM property
  *                           {@value #LANES_PROPERTY}). Off: every get goes through the owner thread.
- * @param extraConfig        raw UCX context settings without the UCX_ prefix ({@code ucx.config}, e.g.
- *                           {@code RNDV_THRESH: "64K"}); applied last on the context. Transport-level keys
- *                           (TCP_*, POSIX_*, RC_* ...) are ignored there by UCX 1.13: put them in the environment.
+ * @param extraConfig        raw UCX context settings without the UCX_ prefix (e.g. {@code RNDV_THRESH -> 64K});
+ *                           applied last on the context. Transport-level keys (TCP_*, POSIX_*, RC_* ...) are ignored
+ *                           there by UCX 1.13: put them in the environment.
  *
  * <p>UCX 1.13 (Debian 12) applies only context-level keys given to {@code UcpParams.setConfig}; transport and global
  * keys must come from the environment. {@link #contextConfig()} and {@link #requiredEnvironment()} split them.
+ * {@link #fromJson} reads these components by their own names (tools and tests); it is not the configuration file.
  */
 public record UcxSettings(String tls, String netDevices, boolean peerErrorHandling, int spinIterations,
                           int tcpTxSegSize, int tcpRxSegSize, int maxFrameBytes, long connectTimeoutMs,
@@ -134,7 +139,10 @@ public record UcxSettings(String tls, String netDevices, boolean peerErrorHandli
         return false;
     }
 
-    /** Reads the {@code ucx} section of the configuration (keys without the {@code ucx.} prefix); absent keys keep defaults. */
+    /**
+     * Settings from a JSON map keyed by this record's component names ({@code config} for {@link #extraConfig});
+     * absent keys keep defaults. Not the configuration file's {@code ucx} section (see the class comment).
+     */
     public static UcxSettings fromJson(JsonObject ucx) {
         UcxSettings d = defaults();
         if (ucx == null) {
