@@ -1,6 +1,5 @@
 package org.seaweedfs.rdma.ucx;
 
-import io.netty.buffer.ByteBuf;
 import io.vertx.core.Context;
 import io.vertx.core.Future;
 import io.vertx.core.Handler;
@@ -18,12 +17,9 @@ import org.openucx.jucx.ucs.UcsConstants;
 
 import java.net.InetSocketAddress;
 import java.nio.ByteBuffer;
-import java.util.ArrayDeque;
 import java.util.ArrayList;
-import java.util.HashMap;
 import java.util.HashSet;
 import java.util.List;
-import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.atomic.AtomicLong;
 
@@ -38,8 +34,6 @@ public final class UcxChannel {
 
     private static final Logger log = LoggerFactory.getLogger(UcxChannel.class);
     private static final AtomicLong IDS = new AtomicLong();
-    /** Frames held for a server channel whose frame handler is not set yet; a peer flooding it is cut off. */
-    private static final int MAX_EARLY_FRAMES = 4096;
     private static final long CLOSE_TIMEOUT_MS = 5_000;
 
     private enum State { CONNECTING, OPEN, CLOSING, CLOSED }
@@ -57,12 +51,8 @@ public final class UcxChannel {
     private long endpointId;
     private boolean endpointClosing;
     private final Set<ChannelOp<?>> pending = new HashSet<>();
-    private final Map<ByteBuffer, UcxRemoteKey> keys = new HashMap<>();
-    private final List<UcxRemoteKey> retiring = new ArrayList<>(); // released, waiting for their gets to finish
-    private final ArrayDeque<InboundFrame> inbound = new ArrayDeque<>();
-    private final List<Buffer> early = new ArrayList<>();
-    private Handler<Buffer> frameHandler;
-    private Context frameContext;
+    private final RemoteKeyCache keys;
+    private final InboundFrames frames = new InboundFrames(this);
     private Handler<Throwable> closeHandler;
     private Context closeContext;
     private final List<Promise<Void>> closePromises = new ArrayList<>();
@@ -71,17 +61,12 @@ public final class UcxChannel {
     private Context connectContext;
     private UcxListener listener;
 
-    /** A frame slot in arrival order; rendezvous frames fill theirs later, and frames are delivered in order. */
-    private static final class InboundFrame {
-        Buffer data;
-        boolean ready;
-    }
-
     UcxChannel(UcxWorkerVerticle owner, InetSocketAddress peer, boolean accepted) {
         this.owner = owner;
         this.id = IDS.incrementAndGet();
         this.peer = peer;
         this.accepted = accepted;
+        this.keys = new RemoteKeyCache(this, owner.settings().maxRemoteKeys());
     }
 
     /** Process-unique id, for logs. */
@@ -125,7 +110,7 @@ public final class UcxChannel {
     /** Sets the handler of incoming frames; it runs on the calling context. Frames that came earlier are delivered. */
     public UcxChannel frameHandler(Handler<Buffer> handler) {
         Context context = owner.callerContext();
-        loop().execute(LoopTask.of(() -> setFrameHandler(handler, context)));
+        loop().execute(LoopTask.of(() -> frames.setHandler(handler, context)));
         return this;
     }
 
@@ -181,7 +166,7 @@ public final class UcxChannel {
 
     /** Holds on this channel's remote keys: unpacks not yet released, for diagnostics and tests. */
     public Future<Integer> remoteKeyHolds() {
-        return onLoop(() -> keys.values().stream().mapToInt(UcxRemoteKey::holders).sum());
+        return onLoop(keys::holds);
     }
 
     private Future<Integer> onLoop(java.util.function.IntSupplier count) {
@@ -283,8 +268,8 @@ public final class UcxChannel {
         if (pending.remove(op)) {
             loop().operationFinished();
         }
-        if (!retiring.isEmpty()) {
-            closeRetiredKeys();
+        if (keys.hasRetiring()) {
+            keys.closeRetired(pending);
         }
     }
 
@@ -355,86 +340,8 @@ public final class UcxChannel {
                     + " bytes, more than ucx.maxFrameBytes (" + owner.settings().maxFrameBytes() + ") on " + this));
             return UcsConstants.STATUS.UCS_OK;
         }
-        InboundFrame slot = new InboundFrame();
-        inbound.add(slot);
-        if (data.isDataValid()) {
-            slot.data = NativeMemory.copyOut(data.getDataAddress(), length);
-            slot.ready = true;
-            deliverReadyFrames();
-        } else {
-            receiveRendezvous(data, slot, (int) length);
-        }
+        frames.arrived(data, length);
         return UcsConstants.STATUS.UCS_OK;
-    }
-
-    private void receiveRendezvous(UcpAmData data, InboundFrame slot, int length) {
-        ByteBuf target = NativeMemory.directBuffer(length);
-        UcxCallback done = new UcxCallback() {
-            private boolean finished;
-
-            @Override
-            public void onSuccess(UcpRequest request) {
-                if (finish()) {
-                    slot.data = NativeMemory.copyOut(NativeMemory.writeAddress(target), length);
-                    target.release();
-                    slot.ready = true;
-                    deliverReadyFrames();
-                }
-            }
-
-            @Override
-            public void onError(int ucsStatus, String errorMsg) {
-                if (finish()) {
-                    target.release();
-                    slot.ready = true; // dropped: data stays null
-                    metrics().error();
-                    log.warn("Receiving a " + length + "-byte frame on " + UcxChannel.this + " failed: " + errorMsg);
-                    deliverReadyFrames();
-                }
-            }
-
-            private boolean finish() {
-                boolean first = !finished;
-                finished = true;
-                return first;
-            }
-        };
-        try {
-            data.receive(NativeMemory.writeAddress(target), done);
-        } catch (UcxException e) {
-            done.onError(e.getStatus(), e.getMessage());
-        }
-    }
-
-    private void deliverReadyFrames() {
-        while (!inbound.isEmpty() && inbound.peek().ready) {
-            Buffer frame = inbound.poll().data;
-            if (frame == null) {
-                continue;
-            }
-            metrics().frameReceived(frame.length());
-            Handler<Buffer> handler = frameHandler;
-            if (handler != null) {
-                loop().complete(frameContext, () -> handler.handle(frame));
-            } else if (early.size() < MAX_EARLY_FRAMES) {
-                early.add(frame);
-            } else {
-                fail(new UcxTransportException(hostPort(peer) + " sent more than " + MAX_EARLY_FRAMES
-                        + " frames before a frame handler was set on " + this));
-                return;
-            }
-        }
-    }
-
-    private void setFrameHandler(Handler<Buffer> handler, Context context) {
-        frameHandler = handler;
-        frameContext = context;
-        if (handler != null && !early.isEmpty()) {
-            for (Buffer frame : early) {
-                loop().complete(context, () -> handler.handle(frame));
-            }
-            early.clear();
-        }
     }
 
     private void setCloseHandler(Handler<Throwable> handler, Context context) {
@@ -455,42 +362,14 @@ public final class UcxChannel {
 
     /** One more hold on the UCX memory key for the packed bytes, unpacked once per channel; null when full. */
     UcxRemoteKey remoteKey(byte[] packed) {
-        ByteBuffer content = ByteBuffer.wrap(packed);
-        UcxRemoteKey key = keys.get(content);
-        if (key == null) {
-            if (keys.size() >= owner.settings().maxRemoteKeys()) {
-                return null;
-            }
-            ByteBuffer direct = ByteBuffer.allocateDirect(packed.length).put(packed).flip();
-            key = new UcxRemoteKey(this, content, endpoint.unpackRemoteKey(direct));
-            keys.put(content, key);
-        }
-        key.hold();
-        return key;
+        return keys.hold(packed, endpoint);
     }
 
     /** Drops a hold; the last one takes the key out of the cache and closes it once no get uses it. */
     private void release(UcxRemoteKey key) {
-        if (state == State.CLOSED || endpointClosing || keys.get(key.packed()) != key || !key.unhold()) {
-            return;
+        if (state != State.CLOSED && !endpointClosing && keys.release(key, pending)) {
+            lanes().keyReleased(key);
         }
-        keys.remove(key.packed());
-        retiring.add(key);
-        closeRetiredKeys();
-        lanes().keyReleased(key);
-    }
-
-    /** Closes released keys that no pending get still uses (a native key must outlive the gets issued with it). */
-    private void closeRetiredKeys() {
-        retiring.removeIf(key -> {
-            for (ChannelOp<?> op : pending) {
-                if (op instanceof GetOp get && get.uses(key)) {
-                    return false;
-                }
-            }
-            key.close();
-            return true;
-        });
     }
 
     /** Inside a UCX callback or a task: the endpoint failed. Everything pending fails; the endpoint is force-closed. */
@@ -564,7 +443,7 @@ public final class UcxChannel {
         owner.forget(this);
         lanes().channelClosed(this, closeCause != null ? closeCause : new UcxTransportException(this + " is closed"));
         if (afterFlush) {
-            closeKeys(); // orderly: keys before their endpoint
+            keys.closeAll(); // orderly: keys before their endpoint
         }
         UcpRequest closing = null;
         if (endpoint != null) {
@@ -578,17 +457,8 @@ public final class UcxChannel {
         // A forced close purges the endpoint's requests (a flushing one only starts once ours completed): what is
         // still pending is failed now, and UCX's late callbacks for it are ignored.
         failPending();
-        closeKeys();
+        keys.closeAll();
         loop().watch(closing, CLOSE_TIMEOUT_MS, this::closed);
-    }
-
-    private void closeKeys() {
-        for (UcxRemoteKey key : keys.values()) {
-            key.close();
-        }
-        keys.clear();
-        retiring.forEach(UcxRemoteKey::close);
-        retiring.clear();
     }
 
     private void failPending() {
@@ -608,8 +478,7 @@ public final class UcxChannel {
     private void closed() {
         state = State.CLOSED;
         metrics().channelClosed();
-        early.clear();
-        inbound.clear();
+        frames.clear();
         UcxTransportException cause = closeCause;
         Promise<UcxChannel> connect = connectPromise;
         connectPromise = null;
