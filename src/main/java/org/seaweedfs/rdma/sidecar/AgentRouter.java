@@ -2,7 +2,7 @@ package org.seaweedfs.rdma.sidecar;
 
 /**
  * Which agent connection serves a volume. The connection manager implements it (one connection per agent,
- * replaced on reconnect); {@link StaticAgentRouter} serves tests and single-agent set-ups.
+ * replaced on reconnect); tests route to one connection of their own.
  *
  * <p>Called on every read from any thread: it must be thread-safe, cheap and non-blocking.
  */

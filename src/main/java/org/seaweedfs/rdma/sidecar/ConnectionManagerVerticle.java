@@ -239,11 +239,6 @@ public final class ConnectionManagerVerticle extends VerticleBase implements Age
         });
     }
 
-    /** The agent beside a volume server (see the class comment). */
-    public HostPort agentBeside(VolumeLocation location) {
-        return new HostPort(location.host(), agentPort);
-    }
-
     private void addPeerIfNew(HostPort agent) {
         if (peer(agent.toString()) == null) {
             LOG.info("Agent " + agent + " found through master " + master.master());

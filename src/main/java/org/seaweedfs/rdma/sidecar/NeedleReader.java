@@ -23,8 +23,6 @@ import org.seaweedfs.rdma.volume.NeedleLayout;
  */
 public final class NeedleReader implements NeedleSource {
 
-    public static final String SOURCE = "rdma";
-
     private final AgentRouter router;
     private final RegisteredBufferPool pool;
     private final ReadGate gate;
@@ -33,7 +31,7 @@ public final class NeedleReader implements NeedleSource {
     public NeedleReader(Vertx vertx, AgentRouter router, RegisteredBufferPool pool, ReadPathOptions options) {
         this.router = router;
         this.pool = pool;
-        this.gate = new ReadGate(vertx, options, new ReadCounters(), SOURCE);
+        this.gate = new ReadGate(vertx, options, new ReadCounters(), ReadPath.RDMA);
     }
 
     public ReadCounters counters() {
@@ -150,7 +148,7 @@ public final class NeedleReader implements NeedleSource {
                         List<PooledBuffer> buffers, List<ByteBuffer> pieces) {
         try {
             VerifiedRecord record = VerifiedRecord.check(read.fid(), size, mirror.version(), pieces,
-                    System.currentTimeMillis(), SOURCE, mirror.where(), offset);
+                    System.currentTimeMillis(), ReadPath.RDMA.wire, mirror.where(), offset);
             read.succeed(new VerifiedNeedle(record, buffers));
         } catch (StaleLocation e) {
             buffers.forEach(PooledBuffer::release);

@@ -47,7 +47,7 @@ final class ReadAttempt {
         if (!done) {
             long timeout = gate.options().readTimeoutMs();
             timerId = context.setTimer(timeout, t -> fail(new ReadFailure(ReadFailure.Kind.TIMEOUT,
-                    "reading " + fid + " over " + gate.path() + " took more than " + timeout + " ms")));
+                    "reading " + fid + " over " + gate.path().wire + " took more than " + timeout + " ms")));
         }
     }
 

@@ -17,10 +17,10 @@ final class ReadGate {
     private final Vertx vertx;
     private final ReadPathOptions options;
     private final ReadCounters counters;
-    private final String path;
+    private final ReadPath path;
     private final AtomicInteger inFlight = new AtomicInteger();
 
-    ReadGate(Vertx vertx, ReadPathOptions options, ReadCounters counters, String path) {
+    ReadGate(Vertx vertx, ReadPathOptions options, ReadCounters counters, ReadPath path) {
         this.vertx = vertx;
         this.options = options;
         this.counters = counters;
@@ -35,7 +35,7 @@ final class ReadGate {
         if (inFlight.incrementAndGet() > options.maxInFlight()) {
             inFlight.decrementAndGet();
             counters.failed(ReadFailure.Kind.UNAVAILABLE);
-            return context.failedFuture(ReadFailure.overloaded(path + " read path is overloaded: "
+            return context.failedFuture(ReadFailure.overloaded(path.wire + " read path is overloaded: "
                     + options.maxInFlight() + " reads in flight"));
         }
         ReadAttempt attempt = new ReadAttempt(this, fid, context);
@@ -63,7 +63,7 @@ final class ReadGate {
         return counters;
     }
 
-    String path() {
+    ReadPath path() {
         return path;
     }
 }

@@ -19,14 +19,12 @@ import org.seaweedfs.rdma.volume.NeedleLayout;
  */
 public final class ReadThroughSource implements NeedleSource {
 
-    public static final String SOURCE = "read-through";
-
     private final AgentRouter router;
     private final ReadGate gate;
 
     public ReadThroughSource(Vertx vertx, AgentRouter router, ReadPathOptions options) {
         this.router = router;
-        this.gate = new ReadGate(vertx, options, new ReadCounters(), SOURCE);
+        this.gate = new ReadGate(vertx, options, new ReadCounters(), ReadPath.READ_THROUGH);
     }
 
     public ReadCounters counters() {
@@ -89,7 +87,7 @@ public final class ReadThroughSource implements NeedleSource {
             }
             try {
                 VerifiedRecord record = VerifiedRecord.check(read.fid(), recordSize, version, pieces,
-                        System.currentTimeMillis(), SOURCE, "read-through from agent " + connection.peer(), 0);
+                        System.currentTimeMillis(), ReadPath.READ_THROUGH.wire, "read-through from agent " + connection.peer(), 0);
                 read.succeed(new VerifiedNeedle(record, List.of()));
             } catch (StaleLocation e) {
                 read.fail(ReadFailure.unavailable("reading " + read.fid() + " through the agent: " + e.getMessage(), null));

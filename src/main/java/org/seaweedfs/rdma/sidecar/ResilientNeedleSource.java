@@ -30,7 +30,7 @@ import org.seaweedfs.rdma.volume.FileId;
  * The read path the APIs use: RDMA through the agent serving the volume, guarded per agent by a Resilience4j
  * circuit breaker and retry, degrading in the configured order ({@code sidecar.fallback}) to read-through over
  * the agent's control channel and to HTTP from the volume server. {@link NeedleStat#source()} says which path
- * served ("rdma", "read-through", "http").
+ * served (a {@link ReadPath}).
  *
  * <p>Resilience4j with Vert.x (no blocking, no scheduler threads): {@code tryAcquirePermission()}, run the
  * future, then {@code onSuccess}/{@code onError} with the measured duration; retries wait on
@@ -59,8 +59,6 @@ import org.seaweedfs.rdma.volume.FileId;
 public final class ResilientNeedleSource implements NeedleSource, ReadPathStatus {
 
     private static final Logger LOG = LoggerFactory.getLogger(ResilientNeedleSource.class);
-
-    public static final String RDMA = "rdma";
 
     private final Vertx vertx;
     private final ConnectionManagerVerticle manager;
@@ -430,7 +428,7 @@ public final class ResilientNeedleSource implements NeedleSource, ReadPathStatus
     /** For logs: which paths are configured and available, in order. */
     @Override
     public String toString() {
-        List<String> paths = new ArrayList<>(List.of(RDMA));
+        List<String> paths = new ArrayList<>(List.of(ReadPath.RDMA.wire));
         settings.fallback().stream().filter(fallbackSources::containsKey).map(f -> f.configName).forEach(paths::add);
         return "ResilientNeedleSource" + paths;
     }

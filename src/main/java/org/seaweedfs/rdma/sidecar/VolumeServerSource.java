@@ -63,7 +63,6 @@ public final class VolumeServerSource implements NeedleSource {
 
     private static final Logger LOG = LoggerFactory.getLogger(VolumeServerSource.class);
 
-    public static final String SOURCE = "http";
     private static final DateTimeFormatter HTTP_DATE = DateTimeFormatter.RFC_1123_DATE_TIME;
     private static final Pattern CONTENT_RANGE = Pattern.compile("bytes (\\d+)-(\\d+)/(\\d+)");
 
@@ -308,7 +307,7 @@ public final class VolumeServerSource implements NeedleSource {
                 null,
                 "gzip".equalsIgnoreCase(headers.get("Content-Encoding")),
                 false,
-                SOURCE);
+                ReadPath.HTTP.wire);
     }
 
     /** {@code Range: bytes=offset-last} (open-ended for the rest; one byte, then none kept, for a zero length). */

@@ -1,6 +1,6 @@
 package org.seaweedfs.rdma.sidecar;
 
-/** Routes every volume to one connection, which may be swapped (e.g. after a reconnect). Thread-safe. */
+/** Test routing: every volume to one connection, which may be swapped (e.g. after a reconnect). Thread-safe. */
 public final class StaticAgentRouter implements AgentRouter {
 
     private volatile AgentConnection connection;
