@@ -118,6 +118,10 @@ public final class SeaweedRdma {
                 volumeServer, ResilienceSettings.from(sidecar),
                 metrics == null ? ReadMeters.nowhere() : metrics.registry());
         resilient.mirrorSizes(connections::mirrorEntries);
+        stops.push(() -> {
+            resilient.close();
+            return Future.succeededFuture();
+        });
         if (metrics != null) {
             RoleMetricsBinder binder = new RoleMetricsBinder(metrics.registry());
             binder.bindUcx("sidecar", ucx.metrics());

@@ -26,6 +26,9 @@ public final class AgentPeer {
     /** A live control channel to one agent (the sidecar's AgentConnection behind an adapter). */
     public interface Link {
 
+        /** The connection reads go through; null for a link that carries no reads (a scripted agent in tests). */
+        AgentConnection connection();
+
         /** Completes when the agent's pong arrives; fails when the channel fails. No timeout of its own needed. */
         Future<Void> ping();
 
@@ -128,6 +131,18 @@ public final class AgentPeer {
     /** The current link, null unless up. */
     public Link link() {
         return link;
+    }
+
+    /** The current link's connection, null unless up (or when the link carries no reads). */
+    public AgentConnection connection() {
+        Link l = link;
+        return l == null ? null : l.connection();
+    }
+
+    /** The route to {@code volumeId} through this agent's current connection and its mirror of the volume. */
+    public AgentRoute route(long volumeId) {
+        AgentConnection c = connection();
+        return new AgentRoute(this, volumeId, c, c == null ? null : c.mirror(volumeId));
     }
 
     /** Volumes the agent serves now, or served when last up (for routing and for {@code /status}). */

@@ -1,14 +1,14 @@
 package org.seaweedfs.rdma.sidecar;
 
 /**
- * Which agent connection serves a volume. The connection manager implements it (one connection per agent,
- * replaced on reconnect); tests route to one connection of their own.
+ * Which agent serves a volume. The connection manager implements it (one connection per agent, replaced on
+ * reconnect); tests route to one connection of their own.
  *
  * <p>Called on every read from any thread: it must be thread-safe, cheap and non-blocking.
  */
 @FunctionalInterface
 public interface AgentRouter {
 
-    /** The connection for the volume, or null when no agent is known or up for it (the read fails UNAVAILABLE). */
-    AgentConnection connectionFor(long volumeId);
+    /** The route for the volume, or null when no agent is known for it (a read through it fails UNAVAILABLE). */
+    AgentRoute routeFor(long volumeId);
 }

@@ -54,6 +54,7 @@ public final class ConnectionManagerVerticle extends VerticleBase implements Age
     private final ReadMeters meters;
     private final int agentPort;
     private final List<AgentPeer> peers = new CopyOnWriteArrayList<>();
+    private final List<AgentPeer.Listener> listeners = new CopyOnWriteArrayList<>();
     /** Per peer, completed when its first connection attempt has ended (up or down); this context only. */
     private final Map<String, Promise<Void>> firstAttempts = new HashMap<>();
     private AgentPeer.Timing timing;
@@ -139,22 +140,35 @@ public final class ConnectionManagerVerticle extends VerticleBase implements Age
     /** Entries in the sidecar's mirrors of an agent's needle maps (0 when it is unknown or not connected). */
     public long mirrorEntries(String agent) {
         AgentPeer p = peer(agent);
-        if (p == null || !(p.link() instanceof AgentLink l)) {
+        AgentConnection connection = p == null ? null : p.connection();
+        if (connection == null) {
             return 0;
         }
         long entries = 0;
-        for (long volumeId : l.connection().volumeIds()) {
-            VolumeMirror mirror = l.connection().mirror(volumeId);
+        for (long volumeId : connection.volumeIds()) {
+            VolumeMirror mirror = connection.mirror(volumeId);
             entries += mirror == null ? 0 : mirror.needles().size();
         }
         return entries;
     }
 
-    /** {@link AgentRouter}: the up agent's connection for the RDMA and read-through paths, else null. */
+    /** {@link AgentRouter}: the route through the agent {@link #peerFor} picks, null when none is known. */
     @Override
-    public AgentConnection connectionFor(long volumeId) {
+    public AgentRoute routeFor(long volumeId) {
         AgentPeer p = peerFor(volumeId);
-        return p != null && p.isUp() && p.link() instanceof AgentLink l ? l.connection() : null;
+        return p == null ? null : p.route(volumeId);
+    }
+
+    /**
+     * Tells {@code listener} of every agent state change from now on, on this verticle's context, before the change
+     * is published on the event bus. The read path learns of a down agent this way, without a round over the bus.
+     */
+    public void addListener(AgentPeer.Listener listener) {
+        listeners.add(listener);
+    }
+
+    public void removeListener(AgentPeer.Listener listener) {
+        listeners.remove(listener);
     }
 
     /**
@@ -177,6 +191,7 @@ public final class ConnectionManagerVerticle extends VerticleBase implements Age
             this.connection = connection;
         }
 
+        @Override
         public AgentConnection connection() {
             return connection;
         }
@@ -267,6 +282,7 @@ public final class ConnectionManagerVerticle extends VerticleBase implements Age
         } else {
             LOG.info("Agent " + peer.name() + " is " + next.label + ": " + reason);
         }
+        listeners.forEach(l -> l.stateChanged(peer, previous, next, reason));
         vertx.eventBus().publish(PEER_STATE_ADDRESS, new JsonObject()
                 .put("agent", peer.name())
                 .put("state", next.label)

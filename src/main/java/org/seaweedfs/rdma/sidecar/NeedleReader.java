@@ -21,13 +21,16 @@ import org.seaweedfs.rdma.volume.NeedleLayout;
  * beyond {@link ReadPathOptions#maxInFlight()}, or finding the pool used up, fail at once with a retriable
  * UNAVAILABLE; a read past its deadline fails TIMEOUT (its buffers return to the pool when its gets finish).
  */
-public final class NeedleReader implements NeedleSource {
+public final class NeedleReader implements NeedleSource, RoutedNeedleSource {
 
     private final AgentRouter router;
     private final RegisteredBufferPool pool;
     private final ReadGate gate;
 
-    /** @param pool registered with the worker the router's connections use */
+    /**
+     * @param router where {@link #read(FileId)} finds the agent; the resilient source resolves its own routes
+     * @param pool   registered with the worker the router's connections use
+     */
     public NeedleReader(Vertx vertx, AgentRouter router, RegisteredBufferPool pool, ReadPathOptions options) {
         this.router = router;
         this.pool = pool;
@@ -39,6 +42,7 @@ public final class NeedleReader implements NeedleSource {
     }
 
     /** Every read fails TIMEOUT after this long ({@code sidecar.readTimeout}): callers need no timer of their own. */
+    @Override
     public long readTimeoutMs() {
         return gate.options().readTimeoutMs();
     }
@@ -55,21 +59,26 @@ public final class NeedleReader implements NeedleSource {
 
     @Override
     public Future<NeedleContent> read(FileId fid) {
-        return gate.start(fid, read -> read.route(router, (connection, mirror) -> locate(read, connection, mirror)));
+        return read(router.routeFor(fid.volumeId()), fid);
     }
 
-    private void locate(ReadAttempt read, AgentConnection connection, VolumeMirror mirror) {
-        NeedleLocation at = mirror.needles().find(read.fid().key());
+    @Override
+    public Future<NeedleContent> read(AgentRoute route, FileId fid) {
+        return gate.start(fid, read -> read.route(route, r -> locate(read, r)));
+    }
+
+    private void locate(ReadAttempt read, AgentRoute route) {
+        NeedleLocation at = route.mirror().needles().find(read.fid().key());
         if (at == null) {
-            lookup(read, connection, mirror);
+            lookup(read, route);
         } else {
-            fetch(read, connection, mirror, at.offset(), at.size());
+            fetch(read, route, at.offset(), at.size());
         }
     }
 
-    private void lookup(ReadAttempt read, AgentConnection connection, VolumeMirror mirror) {
+    private void lookup(ReadAttempt read, AgentRoute route) {
         gate.counters().lookedUp();
-        connection.lookup(read.fid()).onComplete(ar -> read.run(() -> {
+        route.connection().lookup(read.fid()).onComplete(ar -> read.run(() -> {
             if (read.isDone()) {
                 return;
             }
@@ -77,27 +86,28 @@ public final class NeedleReader implements NeedleSource {
                 read.fail(ar.cause());
             } else if (!ar.result().found()) {
                 read.fail(ReadFailure.notFound("needle " + read.fid() + " not found"));
-            } else if (ar.result().epoch() != mirror.epoch()) {
-                relistAndRetry(read, connection, "volume " + read.fid().volumeId() + " changed epoch");
+            } else if (ar.result().epoch() != route.mirror().epoch()) {
+                relistAndRetry(read, route, "volume " + read.fid().volumeId() + " changed epoch");
             } else {
-                fetch(read, connection, mirror, ar.result().offset(), ar.result().size());
+                fetch(read, route, ar.result().offset(), ar.result().size());
             }
         }));
     }
 
-    private void relistAndRetry(ReadAttempt read, AgentConnection connection, String why) {
+    private void relistAndRetry(ReadAttempt read, AgentRoute route, String why) {
         if (!read.mayRetry()) {
             read.fail(ReadFailure.unavailable("reading " + read.fid() + ": " + why + " again", null));
             return;
         }
-        connection.refreshVolumes().onComplete(ar -> read.run(() -> {
+        route.connection().refreshVolumes().onComplete(ar -> read.run(() -> {
             if (!read.isDone()) {
-                read.route(router, (c, m) -> locate(read, c, m));
+                read.route(route.relisted(), r -> locate(read, r));
             }
         }));
     }
 
-    private void fetch(ReadAttempt read, AgentConnection connection, VolumeMirror mirror, long offset, long size) {
+    private void fetch(ReadAttempt read, AgentRoute route, long offset, long size) {
+        VolumeMirror mirror = route.mirror();
         if (size == 0) {
             read.fail(ReadFailure.notFound("needle " + read.fid() + " has no data"));
             return;
@@ -134,18 +144,19 @@ public final class NeedleReader implements NeedleSource {
                 buffers.forEach(PooledBuffer::release);
             } else if (missingSegment != null) {
                 buffers.forEach(PooledBuffer::release);
-                relistAndRetry(read, connection, missingSegment.getMessage());
+                relistAndRetry(read, route, missingSegment.getMessage());
             } else if (ar.failed()) {
                 buffers.forEach(PooledBuffer::release);
                 read.fail(ar.cause());
             } else {
-                verify(read, connection, mirror, offset, size, buffers, pieces);
+                verify(read, route, offset, size, buffers, pieces);
             }
         }));
     }
 
-    private void verify(ReadAttempt read, AgentConnection connection, VolumeMirror mirror, long offset, long size,
-                        List<PooledBuffer> buffers, List<ByteBuffer> pieces) {
+    private void verify(ReadAttempt read, AgentRoute route, long offset, long size, List<PooledBuffer> buffers,
+                        List<ByteBuffer> pieces) {
+        VolumeMirror mirror = route.mirror();
         try {
             VerifiedRecord record = VerifiedRecord.check(read.fid(), size, mirror.version(), pieces,
                     System.currentTimeMillis(), ReadPath.RDMA.wire, mirror.where(), offset);
@@ -153,7 +164,7 @@ public final class NeedleReader implements NeedleSource {
         } catch (StaleLocation e) {
             buffers.forEach(PooledBuffer::release);
             if (read.mayRetry()) {
-                lookup(read, connection, mirror);
+                lookup(read, route);
             } else {
                 read.fail(ReadFailure.unavailable("reading " + read.fid() + ": " + e.getMessage(), null));
             }

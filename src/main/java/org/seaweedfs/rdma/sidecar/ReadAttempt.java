@@ -3,7 +3,6 @@ package org.seaweedfs.rdma.sidecar;
 import io.vertx.core.Future;
 import io.vertx.core.Promise;
 import io.vertx.core.internal.ContextInternal;
-import java.util.function.BiConsumer;
 import java.util.function.Consumer;
 import org.seaweedfs.rdma.volume.FileId;
 
@@ -103,23 +102,23 @@ final class ReadAttempt {
     }
 
     /**
-     * Finds the connection and mirror of the needle's volume; a volume the connection does not list is re-listed
-     * once (it may just have been compacted or created) before the read fails NOT_FOUND.
+     * Goes on with {@code route} once it has a ready connection and a mirror of the needle's volume; a volume the
+     * connection does not list is re-listed once (it may just have been compacted or created) before the read fails
+     * NOT_FOUND.
      */
-    void route(AgentRouter router, BiConsumer<AgentConnection, VolumeMirror> then) {
-        AgentConnection connection = router.connectionFor(fid.volumeId());
+    void route(AgentRoute route, Consumer<AgentRoute> then) {
+        AgentConnection connection = route == null ? null : route.connection();
         if (connection == null || !connection.isReady()) {
             fail(ReadFailure.unavailable("no agent connection is up for volume " + fid.volumeId(),
                     connection == null ? null : connection.closeCause()));
             return;
         }
-        VolumeMirror mirror = connection.mirror(fid.volumeId());
-        if (mirror != null) {
-            then.accept(connection, mirror);
+        if (route.mirror() != null) {
+            then.accept(route);
         } else if (mayRetry()) {
             connection.refreshVolumes().onComplete(ar -> {
                 if (!done) {
-                    run(() -> route(router, then));
+                    run(() -> route(route.relisted(), then));
                 }
             });
         } else {

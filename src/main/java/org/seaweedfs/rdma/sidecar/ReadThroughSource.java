@@ -17,7 +17,7 @@ import org.seaweedfs.rdma.volume.NeedleLayout;
  * <p>Threads: as {@link NeedleReader}: any caller thread, completion on the caller's context, bounded in-flight
  * reads and a per-read deadline.
  */
-public final class ReadThroughSource implements NeedleSource {
+public final class ReadThroughSource implements NeedleSource, RoutedNeedleSource {
 
     private final AgentRouter router;
     private final ReadGate gate;
@@ -32,14 +32,24 @@ public final class ReadThroughSource implements NeedleSource {
     }
 
     @Override
+    public long readTimeoutMs() {
+        return gate.options().readTimeoutMs();
+    }
+
+    @Override
     public Future<NeedleStat> stat(FileId fid) {
         return VerifiedNeedle.statOnly(read(fid));
     }
 
     @Override
     public Future<NeedleContent> read(FileId fid) {
-        return gate.start(fid, read -> read.route(router, (connection, mirror) ->
-                next(read, connection, mirror.version(), new ArrayList<>(), 0, -1, -1)));
+        return read(router.routeFor(fid.volumeId()), fid);
+    }
+
+    @Override
+    public Future<NeedleContent> read(AgentRoute route, FileId fid) {
+        return gate.start(fid, read -> read.route(route, r ->
+                next(read, r.connection(), r.mirror().version(), new ArrayList<>(), 0, -1, -1)));
     }
 
     /**

@@ -14,10 +14,8 @@ import io.vertx.core.Vertx;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import java.util.ArrayList;
-import java.util.EnumMap;
 import java.util.List;
 import java.util.Locale;
-import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentMap;
 import java.util.concurrent.TimeUnit;
@@ -62,10 +60,12 @@ public final class ResilientNeedleSource implements NeedleSource, ReadPathStatus
 
     private final Vertx vertx;
     private final ConnectionManagerVerticle manager;
-    private final NeedleSource rdma;
+    private final RoutedNeedleSource rdma;
     /** The RDMA source fails its reads TIMEOUT by itself within the attempt timeout (decided once). */
     private final boolean rdmaBoundsItsTime;
-    private final Map<Fallback, NeedleSource> fallbackSources;
+    private final RoutedNeedleSource readThrough;
+    private final NeedleSource http;
+    private final AgentPeer.Listener peerStates = this::peerStateChanged;
     private final ResilienceSettings settings;
     private final CircuitBreakerRegistry breakers;
     private final BreakerTransitions transitions = new BreakerTransitions();
@@ -98,47 +98,50 @@ public final class ResilientNeedleSource implements NeedleSource, ReadPathStatus
     }
 
     /**
-     * @param rdma        the RDMA path (NeedleReader), routed by the manager's volume lists
+     * @param rdma        the RDMA path (NeedleReader), reading through the route this source resolves
      * @param readThrough the agent copies the bytes (ReadThroughSource); null when not available
      * @param http        the volume server over HTTP ({@link VolumeServerSource}); null when not available
      * @param registry    breaker, retry and fallback meters go here
      */
-    public ResilientNeedleSource(Vertx vertx, ConnectionManagerVerticle manager, NeedleSource rdma,
-                                 NeedleSource readThrough, NeedleSource http, ResilienceSettings settings,
+    public ResilientNeedleSource(Vertx vertx, ConnectionManagerVerticle manager, RoutedNeedleSource rdma,
+                                 RoutedNeedleSource readThrough, NeedleSource http, ResilienceSettings settings,
                                  MeterRegistry registry) {
         this.vertx = vertx;
         this.manager = manager;
         this.rdma = rdma;
-        this.rdmaBoundsItsTime = rdma instanceof NeedleReader reader
-                && reader.readTimeoutMs() <= settings.attemptTimeout().toMillis();
+        this.rdmaBoundsItsTime = rdma.readTimeoutMs() <= settings.attemptTimeout().toMillis();
+        this.readThrough = readThrough;
+        this.http = http;
         this.settings = settings;
         this.registry = registry;
-        this.fallbackSources = new EnumMap<>(Fallback.class);
-        if (readThrough != null) {
-            fallbackSources.put(Fallback.READ_THROUGH, readThrough);
-        }
-        if (http != null) {
-            fallbackSources.put(Fallback.HTTP, http);
-        }
         for (Fallback f : settings.fallback()) {
-            if (!fallbackSources.containsKey(f)) {
+            if (!available(f)) {
                 LOG.warn("sidecar.fallback lists " + f.configName + " but that path is not available; it is skipped");
             }
         }
         this.breakers = CircuitBreakerRegistry.of(settings.circuitBreakerConfig());
         this.retries = RetryRegistry.of(settings.retryConfig());
-        // The pings are the strongest failure signal: a peer declared down opens its breaker at once (rather than
-        // after a window of failed reads); once it is up again, the breaker's half-open trials close it.
-        vertx.eventBus().<io.vertx.core.json.JsonObject>localConsumer(ConnectionManagerVerticle.PEER_STATE_ADDRESS, m -> {
-            if (PeerState.DOWN.label.equals(m.body().getString("state"))) {
-                CircuitBreaker b = guard(m.body().getString("agent")).breaker();
-                if (b.getState() == CircuitBreaker.State.CLOSED || b.getState() == CircuitBreaker.State.HALF_OPEN) {
-                    b.transitionToOpenState();
-                    transitions.observe(b);
-                }
-            }
-        });
+        manager.addListener(peerStates);
         TaggedRetryMetrics.ofRetryRegistry(retries).bindTo(registry);
+    }
+
+    /** Stops listening to the connection manager. */
+    public void close() {
+        manager.removeListener(peerStates);
+    }
+
+    /**
+     * The pings are the strongest failure signal: a peer declared down opens its breaker at once (rather than after
+     * a window of failed reads); once it is up again, the breaker's half-open trials close it.
+     */
+    private void peerStateChanged(AgentPeer peer, PeerState previous, PeerState next, String reason) {
+        if (next == PeerState.DOWN) {
+            CircuitBreaker b = guard(peer.name()).breaker();
+            if (b.getState() == CircuitBreaker.State.CLOSED || b.getState() == CircuitBreaker.State.HALF_OPEN) {
+                b.transitionToOpenState();
+                transitions.observe(b);
+            }
+        }
     }
 
     /** Where {@link #agents()} gets the size of each agent's needle-map mirror (the NeedleReader knows). */
@@ -212,34 +215,39 @@ public final class ResilientNeedleSource implements NeedleSource, ReadPathStatus
     }
 
     private <T> Future<T> execute(FileId fid, Op<T> op) {
-        AgentPeer peer = manager.peerFor(fid.volumeId());
-        if (peer == null) {
+        AgentRoute route = manager.routeFor(fid.volumeId());
+        if (route == null) {
             manager.discover(fid.volumeId()).onFailure(e -> LOG.debug("Discovery of volume " + fid.volumeId() + ": " + e.getMessage()));
             return fallback(op, null, "no_agent",
                     ReadFailure.unavailable("no agent serves volume " + fid.volumeId(), null), 0);
         }
+        AgentPeer peer = route.peer();
         if (!peer.isUp()) {
-            return fallback(op, peer, "agent_down", ReadFailure.unavailable("agent " + peer.name() + " is down"
+            return fallback(op, route, "agent_down", ReadFailure.unavailable("agent " + peer.name() + " is down"
                     + (peer.lastError() == null ? "" : ": " + peer.lastError()), null), 0);
         }
         Promise<T> outcome = Promise.promise();
         AgentGuard guard = guard(peer.name());
-        attempt(op, peer, guard, guard.retry().asyncContext(), outcome);
+        attempt(op, route, guard, guard.retry().asyncContext(), outcome);
         return outcome.future().recover(e -> {
             if (e instanceof CallNotPermittedException) {
-                return fallback(op, peer, "breaker_open", ReadFailure.unavailable(
+                return fallback(op, route, "breaker_open", ReadFailure.unavailable(
                         "circuit breaker of agent " + peer.name() + " is open", e), 0);
             }
             ReadFailure failure = (ReadFailure) e;
             if (isAnswer(failure)) {
                 return Future.failedFuture(failure);
             }
-            return fallback(op, peer, failure.kind() == ReadFailure.Kind.CORRUPT ? "corrupt" : "retries_exhausted", failure, 0);
+            return fallback(op, route, failure.kind() == ReadFailure.Kind.CORRUPT ? "corrupt" : "retries_exhausted", failure, 0);
         });
     }
 
-    /** One RDMA attempt; on a retriable failure, schedules the next on the caller's context. */
-    private <T> void attempt(Op<T> op, AgentPeer peer, AgentGuard guard, Retry.AsyncContext<T> retry, Promise<T> outcome) {
+    /**
+     * One RDMA attempt; on a retriable failure, schedules the next on the caller's context (through the agent's
+     * new connection when it reconnected meanwhile).
+     */
+    private <T> void attempt(Op<T> op, AgentRoute route, AgentGuard guard, Retry.AsyncContext<T> retry, Promise<T> outcome) {
+        AgentPeer peer = route.peer();
         CircuitBreaker breaker = guard.breaker();
         boolean permitted = breaker.tryAcquirePermission();
         transitions.observe(breaker);
@@ -251,7 +259,7 @@ public final class ResilientNeedleSource implements NeedleSource, ReadPathStatus
             return;
         }
         long start = System.nanoTime();
-        rdmaAttempt(op, peer).onComplete(ar -> {
+        rdmaAttempt(op, route).onComplete(ar -> {
             long nanos = System.nanoTime() - start;
             if (ar.succeeded()) {
                 guard.succeeded(nanos);
@@ -278,20 +286,20 @@ public final class ResilientNeedleSource implements NeedleSource, ReadPathStatus
             if (wait < 0 || !peer.isUp()) {
                 outcome.fail(failure);
             } else if (wait == 0) {
-                vertx.getOrCreateContext().runOnContext(v -> attempt(op, peer, guard, retry, outcome));
+                vertx.getOrCreateContext().runOnContext(v -> attempt(op, route.current(), guard, retry, outcome));
             } else {
-                vertx.setTimer(wait, t -> attempt(op, peer, guard, retry, outcome));
+                vertx.setTimer(wait, t -> attempt(op, route.current(), guard, retry, outcome));
             }
         });
     }
 
     /** The configured fallbacks from {@code index} on; {@code cause} is reported when none can serve. */
-    private <T> Future<T> fallback(Op<T> op, AgentPeer peer, String reason, ReadFailure cause, int index) {
+    private <T> Future<T> fallback(Op<T> op, AgentRoute route, String reason, ReadFailure cause, int index) {
         List<Fallback> order = settings.fallback();
         for (int i = index; i < order.size(); i++) {
             Fallback path = order.get(i);
-            NeedleSource source = fallbackSources.get(path);
-            if (source == null || (path == Fallback.READ_THROUGH && (peer == null || !peer.isUp()))) {
+            NeedleSource source = fallbackSource(path, route);
+            if (source == null) {
                 continue;
             }
             int next = i + 1;
@@ -302,21 +310,38 @@ public final class ResilientNeedleSource implements NeedleSource, ReadPathStatus
                     return Future.failedFuture(failure);
                 }
                 LOG.debug("Fallback " + path.configName + " failed: " + failure.getMessage());
-                return fallback(op, peer, reason, failure, next);
+                return fallback(op, route, reason, failure, next);
             });
         }
         return Future.failedFuture(cause);
+    }
+
+    /** The fallback path's source for this read, null when it cannot serve it (read-through needs an up agent). */
+    private NeedleSource fallbackSource(Fallback path, AgentRoute route) {
+        return switch (path) {
+            case READ_THROUGH -> readThrough == null || route == null || !route.peer().isUp() ? null
+                    : readThrough.via(route.current());
+            case HTTP -> http;
+        };
+    }
+
+    private boolean available(Fallback path) {
+        return switch (path) {
+            case READ_THROUGH -> readThrough != null;
+            case HTTP -> http != null;
+        };
     }
 
     /**
      * One try on the RDMA path. The NeedleReader fails its reads TIMEOUT on its own deadline; a timer here too would
      * be a second one per read (each costs a scheduled task and a map entry), so only other sources get one.
      */
-    private <T> Future<T> rdmaAttempt(Op<T> op, AgentPeer peer) {
+    private <T> Future<T> rdmaAttempt(Op<T> op, AgentRoute route) {
+        NeedleSource source = rdma.via(route);
         if (rdmaBoundsItsTime) {
-            return start(op, rdma);
+            return start(op, source);
         }
-        return withTimeout(op, rdma, peer);
+        return withTimeout(op, source, route.peer());
     }
 
     /**
@@ -418,7 +443,7 @@ public final class ResilientNeedleSource implements NeedleSource, ReadPathStatus
     }
 
     private boolean offers(Fallback path) {
-        return settings.fallback().contains(path) && fallbackSources.containsKey(path);
+        return settings.fallback().contains(path) && available(path);
     }
 
     private CircuitBreaker.State breakerState(String agent) {
@@ -429,7 +454,7 @@ public final class ResilientNeedleSource implements NeedleSource, ReadPathStatus
     @Override
     public String toString() {
         List<String> paths = new ArrayList<>(List.of(ReadPath.RDMA.wire));
-        settings.fallback().stream().filter(fallbackSources::containsKey).map(f -> f.configName).forEach(paths::add);
+        settings.fallback().stream().filter(this::available).map(f -> f.configName).forEach(paths::add);
         return "ResilientNeedleSource" + paths;
     }
 }

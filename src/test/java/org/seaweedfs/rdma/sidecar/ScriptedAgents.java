@@ -91,6 +91,11 @@ public final class ScriptedAgents implements AgentPeer.Connector {
         }
 
         @Override
+        public AgentConnection connection() {
+            return null; // the scripted read paths need no connection
+        }
+
+        @Override
         public Set<Long> volumes() {
             return agent.volumes;
         }

@@ -9,7 +9,7 @@ import org.seaweedfs.rdma.volume.FileId;
  * call with a scripted {@link ReadFailure} until healed; otherwise serves from an {@link InMemoryNeedleSource}
  * (whose hold/release makes calls hang and answer late).
  */
-final class ScriptedNeedleSource implements NeedleSource {
+final class ScriptedNeedleSource implements NeedleSource, RoutedNeedleSource {
 
     private final InMemoryNeedleSource delegate;
     private final AtomicInteger calls = new AtomicInteger();
@@ -42,6 +42,23 @@ final class ScriptedNeedleSource implements NeedleSource {
     @Override
     public Future<NeedleContent> read(FileId fid) {
         return read(fid, null);
+    }
+
+    /** The route is the resilient source's business; the script serves whichever agent it names. */
+    @Override
+    public NeedleSource via(AgentRoute route) {
+        return this;
+    }
+
+    @Override
+    public Future<NeedleContent> read(AgentRoute route, FileId fid) {
+        return read(fid);
+    }
+
+    /** No deadline of its own: the resilient source bounds each attempt. */
+    @Override
+    public long readTimeoutMs() {
+        return Long.MAX_VALUE;
     }
 
     @Override

@@ -14,7 +14,7 @@ public final class StaticAgentRouter implements AgentRouter {
     }
 
     @Override
-    public AgentConnection connectionFor(long volumeId) {
-        return connection;
+    public AgentRoute routeFor(long volumeId) {
+        return AgentRoute.of(connection, volumeId);
     }
 }
