@@ -6,11 +6,8 @@ import io.vertx.core.Handler;
 import io.vertx.core.Promise;
 import io.vertx.core.Vertx;
 import io.vertx.core.buffer.Buffer;
-import io.vertx.core.internal.ContextInternal;
-import io.vertx.core.internal.buffer.BufferInternal;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
-import java.nio.ByteBuffer;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashSet;
@@ -47,6 +44,7 @@ import org.seaweedfs.rdma.protocol.VolumeListRequest;
 import org.seaweedfs.rdma.ucx.UcxChannel;
 import org.seaweedfs.rdma.ucx.UcxRemoteKey;
 import org.seaweedfs.rdma.ucx.UcxWorkerVerticle;
+import org.seaweedfs.rdma.ucx.VertxInternals;
 import org.seaweedfs.rdma.volume.FileId;
 
 /**
@@ -123,7 +121,7 @@ public final class AgentConnection {
     private final Vertx vertx;
     private final Options options;
     private final ControlCodec codec;
-    private final ContextInternal home;
+    private final Context home;
     private final UcxChannel channel;
     private final String peer;
     private final AtomicLong nextRequestId = new AtomicLong();
@@ -144,14 +142,14 @@ public final class AgentConnection {
     private List<Promise<Void>> waitingForThisList = new ArrayList<>();
     private List<Promise<Void>> waitingForNextList = new ArrayList<>();
 
-    private AgentConnection(Vertx vertx, Options options, ContextInternal home, UcxChannel channel) {
+    private AgentConnection(Vertx vertx, Options options, Context home, UcxChannel channel) {
         this.vertx = vertx;
         this.options = options;
         this.codec = new ControlCodec(options.maxFrameBytes());
         this.home = home;
         this.channel = channel;
         this.peer = options.host() + ":" + options.port();
-        this.closed = home.promise();
+        this.closed = VertxInternals.promise(home);
     }
 
     /**
@@ -161,9 +159,9 @@ public final class AgentConnection {
      * the agent cannot be reached, and with TIMEOUT when it does not answer in time.
      */
     public static Future<AgentConnection> connect(Vertx vertx, UcxWorkerVerticle ucx, Options options) {
-        ContextInternal caller = callerContext(vertx);
-        Promise<AgentConnection> result = caller.promise();
-        ContextInternal home = caller.isEventLoopContext() ? caller : (ContextInternal) vertx.getOrCreateContext();
+        Context caller = VertxInternals.callerContext(vertx);
+        Promise<AgentConnection> result = VertxInternals.promise(caller);
+        Context home = caller.isEventLoopContext() ? caller : vertx.getOrCreateContext();
         home.runOnContext(v -> ucx.connect(options.host(), options.port())
                 .recover(e -> Future.failedFuture(ReadFailure.unavailable(
                         "cannot reach agent " + options.host() + ":" + options.port() + ": " + e.getMessage(), e)))
@@ -207,7 +205,7 @@ public final class AgentConnection {
 
     /** Runs {@code handler} on the caller's context with {@link #closeCause()} once the connection closes. */
     public AgentConnection closeHandler(Handler<Throwable> handler) {
-        ContextInternal caller = callerContext(vertx);
+        Context caller = VertxInternals.callerContext(vertx);
         closed.future().onComplete(v -> caller.runOnContext(x -> handler.handle(closeCause)));
         return this;
     }
@@ -259,8 +257,7 @@ public final class AgentConnection {
      * whose sync starts in the background). Completes once a list asked for after this call is applied.
      */
     public Future<Void> refreshVolumes() {
-        ContextInternal caller = callerContext(vertx);
-        Promise<Void> done = caller.promise();
+        Promise<Void> done = VertxInternals.promise(VertxInternals.callerContext(vertx));
         home.runOnContext(v -> {
             (listing ? waitingForNextList : waitingForThisList).add(done);
             if (!listing) {
@@ -277,8 +274,7 @@ public final class AgentConnection {
 
     /** Closes the channel; pending requests fail UNAVAILABLE. Completes on the caller's context. */
     public Future<Void> close() {
-        ContextInternal caller = callerContext(vertx);
-        Promise<Void> done = caller.promise();
+        Promise<Void> done = VertxInternals.promise(VertxInternals.callerContext(vertx));
         home.runOnContext(v -> {
             shutDown(null);
             channel.close().onComplete(x -> done.tryComplete());
@@ -522,14 +518,13 @@ public final class AgentConnection {
 
     private <T extends ControlMessage> Future<T> request(LongFunction<ControlMessage> build, Class<T> replyType,
                                                         String what) {
-        ContextInternal caller = callerContext(vertx);
         if (state == State.CLOSED) {
-            return caller.failedFuture(unavailable(what));
+            return VertxInternals.onCallerContext(vertx, Future.failedFuture(unavailable(what)));
         }
         if (outstanding.incrementAndGet() > options.maxOutstandingRequests()) {
             outstanding.decrementAndGet();
-            return caller.failedFuture(ReadFailure.overloaded("agent " + peer + " is overloaded: "
-                    + options.maxOutstandingRequests() + " requests outstanding"));
+            return VertxInternals.onCallerContext(vertx, Future.failedFuture(ReadFailure.overloaded("agent " + peer
+                    + " is overloaded: " + options.maxOutstandingRequests() + " requests outstanding")));
         }
         long id = nextRequestId.incrementAndGet();
         byte[] frame;
@@ -537,9 +532,9 @@ public final class AgentConnection {
             frame = codec.encode(build.apply(id));
         } catch (ProtocolException e) {
             outstanding.decrementAndGet();
-            return caller.failedFuture(e);
+            return VertxInternals.onCallerContext(vertx, Future.failedFuture(e));
         }
-        Pending waiting = new Pending(caller.promise(), what);
+        Pending waiting = new Pending(VertxInternals.promise(VertxInternals.callerContext(vertx)), what);
         pending.put(id, waiting);
         waiting.timerId = vertx.setTimer(options.requestTimeoutMs(), t -> {
             if (finish(id) == waiting) {
@@ -587,7 +582,7 @@ public final class AgentConnection {
     private void onFrame(Buffer frame) {
         ControlMessage message;
         try {
-            message = codec.decode(byteBuffer(frame));
+            message = codec.decode(VertxInternals.nioView(frame));
         } catch (ProtocolException e) {
             droppedFrames.incrementAndGet();
             log.warn("Undecodable frame from agent " + peer + ": " + e.getMessage());
@@ -617,10 +612,6 @@ public final class AgentConnection {
         }
     }
 
-    private static ByteBuffer byteBuffer(Buffer frame) {
-        return frame instanceof BufferInternal internal ? internal.getByteBuf().nioBuffer() : ByteBuffer.wrap(frame.getBytes());
-    }
-
     /** Home context (or the caller of close): the connection ends, once. */
     private void shutDown(Throwable cause) {
         if (state == State.CLOSED) {
@@ -639,10 +630,5 @@ public final class AgentConnection {
             log.warn("Connection to agent " + peer + " lost: " + cause.getMessage());
         }
         closed.tryComplete();
-    }
-
-    private static ContextInternal callerContext(Vertx vertx) {
-        Context current = Vertx.currentContext();
-        return (ContextInternal) (current != null ? current : vertx.getOrCreateContext());
     }
 }

@@ -9,7 +9,7 @@ import java.util.concurrent.ConcurrentMap;
 /**
  * Logs each agent breaker's state changes, found by comparing its state after every call that may change it.
  * Resilience4j would tell us through its event publisher, but any consumer there makes every call build an
- * event (with a time-zone lookup): measurable on a read path doing tens of thousands of reads per second.
+ * event (with a time-zone lookup) on every read, which the hot path cannot afford.
  * Thread-safe; each change is logged once.
  */
 final class BreakerTransitions {

@@ -5,8 +5,6 @@ import io.vertx.core.Handler;
 import io.vertx.core.Promise;
 import io.vertx.core.VerticleBase;
 import io.vertx.core.Vertx;
-import io.vertx.core.internal.ContextInternal;
-import io.vertx.core.internal.PromiseInternal;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import io.vertx.core.json.JsonObject;
@@ -23,6 +21,7 @@ import org.seaweedfs.rdma.config.SidecarConfig;
 import org.seaweedfs.rdma.metrics.ReadMeters;
 import org.seaweedfs.rdma.protocol.ControlCodec;
 import org.seaweedfs.rdma.ucx.UcxWorkerVerticle;
+import org.seaweedfs.rdma.ucx.VertxInternals;
 
 /**
  * Knows the agents and keeps a connection to each: the ones in {@code sidecar.agents}, and, when
@@ -97,7 +96,7 @@ public final class ConnectionManagerVerticle extends VerticleBase implements Age
      * ended, connected or not; the connect timeout bounds it. Never fails: a down agent is the fallbacks' business.
      */
     public Future<Void> firstAttempts() {
-        PromiseInternal<Void> settled = ((ContextInternal) vertx.getOrCreateContext()).promise();
+        Promise<Void> settled = VertxInternals.promise(VertxInternals.callerContext(vertx));
         context.runOnContext(v -> Future.join(firstAttempts.values().stream().map(Promise::future).toList())
                 .onComplete(ar -> settled.complete()));
         return settled.future();
@@ -245,7 +244,7 @@ public final class ConnectionManagerVerticle extends VerticleBase implements Age
                     LOG.warn("Master listed volume server '" + location.url() + "': " + e.getMessage());
                 }
             }
-            PromiseInternal<Void> added = ((ContextInternal) vertx.getOrCreateContext()).promise();
+            Promise<Void> added = VertxInternals.promise(VertxInternals.callerContext(vertx));
             context.runOnContext(x -> {
                 beside.forEach(this::addPeerIfNew);
                 added.complete();

@@ -3,8 +3,6 @@ package org.seaweedfs.rdma.sidecar;
 import io.vertx.core.Future;
 import io.vertx.core.Vertx;
 import io.vertx.core.buffer.Buffer;
-import io.vertx.core.internal.ContextInternal;
-import io.vertx.core.internal.PromiseInternal;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import io.vertx.core.json.DecodeException;
@@ -15,6 +13,7 @@ import java.time.Duration;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.function.LongSupplier;
 import org.seaweedfs.rdma.config.HostPort;
+import org.seaweedfs.rdma.ucx.VertxInternals;
 
 /**
  * Asks the SeaweedFS master where a volume lives ({@code GET /dir/lookup?volumeId=<vid>}) and caches the
@@ -150,8 +149,6 @@ public final class MasterClient {
     }
 
     private <T> Future<T> onCallerContext(Future<T> shared) {
-        PromiseInternal<T> promise = ((ContextInternal) vertx.getOrCreateContext()).promise();
-        shared.onComplete(promise);
-        return promise.future();
+        return VertxInternals.onCallerContext(vertx, shared);
     }
 }

@@ -1,9 +1,10 @@
 package org.seaweedfs.rdma.sidecar;
 
+import io.vertx.core.Context;
 import io.vertx.core.Future;
 import io.vertx.core.Promise;
-import io.vertx.core.internal.ContextInternal;
 import java.util.function.Consumer;
+import org.seaweedfs.rdma.ucx.VertxInternals;
 import org.seaweedfs.rdma.volume.FileId;
 
 /**
@@ -18,17 +19,17 @@ final class ReadAttempt {
 
     private final ReadGate gate;
     private final FileId fid;
-    private final ContextInternal context;
+    private final Context context;
     private final Promise<NeedleContent> promise;
     private long timerId = -1;
     private boolean done;
     private int retries;
 
-    ReadAttempt(ReadGate gate, FileId fid, ContextInternal context) {
+    ReadAttempt(ReadGate gate, FileId fid, Context context) {
         this.gate = gate;
         this.fid = fid;
         this.context = context;
-        this.promise = context.promise();
+        this.promise = VertxInternals.promise(context);
     }
 
     FileId fid() {
@@ -45,7 +46,7 @@ final class ReadAttempt {
         // only one that waits arms it: a timer per read is a scheduled task and a map entry in Vert.x.
         if (!done) {
             long timeout = gate.options().readTimeoutMs();
-            timerId = context.setTimer(timeout, t -> fail(new ReadFailure(ReadFailure.Kind.TIMEOUT,
+            timerId = context.owner().setTimer(timeout, t -> fail(new ReadFailure(ReadFailure.Kind.TIMEOUT,
                     "reading " + fid + " over " + gate.path().wire + " took more than " + timeout + " ms")));
         }
     }

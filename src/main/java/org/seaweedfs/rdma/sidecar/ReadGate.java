@@ -3,9 +3,9 @@ package org.seaweedfs.rdma.sidecar;
 import io.vertx.core.Context;
 import io.vertx.core.Future;
 import io.vertx.core.Vertx;
-import io.vertx.core.internal.ContextInternal;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.Consumer;
+import org.seaweedfs.rdma.ucx.VertxInternals;
 import org.seaweedfs.rdma.volume.FileId;
 
 /**
@@ -31,12 +31,12 @@ final class ReadGate {
     Future<NeedleContent> start(FileId fid, Consumer<ReadAttempt> body) {
         counters.started();
         Context current = Vertx.currentContext();
-        ContextInternal context = (ContextInternal) (current != null ? current : vertx.getOrCreateContext());
+        Context context = VertxInternals.callerContext(vertx);
         if (inFlight.incrementAndGet() > options.maxInFlight()) {
             inFlight.decrementAndGet();
             counters.failed(ReadFailure.Kind.UNAVAILABLE);
-            return context.failedFuture(ReadFailure.overloaded(path.wire + " read path is overloaded: "
-                    + options.maxInFlight() + " reads in flight"));
+            return VertxInternals.onCallerContext(vertx, Future.failedFuture(ReadFailure.overloaded(path.wire
+                    + " read path is overloaded: " + options.maxInFlight() + " reads in flight")));
         }
         ReadAttempt attempt = new ReadAttempt(this, fid, context);
         if (current == context) {

@@ -3,11 +3,11 @@ package org.seaweedfs.rdma.sidecar;
 import io.netty.buffer.Unpooled;
 import io.vertx.core.Future;
 import io.vertx.core.buffer.Buffer;
-import io.vertx.core.internal.buffer.BufferInternal;
 import java.nio.ByteBuffer;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.atomic.AtomicBoolean;
+import org.seaweedfs.rdma.ucx.VertxInternals;
 
 /** A verified needle whose chunks wrap the memory it was read into (pooled or heap), without a copy. */
 final class VerifiedNeedle implements NeedleContent {
@@ -22,7 +22,7 @@ final class VerifiedNeedle implements NeedleContent {
         this.stat = record.stat();
         List<Buffer> wrapped = new ArrayList<>(record.data().size());
         for (ByteBuffer slice : record.data()) {
-            wrapped.add(BufferInternal.buffer(Unpooled.wrappedBuffer(slice)));
+            wrapped.add(VertxInternals.wrap(Unpooled.wrappedBuffer(slice)));
         }
         this.chunks = List.copyOf(wrapped);
         this.pooled = pooled;
