@@ -1,5 +1,8 @@
 package org.seaweedfs.rdma.sidecar;
 
+import org.seaweedfs.rdma.sidecar.connection.AgentConnection;
+import org.seaweedfs.rdma.sidecar.connection.AgentPeer;
+
 import io.vertx.core.Future;
 import io.vertx.core.Handler;
 import io.vertx.core.Promise;
