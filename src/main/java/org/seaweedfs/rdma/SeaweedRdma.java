@@ -25,15 +25,15 @@ import org.seaweedfs.rdma.http.HttpApiVerticle;
 import org.seaweedfs.rdma.metrics.RdmaMetrics;
 import org.seaweedfs.rdma.metrics.ReadMeters;
 import org.seaweedfs.rdma.metrics.RoleMetricsBinder;
-import org.seaweedfs.rdma.sidecar.ConnectionManagerVerticle;
-import org.seaweedfs.rdma.sidecar.MasterClient;
-import org.seaweedfs.rdma.sidecar.NeedleReader;
-import org.seaweedfs.rdma.sidecar.ReadPathOptions;
-import org.seaweedfs.rdma.sidecar.ReadThroughSource;
-import org.seaweedfs.rdma.sidecar.RegisteredBufferPool;
-import org.seaweedfs.rdma.sidecar.ResilienceSettings;
-import org.seaweedfs.rdma.sidecar.ResilientNeedleSource;
-import org.seaweedfs.rdma.sidecar.VolumeServerSource;
+import org.seaweedfs.rdma.sidecar.connection.ConnectionManagerVerticle;
+import org.seaweedfs.rdma.sidecar.fallback.MasterClient;
+import org.seaweedfs.rdma.sidecar.read.NeedleReader;
+import org.seaweedfs.rdma.sidecar.read.ReadPathOptions;
+import org.seaweedfs.rdma.sidecar.read.ReadThroughSource;
+import org.seaweedfs.rdma.sidecar.memory.RegisteredBufferPool;
+import org.seaweedfs.rdma.sidecar.resilience.ResilienceSettings;
+import org.seaweedfs.rdma.sidecar.resilience.ResilientNeedleSource;
+import org.seaweedfs.rdma.sidecar.fallback.VolumeServerSource;
 import org.seaweedfs.rdma.ucx.UcxWorkerVerticle;
 
 /**
@@ -118,6 +118,10 @@ public final class SeaweedRdma {
                 volumeServer, ResilienceSettings.from(sidecar),
                 metrics == null ? ReadMeters.nowhere() : metrics.registry());
         resilient.mirrorSizes(connections::mirrorEntries);
+        stops.push(() -> {
+            resilient.close();
+            return Future.succeededFuture();
+        });
         if (metrics != null) {
             RoleMetricsBinder binder = new RoleMetricsBinder(metrics.registry());
             binder.bindUcx("sidecar", ucx.metrics());

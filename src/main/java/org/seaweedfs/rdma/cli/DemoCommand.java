@@ -18,6 +18,7 @@ import org.seaweedfs.rdma.SeaweedRdma;
 import org.seaweedfs.rdma.config.ConfigException;
 import org.seaweedfs.rdma.config.ConfigLoader;
 import org.seaweedfs.rdma.config.RdmaConfig;
+import org.seaweedfs.rdma.sidecar.ReadPath;
 import org.seaweedfs.rdma.volume.FileId;
 
 /**
@@ -102,7 +103,7 @@ final class DemoCommand implements Command {
             boolean ok = want == null
                     ? response.statusCode() == 404
                     : response.statusCode() == 200 && java.util.Arrays.equals(want, response.body())
-                            && response.headers().firstValue("X-Source").orElse("").equals("rdma");
+                            && response.headers().firstValue("X-Source").map(ReadPath.RDMA::is).orElse(false);
             out.println((ok ? "ok   " : "FAIL ") + id + " -> " + response.statusCode() + " "
                     + response.body().length + " bytes, X-Source " + response.headers().firstValue("X-Source").orElse("-"));
             failures += ok ? 0 : 1;

@@ -4,7 +4,7 @@ import java.nio.file.Path;
 import java.util.Locale;
 import org.seaweedfs.rdma.agent.AgentSettings;
 import org.seaweedfs.rdma.agent.VolumeMemory;
-import org.seaweedfs.rdma.sidecar.RegisteredBufferPool;
+import org.seaweedfs.rdma.sidecar.memory.RegisteredBufferPool;
 import org.seaweedfs.rdma.ucx.UcxSettings;
 
 /** Turns the validated configuration into the settings each component takes. */

@@ -16,6 +16,7 @@ import org.seaweedfs.rdma.sidecar.NeedleSlice;
 import org.seaweedfs.rdma.sidecar.NeedleSource;
 import org.seaweedfs.rdma.sidecar.NeedleStat;
 import org.seaweedfs.rdma.sidecar.ReadFailure;
+import org.seaweedfs.rdma.sidecar.ReadPath;
 
 /**
  * The event-bus API for Vert.x applications (same JVM or clustered).
@@ -104,7 +105,7 @@ public final class EventBusApiVerticle extends VerticleBase {
                 .addHeader("name", stat.name())
                 .addHeader("last-modified", Long.toString(stat.lastModified()))
                 .addHeader("size", Long.toString(stat.size()))
-                .addHeader("source", "rdma".equals(stat.source()) ? "rdma" : "fallback");
+                .addHeader("source", ReadPath.RDMA.is(stat.source()) ? ReadPath.RDMA.wire : "fallback");
         if (stat.compressed()) { // only a raw read keeps the stored form
             options.addHeader("content-encoding", "gzip");
         }

@@ -1,8 +1,6 @@
 package org.seaweedfs.rdma.http;
 
-import io.vertx.core.DeploymentOptions;
 import io.vertx.core.Future;
-import io.vertx.core.Vertx;
 import io.vertx.core.VerticleBase;
 import io.vertx.core.http.HttpMethod;
 import io.vertx.core.http.HttpServer;
@@ -32,12 +30,6 @@ public final class HttpApiVerticle extends VerticleBase {
 
     public HttpApiVerticle(HttpApiContext api) {
         this.api = api;
-    }
-
-    /** Deploys {@code http.instances} instances sharing {@code api}. */
-    public static Future<String> deploy(Vertx vertx, HttpApiContext api) {
-        return vertx.deployVerticle(() -> new HttpApiVerticle(api),
-                new DeploymentOptions().setInstances(api.http().instances()));
     }
 
     @Override

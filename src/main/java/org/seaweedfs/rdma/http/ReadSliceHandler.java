@@ -13,6 +13,7 @@ import org.seaweedfs.rdma.sidecar.ByteChunks;
 import org.seaweedfs.rdma.sidecar.NeedleContent;
 import org.seaweedfs.rdma.sidecar.NeedleStat;
 import org.seaweedfs.rdma.sidecar.ReadFailure;
+import org.seaweedfs.rdma.sidecar.ReadPath;
 import org.seaweedfs.rdma.volume.FileId;
 
 /**
@@ -144,6 +145,6 @@ final class ReadSliceHandler implements Handler<RoutingContext> {
     /** Which path served the bytes: {@code X-Source} (rdma, read-through, http) and {@code X-RDMA-Used}. */
     static void putSourceHeaders(HttpServerResponse response, NeedleStat stat) {
         response.putHeader("X-Source", stat.source())
-                .putHeader("X-RDMA-Used", Boolean.toString("rdma".equals(stat.source())));
+                .putHeader("X-RDMA-Used", Boolean.toString(ReadPath.RDMA.is(stat.source())));
     }
 }

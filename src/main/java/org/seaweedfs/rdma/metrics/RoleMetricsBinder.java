@@ -6,7 +6,7 @@ import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.Tags;
 import java.util.concurrent.atomic.LongAdder;
 import org.seaweedfs.rdma.agent.AgentMetrics;
-import org.seaweedfs.rdma.sidecar.VolumeServerSource;
+import org.seaweedfs.rdma.sidecar.fallback.VolumeServerSource;
 import org.seaweedfs.rdma.ucx.UcxMetrics;
 
 /**

@@ -10,7 +10,7 @@ import org.seaweedfs.rdma.volume.FileId;
  * @param crc           CRC-32C of the stored data (the ETag), already verified
  * @param lastModified  unix seconds, 0 when unset
  * @param pairs         extra HTTP headers stored with the needle (empty when none)
- * @param source        which path served it: "rdma", "read-through" or "http"
+ * @param source        which path served it: a {@link ReadPath#wire} name
  */
 public record NeedleStat(
         FileId fid,

@@ -1,5 +1,11 @@
 package org.seaweedfs.rdma.sidecar;
 
+import org.seaweedfs.rdma.sidecar.connection.AgentConnection;
+import org.seaweedfs.rdma.sidecar.connection.AgentRouter;
+import org.seaweedfs.rdma.sidecar.memory.RegisteredBufferPool;
+import org.seaweedfs.rdma.sidecar.read.NeedleReader;
+import org.seaweedfs.rdma.sidecar.read.ReadPathOptions;
+
 import io.vertx.core.DeploymentOptions;
 import io.vertx.core.Future;
 import io.vertx.core.ThreadingModel;
@@ -20,17 +26,17 @@ import org.seaweedfs.rdma.ucx.UcxWorkerVerticle;
  * A real agent and a real sidecar read path over UCX loopback, each in its own Vert.x instance (and UCX worker),
  * for the tests and the latency main.
  */
-final class ReadPathHarness {
+public final class ReadPathHarness {
 
     private ReadPathHarness() {
     }
 
-    static <T> T await(Future<T> future) {
+    public static <T> T await(Future<T> future) {
         return await(future, 60);
     }
 
     /** Waits for a long run (a shared, loaded machine can be slow; the tests never assert timings). */
-    static <T> T await(Future<T> future, long seconds) {
+    public static <T> T await(Future<T> future, long seconds) {
         try {
             return future.toCompletionStage().toCompletableFuture().get(seconds, TimeUnit.SECONDS);
         } catch (ExecutionException e) {
@@ -40,17 +46,17 @@ final class ReadPathHarness {
         }
     }
 
-    static UcxSettings ucxSettings(String tls) {
+    public static UcxSettings ucxSettings(String tls) {
         return UcxSettings.defaults().withTls(tls).withProbeTransports(false);
     }
 
     /** The agent role serving {@code dir}. */
-    static final class AgentSide implements AutoCloseable {
-        final Vertx vertx = Vertx.vertx();
-        final UcxWorkerVerticle ucx;
-        final AgentVerticle agent;
+    public static final class AgentSide implements AutoCloseable {
+        public final Vertx vertx = Vertx.vertx();
+        public final UcxWorkerVerticle ucx;
+        public final AgentVerticle agent;
 
-        AgentSide(Path dir, String tls, UnaryOperator<AgentSettings> tweak) {
+        public AgentSide(Path dir, String tls, UnaryOperator<AgentSettings> tweak) {
             ucx = new UcxWorkerVerticle(ucxSettings(tls));
             await(vertx.deployVerticle(ucx));
             AgentSettings settings = tweak.apply(AgentSettings.of("127.0.0.1", 0, List.of(dir))
@@ -59,7 +65,7 @@ final class ReadPathHarness {
             await(vertx.deployVerticle(agent, new DeploymentOptions().setThreadingModel(ThreadingModel.WORKER)));
         }
 
-        int port() {
+        public int port() {
             return agent.port();
         }
 
@@ -70,23 +76,23 @@ final class ReadPathHarness {
     }
 
     /** The sidecar side: its own worker and a registered pool; connections are made per test. */
-    static final class SidecarSide implements AutoCloseable {
-        final Vertx vertx = Vertx.vertx();
-        final UcxWorkerVerticle ucx;
-        final RegisteredBufferPool pool;
+    public static final class SidecarSide implements AutoCloseable {
+        public final Vertx vertx = Vertx.vertx();
+        public final UcxWorkerVerticle ucx;
+        public final RegisteredBufferPool pool;
 
-        SidecarSide(String tls, RegisteredBufferPool.Settings poolSettings) {
+        public SidecarSide(String tls, RegisteredBufferPool.Settings poolSettings) {
             ucx = new UcxWorkerVerticle(ucxSettings(tls));
             await(vertx.deployVerticle(ucx));
             pool = new RegisteredBufferPool(poolSettings);
             await(pool.register(ucx));
         }
 
-        AgentConnection connect(int port, String token) {
+        public AgentConnection connect(int port, String token) {
             return await(AgentConnection.connect(vertx, ucx, AgentConnection.Options.of("127.0.0.1", port, "test-sidecar", token)));
         }
 
-        NeedleReader reader(AgentRouter router, ReadPathOptions options) {
+        public NeedleReader reader(AgentRouter router, ReadPathOptions options) {
             return new NeedleReader(vertx, router, pool, options);
         }
 

@@ -1,5 +1,8 @@
 package org.seaweedfs.rdma.sidecar;
 
+import org.seaweedfs.rdma.sidecar.connection.AgentConnection;
+import org.seaweedfs.rdma.sidecar.connection.AgentPeer;
+
 import io.vertx.core.Future;
 import io.vertx.core.Handler;
 import io.vertx.core.Promise;
@@ -88,6 +91,11 @@ public final class ScriptedAgents implements AgentPeer.Connector {
                 return Future.failedFuture("channel closed");
             }
             return agent.hang ? Promise.<Void>promise().future() : Future.succeededFuture();
+        }
+
+        @Override
+        public AgentConnection connection() {
+            return null; // the scripted read paths need no connection
         }
 
         @Override

@@ -1,5 +1,9 @@
 package org.seaweedfs.rdma.sidecar;
 
+import org.seaweedfs.rdma.sidecar.memory.RegisteredBufferPool;
+import org.seaweedfs.rdma.sidecar.read.NeedleReader;
+import org.seaweedfs.rdma.sidecar.read.ReadPathOptions;
+
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.seaweedfs.rdma.sidecar.ReadPathHarness.await;
 

@@ -1,0 +1,65 @@
+package org.seaweedfs.rdma.sidecar.connection;
+
+import java.util.List;
+import org.seaweedfs.rdma.protocol.Segment;
+import org.seaweedfs.rdma.protocol.VolumeInfo;
+import org.seaweedfs.rdma.ucx.UcxRemoteKey;
+
+/**
+ * What one connection knows of one agent volume: its list entry, each segment's remote key unpacked on the
+ * connection's channel, and the needle map mirror. Immutable except for the map; a grown volume gets a new
+ * instance sharing the same map, a compacted one (new epoch) a new map.
+ */
+public final class VolumeMirror {
+
+    private final VolumeInfo info;
+    private final List<UcxRemoteKey> keys;
+    private final NeedleMapMirror needles;
+    private final String where;
+
+    /** @param agent the agent's address, for messages */
+    VolumeMirror(VolumeInfo info, List<UcxRemoteKey> keys, NeedleMapMirror needles, String agent) {
+        if (keys.size() != info.segments().size() || needles.epoch() != info.epoch()) {
+            throw new IllegalArgumentException("volume " + info.volumeId() + ": keys or map do not match the volume");
+        }
+        this.info = info;
+        this.keys = List.copyOf(keys);
+        this.needles = needles;
+        this.where = "volume " + info.volumeId() + " of agent " + agent; // built once, not per read
+    }
+
+    /** "volume V of agent A", for messages about its records. */
+    public String where() {
+        return where;
+    }
+
+    public VolumeInfo info() {
+        return info;
+    }
+
+    public long volumeId() {
+        return info.volumeId();
+    }
+
+    public long epoch() {
+        return info.epoch();
+    }
+
+    public int version() {
+        return info.version();
+    }
+
+    public NeedleMapMirror needles() {
+        return needles;
+    }
+
+    /** Every segment's key, in segment order (each one a hold on the channel, released with the mirror). */
+    List<UcxRemoteKey> keys() {
+        return keys;
+    }
+
+    /** The remote key of a segment of this volume. */
+    public UcxRemoteKey keyOf(Segment segment) {
+        return keys.get(segment.index());
+    }
+}

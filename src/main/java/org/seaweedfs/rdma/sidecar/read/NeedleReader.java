@@ -1,0 +1,214 @@
+package org.seaweedfs.rdma.sidecar.read;
+
+import org.seaweedfs.rdma.sidecar.NeedleContent;
+import org.seaweedfs.rdma.sidecar.NeedleSource;
+import org.seaweedfs.rdma.sidecar.NeedleStat;
+import org.seaweedfs.rdma.sidecar.ReadFailure;
+import org.seaweedfs.rdma.sidecar.ReadPath;
+import org.seaweedfs.rdma.sidecar.connection.AgentRoute;
+import org.seaweedfs.rdma.sidecar.connection.AgentRouter;
+import org.seaweedfs.rdma.sidecar.connection.NeedleLocation;
+import org.seaweedfs.rdma.sidecar.connection.VolumeMirror;
+import org.seaweedfs.rdma.sidecar.memory.PooledBuffer;
+import org.seaweedfs.rdma.sidecar.memory.RegisteredBufferPool;
+
+import io.vertx.core.Future;
+import io.vertx.core.Vertx;
+import java.nio.ByteBuffer;
+import java.util.ArrayList;
+import java.util.List;
+import org.seaweedfs.rdma.protocol.Segment;
+import org.seaweedfs.rdma.protocol.VolumeInfo;
+import org.seaweedfs.rdma.ucx.UcxRemoteKey;
+import org.seaweedfs.rdma.volume.FileId;
+import org.seaweedfs.rdma.volume.NeedleLayout;
+
+/**
+ * The RDMA read path: locate the needle in the connection's mirror (a miss asks the agent), one UCX get of the
+ * whole record into a pooled registered buffer (one get per segment it touches), verify it as a volume server
+ * would, and hand the data back wrapping the pooled memory. Records larger than a large pool buffer are read
+ * in chunks of that size, all at once, and verified across them.
+ *
+ * <p>Threads: callable from any thread; each read runs on, and completes on, its caller's Vert.x context. Reads
+ * beyond {@link ReadPathOptions#maxInFlight()}, or finding the pool used up, fail at once with a retriable
+ * UNAVAILABLE; a read past its deadline fails TIMEOUT (its buffers return to the pool when its gets finish).
+ */
+public final class NeedleReader implements NeedleSource, RoutedNeedleSource {
+
+    private final AgentRouter router;
+    private final RegisteredBufferPool pool;
+    private final ReadGate gate;
+
+    /**
+     * @param router where {@link #read(FileId)} finds the agent; the resilient source resolves its own routes
+     * @param pool   registered with the worker the router's connections use
+     */
+    public NeedleReader(Vertx vertx, AgentRouter router, RegisteredBufferPool pool, ReadPathOptions options) {
+        this.router = router;
+        this.pool = pool;
+        this.gate = new ReadGate(vertx, options, new ReadCounters(), ReadPath.RDMA);
+    }
+
+    public ReadCounters counters() {
+        return gate.counters();
+    }
+
+    /** Every read fails TIMEOUT after this long ({@code sidecar.readTimeout}): callers need no timer of their own. */
+    @Override
+    public long readTimeoutMs() {
+        return gate.options().readTimeoutMs();
+    }
+
+    /** Reads in progress. */
+    public int inFlight() {
+        return gate.inFlight();
+    }
+
+    @Override
+    public Future<NeedleStat> stat(FileId fid) {
+        return VerifiedNeedle.statOnly(read(fid));
+    }
+
+    @Override
+    public Future<NeedleContent> read(FileId fid) {
+        return read(router.routeFor(fid.volumeId()), fid);
+    }
+
+    @Override
+    public Future<NeedleContent> read(AgentRoute route, FileId fid) {
+        return gate.start(fid, read -> read.route(route, r -> locate(read, r)));
+    }
+
+    private void locate(ReadAttempt read, AgentRoute route) {
+        NeedleLocation at = route.mirror().needles().find(read.fid().key());
+        if (at == null) {
+            lookup(read, route);
+        } else {
+            fetch(read, route, at.offset(), at.size());
+        }
+    }
+
+    private void lookup(ReadAttempt read, AgentRoute route) {
+        gate.counters().lookedUp();
+        route.connection().lookup(read.fid()).onComplete(ar -> read.run(() -> {
+            if (read.isDone()) {
+                return;
+            }
+            if (ar.failed()) {
+                read.fail(ar.cause());
+            } else if (!ar.result().found()) {
+                read.fail(ReadFailure.notFound("needle " + read.fid() + " not found"));
+            } else if (ar.result().epoch() != route.mirror().epoch()) {
+                relistAndRetry(read, route, "volume " + read.fid().volumeId() + " changed epoch");
+            } else {
+                fetch(read, route, ar.result().offset(), ar.result().size());
+            }
+        }));
+    }
+
+    private void relistAndRetry(ReadAttempt read, AgentRoute route, String why) {
+        if (!read.mayRetry()) {
+            read.fail(ReadFailure.unavailable("reading " + read.fid() + ": " + why + " again", null));
+            return;
+        }
+        route.connection().refreshVolumes().onComplete(ar -> read.run(() -> {
+            if (!read.isDone()) {
+                read.route(route.relisted(), r -> locate(read, r));
+            }
+        }));
+    }
+
+    private void fetch(ReadAttempt read, AgentRoute route, long offset, long size) {
+        VolumeMirror mirror = route.mirror();
+        if (size == 0) {
+            read.fail(ReadFailure.notFound("needle " + read.fid() + " has no data"));
+            return;
+        }
+        if (size > gate.options().maxNeedleBytes()) {
+            read.fail(ReadFailure.tooLarge(read.fid(), size, gate.options().maxNeedleBytes()));
+            return;
+        }
+        long used = NeedleLayout.usedLength(size, mirror.version());
+        int chunk = pool.largeBufferBytes();
+        List<PooledBuffer> buffers = used <= chunk ? single(pool.acquire(used))
+                : pool.acquireLarge((int) ((used + chunk - 1) / chunk));
+        if (buffers == null) {
+            read.fail(ReadFailure.overloaded("registered buffer pool is used up (" + pool.inUse() + " buffers in use)"));
+            return;
+        }
+        List<Future<Void>> gets = new ArrayList<>();
+        List<ByteBuffer> pieces = new ArrayList<>(buffers.size());
+        StaleLocation stale = null;
+        try {
+            for (int i = 0; i < buffers.size(); i++) {
+                long start = (long) i * chunk;
+                int length = (int) Math.min(chunk, used - start);
+                getInto(buffers.get(i), mirror, offset + start, length, gets);
+                pieces.add(buffers.get(i).buffer().limit(length));
+            }
+        } catch (StaleLocation e) {
+            stale = e;
+        }
+        StaleLocation missingSegment = stale;
+        Future<?> fetched = gets.size() == 1 ? gets.get(0) : Future.join(gets);
+        fetched.onComplete(ar -> read.run(() -> {
+            if (read.isDone()) {
+                buffers.forEach(PooledBuffer::release);
+            } else if (missingSegment != null) {
+                buffers.forEach(PooledBuffer::release);
+                relistAndRetry(read, route, missingSegment.getMessage());
+            } else if (ar.failed()) {
+                buffers.forEach(PooledBuffer::release);
+                read.fail(ar.cause());
+            } else {
+                verify(read, route, offset, size, buffers, pieces);
+            }
+        }));
+    }
+
+    private void verify(ReadAttempt read, AgentRoute route, long offset, long size, List<PooledBuffer> buffers,
+                        List<ByteBuffer> pieces) {
+        VolumeMirror mirror = route.mirror();
+        try {
+            VerifiedRecord record = VerifiedRecord.check(read.fid(), size, mirror.version(), pieces,
+                    System.currentTimeMillis(), ReadPath.RDMA.wire, mirror.where(), offset);
+            read.succeed(new VerifiedNeedle(record, buffers));
+        } catch (StaleLocation e) {
+            buffers.forEach(PooledBuffer::release);
+            if (read.mayRetry()) {
+                lookup(read, route);
+            } else {
+                read.fail(ReadFailure.unavailable("reading " + read.fid() + ": " + e.getMessage(), null));
+            }
+        } catch (RuntimeException e) {
+            buffers.forEach(PooledBuffer::release);
+            read.fail(e);
+        }
+    }
+
+    /** Gets {@code [datOffset, datOffset + length)} of the volume into the buffer: one get per segment touched. */
+    private static void getInto(PooledBuffer buffer, VolumeMirror mirror, long datOffset, int length, List<Future<Void>> gets) {
+        VolumeInfo info = mirror.info();
+        long end = datOffset + length;
+        long at = datOffset;
+        while (at < end) {
+            Segment segment = info.segmentAt(at);
+            if (segment == null) {
+                throw new StaleLocation("no segment of volume " + info.volumeId() + " (epoch " + info.epoch()
+                        + ") maps .dat offset " + at);
+            }
+            long n = Math.min(end, segment.end()) - at;
+            UcxRemoteKey key = mirror.keyOf(segment);
+            if (!key.isValid()) { // the mirror was replaced (volume grew or compacted) and its keys released
+                throw new StaleLocation("the key of segment " + segment.index() + " of volume " + info.volumeId()
+                        + " (epoch " + info.epoch() + ") was released");
+            }
+            gets.add(key.channel().get(segment.addressOf(at), key, buffer.address() + (at - datOffset), n));
+            at += n;
+        }
+    }
+
+    private static List<PooledBuffer> single(PooledBuffer buffer) {
+        return buffer == null ? null : List.of(buffer);
+    }
+}

@@ -1,0 +1,134 @@
+package org.seaweedfs.rdma.sidecar.read;
+
+import org.seaweedfs.rdma.sidecar.NeedleContent;
+import org.seaweedfs.rdma.sidecar.ReadFailure;
+import org.seaweedfs.rdma.sidecar.connection.AgentConnection;
+import org.seaweedfs.rdma.sidecar.connection.AgentRoute;
+
+import io.vertx.core.Context;
+import io.vertx.core.Future;
+import io.vertx.core.Promise;
+import java.util.function.Consumer;
+import org.seaweedfs.rdma.ucx.VertxInternals;
+import org.seaweedfs.rdma.volume.FileId;
+
+/**
+ * One admitted read: its deadline and its single outcome. Confined to its caller's context (every step of a
+ * read completes there), so its state needs no synchronisation. Content that arrives after the outcome (a get
+ * that finished after the deadline) is released, never leaked.
+ */
+final class ReadAttempt {
+
+    /** Stale locations and re-listed volumes retried per read. */
+    private static final int MAX_RETRIES = 2;
+
+    private final ReadGate gate;
+    private final FileId fid;
+    private final Context context;
+    private final Promise<NeedleContent> promise;
+    private long timerId = -1;
+    private boolean done;
+    private int retries;
+
+    ReadAttempt(ReadGate gate, FileId fid, Context context) {
+        this.gate = gate;
+        this.fid = fid;
+        this.context = context;
+        this.promise = VertxInternals.promise(context);
+    }
+
+    FileId fid() {
+        return fid;
+    }
+
+    Future<NeedleContent> future() {
+        return promise.future();
+    }
+
+    void begin(Consumer<ReadAttempt> body) {
+        run(() -> body.accept(this));
+        // A read served within the call (a lane get of shared memory completes there) never needs its deadline;
+        // only one that waits arms it: a timer per read is a scheduled task and a map entry in Vert.x.
+        if (!done) {
+            long timeout = gate.options().readTimeoutMs();
+            timerId = context.owner().setTimer(timeout, t -> fail(new ReadFailure(ReadFailure.Kind.TIMEOUT,
+                    "reading " + fid + " over " + gate.path().wire + " took more than " + timeout + " ms")));
+        }
+    }
+
+    /** Runs a step; anything it throws fails the read. */
+    void run(Runnable step) {
+        try {
+            step.run();
+        } catch (RuntimeException e) {
+            fail(e);
+        }
+    }
+
+    boolean isDone() {
+        return done;
+    }
+
+    /** Whether another try is allowed (and counts it). */
+    boolean mayRetry() {
+        if (retries >= MAX_RETRIES) {
+            return false;
+        }
+        retries++;
+        gate.counters().retried();
+        return true;
+    }
+
+    void succeed(NeedleContent content) {
+        if (done) {
+            content.release();
+            return;
+        }
+        end();
+        gate.counters().served(content.stat().size());
+        promise.complete(content);
+    }
+
+    void fail(Throwable cause) {
+        if (done) {
+            return;
+        }
+        ReadFailure failure = ReadFailures.of(fid, cause);
+        end();
+        gate.counters().failed(failure.kind());
+        promise.fail(failure);
+    }
+
+    private void end() {
+        done = true;
+        if (timerId >= 0) {
+            context.owner().cancelTimer(timerId);
+        }
+        gate.finished();
+    }
+
+    /**
+     * Goes on with {@code route} once it has a ready connection and a mirror of the needle's volume; a volume the
+     * connection does not list is re-listed once (it may just have been compacted or created) before the read fails
+     * NOT_FOUND.
+     */
+    void route(AgentRoute route, Consumer<AgentRoute> then) {
+        AgentConnection connection = route == null ? null : route.connection();
+        if (connection == null || !connection.isReady()) {
+            fail(ReadFailure.unavailable("no agent connection is up for volume " + fid.volumeId(),
+                    connection == null ? null : connection.closeCause()));
+            return;
+        }
+        if (route.mirror() != null) {
+            then.accept(route);
+        } else if (mayRetry()) {
+            connection.refreshVolumes().onComplete(ar -> {
+                if (!done) {
+                    run(() -> route(route.relisted(), then));
+                }
+            });
+        } else {
+            fail(ReadFailure.notFound("volume " + fid.volumeId() + " is not served by agent " + connection.peer()));
+        }
+    }
+}

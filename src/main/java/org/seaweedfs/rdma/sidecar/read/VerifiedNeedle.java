@@ -1,0 +1,59 @@
+package org.seaweedfs.rdma.sidecar.read;
+
+import org.seaweedfs.rdma.sidecar.NeedleContent;
+import org.seaweedfs.rdma.sidecar.NeedleStat;
+import org.seaweedfs.rdma.sidecar.memory.PooledBuffer;
+
+import io.netty.buffer.Unpooled;
+import io.vertx.core.Future;
+import io.vertx.core.buffer.Buffer;
+import java.nio.ByteBuffer;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.atomic.AtomicBoolean;
+import org.seaweedfs.rdma.ucx.VertxInternals;
+
+/** A verified needle whose chunks wrap the memory it was read into (pooled or heap), without a copy. */
+final class VerifiedNeedle implements NeedleContent {
+
+    private final NeedleStat stat;
+    private final List<Buffer> chunks;
+    private final List<PooledBuffer> pooled;
+    private final AtomicBoolean released = new AtomicBoolean();
+
+    /** @param pooled the pool buffers the data lies in, returned on {@link #release()} (empty for heap data) */
+    VerifiedNeedle(VerifiedRecord record, List<PooledBuffer> pooled) {
+        this.stat = record.stat();
+        List<Buffer> wrapped = new ArrayList<>(record.data().size());
+        for (ByteBuffer slice : record.data()) {
+            wrapped.add(VertxInternals.wrap(Unpooled.wrappedBuffer(slice)));
+        }
+        this.chunks = List.copyOf(wrapped);
+        this.pooled = pooled;
+    }
+
+    /** The metadata of a read, its memory released at once (the record is still read and verified). */
+    static Future<NeedleStat> statOnly(Future<NeedleContent> read) {
+        return read.map(content -> {
+            content.release();
+            return content.stat();
+        });
+    }
+
+    @Override
+    public NeedleStat stat() {
+        return stat;
+    }
+
+    @Override
+    public List<Buffer> chunks() {
+        return chunks;
+    }
+
+    @Override
+    public void release() {
+        if (released.compareAndSet(false, true)) {
+            pooled.forEach(PooledBuffer::release);
+        }
+    }
+}

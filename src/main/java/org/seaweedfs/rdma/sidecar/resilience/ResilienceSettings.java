@@ -1,0 +1,66 @@
+package org.seaweedfs.rdma.sidecar.resilience;
+
+import org.seaweedfs.rdma.sidecar.ReadFailure;
+
+import io.github.resilience4j.circuitbreaker.CircuitBreakerConfig;
+import io.github.resilience4j.retry.RetryConfig;
+import java.time.Duration;
+import java.util.List;
+import org.seaweedfs.rdma.config.Fallback;
+import org.seaweedfs.rdma.config.SidecarConfig;
+
+/**
+ * The read path's resilience policy, from {@code sidecar.breaker.*}, {@code sidecar.retry.*},
+ * {@code sidecar.fallback} and {@code sidecar.readTimeout}.
+ *
+ * @param attemptTimeout one attempt on one path; a late answer is released, never served
+ */
+public record ResilienceSettings(SidecarConfig.Breaker breaker, SidecarConfig.Retry retry, List<Fallback> fallback,
+                                 Duration attemptTimeout) {
+
+    public ResilienceSettings {
+        fallback = List.copyOf(fallback);
+        if (fallback.stream().distinct().count() != fallback.size()) {
+            throw new IllegalArgumentException("sidecar.fallback lists a path twice: " + fallback);
+        }
+        if (breaker.minimumCalls() > breaker.slidingWindowSize()) {
+            throw new IllegalArgumentException("sidecar.breaker.minimumCalls " + breaker.minimumCalls()
+                    + " exceeds sidecar.breaker.slidingWindowSize " + breaker.slidingWindowSize());
+        }
+        if (attemptTimeout.isNegative() || attemptTimeout.isZero()) {
+            throw new IllegalArgumentException("sidecar.readTimeout must be positive, got " + attemptTimeout);
+        }
+    }
+
+    public static ResilienceSettings from(SidecarConfig config) {
+        return new ResilienceSettings(config.breaker(), config.retry(), config.fallback(), config.readTimeout());
+    }
+
+    /**
+     * A count-based breaker. It records only what the breaker is told: {@link ResilientNeedleSource} reports
+     * transport failures as errors, and answers such as not-found as successes (the path worked).
+     * No automatic open-to-half-open transition: that would need Resilience4j's scheduler thread; the first
+     * call after {@code openDuration} makes the transition instead.
+     */
+    public CircuitBreakerConfig circuitBreakerConfig() {
+        return CircuitBreakerConfig.custom()
+                .slidingWindowType(CircuitBreakerConfig.SlidingWindowType.COUNT_BASED)
+                .slidingWindowSize(breaker.slidingWindowSize())
+                .minimumNumberOfCalls(breaker.minimumCalls())
+                .failureRateThreshold(breaker.failureRateThreshold())
+                .waitDurationInOpenState(breaker.openDuration())
+                .permittedNumberOfCallsInHalfOpenState(breaker.halfOpenCalls())
+                .automaticTransitionFromOpenToHalfOpenEnabled(false)
+                .build();
+    }
+
+    /** Retries of retriable {@link ReadFailure}s only (unavailable, timeout); waits are timers, not sleeps. */
+    public RetryConfig retryConfig() {
+        return RetryConfig.custom()
+                .maxAttempts(retry.maxAttempts())
+                .waitDuration(retry.waitDuration())
+                .retryOnException(t -> t instanceof ReadFailure rf && rf.retriable())
+                .failAfterMaxAttempts(false)
+                .build();
+    }
+}

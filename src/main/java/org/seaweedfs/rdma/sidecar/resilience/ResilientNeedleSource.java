@@ -1,0 +1,475 @@
+package org.seaweedfs.rdma.sidecar.resilience;
+
+import org.seaweedfs.rdma.sidecar.NeedleContent;
+import org.seaweedfs.rdma.sidecar.NeedleSource;
+import org.seaweedfs.rdma.sidecar.NeedleStat;
+import org.seaweedfs.rdma.sidecar.ReadFailure;
+import org.seaweedfs.rdma.sidecar.ReadPath;
+import org.seaweedfs.rdma.sidecar.ReadPathStatus;
+import org.seaweedfs.rdma.sidecar.connection.AgentPeer;
+import org.seaweedfs.rdma.sidecar.connection.AgentRoute;
+import org.seaweedfs.rdma.sidecar.connection.ConnectionManagerVerticle;
+import org.seaweedfs.rdma.sidecar.connection.PeerState;
+import org.seaweedfs.rdma.sidecar.fallback.VolumeServerSource;
+import org.seaweedfs.rdma.sidecar.read.NeedleReader;
+import org.seaweedfs.rdma.sidecar.read.ReadThroughSource;
+import org.seaweedfs.rdma.sidecar.read.RoutedNeedleSource;
+
+import io.github.resilience4j.circuitbreaker.CallNotPermittedException;
+import io.github.resilience4j.circuitbreaker.CircuitBreaker;
+import io.github.resilience4j.circuitbreaker.CircuitBreakerRegistry;
+import io.github.resilience4j.micrometer.tagged.TaggedRetryMetrics;
+import io.github.resilience4j.retry.Retry;
+import io.github.resilience4j.retry.RetryRegistry;
+import io.micrometer.core.instrument.Counter;
+import io.micrometer.core.instrument.MeterRegistry;
+import io.vertx.core.Future;
+import io.vertx.core.Promise;
+import io.vertx.core.Vertx;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Locale;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ConcurrentMap;
+import java.util.concurrent.TimeUnit;
+import java.util.function.Function;
+import java.util.function.ToLongFunction;
+import org.seaweedfs.rdma.config.Fallback;
+import org.seaweedfs.rdma.volume.FileId;
+
+/**
+ * The read path the APIs use: RDMA through the agent serving the volume, guarded per agent by a Resilience4j
+ * circuit breaker and retry, degrading in the configured order ({@code sidecar.fallback}) to read-through over
+ * the agent's control channel and to HTTP from the volume server. {@link NeedleStat#source()} says which path
+ * served (a {@link ReadPath}).
+ *
+ * <p>Resilience4j with Vert.x (no blocking, no scheduler threads): {@code tryAcquirePermission()}, run the
+ * future, then {@code onSuccess}/{@code onError} with the measured duration; retries wait on
+ * {@code vertx.setTimer}, so every attempt runs on the caller's context.
+ *
+ * <p>What counts where:
+ * <ul>
+ *   <li>Unavailable/timeout (and unexpected exceptions, as unavailable): a breaker failure; retried while
+ *       attempts remain and the agent is up; then the fallbacks.</li>
+ *   <li>Not found, bad request, range: the path worked (a breaker success); final, never retried, no fallback
+ *       (the agent's answer is the volume server's answer).</li>
+ *   <li>Refused at this sidecar's own bounds ({@link ReadFailure#overload()}: registered buffers used up, reads in
+ *       flight): retried and then the fallbacks like unavailable, but <b>not</b> counted against the breaker.</li>
+ *   <li>Corrupt: never retried on RDMA and <b>not</b> counted against the breaker (it is the data, not the
+ *       transport: opening the breaker would push every healthy read of that agent onto slower paths); counted in
+ *       {@code seaweedfs.rdma.corrupt.reads{agent}} and the fallbacks tried (a read-through or another replica
+ *       verifies its own copy; corrupt bytes are never served).</li>
+ * </ul>
+ *
+ * <p>An agent the connection manager declares down (pings, lost channel) has its breaker opened at once; its
+ * reads go straight to the fallbacks until it is up and the breaker's half-open trials succeed.
+ *
+ * <p>It also answers {@link ReadPathStatus} (healthy: every agent up with a closed breaker; degraded: some agent
+ * down or breaker not closed, but RDMA, read-through or HTTP can still serve; unhealthy: no path).
+ */
+public final class ResilientNeedleSource implements NeedleSource, ReadPathStatus {
+
+    private static final Logger LOG = LoggerFactory.getLogger(ResilientNeedleSource.class);
+
+    private final Vertx vertx;
+    private final ConnectionManagerVerticle manager;
+    private final RoutedNeedleSource rdma;
+    /** The RDMA source fails its reads TIMEOUT by itself within the attempt timeout (decided once). */
+    private final boolean rdmaBoundsItsTime;
+    private final RoutedNeedleSource readThrough;
+    private final NeedleSource http;
+    private final AgentPeer.Listener peerStates = this::peerStateChanged;
+    private final ResilienceSettings settings;
+    private final CircuitBreakerRegistry breakers;
+    private final BreakerTransitions transitions = new BreakerTransitions();
+    private final RetryRegistry retries;
+    private final ConcurrentMap<String, AgentGuard> guards = new ConcurrentHashMap<>();
+    private final MeterRegistry registry;
+    private volatile ToLongFunction<String> mirrorSizes = agent -> 0;
+
+    /** An agent's breaker, retry and breaker meters, looked up once per read by the agent's name. */
+    private record AgentGuard(CircuitBreaker breaker, Retry retry, BreakerMeters meters) {
+
+        /** The breaker counts the call a success: the path worked, whatever the answer. */
+        void succeeded(long nanos) {
+            breaker.onSuccess(nanos, TimeUnit.NANOSECONDS);
+            meters.succeeded(nanos);
+        }
+
+        void failed(long nanos, Throwable failure) {
+            breaker.onError(nanos, TimeUnit.NANOSECONDS, failure);
+            meters.failed(nanos);
+        }
+    }
+
+    /** One operation on any path: stat, or a read (whole or slice) with the client's volume-server hint. */
+    private interface Op<T> {
+        Future<T> on(NeedleSource source);
+
+        /** Gives back a result nobody will use (a late answer after a timeout). */
+        void discard(T late);
+    }
+
+    /**
+     * @param rdma        the RDMA path (NeedleReader), reading through the route this source resolves
+     * @param readThrough the agent copies the bytes (ReadThroughSource); null when not available
+     * @param http        the volume server over HTTP ({@link VolumeServerSource}); null when not available
+     * @param registry    breaker, retry and fallback meters go here
+     */
+    public ResilientNeedleSource(Vertx vertx, ConnectionManagerVerticle manager, RoutedNeedleSource rdma,
+                                 RoutedNeedleSource readThrough, NeedleSource http, ResilienceSettings settings,
+                                 MeterRegistry registry) {
+        this.vertx = vertx;
+        this.manager = manager;
+        this.rdma = rdma;
+        this.rdmaBoundsItsTime = rdma.readTimeoutMs() <= settings.attemptTimeout().toMillis();
+        this.readThrough = readThrough;
+        this.http = http;
+        this.settings = settings;
+        this.registry = registry;
+        for (Fallback f : settings.fallback()) {
+            if (!available(f)) {
+                LOG.warn("sidecar.fallback lists " + f.configName + " but that path is not available; it is skipped");
+            }
+        }
+        this.breakers = CircuitBreakerRegistry.of(settings.circuitBreakerConfig());
+        this.retries = RetryRegistry.of(settings.retryConfig());
+        manager.addListener(peerStates);
+        TaggedRetryMetrics.ofRetryRegistry(retries).bindTo(registry);
+    }
+
+    /** Stops listening to the connection manager. */
+    public void close() {
+        manager.removeListener(peerStates);
+    }
+
+    /**
+     * The pings are the strongest failure signal: a peer declared down opens its breaker at once (rather than after
+     * a window of failed reads); once it is up again, the breaker's half-open trials close it.
+     */
+    private void peerStateChanged(AgentPeer peer, PeerState previous, PeerState next, String reason) {
+        if (next == PeerState.DOWN) {
+            CircuitBreaker b = guard(peer.name()).breaker();
+            if (b.getState() == CircuitBreaker.State.CLOSED || b.getState() == CircuitBreaker.State.HALF_OPEN) {
+                b.transitionToOpenState();
+                transitions.observe(b);
+            }
+        }
+    }
+
+    /** Where {@link #agents()} gets the size of each agent's needle-map mirror (the NeedleReader knows). */
+    public void mirrorSizes(ToLongFunction<String> sizes) {
+        this.mirrorSizes = sizes;
+    }
+
+    @Override
+    public Future<NeedleStat> stat(FileId fid) {
+        return execute(fid, new Op<>() {
+            @Override
+            public Future<NeedleStat> on(NeedleSource source) {
+                return source.stat(fid);
+            }
+
+            @Override
+            public void discard(NeedleStat late) {
+            }
+        });
+    }
+
+    @Override
+    public Future<NeedleContent> read(FileId fid) {
+        return read(fid, null);
+    }
+
+    @Override
+    public Future<NeedleContent> read(FileId fid, String volumeServerHint) {
+        return execute(fid, contentOp(source -> source.read(fid, volumeServerHint)));
+    }
+
+    /**
+     * The slice through the same breakers, retries and fallbacks: RDMA and read-through read the whole needle
+     * (verified here) and cut it; the HTTP fallback asks the volume server for the range only.
+     */
+    @Override
+    public Future<NeedleContent> readSlice(FileId fid, String volumeServerHint, long offset, long length,
+                                           long maxPlainBytes) {
+        return execute(fid, contentOp(source -> source.readSlice(fid, volumeServerHint, offset, length, maxPlainBytes)));
+    }
+
+    /** A read of content, which a late answer must give back. */
+    private static Op<NeedleContent> contentOp(Function<NeedleSource, Future<NeedleContent>> read) {
+        return new Op<>() {
+            @Override
+            public Future<NeedleContent> on(NeedleSource source) {
+                return read.apply(source);
+            }
+
+            @Override
+            public void discard(NeedleContent late) {
+                late.release();
+            }
+        };
+    }
+
+    /** The breaker of an agent (created on first use); for tests and operators. */
+    public CircuitBreaker breaker(String agent) {
+        return guard(agent).breaker();
+    }
+
+    public Retry retry(String agent) {
+        return guard(agent).retry();
+    }
+
+    private AgentGuard guard(String agent) {
+        return guards.computeIfAbsent(agent, name -> {
+            CircuitBreaker breaker = breakers.circuitBreaker(name);
+            return new AgentGuard(breaker, retries.retry(name), new BreakerMeters(breaker, registry));
+        });
+    }
+
+    private <T> Future<T> execute(FileId fid, Op<T> op) {
+        AgentRoute route = manager.routeFor(fid.volumeId());
+        if (route == null) {
+            manager.discover(fid.volumeId()).onFailure(e -> LOG.debug("Discovery of volume " + fid.volumeId() + ": " + e.getMessage()));
+            return fallback(op, null, "no_agent",
+                    ReadFailure.unavailable("no agent serves volume " + fid.volumeId(), null), 0);
+        }
+        AgentPeer peer = route.peer();
+        if (!peer.isUp()) {
+            return fallback(op, route, "agent_down", ReadFailure.unavailable("agent " + peer.name() + " is down"
+                    + (peer.lastError() == null ? "" : ": " + peer.lastError()), null), 0);
+        }
+        Promise<T> outcome = Promise.promise();
+        AgentGuard guard = guard(peer.name());
+        attempt(op, route, guard, guard.retry().asyncContext(), outcome);
+        return outcome.future().recover(e -> {
+            if (e instanceof CallNotPermittedException) {
+                return fallback(op, route, "breaker_open", ReadFailure.unavailable(
+                        "circuit breaker of agent " + peer.name() + " is open", e), 0);
+            }
+            ReadFailure failure = (ReadFailure) e;
+            if (isAnswer(failure)) {
+                return Future.failedFuture(failure);
+            }
+            return fallback(op, route, failure.kind() == ReadFailure.Kind.CORRUPT ? "corrupt" : "retries_exhausted", failure, 0);
+        });
+    }
+
+    /**
+     * One RDMA attempt; on a retriable failure, schedules the next on the caller's context (through the agent's
+     * new connection when it reconnected meanwhile).
+     */
+    private <T> void attempt(Op<T> op, AgentRoute route, AgentGuard guard, Retry.AsyncContext<T> retry, Promise<T> outcome) {
+        AgentPeer peer = route.peer();
+        CircuitBreaker breaker = guard.breaker();
+        boolean permitted = breaker.tryAcquirePermission();
+        transitions.observe(breaker);
+        if (!permitted) {
+            guard.meters().notPermitted();
+            CallNotPermittedException notPermitted = CallNotPermittedException.createCallNotPermittedException(breaker);
+            retry.onError(notPermitted);
+            outcome.fail(notPermitted);
+            return;
+        }
+        long start = System.nanoTime();
+        rdmaAttempt(op, route).onComplete(ar -> {
+            long nanos = System.nanoTime() - start;
+            if (ar.succeeded()) {
+                guard.succeeded(nanos);
+                transitions.observe(breaker);
+                retry.onComplete();
+                outcome.complete(ar.result());
+                return;
+            }
+            ReadFailure failure = asReadFailure(ar.cause());
+            if (failure.kind() == ReadFailure.Kind.CORRUPT) {
+                breaker.releasePermission();
+                corruptReads(peer.name()).increment();
+            } else if (failure.overload()) {
+                // This sidecar's own bound (pool, reads in flight): a burst must not open the agent's breaker and
+                // send every later read to the slower paths while the agent is fine.
+                breaker.releasePermission();
+            } else if (isAnswer(failure)) {
+                guard.succeeded(nanos);
+            } else {
+                guard.failed(nanos, failure);
+            }
+            transitions.observe(breaker);
+            long wait = retry.onError(failure);
+            if (wait < 0 || !peer.isUp()) {
+                outcome.fail(failure);
+            } else if (wait == 0) {
+                vertx.getOrCreateContext().runOnContext(v -> attempt(op, route.current(), guard, retry, outcome));
+            } else {
+                vertx.setTimer(wait, t -> attempt(op, route.current(), guard, retry, outcome));
+            }
+        });
+    }
+
+    /** The configured fallbacks from {@code index} on; {@code cause} is reported when none can serve. */
+    private <T> Future<T> fallback(Op<T> op, AgentRoute route, String reason, ReadFailure cause, int index) {
+        List<Fallback> order = settings.fallback();
+        for (int i = index; i < order.size(); i++) {
+            Fallback path = order.get(i);
+            NeedleSource source = fallbackSource(path, route);
+            if (source == null) {
+                continue;
+            }
+            int next = i + 1;
+            fallbackReads(path, reason).increment();
+            return start(op, source).recover(e -> {
+                ReadFailure failure = asReadFailure(e);
+                if (isAnswer(failure)) {
+                    return Future.failedFuture(failure);
+                }
+                LOG.debug("Fallback " + path.configName + " failed: " + failure.getMessage());
+                return fallback(op, route, reason, failure, next);
+            });
+        }
+        return Future.failedFuture(cause);
+    }
+
+    /** The fallback path's source for this read, null when it cannot serve it (read-through needs an up agent). */
+    private NeedleSource fallbackSource(Fallback path, AgentRoute route) {
+        return switch (path) {
+            case READ_THROUGH -> readThrough == null || route == null || !route.peer().isUp() ? null
+                    : readThrough.via(route.current());
+            case HTTP -> http;
+        };
+    }
+
+    private boolean available(Fallback path) {
+        return switch (path) {
+            case READ_THROUGH -> readThrough != null;
+            case HTTP -> http != null;
+        };
+    }
+
+    /**
+     * One try on the RDMA path. The NeedleReader fails its reads TIMEOUT on its own deadline; a timer here too would
+     * be a second one per read (each costs a scheduled task and a map entry), so only other sources get one.
+     */
+    private <T> Future<T> rdmaAttempt(Op<T> op, AgentRoute route) {
+        NeedleSource source = rdma.via(route);
+        if (rdmaBoundsItsTime) {
+            return start(op, source);
+        }
+        return withTimeout(op, source, route.peer());
+    }
+
+    /**
+     * The RDMA attempt's result, or TIMEOUT after {@code attemptTimeout}; a late result is given back. (The
+     * fallbacks bound their own time: the HTTP one per request and replica, the read-through per request.)
+     */
+    private <T> Future<T> withTimeout(Op<T> op, NeedleSource source, AgentPeer peer) {
+        Promise<T> promise = Promise.promise();
+        long timeoutMs = settings.attemptTimeout().toMillis();
+        long timer = vertx.setTimer(Math.max(1, timeoutMs), t -> promise.tryFail(new ReadFailure(
+                ReadFailure.Kind.TIMEOUT, "RDMA read through agent " + peer.name() + " took longer than " + timeoutMs + " ms")));
+        start(op, source).onComplete(ar -> {
+            vertx.cancelTimer(timer);
+            if (ar.succeeded()) {
+                if (!promise.tryComplete(ar.result())) {
+                    op.discard(ar.result());
+                }
+            } else {
+                promise.tryFail(ar.cause());
+            }
+        });
+        return promise.future();
+    }
+
+    /** The operation on one source; a source that throws fails the future instead. */
+    private static <T> Future<T> start(Op<T> op, NeedleSource source) {
+        try {
+            return op.on(source);
+        } catch (RuntimeException e) {
+            return Future.failedFuture(e);
+        }
+    }
+
+    /** A definite answer about the needle (not a failure of the path). */
+    private static boolean isAnswer(ReadFailure failure) {
+        return switch (failure.kind()) {
+            case NOT_FOUND, BAD_REQUEST, RANGE_NOT_SATISFIABLE, TOO_LARGE -> true;
+            default -> false;
+        };
+    }
+
+    private static ReadFailure asReadFailure(Throwable t) {
+        return t instanceof ReadFailure rf ? rf
+                : ReadFailure.unavailable(t.getMessage() == null ? t.getClass().getSimpleName() : t.getMessage(), t);
+    }
+
+    private Counter fallbackReads(Fallback path, String reason) {
+        return Counter.builder("seaweedfs.rdma.fallback.reads")
+                .description("Reads handed to a fallback path, by path and why RDMA did not serve them")
+                .tag("path", path.configName).tag("reason", reason)
+                .register(registry);
+    }
+
+    private Counter corruptReads(String agent) {
+        return Counter.builder("seaweedfs.rdma.corrupt.reads")
+                .description("RDMA reads whose record failed verification (not counted by the breaker)")
+                .tag("agent", agent)
+                .register(registry);
+    }
+
+    // --- ReadPathStatus -------------------------------------------------------------------------------------
+
+    @Override
+    public Health health() {
+        List<AgentPeer> peers = manager.peers();
+        boolean allGood = !peers.isEmpty();
+        boolean rdmaPath = false;
+        boolean anyUp = false;
+        for (AgentPeer p : peers) {
+            CircuitBreaker.State state = breakerState(p.name());
+            boolean up = p.isUp();
+            anyUp |= up;
+            allGood &= up && state == CircuitBreaker.State.CLOSED;
+            rdmaPath |= up && state != CircuitBreaker.State.OPEN && state != CircuitBreaker.State.FORCED_OPEN;
+        }
+        if (allGood) {
+            return Health.HEALTHY;
+        }
+        boolean readThroughPath = anyUp && offers(Fallback.READ_THROUGH);
+        boolean httpPath = offers(Fallback.HTTP) && manager.master() != null;
+        return rdmaPath || readThroughPath || httpPath ? Health.DEGRADED : Health.UNHEALTHY;
+    }
+
+    @Override
+    public boolean rdmaEnabled() {
+        return !manager.peers().isEmpty() || manager.master() != null;
+    }
+
+    @Override
+    public List<AgentStatus> agents() {
+        List<AgentStatus> out = new ArrayList<>();
+        for (AgentPeer p : manager.peers()) {
+            List<Long> volumes = new ArrayList<>(p.volumes());
+            volumes.sort(null);
+            out.add(new AgentStatus(p.name(), p.state().label, breakerState(p.name()).name().toLowerCase(Locale.ROOT),
+                    volumes, mirrorSizes.applyAsLong(p.name()), p.lastError()));
+        }
+        return out;
+    }
+
+    private boolean offers(Fallback path) {
+        return settings.fallback().contains(path) && available(path);
+    }
+
+    private CircuitBreaker.State breakerState(String agent) {
+        return breakers.find(agent).map(CircuitBreaker::getState).orElse(CircuitBreaker.State.CLOSED);
+    }
+
+    /** For logs: which paths are configured and available, in order. */
+    @Override
+    public String toString() {
+        List<String> paths = new ArrayList<>(List.of(ReadPath.RDMA.wire));
+        settings.fallback().stream().filter(this::available).map(f -> f.configName).forEach(paths::add);
+        return "ResilientNeedleSource" + paths;
+    }
+}

@@ -1,0 +1,101 @@
+package org.seaweedfs.rdma.sidecar.connection;
+
+import org.seaweedfs.rdma.sidecar.NeedleContent;
+import org.seaweedfs.rdma.sidecar.ReadFailure;
+import org.seaweedfs.rdma.sidecar.ReadPathHarness;
+import org.seaweedfs.rdma.sidecar.StaticAgentRouter;
+import org.seaweedfs.rdma.sidecar.memory.RegisteredBufferPool;
+import org.seaweedfs.rdma.sidecar.read.NeedleReader;
+import org.seaweedfs.rdma.sidecar.read.ReadPathOptions;
+
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.seaweedfs.rdma.sidecar.ReadPathHarness.await;
+
+import io.vertx.core.buffer.Buffer;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.Random;
+import java.util.function.BooleanSupplier;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+import org.seaweedfs.rdma.volume.FileId;
+import org.seaweedfs.rdma.volume.IndexFormat;
+import org.seaweedfs.rdma.volume.NewNeedle;
+import org.seaweedfs.rdma.volume.VolumeWriter;
+
+/**
+ * A long-lived connection to an agent whose volume grows (its short tail segment re-mapped, so its key replaced)
+ * and then disappears: the connection holds exactly the keys of the segments it currently mirrors.
+ */
+class AgentConnectionKeysTest {
+
+    private static final RegisteredBufferPool.Settings POOL = new RegisteredBufferPool.Settings(64 << 10, 16, 1 << 20, 4);
+
+    @TempDir
+    Path dir;
+
+    @Test
+    void keysOfReplacedAndDroppedMirrorsAreReleased() throws Exception {
+        try (VolumeWriter writer = VolumeWriter.create(dir, "", 9, 3, IndexFormat.of(false));
+             ReadPathHarness.AgentSide agent = new ReadPathHarness.AgentSide(dir, "sm,tcp,self", s -> s.withSegmentBytes(4096));
+             ReadPathHarness.SidecarSide sidecar = new ReadPathHarness.SidecarSide("sm,tcp,self", POOL)) {
+            writer.append(NewNeedle.builder(1, 11, bytes(1000, 1)).build());
+            writer.force();
+            AgentConnection connection = sidecar.connect(agent.port(), null);
+            NeedleReader reader = sidecar.reader(new StaticAgentRouter(connection), ReadPathOptions.defaults());
+            for (int i = 2; i <= 9; i++) {
+                writer.append(NewNeedle.builder(i, 11, bytes(3000, i)).build());
+                writer.force();
+                FileId fid = new FileId(9, i, 11);
+                byte[] expected = bytes(3000, i);
+                eventually(() -> {
+                    try {
+                        NeedleContent content = await(reader.read(fid));
+                        Buffer all = Buffer.buffer();
+                        content.chunks().forEach(all::appendBuffer);
+                        content.release();
+                        assertArrayEquals(expected, all.getBytes());
+                        return true;
+                    } catch (ReadFailure e) {
+                        return false;
+                    }
+                }, "needle " + fid + " readable");
+                eventually(() -> holds(connection) == segments(connection), "holds match the mirrored segments");
+            }
+            assertTrue(segments(connection) >= 6, "the volume spans several re-mapped segments");
+
+            Files.delete(dir.resolve("9.dat"));
+            Files.delete(dir.resolve("9.idx"));
+            eventually(() -> connection.mirror(9) == null, "volume 9 dropped");
+            eventually(() -> holds(connection) == 0, "no keys held for a removed volume");
+            assertEquals(0, (int) await(connection.channel().remoteKeyCount()));
+        }
+    }
+
+    private static int holds(AgentConnection connection) {
+        return await(connection.channel().remoteKeyHolds());
+    }
+
+    private static int segments(AgentConnection connection) {
+        VolumeMirror mirror = connection.mirror(9);
+        return mirror == null ? 0 : mirror.info().segments().size();
+    }
+
+    private static void eventually(BooleanSupplier condition, String what) throws InterruptedException {
+        long deadline = System.currentTimeMillis() + 10_000;
+        while (!condition.getAsBoolean()) {
+            if (System.currentTimeMillis() > deadline) {
+                throw new AssertionError(what + ": not within 10 s");
+            }
+            Thread.sleep(20);
+        }
+    }
+
+    private static byte[] bytes(int n, long seed) {
+        byte[] b = new byte[n];
+        new Random(seed).nextBytes(b);
+        return b;
+    }
+}

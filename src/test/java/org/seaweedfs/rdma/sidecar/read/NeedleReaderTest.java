@@ -1,0 +1,393 @@
+package org.seaweedfs.rdma.sidecar.read;
+
+import org.seaweedfs.rdma.sidecar.NeedleContent;
+import org.seaweedfs.rdma.sidecar.NeedleSource;
+import org.seaweedfs.rdma.sidecar.NeedleStat;
+import org.seaweedfs.rdma.sidecar.ReadFailure;
+import org.seaweedfs.rdma.sidecar.ReadPathHarness;
+import org.seaweedfs.rdma.sidecar.StaticAgentRouter;
+import org.seaweedfs.rdma.sidecar.connection.AgentConnection;
+import org.seaweedfs.rdma.sidecar.connection.AgentError;
+import org.seaweedfs.rdma.sidecar.memory.RegisteredBufferPool;
+
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.seaweedfs.rdma.sidecar.ReadPathHarness.await;
+
+import io.vertx.core.Future;
+import io.vertx.core.buffer.Buffer;
+import java.io.IOException;
+import java.nio.ByteBuffer;
+import java.nio.channels.FileChannel;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Optional;
+import java.util.Random;
+import java.util.function.UnaryOperator;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.EnumSource;
+import org.seaweedfs.rdma.agent.AgentSettings;
+import org.seaweedfs.rdma.agent.VolumeMemory;
+import org.seaweedfs.rdma.protocol.ErrorCode;
+import org.seaweedfs.rdma.volume.FileId;
+import org.seaweedfs.rdma.volume.Fixtures;
+import org.seaweedfs.rdma.volume.IndexFormat;
+import org.seaweedfs.rdma.volume.Needle;
+import org.seaweedfs.rdma.volume.NeedleHeader;
+import org.seaweedfs.rdma.volume.NeedleMap;
+import org.seaweedfs.rdma.volume.NewNeedle;
+import org.seaweedfs.rdma.volume.Volume;
+import org.seaweedfs.rdma.volume.VolumeFiles;
+import org.seaweedfs.rdma.volume.VolumeWriter;
+
+/** The RDMA read path end to end: a real agent and sidecar in separate Vert.x instances, UCX over loopback. */
+class NeedleReaderTest {
+
+    private static final String TLS = "sm,tcp,self";
+    private static final RegisteredBufferPool.Settings POOL = new RegisteredBufferPool.Settings(64 << 10, 64, 1 << 20, 16);
+
+    @TempDir
+    Path dir;
+
+    private final List<AutoCloseable> open = new ArrayList<>();
+
+    @AfterEach
+    void closeAll() throws Exception {
+        for (int i = open.size() - 1; i >= 0; i--) {
+            open.get(i).close();
+        }
+    }
+
+    private ReadPathHarness.AgentSide agent(UnaryOperator<AgentSettings> tweak) {
+        ReadPathHarness.AgentSide agent = new ReadPathHarness.AgentSide(dir, TLS, tweak);
+        open.add(agent);
+        return agent;
+    }
+
+    private ReadPathHarness.SidecarSide sidecar(RegisteredBufferPool.Settings pool) {
+        ReadPathHarness.SidecarSide sidecar = new ReadPathHarness.SidecarSide(TLS, pool);
+        open.add(sidecar);
+        return sidecar;
+    }
+
+    private NeedleReader reader(ReadPathHarness.SidecarSide sidecar, AgentConnection connection) {
+        return sidecar.reader(new StaticAgentRouter(connection), ReadPathOptions.defaults());
+    }
+
+    /** Every live needle of the volumes in {@code dir}, with the bytes the volume format library reads. */
+    private record Expected(FileId fid, byte[] data, String name) {
+    }
+
+    private List<Expected> expected() throws IOException {
+        List<Expected> all = new ArrayList<>();
+        for (long vid : new long[] {1, 2, 3}) {
+            try (Volume volume = Volume.open(VolumeFiles.of(dir.resolve(vid + ".dat")), IndexFormat.of(false))) {
+                NeedleMap map = volume.map();
+                List<long[]> entries = new ArrayList<>();
+                map.forEach((key, offset, size) -> entries.add(new long[] {key, offset, size}));
+                for (long[] e : entries) {
+                    if (e[2] == 0) {
+                        continue;
+                    }
+                    ByteBuffer record = volume.readRecord(e[1], e[2]);
+                    int cookie = NeedleHeader.parse(record, 0, "test", e[1]).cookie();
+                    Needle needle = volume.read(e[0], cookie, System.currentTimeMillis()).orElseThrow();
+                    byte[] data = new byte[needle.dataLength()];
+                    needle.data().get(data);
+                    all.add(new Expected(new FileId(vid, e[0], cookie), data, needle.meta().name()));
+                }
+            }
+        }
+        return all;
+    }
+
+    private static byte[] bytesOf(NeedleContent content) {
+        Buffer all = Buffer.buffer();
+        content.chunks().forEach(all::appendBuffer);
+        return all.getBytes();
+    }
+
+    private static byte[] readBytes(NeedleSource source, FileId fid) {
+        NeedleContent content = await(source.read(fid));
+        try {
+            return bytesOf(content);
+        } finally {
+            content.release();
+        }
+    }
+
+    private static ReadFailure failure(Future<?> read) {
+        return assertThrows(ReadFailure.class, () -> await(read));
+    }
+
+    private void copyFixtures() {
+        Fixtures.copyDir("volumes", dir);
+    }
+
+    /** Serves the volumes from {@code memory}: registered file mappings, or UCX copies read over shared memory. */
+    private static UnaryOperator<AgentSettings> servedFrom(VolumeMemory memory) {
+        return s -> s.withVolumeMemory(memory, AgentSettings.DEFAULT_VOLUME_MEMORY_LIMIT);
+    }
+
+    @ParameterizedTest(name = "agent.volumeMemory {0}")
+    @EnumSource(VolumeMemory.class)
+    void everyLiveNeedleOfEveryFixtureVolumeEqualsTheFile(VolumeMemory memory) throws IOException {
+        copyFixtures();
+        List<Expected> expected = expected();
+        assertEquals(298 + 7, expected.size());
+        ReadPathHarness.AgentSide agent = agent(servedFrom(memory));
+        assertEquals(memory == VolumeMemory.UCX, agent.agent.metrics().volumeCopyBytes() > 0);
+        ReadPathHarness.SidecarSide sidecar = sidecar(POOL);
+        AgentConnection connection = sidecar.connect(agent.port(), null);
+        assertEquals(AgentConnection.State.READY, connection.state());
+        NeedleReader reader = reader(sidecar, connection);
+        for (Expected e : expected) {
+            NeedleContent content = await(reader.read(e.fid()));
+            assertArrayEquals(e.data(), bytesOf(content), e.fid().toString());
+            assertEquals(e.name(), content.stat().name());
+            assertEquals("rdma", content.stat().source());
+            content.release();
+        }
+        assertEquals(0, sidecar.pool.inUse());
+        assertEquals(expected.size(), reader.counters().served());
+        assertEquals(0, reader.counters().lookups(), "a synced mirror answers every location");
+        ReadFailure wrongCookie = failure(reader.read(new FileId(2, expected.get(300).fid().key(), 12345)));
+        assertEquals(ReadFailure.Kind.NOT_FOUND, wrongCookie.kind());
+        assertEquals(ReadFailure.Kind.NOT_FOUND, failure(reader.read(new FileId(2, 0xdeadbeefL, 1))).kind());
+        assertEquals(ReadFailure.Kind.NOT_FOUND, failure(reader.read(new FileId(77, 1, 1))).kind());
+    }
+
+    @Test
+    void theReadThroughPathServesTheSameBytesWithTheSameChecks() throws IOException {
+        copyFixtures();
+        List<Expected> expected = expected();
+        ReadPathHarness.AgentSide agent = agent(s -> s);
+        ReadPathHarness.SidecarSide sidecar = sidecar(POOL);
+        AgentConnection connection = sidecar.connect(agent.port(), null);
+        ReadThroughSource source = new ReadThroughSource(sidecar.vertx, new StaticAgentRouter(connection), ReadPathOptions.defaults());
+        for (Expected e : expected) {
+            assertArrayEquals(e.data(), readBytes(source, e.fid()), e.fid().toString());
+        }
+        NeedleStat stat = await(source.stat(expected.get(0).fid()));
+        assertEquals("read-through", stat.source());
+        assertEquals(ReadFailure.Kind.NOT_FOUND,
+                failure(source.read(new FileId(2, expected.get(300).fid().key(), 12345))).kind());
+    }
+
+    @ParameterizedTest(name = "agent.volumeMemory {0}")
+    @EnumSource(VolumeMemory.class)
+    void recordsStraddlingManySmallSegmentsReadWhole(VolumeMemory memory) throws IOException {
+        copyFixtures();
+        List<Expected> expected = expected();
+        ReadPathHarness.AgentSide agent = agent(s -> servedFrom(memory).apply(s).withSegmentBytes(4096));
+        ReadPathHarness.SidecarSide sidecar = sidecar(POOL);
+        AgentConnection connection = sidecar.connect(agent.port(), null);
+        assertTrue(connection.mirror(2).info().segments().size() > 2);
+        NeedleReader reader = reader(sidecar, connection);
+        for (Expected e : expected) {
+            assertArrayEquals(e.data(), readBytes(reader, e.fid()), e.fid().toString());
+        }
+    }
+
+    private VolumeWriter newVolume(long vid) throws IOException {
+        return VolumeWriter.create(dir, "", vid, 3, IndexFormat.of(false));
+    }
+
+    private static byte[] random(int n, long seed) {
+        byte[] b = new byte[n];
+        new Random(seed).nextBytes(b);
+        return b;
+    }
+
+    @ParameterizedTest(name = "agent.volumeMemory {0}")
+    @EnumSource(VolumeMemory.class)
+    void appendedNeedlesBecomeReadableAndDeletedOnesNotFound(VolumeMemory memory) throws Exception {
+        try (VolumeWriter writer = newVolume(9)) {
+            writer.append(NewNeedle.builder(1, 11, random(1000, 1)).build());
+            ReadPathHarness.AgentSide agent = agent(servedFrom(memory));
+            ReadPathHarness.SidecarSide sidecar = sidecar(POOL);
+            NeedleReader reader = reader(sidecar, sidecar.connect(agent.port(), null));
+            assertArrayEquals(random(1000, 1), readBytes(reader, new FileId(9, 1, 11)));
+
+            writer.append(NewNeedle.builder(2, 22, random(3000, 2)).build());
+            FileId added = new FileId(9, 2, 22);
+            assertArrayEquals(random(3000, 2), eventually(() -> readBytes(reader, added)));
+            // Served from copies, the tail now has room: this append is copied in place (same segment, longer).
+            writer.append(NewNeedle.builder(3, 33, random(5000, 3)).build());
+            assertArrayEquals(random(5000, 3), eventually(() -> readBytes(reader, new FileId(9, 3, 33))));
+            assertArrayEquals(random(3000, 2), readBytes(reader, added));
+
+            writer.delete(1, 11, System.nanoTime());
+            ReadFailure gone = eventually(() -> {
+                ReadFailure f = failure(reader.read(new FileId(9, 1, 11)));
+                return Optional.of(f);
+            }, 10_000);
+            assertEquals(ReadFailure.Kind.NOT_FOUND, gone.kind());
+        }
+    }
+
+    private interface Attempt<T> {
+        Optional<T> get() throws Exception;
+    }
+
+    /** Retries until the read answers (the agent follows the files on a poll; timing is not asserted). */
+    private static byte[] eventually(java.util.concurrent.Callable<byte[]> read) throws Exception {
+        return eventually(() -> {
+            try {
+                return Optional.of(read.call());
+            } catch (ReadFailure e) {
+                return Optional.empty();
+            }
+        }, 10_000);
+    }
+
+    private static <T> T eventually(Attempt<T> attempt, long limitMs) throws Exception {
+        long deadline = System.currentTimeMillis() + limitMs;
+        while (true) {
+            try {
+                Optional<T> value = attempt.get();
+                if (value.isPresent()) {
+                    return value.get();
+                }
+            } catch (AssertionError e) {
+                if (System.currentTimeMillis() > deadline) {
+                    throw e;
+                }
+            }
+            if (System.currentTimeMillis() > deadline) {
+                throw new AssertionError("no answer within " + limitMs + " ms");
+            }
+            Thread.sleep(20);
+        }
+    }
+
+    @Test
+    void aFlippedDataByteOnDiskIsCorruptNeverTheBytes() throws Exception {
+        long offset;
+        try (VolumeWriter writer = newVolume(4)) {
+            offset = writer.append(NewNeedle.builder(5, 55, random(2000, 5)).build());
+        }
+        try (FileChannel dat = FileChannel.open(dir.resolve("4.dat"), StandardOpenOption.READ, StandardOpenOption.WRITE)) {
+            long at = offset + 16 + 4 + 100;
+            ByteBuffer one = ByteBuffer.allocate(1);
+            dat.read(one, at);
+            one.put(0, (byte) (one.get(0) ^ 0x40)).rewind();
+            dat.write(one, at);
+        }
+        ReadPathHarness.AgentSide agent = agent(s -> s);
+        ReadPathHarness.SidecarSide sidecar = sidecar(POOL);
+        NeedleReader reader = reader(sidecar, sidecar.connect(agent.port(), null));
+        ReadFailure f = failure(reader.read(new FileId(4, 5, 55)));
+        assertEquals(ReadFailure.Kind.CORRUPT, f.kind());
+        assertEquals(502, f.code());
+        assertEquals(0, sidecar.pool.inUse());
+        assertEquals(1, reader.counters().failures(ReadFailure.Kind.CORRUPT));
+    }
+
+    @Test
+    void aBigNeedleIsReadInChunksAndAPoolTooSmallForItRefusesAtOnce() throws Exception {
+        byte[] big = random(5 * 1024 * 1024 + 123, 7);
+        try (VolumeWriter writer = newVolume(6)) {
+            writer.append(NewNeedle.builder(1, 1, big).name("big.bin").build());
+        }
+        ReadPathHarness.AgentSide agent = agent(s -> s.withSegmentBytes(1 << 20));
+        ReadPathHarness.SidecarSide sidecar = sidecar(POOL);
+        AgentConnection connection = sidecar.connect(agent.port(), null);
+        NeedleReader reader = reader(sidecar, connection);
+        NeedleContent content = await(reader.read(new FileId(6, 1, 1)));
+        assertTrue(content.chunks().size() >= 6, "chunks: " + content.chunks().size());
+        assertArrayEquals(big, bytesOf(content));
+        assertEquals("big.bin", content.stat().name());
+        assertEquals(6, sidecar.pool.inUse());
+        content.release();
+        content.release();
+        assertEquals(0, sidecar.pool.inUse());
+
+        NeedleReader bounded = sidecar.reader(new StaticAgentRouter(connection), new ReadPathOptions(8, 5_000, 1 << 20));
+        ReadFailure tooLarge = failure(bounded.read(new FileId(6, 1, 1)));
+        assertEquals(ReadFailure.Kind.TOO_LARGE, tooLarge.kind());
+        assertEquals(413, tooLarge.code());
+        assertFalse(tooLarge.retriable());
+        assertTrue(tooLarge.getMessage().contains("sidecar.maxNeedleBytes"), tooLarge.getMessage());
+
+        ReadPathHarness.SidecarSide small = sidecar(new RegisteredBufferPool.Settings(4096, 0, 1 << 20, 2));
+        NeedleReader starved = small.reader(new StaticAgentRouter(small.connect(agent.port(), null)), ReadPathOptions.defaults());
+        ReadFailure f = failure(starved.read(new FileId(6, 1, 1)));
+        assertEquals(ReadFailure.Kind.UNAVAILABLE, f.kind());
+        assertTrue(f.retriable());
+        assertEquals(1, small.pool.exhausted());
+    }
+
+    @Test
+    void readsBeyondTheInFlightBoundFailAtOnce() throws Exception {
+        copyFixtures();
+        FileId fid = expected().get(0).fid();
+        // Not in the mirror: the first read asks the agent (a control round trip), so it is surely still in flight
+        // when the second starts (a get of a mirrored needle may complete within the call on an event-loop lane).
+        FileId missing = new FileId(fid.volumeId(), 0xdeadbeefL, 1);
+        ReadPathHarness.AgentSide agent = agent(s -> s);
+        ReadPathHarness.SidecarSide sidecar = sidecar(POOL);
+        NeedleReader reader = sidecar.reader(new StaticAgentRouter(sidecar.connect(agent.port(), null)),
+                new ReadPathOptions(1, 5_000, 64 << 20));
+        List<Future<NeedleContent>> reads = await(Future.<List<Future<NeedleContent>>>future(p ->
+                sidecar.vertx.runOnContext(v -> p.complete(List.of(reader.read(missing), reader.read(fid))))));
+        assertEquals(ReadFailure.Kind.NOT_FOUND, failure(reads.get(0)).kind());
+        ReadFailure refused = failure(reads.get(1));
+        assertEquals(ReadFailure.Kind.UNAVAILABLE, refused.kind());
+        assertTrue(refused.getMessage().contains("overloaded"), refused.getMessage());
+    }
+
+    @Test
+    void stoppingTheAgentFailsReadsFastAndRetriablyAndANewConnectionReadsAgain() throws Exception {
+        copyFixtures();
+        Expected e = expected().get(0);
+        ReadPathHarness.AgentSide agent = new ReadPathHarness.AgentSide(dir, TLS, s -> s);
+        ReadPathHarness.SidecarSide sidecar = sidecar(POOL);
+        AgentConnection connection = sidecar.connect(agent.port(), null);
+        StaticAgentRouter router = new StaticAgentRouter(connection);
+        NeedleReader reader = sidecar.reader(router, ReadPathOptions.defaults());
+        assertArrayEquals(e.data(), readBytes(reader, e.fid()));
+
+        agent.close();
+        await(connection.closeFuture());
+        assertEquals(AgentConnection.State.CLOSED, connection.state());
+        ReadFailure down = failure(reader.read(e.fid()));
+        assertEquals(ReadFailure.Kind.UNAVAILABLE, down.kind());
+        assertTrue(down.retriable());
+        assertEquals(ReadFailure.Kind.UNAVAILABLE, failure(connection.ping()).kind());
+
+        ReadPathHarness.AgentSide restarted = agent(s -> s);
+        AgentConnection again = sidecar.connect(restarted.port(), null);
+        router.set(again);
+        assertArrayEquals(e.data(), readBytes(reader, e.fid()));
+        assertFalse(again.agentId().equals(connection.agentId()));
+        assertTrue(await(again.ping()).toNanos() > 0);
+        assertEquals(0, sidecar.pool.inUse());
+    }
+
+    @Test
+    void aWrongTokenIsRefusedAndNotRetriable() throws Exception {
+        copyFixtures();
+        ReadPathHarness.AgentSide agent = agent(s -> s.withAuthToken("s3cret"));
+        ReadPathHarness.SidecarSide sidecar = sidecar(POOL);
+        AgentError refused = assertThrows(AgentError.class, () -> sidecar.connect(agent.port(), "wrong"));
+        assertEquals(ErrorCode.UNAUTHORIZED, refused.code());
+        assertFalse(refused.retriable());
+        assertThrows(AgentError.class, () -> sidecar.connect(agent.port(), null));
+        AgentConnection ok = sidecar.connect(agent.port(), "s3cret");
+        assertTrue(ok.isReady());
+        assertEquals(java.util.Set.of(1L, 2L, 3L), ok.volumeIds());
+        await(ok.close());
+        assertEquals(AgentConnection.State.CLOSED, ok.state());
+        assertEquals(null, ok.closeCause());
+    }
+}

@@ -1,0 +1,352 @@
+package org.seaweedfs.rdma.sidecar.resilience;
+
+import org.seaweedfs.rdma.sidecar.InMemoryNeedleSource;
+import org.seaweedfs.rdma.sidecar.NeedleContent;
+import org.seaweedfs.rdma.sidecar.ReadFailure;
+import org.seaweedfs.rdma.sidecar.ReadPathStatus;
+import org.seaweedfs.rdma.sidecar.ScriptedAgents;
+import org.seaweedfs.rdma.sidecar.StubMaster;
+import org.seaweedfs.rdma.sidecar.StubVolumeServer;
+import org.seaweedfs.rdma.sidecar.connection.ConnectionManagerVerticle;
+import org.seaweedfs.rdma.sidecar.fallback.MasterClient;
+import org.seaweedfs.rdma.sidecar.fallback.VolumeServerSource;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.github.resilience4j.circuitbreaker.CircuitBreaker;
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+import io.vertx.core.Future;
+import io.vertx.core.Promise;
+import io.vertx.core.Vertx;
+import io.vertx.ext.web.client.WebClient;
+import io.vertx.junit5.VertxExtension;
+import io.vertx.junit5.VertxTestContext;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import java.util.function.Supplier;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
+import org.seaweedfs.rdma.config.Fallback;
+import org.seaweedfs.rdma.config.HostPort;
+import org.seaweedfs.rdma.config.SidecarConfig;
+import org.seaweedfs.rdma.metrics.ReadMeters;
+import org.seaweedfs.rdma.volume.FileId;
+import org.seaweedfs.rdma.volume.Fixtures;
+
+/**
+ * Breaker, retry and fallback chain with scripted RDMA and read-through paths, the real HTTP fallback against the
+ * stand-in volume server (fixture volumes) and the real connection manager over scripted agents.
+ */
+@ExtendWith(VertxExtension.class)
+class ResilientNeedleSourceTest {
+
+    private static final HostPort A = HostPort.parse("10.0.0.1:18515");
+    private static final FileId FID = FileId.parse("2,0306bfd555");
+    private static final byte[] DATA = "needle bytes".getBytes(StandardCharsets.UTF_8);
+
+    private final ScriptedAgents agents = new ScriptedAgents();
+    private final SimpleMeterRegistry registry = new SimpleMeterRegistry();
+    private ScriptedNeedleSource rdma;
+    private ScriptedNeedleSource readThrough;
+    private StubVolumeServer volumeServer;
+    private StubMaster stubMaster;
+    private ConnectionManagerVerticle manager;
+    private VolumeServerSource http;
+
+    @BeforeEach
+    void start(Vertx vertx, VertxTestContext ctx) {
+        rdma = new ScriptedNeedleSource(memory(vertx, "rdma"));
+        readThrough = new ScriptedNeedleSource(memory(vertx, "read-through"));
+        agents.agent(A.toString()).serves(2L);
+        volumeServer = new StubVolumeServer(vertx);
+        stubMaster = new StubMaster(vertx);
+        Future.all(volumeServer.start(Fixtures.volumes()), stubMaster.start()).compose(v -> {
+            stubMaster.locate(2, volumeServer.url());
+            MasterClient master = new MasterClient(vertx, WebClient.create(vertx),
+                    new HostPort("127.0.0.1", stubMaster.port()), Duration.ofMinutes(1), Duration.ofSeconds(2));
+            // Generous: the first request of a JVM on a busy machine loads the HTTP stack.
+            http = new VolumeServerSource(VolumeServerSource.newClient(vertx, 4), master, 64L << 20, Duration.ofSeconds(20));
+            manager = new ConnectionManagerVerticle(ScriptedAgents.config(List.of(A), master.master(), List.of()),
+                    agents, master, new ReadMeters(registry));
+            return vertx.deployVerticle(manager);
+        }).compose(id -> until(vertx, () -> manager.peer(A.toString()).isUp())).onComplete(ctx.succeedingThenComplete());
+    }
+
+    @AfterEach
+    void stop(VertxTestContext ctx) {
+        Future.join(volumeServer.stop(), stubMaster.stop()).onComplete(ctx.succeedingThenComplete());
+    }
+
+    private static InMemoryNeedleSource memory(Vertx vertx, String path) {
+        InMemoryNeedleSource m = new InMemoryNeedleSource(vertx);
+        m.source(path);
+        m.put(FID, DATA, "file_2", "", 0, Map.of());
+        return m;
+    }
+
+    private ResilientNeedleSource resilient(Vertx vertx, List<Fallback> order, Duration attemptTimeout) {
+        SidecarConfig c = ScriptedAgents.config(List.of(A), null, order);
+        return new ResilientNeedleSource(vertx, manager, rdma, readThrough, http,
+                new ResilienceSettings(c.breaker(), c.retry(), order, attemptTimeout), registry);
+    }
+
+    private ResilientNeedleSource resilient(Vertx vertx, List<Fallback> order) {
+        return resilient(vertx, order, Duration.ofSeconds(2));
+    }
+
+    private static Future<Void> until(Vertx vertx, Supplier<Boolean> condition) {
+        Promise<Void> done = Promise.promise();
+        vertx.setPeriodic(5, t -> {
+            if (condition.get()) {
+                vertx.cancelTimer(t);
+                done.tryComplete();
+            }
+        });
+        return done.future();
+    }
+
+    private static Future<String> sourceOf(Future<NeedleContent> read) {
+        return read.map(c -> {
+            String s = c.stat().source();
+            c.release();
+            return s;
+        });
+    }
+
+    private static ReadFailure.Kind kind(Throwable e) {
+        return ((ReadFailure) e).kind();
+    }
+
+    private double counter(String name, String... tags) {
+        var c = registry.find(name).tags(tags).counter();
+        return c == null ? 0 : c.count();
+    }
+
+    @Test
+    void aHealthyAgentServesOverRdma(Vertx vertx, VertxTestContext ctx) {
+        ResilientNeedleSource source = resilient(vertx, List.of(Fallback.READ_THROUGH, Fallback.HTTP));
+        sourceOf(source.read(FID)).onComplete(ctx.succeeding(s -> ctx.verify(() -> {
+            assertEquals("rdma", s);
+            assertEquals(1, rdma.calls());
+            assertEquals(1, registry.get("resilience4j.circuitbreaker.calls").tag("name", A.toString())
+                    .tag("kind", "successful").functionTimer().count());
+            assertEquals(ReadPathStatus.Health.HEALTHY, source.health());
+            ReadPathStatus.AgentStatus status = source.agents().get(0);
+            assertEquals(List.of(2L), status.volumes());
+            assertEquals("up", status.state());
+            assertEquals("closed", status.breaker());
+            assertTrue(source.rdmaConnected());
+            ctx.completeNow();
+        })));
+    }
+
+    @Test
+    void retriableFailuresAreRetriedThenTheFallbackServes(Vertx vertx, VertxTestContext ctx) {
+        ResilientNeedleSource source = resilient(vertx, List.of(Fallback.READ_THROUGH, Fallback.HTTP));
+        rdma.failWith(ReadFailure.unavailable("endpoint error", null));
+        sourceOf(source.read(FID))
+                .compose(s -> {
+                    ctx.verify(() -> {
+                        assertEquals("read-through", s);
+                        assertEquals(3, rdma.calls(), "sidecar.retry.maxAttempts");
+                        assertEquals(1, source.retry(A.toString()).getMetrics().getNumberOfFailedCallsWithRetryAttempt());
+                        assertEquals(1.0, counter("seaweedfs.rdma.fallback.reads", "path", "read-through", "reason", "retries_exhausted"));
+                    });
+                    rdma.failWith(new ReadFailure(ReadFailure.Kind.TIMEOUT, "no completion"));
+                    // A fresh breaker: this one's window of 4 would open on the next failure.
+                    return resilient(vertx, List.of(Fallback.READ_THROUGH)).stat(FID);
+                })
+                .onComplete(ctx.succeeding(stat -> ctx.verify(() -> {
+                    assertEquals("read-through", stat.source());
+                    assertEquals(6, rdma.calls(), "timeouts are retried too");
+                    ctx.completeNow();
+                })));
+    }
+
+    /** A burst over this sidecar's own bounds is not the agent failing: the breaker stays closed. */
+    @Test
+    void theSidecarsOwnBoundsAreRetriedButNeverOpenTheBreaker(Vertx vertx, VertxTestContext ctx) {
+        ResilientNeedleSource source = resilient(vertx, List.of(Fallback.READ_THROUGH));
+        CircuitBreaker breaker = source.breaker(A.toString());
+        rdma.failWith(ReadFailure.overloaded("registered buffer pool is used up (16 buffers in use)"));
+        // Two reads of three attempts each: six failures would open a window of 4 at 50 %.
+        sourceOf(source.read(FID))
+                .compose(s -> sourceOf(source.read(FID)).map(t -> s + "," + t))
+                .compose(both -> {
+                    ctx.verify(() -> {
+                        assertEquals("read-through,read-through", both);
+                        assertEquals(6, rdma.calls(), "retried like any unavailable read");
+                        assertEquals(CircuitBreaker.State.CLOSED, breaker.getState());
+                        assertEquals(0, breaker.getMetrics().getNumberOfFailedCalls());
+                        assertEquals(ReadPathStatus.Health.HEALTHY, source.health());
+                    });
+                    rdma.failWith(null);
+                    return sourceOf(source.read(FID));
+                })
+                .onComplete(ctx.succeeding(s -> ctx.verify(() -> {
+                    assertEquals("rdma", s, "the agent's reads were never diverted");
+                    ctx.completeNow();
+                })));
+    }
+
+    @Test
+    void notFoundAndBadRequestAreAnswersNeitherRetriedNorDegraded(Vertx vertx, VertxTestContext ctx) {
+        ResilientNeedleSource source = resilient(vertx, List.of(Fallback.READ_THROUGH, Fallback.HTTP));
+        rdma.failWith(ReadFailure.notFound("no such needle"));
+        source.read(FID)
+                .recover(e -> {
+                    ctx.verify(() -> {
+                        assertEquals(ReadFailure.Kind.NOT_FOUND, kind(e));
+                        assertEquals(1, rdma.calls());
+                    });
+                    rdma.failWith(new ReadFailure(ReadFailure.Kind.BAD_REQUEST, "offset past the record"));
+                    return source.read(FID);
+                })
+                .onComplete(ctx.failing(e -> ctx.verify(() -> {
+                    assertEquals(ReadFailure.Kind.BAD_REQUEST, kind(e));
+                    assertEquals(2, rdma.calls());
+                    assertEquals(0, readThrough.calls());
+                    assertEquals(0, volumeServer.requests());
+                    CircuitBreaker.Metrics m = source.breaker(A.toString()).getMetrics();
+                    assertEquals(0, m.getNumberOfFailedCalls());
+                    assertEquals(2, m.getNumberOfSuccessfulCalls(), "the path worked");
+                    ctx.completeNow();
+                })));
+    }
+
+    @Test
+    void corruptIsNotRetriedNotCountedByTheBreakerAndAnotherCopyIsServed(Vertx vertx, VertxTestContext ctx) {
+        ResilientNeedleSource source = resilient(vertx, List.of(Fallback.HTTP));
+        rdma.failWith(ReadFailure.corrupt("crc mismatch"));
+        sourceOf(source.read(FID)).onComplete(ctx.succeeding(s -> ctx.verify(() -> {
+            assertEquals("http", s);
+            assertEquals(1, rdma.calls());
+            assertEquals(1, volumeServer.requests());
+            assertEquals(0, source.breaker(A.toString()).getMetrics().getNumberOfFailedCalls());
+            assertEquals(1.0, counter("seaweedfs.rdma.corrupt.reads", "agent", A.toString()));
+            assertEquals(1.0, counter("seaweedfs.rdma.fallback.reads", "path", "http", "reason", "corrupt"));
+            ctx.completeNow();
+        })));
+    }
+
+    @Test
+    void theBreakerOpensTheFallbackServesAndItClosesAfterRecovery(Vertx vertx, VertxTestContext ctx) {
+        ResilientNeedleSource source = resilient(vertx, List.of(Fallback.READ_THROUGH, Fallback.HTTP));
+        CircuitBreaker breaker = source.breaker(A.toString());
+        rdma.failWith(ReadFailure.unavailable("endpoint error", null));
+        // Window of 4 calls, 50 %: the first read makes 3 failed attempts, the second a 4th, which opens it.
+        sourceOf(source.read(FID))
+                .compose(s -> sourceOf(source.read(FID)))
+                .compose(s -> {
+                    ctx.verify(() -> {
+                        assertEquals(CircuitBreaker.State.OPEN, breaker.getState());
+                        assertEquals(4, rdma.calls());
+                        assertEquals(ReadPathStatus.Health.DEGRADED, source.health());
+                        assertEquals("open", source.agents().get(0).breaker());
+                    });
+                    return sourceOf(source.read(FID));
+                })
+                .compose(s -> {
+                    ctx.verify(() -> {
+                        assertEquals("read-through", s);
+                        assertEquals(4, rdma.calls(), "an open breaker sends nothing over RDMA");
+                        // The second read's retry already met the open breaker.
+                        assertEquals(2.0, counter("seaweedfs.rdma.fallback.reads", "path", "read-through", "reason", "breaker_open"));
+                        assertTrue(registry.find("resilience4j.circuitbreaker.state").tag("name", A.toString()).gauges().size() > 0);
+                        // Resilience4j's call meters, recorded by the read path itself (no breaker events).
+                        assertEquals(4, registry.get("resilience4j.circuitbreaker.calls").tag("name", A.toString())
+                                .tag("kind", "failed").functionTimer().count());
+                        assertEquals(2.0, counter("resilience4j.circuitbreaker.not.permitted.calls", "name", A.toString()));
+                    });
+                    rdma.failWith(null);
+                    // After openDuration the next calls are half-open trials; halfOpenCalls successes close it.
+                    return until(vertx, () -> {
+                        source.read(FID).onSuccess(NeedleContent::release);
+                        return breaker.getState() == CircuitBreaker.State.CLOSED;
+                    });
+                })
+                .compose(v -> sourceOf(source.read(FID)))
+                .onComplete(ctx.succeeding(s -> ctx.verify(() -> {
+                    assertEquals("rdma", s);
+                    assertEquals(ReadPathStatus.Health.HEALTHY, source.health());
+                    ctx.completeNow();
+                })));
+    }
+
+    @Test
+    void aDownAgentSkipsRdmaAndReadThroughAndHttpServesTheFixture(Vertx vertx, VertxTestContext ctx) {
+        ResilientNeedleSource source = resilient(vertx, List.of(Fallback.READ_THROUGH, Fallback.HTTP));
+        ScriptedAgents.Agent a = agents.agent(A.toString());
+        a.refuse(true);
+        a.drop("endpoint closed by peer");
+        until(vertx, () -> !manager.peer(A.toString()).isUp())
+                .compose(v -> source.read(FID))
+                .onComplete(ctx.succeeding(c -> ctx.verify(() -> {
+                    assertEquals("http", c.stat().source());
+                    assertEquals(75634, c.stat().size(), "the fixture's bytes, not the doubles'");
+                    assertEquals("4af853fb", c.stat().etag());
+                    assertEquals(0, rdma.calls());
+                    assertEquals(0, readThrough.calls());
+                    assertEquals(1.0, counter("seaweedfs.rdma.fallback.reads", "path", "http", "reason", "agent_down"));
+                    assertEquals(ReadPathStatus.Health.DEGRADED, source.health());
+                    assertEquals("down", source.agents().get(0).state());
+                    ctx.completeNow();
+                })));
+    }
+
+    @Test
+    void aHangingAttemptTimesOutAndItsLateAnswerIsReleased(Vertx vertx, VertxTestContext ctx) {
+        ResilientNeedleSource source = resilient(vertx, List.of(Fallback.HTTP), Duration.ofMillis(30));
+        rdma.delegate().hold(true);
+        sourceOf(source.read(FID))
+                .compose(s -> {
+                    ctx.verify(() -> {
+                        assertEquals("http", s);
+                        assertEquals(3, rdma.calls());
+                        assertEquals(3, rdma.delegate().heldReads());
+                    });
+                    rdma.delegate().releaseHeld();
+                    return until(vertx, () -> true);
+                })
+                .onComplete(ctx.succeeding(v -> ctx.verify(() -> {
+                    assertEquals(0, rdma.delegate().unreleased());
+                    ctx.completeNow();
+                })));
+    }
+
+    @Test
+    void aNotFoundFromAFallbackIsFinal(Vertx vertx, VertxTestContext ctx) {
+        ResilientNeedleSource source = resilient(vertx, List.of(Fallback.READ_THROUGH, Fallback.HTTP));
+        rdma.failWith(ReadFailure.unavailable("endpoint error", null));
+        readThrough.failWith(ReadFailure.notFound("deleted"));
+        source.read(FID).onComplete(ctx.failing(e -> ctx.verify(() -> {
+            assertEquals(ReadFailure.Kind.NOT_FOUND, kind(e));
+            assertEquals(0, volumeServer.requests());
+            ctx.completeNow();
+        })));
+    }
+
+    @Test
+    void withoutAnAgentOrAFallbackThereIsNoPath(Vertx vertx, VertxTestContext ctx) {
+        ResilientNeedleSource none = resilient(vertx, List.of());
+        ResilientNeedleSource httpOnly = resilient(vertx, List.of(Fallback.HTTP));
+        FileId unknownVolume = FileId.parse("1,01bb51ad02");
+        stubMaster.locate(1, volumeServer.url());
+        httpOnly.read(unknownVolume, volumeServer.url())
+                .compose(c -> {
+                    ctx.verify(() -> assertEquals("http", c.stat().source()));
+                    rdma.failWith(ReadFailure.unavailable("endpoint error", null));
+                    return none.read(FID);
+                })
+                .onComplete(ctx.failing(e -> ctx.verify(() -> {
+                    assertEquals(ReadFailure.Kind.UNAVAILABLE, kind(e));
+                    assertEquals(503, ((ReadFailure) e).code());
+                    ctx.completeNow();
+                })));
+    }
+}

@@ -1,0 +1,285 @@
+package org.seaweedfs.rdma.sidecar.resilience;
+
+import org.seaweedfs.rdma.sidecar.NeedleContent;
+import org.seaweedfs.rdma.sidecar.ReadPathHarness;
+import org.seaweedfs.rdma.sidecar.ReadPathStatus;
+import org.seaweedfs.rdma.sidecar.StubVolumeServer;
+import org.seaweedfs.rdma.sidecar.connection.AgentPeer;
+import org.seaweedfs.rdma.sidecar.connection.ConnectionManagerVerticle;
+import org.seaweedfs.rdma.sidecar.connection.PeerState;
+import org.seaweedfs.rdma.sidecar.fallback.VolumeServerSource;
+import org.seaweedfs.rdma.sidecar.memory.RegisteredBufferPool;
+import org.seaweedfs.rdma.sidecar.read.NeedleReader;
+import org.seaweedfs.rdma.sidecar.read.ReadPathOptions;
+import org.seaweedfs.rdma.sidecar.read.ReadThroughSource;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.seaweedfs.rdma.sidecar.ReadPathHarness.await;
+
+import io.github.resilience4j.circuitbreaker.CircuitBreaker;
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+import io.vertx.core.Future;
+import io.vertx.core.Promise;
+import io.vertx.core.Vertx;
+import io.vertx.core.json.JsonObject;
+import java.io.IOException;
+import java.net.InetSocketAddress;
+import java.net.ServerSocket;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.BooleanSupplier;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+import org.seaweedfs.rdma.agent.AgentSettings;
+import org.seaweedfs.rdma.config.Fallback;
+import org.seaweedfs.rdma.config.HostPort;
+import org.seaweedfs.rdma.config.SidecarConfig;
+import org.seaweedfs.rdma.metrics.ReadMeters;
+import org.seaweedfs.rdma.volume.FileId;
+import org.seaweedfs.rdma.volume.Fixtures;
+
+/**
+ * The whole degraded read path with a real agent over UCX loopback: the connection manager, NeedleReader,
+ * ReadThroughSource and the HTTP fallback (stand-in volume server over the same fixture files) behind
+ * ResilientNeedleSource. Faults: the agent killed under load and restarted; the agent hung (its worker threads
+ * blocked, its endpoint still open).
+ */
+class ResilientReadPathAgentTest {
+
+    private static final String TLS = "tcp";
+    private static final RegisteredBufferPool.Settings POOL = new RegisteredBufferPool.Settings(64 << 10, 64, 1 << 20, 16);
+    /** Fixture needles with their known CRCs (fixtures README). */
+    private static final Map<FileId, String> KNOWN = Map.of(
+            FileId.parse("2,0306bfd555"), "4af853fb",
+            FileId.parse("2,08578634e1"), "043193f7",
+            FileId.parse("1,01bb51ad02"), "0ea166e0",
+            FileId.parse("1,02dfabcb70"), "7dd254fd");
+
+    @TempDir
+    Path dir;
+
+    private final List<AutoCloseable> open = new ArrayList<>();
+    private final SimpleMeterRegistry registry = new SimpleMeterRegistry();
+    private final List<JsonObject> events = new CopyOnWriteArrayList<>();
+
+    @AfterEach
+    void closeAll() throws Exception {
+        for (int i = open.size() - 1; i >= 0; i--) {
+            open.get(i).close();
+        }
+    }
+
+    private static SidecarConfig config(int agentPort) {
+        return new SidecarConfig(List.of(new HostPort("127.0.0.1", agentPort)), null, List.of(), null, 64L << 20,
+                new SidecarConfig.BufferPool(1 << 20, 16L << 20), 64, Duration.ofSeconds(3),
+                new SidecarConfig.Ping(Duration.ofMillis(250), Duration.ofMillis(250)),
+                new SidecarConfig.Reconnect(Duration.ofMillis(20), Duration.ofMillis(300)),
+                new SidecarConfig.Breaker(50, 10, 5, Duration.ofMillis(300), 2),
+                new SidecarConfig.Retry(3, Duration.ofMillis(10)),
+                List.of(Fallback.READ_THROUGH, Fallback.HTTP), 1);
+    }
+
+    private ReadPathHarness.AgentSide agent(int port) {
+        return new ReadPathHarness.AgentSide(dir, TLS, s -> new AgentSettings(s.host(), port, s.volumeDirs(),
+                s.offset5(), s.authToken(), s.agentId(), s.pollInterval(), s.segmentBytes(), s.retireGrace(),
+                s.maxFrameBytes(), s.maxRepliesInFlight()));
+    }
+
+    /** The sidecar's read path against the agent at {@code port}. */
+    private final class Sidecar {
+        final ReadPathHarness.SidecarSide side = new ReadPathHarness.SidecarSide(TLS, POOL);
+        final ConnectionManagerVerticle manager;
+        final ResilientNeedleSource source;
+        final StubVolumeServer volumeServer;
+        final String agentName;
+
+        Sidecar(int agentPort) {
+            open.add(side);
+            SidecarConfig config = config(agentPort);
+            agentName = config.agents().get(0).toString();
+            side.vertx.eventBus().<JsonObject>consumer(ConnectionManagerVerticle.PEER_STATE_ADDRESS, m -> events.add(m.body()));
+            manager = new ConnectionManagerVerticle(config,
+                    ConnectionManagerVerticle.ucxConnector(side.vertx, side.ucx, config, "test-sidecar"), null,
+                    new ReadMeters(registry));
+            await(side.vertx.deployVerticle(manager));
+            volumeServer = await(new StubVolumeServer(side.vertx).start(dir));
+            open.add(() -> await(volumeServer.stop()));
+            ReadPathOptions options = new ReadPathOptions(64, config.readTimeout().toMillis(), config.maxNeedleBytes());
+            source = new ResilientNeedleSource(side.vertx, manager, side.reader(manager, options),
+                    new ReadThroughSource(side.vertx, manager, options),
+                    new VolumeServerSource(VolumeServerSource.newClient(side.vertx, 8), null, config.maxNeedleBytes(), Duration.ofSeconds(20)),
+                    ResilienceSettings.from(config), registry);
+        }
+
+        AgentPeer peer() {
+            return manager.peer(agentName);
+        }
+
+        CircuitBreaker breaker() {
+            return source.breaker(agentName);
+        }
+    }
+
+    /** Concurrent read loops on the sidecar's event loops, verifying every answer against the known CRCs. */
+    private static final class Load {
+        final Map<String, AtomicInteger> bySource = new ConcurrentHashMap<>();
+        final List<String> errors = new CopyOnWriteArrayList<>();
+        final AtomicBoolean running = new AtomicBoolean(true);
+        final List<Future<Void>> loops = new ArrayList<>();
+
+        Load(Vertx vertx, ResilientNeedleSource source, String hint, int concurrency) {
+            List<FileId> fids = List.copyOf(KNOWN.keySet());
+            for (int i = 0; i < concurrency; i++) {
+                Promise<Void> done = Promise.promise();
+                int start = i;
+                vertx.getOrCreateContext().runOnContext(v -> next(source, hint, fids, start, done));
+                loops.add(done.future());
+            }
+        }
+
+        private void next(ResilientNeedleSource source, String hint, List<FileId> fids, int i, Promise<Void> done) {
+            if (!running.get()) {
+                done.complete();
+                return;
+            }
+            FileId fid = fids.get(i % fids.size());
+            source.read(fid, hint).onComplete(ar -> {
+                if (ar.succeeded()) {
+                    NeedleContent c = ar.result();
+                    if (!KNOWN.get(fid).equals(c.stat().etag())) {
+                        errors.add(fid + " served with crc " + c.stat().etag());
+                    }
+                    bySource.computeIfAbsent(c.stat().source(), k -> new AtomicInteger()).incrementAndGet();
+                    c.release();
+                } else {
+                    errors.add(fid + ": " + ar.cause());
+                }
+                next(source, hint, fids, i + 1, done);
+            });
+        }
+
+        int served(String source) {
+            AtomicInteger n = bySource.get(source);
+            return n == null ? 0 : n.get();
+        }
+
+        void stop() {
+            running.set(false);
+            await(Future.all(loops));
+        }
+    }
+
+    /**
+     * The agent again on its old port. The killed agent closed its connections first, so the port sits in
+     * TIME_WAIT (up to a minute on Linux) and UCX 1.13's listener does not set SO_REUSEADDR unless
+     * UCX_TCP_CM_REUSEADDR=y is in the environment: retry until the port is free, as an operator's restart would.
+     */
+    private ReadPathHarness.AgentSide restart(int port) throws InterruptedException {
+        eventually("port " + port + " free of TIME_WAIT", () -> {
+            try (ServerSocket probe = new ServerSocket()) {
+                probe.setReuseAddress(false); // as UCX binds: fails while TIME_WAIT connections hold the port
+                probe.bind(new InetSocketAddress("127.0.0.1", port));
+                return true;
+            } catch (IOException e) {
+                return false;
+            }
+        }, 120);
+        return agent(port);
+    }
+
+    /** Polls until the condition holds (the tests never assert timings, only that it happens). */
+    private static void eventually(String what, BooleanSupplier condition) throws InterruptedException {
+        eventually(what, condition, 60);
+    }
+
+    private static void eventually(String what, BooleanSupplier condition, int seconds) throws InterruptedException {
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(seconds);
+        while (!condition.getAsBoolean()) {
+            if (System.nanoTime() > deadline) {
+                throw new AssertionError("never happened: " + what);
+            }
+            Thread.sleep(10);
+        }
+    }
+
+    private boolean sawEvent(String state, String reasonPrefix) {
+        return events.stream().anyMatch(e -> state.equals(e.getString("state"))
+                && e.getString("reason").startsWith(reasonPrefix));
+    }
+
+    @Test
+    void anAgentKilledUnderLoadOpensItsBreakerTheFallbackServesAndItClosesWhenTheAgentReturns() throws Exception {
+        Fixtures.copyDir("volumes", dir);
+        ReadPathHarness.AgentSide agent = agent(0);
+        int port = agent.port();
+        Sidecar sidecar = new Sidecar(port);
+        eventually("agent up", () -> sidecar.peer().isUp());
+
+        Load load = new Load(sidecar.side.vertx, sidecar.source, sidecar.volumeServer.url(), 4);
+        eventually("RDMA serves", () -> load.served("rdma") >= 20);
+
+        agent.close();
+        eventually("agent down", () -> sidecar.peer().state() == PeerState.DOWN);
+        eventually("breaker open", () -> sidecar.breaker().getState() == CircuitBreaker.State.OPEN);
+        int httpBefore = load.served("http");
+        eventually("HTTP fallback serves", () -> load.served("http") >= httpBefore + 20);
+
+        open.add(restart(port));
+        eventually("agent up again", () -> sidecar.peer().isUp());
+        eventually("breaker closed", () -> sidecar.breaker().getState() == CircuitBreaker.State.CLOSED);
+        int rdmaBefore = load.served("rdma");
+        eventually("RDMA serves again", () -> load.served("rdma") >= rdmaBefore + 20);
+        load.stop();
+
+        assertEquals(List.of(), load.errors, "a fault loses nothing and serves nothing corrupt");
+        assertTrue(sawEvent("down", ""), events.toString());
+        assertTrue(events.stream().filter(e -> "up".equals(e.getString("state"))).count() >= 2, events.toString());
+        assertEquals(ReadPathStatus.Health.HEALTHY, sidecar.source.health());
+    }
+
+    @Test
+    void anAgentThatHangsIsDetectedByThePingsWithinTheTimeout() throws Exception {
+        Fixtures.copyDir("volumes", dir);
+        ReadPathHarness.AgentSide agent = agent(0);
+        open.add(agent);
+        Sidecar sidecar = new Sidecar(agent.port());
+        eventually("agent up", () -> sidecar.peer().isUp());
+
+        // Hang the agent: occupy every worker thread of its Vert.x (the agent verticle runs on that pool), so it
+        // stops answering while its UCX endpoint and listener stay open.
+        int workers = 20; // VertxOptions.DEFAULT_WORKER_POOL_SIZE
+        CountDownLatch started = new CountDownLatch(workers);
+        CountDownLatch release = new CountDownLatch(1);
+        for (int i = 0; i < workers; i++) {
+            agent.vertx.getOrCreateContext().executeBlocking(() -> {
+                started.countDown();
+                release.await();
+                return null;
+            }, false);
+        }
+        try {
+            assertTrue(started.await(30, TimeUnit.SECONDS), "agent workers blocked");
+            eventually("hang detected", () -> sawEvent("down", "no pong within 250 ms"));
+            assertEquals(PeerState.DOWN, sidecar.peer().state());
+            assertEquals(CircuitBreaker.State.OPEN, sidecar.breaker().getState(), "a down agent opens its breaker");
+            // Reads still work: the HTTP fallback (read-through needs the agent, which is not answering).
+            NeedleContent c = await(sidecar.source.read(FileId.parse("2,0306bfd555"), sidecar.volumeServer.url()));
+            assertEquals("http", c.stat().source());
+            c.release();
+        } finally {
+            release.countDown();
+        }
+        eventually("agent up after it resumes", () -> sidecar.peer().isUp());
+    }
+}
