@@ -37,6 +37,7 @@ public final class HttpApiVerticle extends VerticleBase {
         JwtReadAuth auth = JwtReadAuth.create(vertx, api.http().jwtReadKey());
         StatusHandlers status = new StatusHandlers(api);
         Router router = Router.router(vertx);
+        router.options().handler(Cors::preflight);
         router.get("/health").handler(status::health);
         router.get("/status").handler(status::status);
         router.get(RdmaMetrics.SCRAPE_ROUTE).handler(api.scrapeRegistry() != null
@@ -55,6 +56,7 @@ public final class HttpApiVerticle extends VerticleBase {
                 .setPerMessageWebSocketCompressionSupported(false)
                 .setPerFrameWebSocketCompressionSupported(false));
         return server.requestHandler(request -> {
+                    Cors.apply(request);
                     if (NeedleHandler.isNeedleRead(request)) {
                         needles.serve(request);
                     } else {

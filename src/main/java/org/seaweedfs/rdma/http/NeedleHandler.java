@@ -8,13 +8,12 @@ import io.vertx.core.http.HttpMethod;
 import io.vertx.core.http.HttpServerRequest;
 import io.vertx.core.http.HttpServerResponse;
 import io.vertx.ext.web.RoutingContext;
-import java.net.URLEncoder;
-import java.nio.charset.StandardCharsets;
 import java.time.Instant;
 import java.time.ZoneOffset;
-import java.time.ZonedDateTime;
+import java.time.LocalDateTime;
 import java.time.format.DateTimeFormatter;
 import java.time.format.DateTimeParseException;
+import java.time.format.ResolverStyle;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
@@ -22,7 +21,6 @@ import java.util.concurrent.ThreadLocalRandom;
 import org.seaweedfs.rdma.metrics.ReadMeters;
 import org.seaweedfs.rdma.sidecar.ByteChunks;
 import org.seaweedfs.rdma.sidecar.NeedleContent;
-import org.seaweedfs.rdma.sidecar.NeedleContentType;
 import org.seaweedfs.rdma.sidecar.NeedleInflater;
 import org.seaweedfs.rdma.sidecar.NeedleStat;
 import org.seaweedfs.rdma.sidecar.ReadFailure;
@@ -33,7 +31,12 @@ import org.seaweedfs.rdma.sidecar.ReadFailure;
  */
 final class NeedleHandler implements Handler<RoutingContext> {
 
-    private static final DateTimeFormatter HTTP_DATE = DateTimeFormatter.RFC_1123_DATE_TIME.withZone(ZoneOffset.UTC);
+    /** Go's http.TimeFormat (RFC 1123 with a two-digit day, always GMT). */
+    private static final DateTimeFormatter HTTP_DATE = DateTimeFormatter.ofPattern("EEE, dd MMM uuuu HH:mm:ss 'GMT'", Locale.US)
+            .withZone(ZoneOffset.UTC);
+    private static final DateTimeFormatter GO_DATE = DateTimeFormatter.ofPattern("dd MMM uuuu HH:mm:ss 'GMT'", Locale.US)
+            .withResolverStyle(ResolverStyle.STRICT);
+    private static final List<String> WEEKDAYS = List.of("Mon", "Tue", "Wed", "Thu", "Fri", "Sat", "Sun");
 
     private final Vertx vertx;
     private final HttpApiContext api;
@@ -119,13 +122,18 @@ final class NeedleHandler implements Handler<RoutingContext> {
             HttpErrors.send(response, 501, "needle " + stat.fid() + " is a chunk manifest; read it with cm=false");
             return;
         }
-        writeHeaders(request, response, path, stat);
+        if (stat.lastModified() != 0) {
+            response.putHeader("Last-Modified", HTTP_DATE.format(Instant.ofEpochSecond(stat.lastModified())));
+        }
         if (notModified(request, stat)) {
             content.release();
             scope.finish(stat.source(), "not_modified", 0);
+            response.putHeader("ETag", "\"" + stat.etag() + "\"");
+            ReadSliceHandler.putSourceHeaders(response, stat);
             response.setStatusCode(304).end();
             return;
         }
+        writeHeaders(request, response, path, stat);
         boolean gzip = stat.compressed() && acceptsGzip(request.getHeader("Accept-Encoding"));
         Future<ByteChunks> body;
         if (stat.compressed() && !gzip) {
@@ -153,7 +161,9 @@ final class NeedleHandler implements Handler<RoutingContext> {
     /** Resolves ranges and writes the body; the future carries the body bytes sent. */
     private Future<Long> sendBody(HttpServerRequest request, HttpServerResponse response, NeedleStat stat, ByteChunks body) {
         long size = body.length();
-        ByteRanges ranges = ByteRanges.parse(request.getHeader("Range"), size);
+        boolean head = request.method() == HttpMethod.HEAD;
+        // HEAD ignores Range, as the volume server does: 200 with the whole length.
+        ByteRanges ranges = ByteRanges.parse(head ? null : request.getHeader("Range"), size);
         List<Buffer> pieces;
         long length;
         switch (ranges.kind()) {
@@ -176,12 +186,17 @@ final class NeedleHandler implements Handler<RoutingContext> {
                     length = r.length();
                 } else {
                     pieces = multipart(response, ranges.ranges(), body, response.headers().get("Content-Type"));
+                    // (multipart sets its own Content-Type: nothing to sniff)
                     length = pieces.stream().mapToLong(Buffer::length).sum();
                 }
             }
         }
         response.putHeader("Content-Length", Long.toString(length));
-        if (request.method() == HttpMethod.HEAD) {
+        if (!head && length > 0 && !response.headers().contains("Content-Type") && !hasValue(response, "Content-Encoding")) {
+            // Go's server sniffs a body sent without a Content-Type (and without a Content-Encoding).
+            response.putHeader("Content-Type", sniff(pieces));
+        }
+        if (head) {
             return response.end().map(0L);
         }
         return BodyStreamer.stream(response, pieces).map(length);
@@ -210,25 +225,59 @@ final class NeedleHandler implements Handler<RoutingContext> {
         return pieces;
     }
 
+    /**
+     * The volume server's order: ETag, the needle's pairs, the type the needle's mime or name gives, Accept-Ranges,
+     * the {@code response-*} overrides, then Content-Disposition unless one is set already; the source headers
+     * last, so no stored pair can claim an RDMA read.
+     */
     private static void writeHeaders(HttpServerRequest request, HttpServerResponse response, NeedlePath path,
                                      NeedleStat stat) {
-        stat.pairs().forEach(response::putHeader);
         response.putHeader("ETag", "\"" + stat.etag() + "\"");
-        ReadSliceHandler.putSourceHeaders(response, stat);
-        if (stat.lastModified() != 0) {
-            response.putHeader("Last-Modified", HTTP_DATE.format(Instant.ofEpochSecond(stat.lastModified())));
-        }
+        stat.pairs().forEach(response::putHeader);
         String filename = path.filename().isEmpty() ? stat.name() : path.filename();
-        String contentType = NeedleContentType.of(stat, filename.isEmpty() ? path.ext() : filename);
+        String contentType = contentType(stat, filename);
         if (contentType != null) {
             response.putHeader("Content-Type", contentType);
         }
-        if (!filename.isEmpty()) {
-            boolean download = goTrue(request.getParam("dl"));
-            String escaped = URLEncoder.encode(filename, StandardCharsets.UTF_8).replace("\\", "\\\\").replace("\"", "\\\"");
-            response.putHeader("Content-Disposition", (download ? "attachment" : "inline") + "; filename=\"" + escaped + "\"");
-        }
         response.putHeader("Accept-Ranges", "bytes");
+        ResponseOverrides.apply(request, response);
+        if (!filename.isEmpty() && !response.headers().contains("Content-Disposition")) {
+            String type = goTrue(request.getParam("dl")) ? "attachment" : "inline";
+            response.putHeader("Content-Disposition", GoMediaType.disposition(type, filename));
+        }
+        ReadSliceHandler.putSourceHeaders(response, stat);
+    }
+
+    /**
+     * The stored mime unless it starts with application/octet-stream, else the type of the file name's extension
+     * (the URL's file name, else the needle's); null when neither says (the body is then sniffed). As upstream, the
+     * extension of a {@code /<vid>,<fid>.<ext>} URL does not count.
+     */
+    static String contentType(NeedleStat stat, String filename) {
+        if (!stat.mime().isEmpty() && !stat.mime().startsWith(ContentSniffer.OCTET_STREAM)) {
+            return stat.mime();
+        }
+        return GoMediaType.typeByFilename(filename);
+    }
+
+    private static boolean hasValue(HttpServerResponse response, String header) {
+        String value = response.headers().get(header);
+        return value != null && !value.isEmpty();
+    }
+
+    /** DetectContentType of the first bytes the body sends. */
+    private static String sniff(List<Buffer> pieces) {
+        byte[] head = new byte[ContentSniffer.SNIFF_LENGTH];
+        int n = 0;
+        for (Buffer piece : pieces) {
+            int take = Math.min(piece.length(), head.length - n);
+            piece.getBytes(0, take, head, n);
+            n += take;
+            if (n == head.length) {
+                break;
+            }
+        }
+        return ContentSniffer.detect(head, n);
     }
 
     /** The true forms of Go's strconv.ParseBool, which the volume server parses {@code dl} with (else false). */
@@ -239,28 +288,35 @@ final class NeedleHandler implements Handler<RoutingContext> {
         };
     }
 
-    /** If-None-Match (when present it decides), else If-Modified-Since against Last-Modified. */
+    /**
+     * As the volume server decides: If-Modified-Since (Go's HTTP date form) not before the needle's Last-Modified
+     * answers 304 whatever If-None-Match says; else If-None-Match equal to the exact quoted ETag (no lists, no
+     * {@code W/}, no {@code *}) does.
+     */
     private static boolean notModified(HttpServerRequest request, NeedleStat stat) {
-        String inm = request.getHeader("If-None-Match");
-        if (inm != null) {
-            String etag = "\"" + stat.etag() + "\"";
-            for (String candidate : inm.split(",")) {
-                String c = candidate.trim();
-                if (c.equals("*") || c.equals(etag) || c.equals("W/" + etag)) {
-                    return true;
-                }
-            }
-            return false;
-        }
         String ims = request.getHeader("If-Modified-Since");
-        if (ims != null && stat.lastModified() != 0) {
-            try {
-                return stat.lastModified() <= ZonedDateTime.parse(ims, HTTP_DATE).toEpochSecond();
-            } catch (DateTimeParseException e) {
-                return false;
+        if (stat.lastModified() != 0 && ims != null && !ims.isEmpty()) {
+            long since = goHttpDate(ims);
+            if (since != Long.MIN_VALUE && since >= stat.lastModified()) {
+                return true;
             }
         }
-        return false;
+        String inm = request.getHeader("If-None-Match");
+        return inm != null && inm.equals("\"" + stat.etag() + "\"");
+    }
+
+    /** Unix seconds of a date in Go's http.TimeFormat ({@code Mon, 02 Jan 2006 15:04:05 GMT}), else MIN_VALUE. */
+    static long goHttpDate(String text) {
+        // Go checks the weekday is a weekday name but not that it fits the date.
+        if (text.length() < 5 || text.charAt(3) != ',' || text.charAt(4) != ' '
+                || !WEEKDAYS.contains(text.substring(0, 3))) {
+            return Long.MIN_VALUE;
+        }
+        try {
+            return LocalDateTime.parse(text.substring(5), GO_DATE).toEpochSecond(ZoneOffset.UTC);
+        } catch (DateTimeParseException e) {
+            return Long.MIN_VALUE;
+        }
     }
 
     /** Whether Accept-Encoding allows gzip (listed, or via *, with a non-zero q). */

@@ -50,10 +50,10 @@ record NeedlePath(FileId fid, FileId authFid, String filename, String ext) {
                 keyCookie = keyCookie.substring(0, dot);
             }
         }
-        long volumeId = FileId.parseVolumeId(vid);
-        int underscore = keyCookie.indexOf('_');
+        long volumeId = FileId.parseUrlVolumeId(vid);
+        int underscore = keyCookie.lastIndexOf('_');
         FileId fid = FileId.parsePath(volumeId, keyCookie);
-        FileId authFid = underscore < 0 ? fid : FileId.parsePath(volumeId, keyCookie.substring(0, underscore));
+        FileId authFid = underscore <= 0 ? fid : FileId.parsePath(volumeId, keyCookie.substring(0, underscore));
         return new NeedlePath(fid, authFid, filename, ext);
     }
 

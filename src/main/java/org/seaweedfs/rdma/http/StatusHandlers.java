@@ -6,14 +6,26 @@ import io.vertx.ext.web.RoutingContext;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.Set;
 import java.util.TreeMap;
 import org.seaweedfs.rdma.sidecar.ReadPathStatus;
+import org.seaweedfs.rdma.sidecar.ReadPathStatus.AgentStatus;
 
 /**
- * {@code /health} (the schema {@code weed mount} reads: {@code status} and {@code rdma.enabled}; 200 when
- * healthy or degraded, 503 when unhealthy) and {@code /status} (agents, their states, breakers, volumes).
+ * {@code /health} (the schema {@code weed mount} reads once, at mount start: {@code status} and {@code rdma.enabled})
+ * and {@code /status} (agents, their states, breakers, volumes). Both share the summary:
+ * <ul>
+ *   <li>{@code status}: {@code healthy} (200) whenever RDMA can serve reads: at least one agent up whose breaker
+ *       lets reads through; {@code degraded} (200) when only a fallback path can; {@code unhealthy} (503) when
+ *       nothing can;</li>
+ *   <li>{@code readPath}: the read path's own view ({@code healthy} only when every agent is up with a closed
+ *       breaker), and {@code reasons}: why not, one line per agent that is not.</li>
+ * </ul>
  */
 final class StatusHandlers {
+
+    /** Breaker states that refuse reads (Resilience4j's names, lower-cased). */
+    private static final Set<String> BLOCKING_BREAKERS = Set.of("open", "forced_open");
 
     private final HttpApiContext api;
 
@@ -22,47 +34,79 @@ final class StatusHandlers {
     }
 
     void health(RoutingContext ctx) {
-        ReadPathStatus.Health health = api.status().health();
-        List<ReadPathStatus.AgentStatus> agents = api.status().agents();
-        JsonObject body = summary(health)
+        List<AgentStatus> agents = api.status().agents();
+        JsonObject body = summary(agents)
                 .put("agents", new JsonObject()
                         .put("total", agents.size())
-                        .put("up", agents.stream().filter(a -> "up".equals(a.state())).count()));
-        send(ctx, health, body);
+                        .put("up", agents.stream().filter(a -> "up".equals(a.state())).count())
+                        .put("serving", agents.stream().filter(StatusHandlers::serves).count()));
+        send(ctx, body);
     }
 
     void status(RoutingContext ctx) {
-        ReadPathStatus.Health health = api.status().health();
+        List<AgentStatus> all = api.status().agents();
         JsonArray agents = new JsonArray();
         Map<String, JsonArray> volumes = new TreeMap<>();
-        for (ReadPathStatus.AgentStatus a : api.status().agents()) {
+        for (AgentStatus a : all) {
             agents.add(new JsonObject()
                     .put("address", a.address())
                     .put("state", a.state())
                     .put("breaker", a.breaker())
+                    .put("serving", serves(a))
                     .put("volumes", new JsonArray(List.copyOf(a.volumes())))
                     .put("needles", a.needles())
                     .put("lastError", a.lastError()));
             a.volumes().forEach(v -> volumes.computeIfAbsent(Long.toString(v), k -> new JsonArray()).add(a.address()));
         }
-        JsonObject body = summary(health).put("agents", agents).put("volumes", new JsonObject(Map.copyOf(volumes)));
-        send(ctx, health, body);
+        JsonObject body = summary(all).put("agents", agents).put("volumes", new JsonObject(Map.copyOf(volumes)));
+        send(ctx, body);
     }
 
-    private JsonObject summary(ReadPathStatus.Health health) {
+    /** An agent RDMA reads can go to now: up, its breaker letting reads through (closed, half-open, disabled). */
+    static boolean serves(AgentStatus agent) {
+        return "up".equals(agent.state()) && !BLOCKING_BREAKERS.contains(agent.breaker());
+    }
+
+    /** What {@code /health} says: healthy whenever RDMA serves reads, else the read path's degraded or unhealthy. */
+    static ReadPathStatus.Health overall(boolean rdmaEnabled, ReadPathStatus.Health readPath, List<AgentStatus> agents) {
+        if (rdmaEnabled && agents.stream().anyMatch(StatusHandlers::serves)) {
+            return ReadPathStatus.Health.HEALTHY;
+        }
+        return readPath == ReadPathStatus.Health.HEALTHY ? ReadPathStatus.Health.DEGRADED : readPath;
+    }
+
+    private JsonObject summary(List<AgentStatus> agents) {
+        ReadPathStatus.Health readPath = api.status().health();
+        boolean enabled = api.status().rdmaEnabled();
+        JsonArray reasons = new JsonArray();
+        for (AgentStatus a : agents) {
+            if (!"up".equals(a.state()) || !"closed".equals(a.breaker())) {
+                reasons.add("agent " + a.address() + " is " + a.state() + ", breaker " + a.breaker()
+                        + (a.lastError() == null ? "" : ": " + a.lastError()));
+            }
+        }
+        if (agents.isEmpty()) {
+            reasons.add("no agent is known");
+        }
         return new JsonObject()
-                .put("status", health.name().toLowerCase(Locale.ROOT))
+                .put("status", name(overall(enabled, readPath, agents)))
+                .put("readPath", name(readPath))
+                .put("reasons", reasons)
                 .put("rdma", new JsonObject()
-                        .put("enabled", api.status().rdmaEnabled())
+                        .put("enabled", enabled)
                         .put("connected", api.status().rdmaConnected()))
                 .put("reads", new JsonObject()
                         .put("inFlight", api.admission().inFlight())
                         .put("maxInFlight", api.admission().limit()));
     }
 
-    private static void send(RoutingContext ctx, ReadPathStatus.Health health, JsonObject body) {
+    private static String name(ReadPathStatus.Health health) {
+        return health.name().toLowerCase(Locale.ROOT);
+    }
+
+    private static void send(RoutingContext ctx, JsonObject body) {
         ctx.response()
-                .setStatusCode(health == ReadPathStatus.Health.UNHEALTHY ? 503 : 200)
+                .setStatusCode("unhealthy".equals(body.getString("status")) ? 503 : 200)
                 .putHeader("Content-Type", "application/json")
                 .putHeader("Cache-Control", "no-store")
                 .end(body.encode());

@@ -30,7 +30,8 @@ public record FileId(long volumeId, long key, int cookie) {
 
     /**
      * Parses the key-and-cookie part of a URL path as the volume server does: it may carry a
-     * {@code _<decimal delta>} suffix that is added to the key.
+     * {@code _<decimal delta>} suffix (after the last '_', not at the start) that is added to the key; an
+     * empty delta adds nothing.
      */
     public static FileId parsePath(long volumeId, String keyCookie) {
         if (keyCookie == null || keyCookie.isEmpty()) {
@@ -38,20 +39,36 @@ public record FileId(long volumeId, long key, int cookie) {
         }
         String hex = keyCookie;
         long delta = 0;
-        int underscore = keyCookie.indexOf('_');
-        if (underscore >= 0) {
+        int underscore = keyCookie.lastIndexOf('_');
+        if (underscore > 0) {
             hex = keyCookie.substring(0, underscore);
             String d = keyCookie.substring(underscore + 1);
-            if (d.isEmpty() || !isAsciiDecimal(d)) {
+            if (!isAsciiDecimal(d)) {
                 throw new IllegalArgumentException("file id delta '" + d + "' is not a decimal number");
             }
             try {
-                delta = Long.parseUnsignedLong(d);
+                delta = d.isEmpty() ? 0 : Long.parseUnsignedLong(d);
             } catch (NumberFormatException e) {
                 throw new IllegalArgumentException("file id delta '" + d + "' is too large");
             }
         }
         return new FileId(volumeId, hex, delta, keyCookie);
+    }
+
+    /**
+     * A volume id in a volume server URL, parsed as SeaweedFS does ({@code needle.NewVolumeId}): any decimal that
+     * fits 64 bits (leading zeros allowed), kept to its low 32 bits, since a volume id is a u32 there
+     * ({@code 4294967299} reads volume 3).
+     */
+    public static long parseUrlVolumeId(String text) {
+        if (text == null || text.isEmpty() || !isAsciiDecimal(text)) {
+            throw new IllegalArgumentException("volume id '" + text + "' is not a decimal number");
+        }
+        try {
+            return Long.parseUnsignedLong(text) & MAX_VOLUME_ID;
+        } catch (NumberFormatException e) {
+            throw new IllegalArgumentException("volume id " + text + " exceeds 64 bits");
+        }
     }
 
     public static long parseVolumeId(String text) {

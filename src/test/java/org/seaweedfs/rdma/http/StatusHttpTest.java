@@ -20,7 +20,9 @@ class StatusHttpTest extends HttpApiTestBase {
         JsonObject body = r.bodyAsJsonObject();
         assertEquals("healthy", body.getString("status"));
         assertEquals(new JsonObject().put("enabled", true).put("connected", true), body.getJsonObject("rdma"));
-        assertEquals(new JsonObject().put("total", 1).put("up", 1), body.getJsonObject("agents"));
+        assertEquals(new JsonObject().put("total", 1).put("up", 1).put("serving", 1), body.getJsonObject("agents"));
+        assertEquals("healthy", body.getString("readPath"));
+        assertEquals(new JsonArray(), body.getJsonArray("reasons"));
     }
 
     @Test
@@ -38,16 +40,51 @@ class StatusHttpTest extends HttpApiTestBase {
     }
 
     @Test
+    void oneOfTwoAgentsDownIsHealthyForWeedMountWithTheReasonInTheBody() throws Exception {
+        status.set(ReadPathStatus.Health.DEGRADED, List.of(
+                new AgentStatus("a:1", "up", "closed", List.of(3L), 10, null),
+                new AgentStatus("b:2", "down", "open", List.of(7L), 0, "connection refused")));
+        HttpResponse<Buffer> r = await(get("/health").send());
+        assertEquals(200, r.statusCode());
+        JsonObject body = r.bodyAsJsonObject();
+        assertEquals("healthy", body.getString("status"));
+        assertTrue(body.getJsonObject("rdma").getBoolean("enabled"));
+        assertEquals("degraded", body.getString("readPath"));
+        assertEquals(new JsonArray().add("agent b:2 is down, breaker open: connection refused"), body.getJsonArray("reasons"));
+        assertEquals(new JsonObject().put("total", 2).put("up", 2 - 1).put("serving", 1), body.getJsonObject("agents"));
+    }
+
+    @Test
+    void healthFollowsWhetherAnyAgentsBreakerLetsReadsThrough() throws Exception {
+        String[][] cases = {
+                // breaker of the one up agent, expected status
+                {"closed", "healthy"}, {"half_open", "healthy"}, {"disabled", "healthy"},
+                {"open", "degraded"}, {"forced_open", "degraded"}};
+        for (String[] c : cases) {
+            status.set(ReadPathStatus.Health.DEGRADED, List.of(new AgentStatus("a:1", "up", c[0], List.of(3L), 1, null)));
+            assertEquals(c[1], await(get("/health").send()).bodyAsJsonObject().getString("status"), c[0]);
+        }
+        status.set(ReadPathStatus.Health.DEGRADED, List.of(new AgentStatus("a:1", "connecting", "closed", List.of(), 0, null)));
+        assertEquals("degraded", await(get("/health").send()).bodyAsJsonObject().getString("status"));
+        status.set(ReadPathStatus.Health.HEALTHY, List.of()).rdmaEnabled(false);
+        HttpResponse<Buffer> none = await(get("/health").send());
+        assertEquals(200, none.statusCode());
+        assertEquals("degraded", none.bodyAsJsonObject().getString("status"), "no agent: RDMA cannot serve");
+        assertEquals(new JsonArray().add("no agent is known"), none.bodyAsJsonObject().getJsonArray("reasons"));
+    }
+
+    @Test
     void statusListsAgentsBreakersAndVolumes() throws Exception {
         status.set(ReadPathStatus.Health.DEGRADED, List.of(
                 new AgentStatus("a:1", "up", "closed", List.of(3L, 7L), 10, null),
                 new AgentStatus("b:2", "down", "open", List.of(7L), 0, "ping timeout")));
         JsonObject body = await(get("/status").send()).bodyAsJsonObject();
-        assertEquals("degraded", body.getString("status"));
+        assertEquals("healthy", body.getString("status"), "a:1 serves reads over RDMA");
+        assertEquals("degraded", body.getString("readPath"));
         JsonArray agents = body.getJsonArray("agents");
         assertEquals(2, agents.size());
         assertEquals(new JsonObject().put("address", "b:2").put("state", "down").put("breaker", "open")
-                .put("volumes", new JsonArray().add(7)).put("needles", 0).put("lastError", "ping timeout"), agents.getJsonObject(1));
+                .put("serving", false).put("volumes", new JsonArray().add(7)).put("needles", 0).put("lastError", "ping timeout"), agents.getJsonObject(1));
         assertEquals(new JsonObject().put("3", new JsonArray().add("a:1")).put("7", new JsonArray().add("a:1").add("b:2")),
                 body.getJsonObject("volumes"));
         assertEquals(new JsonObject().put("inFlight", 0).put("maxInFlight", 64), body.getJsonObject("reads"));

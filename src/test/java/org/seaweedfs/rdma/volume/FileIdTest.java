@@ -93,7 +93,6 @@ class FileIdTest {
 
     @ParameterizedTest
     @CsvSource(delimiter = '|', value = {
-            "01637037d6_            | delta '' is not a decimal",
             "01637037d6_x           | delta 'x' is not a decimal",
             "01637037d6_-1          | delta '-1' is not a decimal",
             "01637037d6_١           | delta '١' is not a decimal",
@@ -103,6 +102,26 @@ class FileIdTest {
     void pathErrorsNameTheProblem(String text, String expected) {
         IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> FileId.parsePath(3, text));
         assertTrue(e.getMessage().contains(expected), e.getMessage());
+    }
+
+    @Test
+    void urlPathsTakeAnEmptyDeltaAndTheLastUnderscoreAsSeaweedFsDoes() {
+        assertEquals(new FileId(3, 1, 0x637037d6), FileId.parsePath(3, "01637037d6_"));
+        IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
+                () -> FileId.parsePath(3, "01637037d6_1_2"));
+        assertTrue(e.getMessage().contains("'_' is not a hex digit"), e.getMessage());
+    }
+
+    @Test
+    void urlVolumeIdsAreU64DecimalsKeptToTheirLow32Bits() {
+        assertEquals(3, FileId.parseUrlVolumeId("3"));
+        assertEquals(3, FileId.parseUrlVolumeId("00000000000000000003"));
+        assertEquals(3, FileId.parseUrlVolumeId("4294967299"));
+        assertEquals(0xFFFF_FFFFL, FileId.parseUrlVolumeId("18446744073709551615"));
+        for (String bad : new String[] {"", "18446744073709551616", "-3", "+3", "3a", "٣"}) {
+            assertThrows(IllegalArgumentException.class, () -> FileId.parseUrlVolumeId(bad), bad);
+        }
+        assertThrows(IllegalArgumentException.class, () -> FileId.parseUrlVolumeId(null));
     }
 
     @Test
