@@ -17,6 +17,11 @@ import java.util.concurrent.atomic.AtomicLong;
  * <p>Thread-safe: every method may be called from any thread; each returned future, and each handler, runs on the
  * Vert.x context that made the call (or set the handler). When the endpoint fails, the channel closes, every pending
  * operation fails with a {@link UcxTransportException}, and later calls fail at once.
+ *
+ * <p>The channel holds the state every operation reads ({@code CONNECTING -> OPEN -> CLOSING -> CLOSED}, the close
+ * cause, the peer's worker address) and checks calls; the work is done by its parts on the owner thread:
+ * {@link ChannelHandshake} (hello exchange, opens the channel), {@link ChannelCloser} (close sequence),
+ * {@link PendingOps} (operations in flight), {@link InboundFrames} (frame delivery), {@link RemoteKeyCache}.
  */
 public final class UcxChannel {
 
