@@ -4,7 +4,6 @@ import org.openucx.jucx.ucp.UcpEndpoint;
 
 import java.nio.ByteBuffer;
 import java.util.ArrayList;
-import java.util.Collection;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -45,7 +44,7 @@ final class RemoteKeyCache {
      * Drops a hold; the last one takes the key out of the cache and closes it once no get in {@code pending} uses it.
      * Returns whether that was the last hold.
      */
-    boolean release(UcxRemoteKey key, Collection<ChannelOp<?>> pending) {
+    boolean release(UcxRemoteKey key, PendingOps pending) {
         if (keys.get(key.packed()) != key || !key.unhold()) {
             return false;
         }
@@ -60,12 +59,10 @@ final class RemoteKeyCache {
     }
 
     /** Closes released keys that no pending get still uses (a native key must outlive the gets issued with it). */
-    void closeRetired(Collection<ChannelOp<?>> pending) {
+    void closeRetired(PendingOps pending) {
         retiring.removeIf(key -> {
-            for (ChannelOp<?> op : pending) {
-                if (op instanceof GetOp get && get.uses(key)) {
-                    return false;
-                }
+            if (pending.uses(key)) {
+                return false;
             }
             key.close();
             return true;

@@ -3,24 +3,12 @@ package org.seaweedfs.rdma.ucx;
 import io.vertx.core.Context;
 import io.vertx.core.Future;
 import io.vertx.core.Handler;
-import io.vertx.core.Promise;
 import io.vertx.core.buffer.Buffer;
-import org.slf4j.Logger;
-import org.slf4j.LoggerFactory;
-import org.openucx.jucx.UcxCallback;
-import org.openucx.jucx.UcxException;
-import org.openucx.jucx.UcxUtils;
 import org.openucx.jucx.ucp.UcpAmData;
 import org.openucx.jucx.ucp.UcpEndpoint;
-import org.openucx.jucx.ucp.UcpRequest;
 import org.openucx.jucx.ucs.UcsConstants;
 
 import java.net.InetSocketAddress;
-import java.nio.ByteBuffer;
-import java.util.ArrayList;
-import java.util.HashSet;
-import java.util.List;
-import java.util.Set;
 import java.util.concurrent.atomic.AtomicLong;
 
 /**
@@ -29,12 +17,15 @@ import java.util.concurrent.atomic.AtomicLong;
  * <p>Thread-safe: every method may be called from any thread; each returned future, and each handler, runs on the
  * Vert.x context that made the call (or set the handler). When the endpoint fails, the channel closes, every pending
  * operation fails with a {@link UcxTransportException}, and later calls fail at once.
+ *
+ * <p>The channel holds the state every operation reads ({@code CONNECTING -> OPEN -> CLOSING -> CLOSED}, the close
+ * cause, the peer's worker address) and checks calls; the work is done by its parts on the owner thread:
+ * {@link ChannelHandshake} (hello exchange, opens the channel), {@link ChannelCloser} (close sequence),
+ * {@link PendingOps} (operations in flight), {@link InboundFrames} (frame delivery), {@link RemoteKeyCache}.
  */
 public final class UcxChannel {
 
-    private static final Logger log = LoggerFactory.getLogger(UcxChannel.class);
     private static final AtomicLong IDS = new AtomicLong();
-    private static final long CLOSE_TIMEOUT_MS = 5_000;
 
     private enum State { CONNECTING, OPEN, CLOSING, CLOSED }
 
@@ -42,6 +33,7 @@ public final class UcxChannel {
     private final long id;
     private final InetSocketAddress peer;
     private final boolean accepted;
+    // The state every operation reads, kept here (no hop on the get path); written by the handshake and the closer.
     private volatile State state = State.CONNECTING;
     private volatile UcxTransportException closeCause;
     private volatile byte[] peerWorkerAddress; // from the handshake; null: the peer gets no event-loop lanes
@@ -49,24 +41,21 @@ public final class UcxChannel {
     // Owner-thread state.
     private UcpEndpoint endpoint;
     private long endpointId;
-    private boolean endpointClosing;
-    private final Set<ChannelOp<?>> pending = new HashSet<>();
+    private final PendingOps pending;
     private final RemoteKeyCache keys;
     private final InboundFrames frames = new InboundFrames(this);
-    private Handler<Throwable> closeHandler;
-    private Context closeContext;
-    private final List<Promise<Void>> closePromises = new ArrayList<>();
-    private final List<Context> closePromiseContexts = new ArrayList<>();
-    private Promise<UcxChannel> connectPromise;
-    private Context connectContext;
-    private UcxListener listener;
+    private final ChannelHandshake handshake;
+    private final ChannelCloser closer;
 
     UcxChannel(UcxWorkerVerticle owner, InetSocketAddress peer, boolean accepted) {
         this.owner = owner;
         this.id = IDS.incrementAndGet();
         this.peer = peer;
         this.accepted = accepted;
+        this.pending = new PendingOps(owner.loop());
         this.keys = new RemoteKeyCache(this, owner.settings().maxRemoteKeys());
+        this.handshake = new ChannelHandshake(this, owner);
+        this.closer = new ChannelCloser(this, owner);
     }
 
     /** Process-unique id, for logs. */
@@ -120,7 +109,7 @@ public final class UcxChannel {
      */
     public UcxChannel closeHandler(Handler<Throwable> handler) {
         Context context = owner.callerContext();
-        loop().execute(LoopTask.of(() -> setCloseHandler(handler, context)));
+        loop().execute(LoopTask.of(() -> closer.setHandler(handler, context)));
         return this;
     }
 
@@ -209,7 +198,7 @@ public final class UcxChannel {
     /** Flushes outstanding operations, then closes the endpoint; completes once it is closed. */
     public Future<Void> close() {
         Context context = owner.callerContext();
-        return owner.hand(context, promise -> closeOrderly(promise, context), stopped -> Future.succeededFuture());
+        return owner.hand(context, promise -> closer.closeOrderly(promise, context), stopped -> Future.succeededFuture());
     }
 
     @Override
@@ -227,12 +216,37 @@ public final class UcxChannel {
         return owner.metrics();
     }
 
+    UcxSettings settings() {
+        return owner.settings();
+    }
+
     UcpEndpoint endpoint() {
         return endpoint;
     }
 
     long endpointId() {
         return endpointId;
+    }
+
+    void attach(UcpEndpoint ep) {
+        this.endpoint = ep;
+        this.endpointId = ep.getNativeId();
+    }
+
+    ChannelHandshake handshake() {
+        return handshake;
+    }
+
+    ChannelCloser closer() {
+        return closer;
+    }
+
+    PendingOps pending() {
+        return pending;
+    }
+
+    RemoteKeyCache keys() {
+        return keys;
     }
 
     /** Any thread: the peer worker's address from the handshake, or null (an older peer: no lanes). */
@@ -258,74 +272,94 @@ public final class UcxChannel {
                 status);
     }
 
-    void track(ChannelOp<?> op) {
-        if (pending.add(op)) {
-            loop().operationStarted();
+    // ---- the state: written here only, by the handshake and the closer (owner thread) ----
+
+    boolean isConnecting() {
+        return state == State.CONNECTING;
+    }
+
+    boolean isClosed() {
+        return state == State.CLOSED;
+    }
+
+    /** Why the channel closed (or is closing), or null after a local close. */
+    UcxTransportException closeCause() {
+        return closeCause;
+    }
+
+    /** The close cause, or a plain "is closed" error after a local close. */
+    UcxTransportException closedError() {
+        UcxTransportException cause = closeCause;
+        return cause != null ? cause : new UcxTransportException(this + " is closed");
+    }
+
+    /** The handshake is done: CONNECTING to OPEN. False (nothing changes) in any other state. */
+    boolean opened(byte[] workerAddress) {
+        if (state != State.CONNECTING) {
+            return false;
         }
+        peerWorkerAddress = workerAddress; // before the state: a reader that sees OPEN sees the address
+        state = State.OPEN;
+        metrics().channelOpened();
+        return true;
+    }
+
+    /**
+     * Starts closing: records {@code cause} if it is the first, and goes to CLOSING. False when the channel already
+     * was closing or closed.
+     */
+    boolean closing(UcxTransportException cause) {
+        if (cause != null && closeCause == null) {
+            closeCause = cause; // before the state: a reader that sees CLOSING sees the cause
+        }
+        State s = state;
+        if (s == State.CLOSING || s == State.CLOSED) {
+            return false;
+        }
+        state = State.CLOSING;
+        return true;
+    }
+
+    /** UCX closed the endpoint: CLOSED; incoming frames not yet delivered are dropped. */
+    void closed() {
+        state = State.CLOSED;
+        metrics().channelClosed();
+        frames.clear();
+    }
+
+    /** Fails the channel (see {@link ChannelCloser#fail}). */
+    void fail(UcxTransportException cause) {
+        closer.fail(cause);
+    }
+
+    // ---- operations and frames ----
+
+    void track(ChannelOp<?> op) {
+        pending.add(op);
     }
 
     void untrack(ChannelOp<?> op) {
-        if (pending.remove(op)) {
-            loop().operationFinished();
-        }
+        pending.remove(op);
         if (keys.hasRetiring()) {
             keys.closeRetired(pending);
         }
     }
 
-    void attach(UcpEndpoint ep) {
-        this.endpoint = ep;
-        this.endpointId = ep.getNativeId();
+    /** One more hold on the UCX memory key for the packed bytes, unpacked once per channel; null when full. */
+    UcxRemoteKey remoteKey(byte[] packed) {
+        return keys.hold(packed, endpoint);
     }
 
-    void awaitHandshake(Promise<UcxChannel> promise, Context context) {
-        this.connectPromise = promise;
-        this.connectContext = context;
-    }
-
-    void acceptedBy(UcxListener l) {
-        this.listener = l;
-    }
-
-    /** Server side: the client's hello arrived. Opens the channel, answers, hands it to the accept handler. */
-    void helloReceived(byte[] workerAddress) {
-        if (state != State.CONNECTING) {
-            return;
-        }
-        peerWorkerAddress = workerAddress;
-        state = State.OPEN;
-        metrics().channelOpened();
-        sendControl(ActiveMessages.HELLO_ACK);
-        UcxListener l = listener;
-        if (l != null) {
-            loop().complete(l.acceptContext, () -> l.onAccept.handle(this));
+    /** Drops a hold; the last one takes the key out of the cache and closes it once no get uses it. */
+    private void release(UcxRemoteKey key) {
+        if (state != State.CLOSED && !closer.endpointClosing() && keys.release(key, pending)) {
+            owner.lanes().keyReleased(key);
         }
     }
 
-    /** Client side: the server acknowledged the hello. */
-    void helloAcknowledged(byte[] workerAddress) {
-        if (state != State.CONNECTING) {
-            return;
-        }
-        peerWorkerAddress = workerAddress;
-        state = State.OPEN;
-        metrics().channelOpened();
-        Promise<UcxChannel> promise = connectPromise;
-        connectPromise = null;
-        if (promise != null) {
-            loop().complete(connectContext, () -> promise.tryComplete(this));
-        }
-    }
-
-    void sendHello() {
-        sendControl(ActiveMessages.HELLO);
-    }
-
-    void handshakeTimedOut(long timeoutMs) {
-        if (state == State.CONNECTING) {
-            fail(new UcxTransportException("UCX handshake " + (accepted ? "from " : "with ") + hostPort(peer)
-                    + " did not complete within " + timeoutMs + " ms"));
-        }
+    /** Inside a UCX callback: the endpoint failed. Everything pending fails; the endpoint is force-closed. */
+    void endpointFailed(int status, String message) {
+        fail(new UcxTransportException("UCX endpoint " + this + " failed: " + message + " (status " + status + ")", status));
     }
 
     /** Inside a UCX callback: an incoming frame. Copies the data out (it is only valid during the callback). */
@@ -342,184 +376,6 @@ public final class UcxChannel {
         }
         frames.arrived(data, length);
         return UcsConstants.STATUS.UCS_OK;
-    }
-
-    private void setCloseHandler(Handler<Throwable> handler, Context context) {
-        if (state == State.CLOSED) {
-            if (handler != null) {
-                UcxTransportException cause = closeCause;
-                loop().complete(context, () -> handler.handle(cause));
-            }
-            return;
-        }
-        closeHandler = handler;
-        closeContext = context;
-    }
-
-    UcxSettings settings() {
-        return owner.settings();
-    }
-
-    /** One more hold on the UCX memory key for the packed bytes, unpacked once per channel; null when full. */
-    UcxRemoteKey remoteKey(byte[] packed) {
-        return keys.hold(packed, endpoint);
-    }
-
-    /** Drops a hold; the last one takes the key out of the cache and closes it once no get uses it. */
-    private void release(UcxRemoteKey key) {
-        if (state != State.CLOSED && !endpointClosing && keys.release(key, pending)) {
-            lanes().keyReleased(key);
-        }
-    }
-
-    /** Inside a UCX callback or a task: the endpoint failed. Everything pending fails; the endpoint is force-closed. */
-    void endpointFailed(int status, String message) {
-        fail(new UcxTransportException("UCX endpoint " + this + " failed: " + message + " (status " + status + ")", status));
-    }
-
-    void fail(UcxTransportException cause) {
-        if (state == State.CLOSED || endpointClosing) {
-            return;
-        }
-        if (closeCause == null) {
-            closeCause = cause;
-        }
-        state = State.CLOSING;
-        log.debug("Closing " + this + ": " + cause.getMessage());
-        // Never close an endpoint inside a UCX callback: do it right after this progress pass.
-        loop().execute(LoopTask.of(() -> closeEndpoint(false)));
-    }
-
-    /** Owner thread, outside callbacks, after the worker was flushed: the worker stops. */
-    void shutdown(UcxTransportException cause) {
-        if (closeCause == null) {
-            closeCause = cause;
-        }
-        closeEndpoint(true);
-    }
-
-    private void closeOrderly(Promise<Void> promise, Context context) {
-        if (state == State.CLOSED) {
-            loop().complete(context, promise::tryComplete);
-            return;
-        }
-        closePromises.add(promise);
-        closePromiseContexts.add(context);
-        if (state == State.CLOSING) {
-            return;
-        }
-        state = State.CLOSING;
-        UcxCallback flushed = new UcxCallback() {
-            @Override
-            public void onSuccess(UcpRequest request) {
-                loop().execute(LoopTask.of(() -> closeEndpoint(true)));
-            }
-
-            @Override
-            public void onError(int ucsStatus, String errorMsg) {
-                loop().execute(LoopTask.of(() -> closeEndpoint(false)));
-            }
-        };
-        try {
-            endpoint.flushNonBlocking(flushed);
-        } catch (UcxException e) {
-            closeEndpoint(false);
-        }
-    }
-
-    /**
-     * Owner thread, outside callbacks: closes the endpoint once and finishes when UCX says it is closed.
-     * {@code afterFlush}: our own operations were flushed, so keys go first (the orderly order). The endpoint is
-     * force-closed whenever peer error handling is on, even after a flush: UCX 1.13 aborts the process ("pending
-     * request ... should have been flushed") when a flush-mode close meets replies to the peer's emulated gets still
-     * queued on a TCP lane. Without peer error handling a forced close would be fatal for the peer, so it flushes.
-     */
-    void closeEndpoint(boolean afterFlush) {
-        if (endpointClosing || state == State.CLOSED) {
-            return;
-        }
-        endpointClosing = true;
-        state = State.CLOSING;
-        owner.forget(this);
-        lanes().channelClosed(this, closeCause != null ? closeCause : new UcxTransportException(this + " is closed"));
-        if (afterFlush) {
-            keys.closeAll(); // orderly: keys before their endpoint
-        }
-        UcpRequest closing = null;
-        if (endpoint != null) {
-            try {
-                closing = owner.settings().peerErrorHandling()
-                        ? endpoint.closeNonBlockingForce() : endpoint.closeNonBlockingFlush();
-            } catch (UcxException e) {
-                log.debug("Closing the endpoint of " + this + " failed: " + e.getMessage());
-            }
-        }
-        // A forced close purges the endpoint's requests (a flushing one only starts once ours completed): what is
-        // still pending is failed now, and UCX's late callbacks for it are ignored.
-        failPending();
-        keys.closeAll();
-        loop().watch(closing, CLOSE_TIMEOUT_MS, this::closed);
-    }
-
-    private void failPending() {
-        if (pending.isEmpty()) {
-            return;
-        }
-        UcxTransportException cause = closeCause != null ? closeCause : new UcxTransportException(this + " is closed");
-        for (ChannelOp<?> op : new ArrayList<>(pending)) {
-            op.fail(cause); // untracks it
-        }
-        for (int left = pending.size(); left > 0; left--) {
-            loop().operationFinished();
-        }
-        pending.clear();
-    }
-
-    private void closed() {
-        state = State.CLOSED;
-        metrics().channelClosed();
-        frames.clear();
-        UcxTransportException cause = closeCause;
-        Promise<UcxChannel> connect = connectPromise;
-        connectPromise = null;
-        if (connect != null) {
-            UcxTransportException failure = cause != null ? cause
-                    : new UcxTransportException("connection to " + hostPort(peer) + " was closed during the handshake");
-            loop().complete(connectContext, () -> connect.tryFail(failure));
-        }
-        Handler<Throwable> handler = closeHandler;
-        if (handler != null) {
-            loop().complete(closeContext, () -> handler.handle(cause));
-        }
-        for (int i = 0; i < closePromises.size(); i++) {
-            Promise<Void> p = closePromises.get(i);
-            loop().complete(closePromiseContexts.get(i), p::tryComplete);
-        }
-        closePromises.clear();
-        closePromiseContexts.clear();
-        if (cause != null) {
-            log.info("UCX channel closed: " + cause.getMessage());
-        }
-    }
-
-    private LaneRegistry lanes() {
-        return owner.lanes();
-    }
-
-    /** A handshake message, carrying this worker's address for the peer's lanes. */
-    private void sendControl(int amId) {
-        ByteBuffer address = owner.workerAddress();
-        try {
-            endpoint.sendAmNonBlocking(amId, 0L, 0L, UcxUtils.getAddress(address), address.remaining(),
-                    ActiveMessages.SEND_FLAGS, new UcxCallback() {
-                        @Override
-                        public void onError(int ucsStatus, String errorMsg) {
-                            // The endpoint error handler reports the failure; nothing else to do.
-                        }
-                    });
-        } catch (UcxException e) {
-            fail(operationError("handshake", e.getStatus(), e.getMessage()));
-        }
     }
 
     static String hostPort(InetSocketAddress address) {

@@ -1,12 +1,9 @@
 package org.seaweedfs.rdma.ucx;
 
-import io.vertx.core.json.JsonObject;
-
 import java.util.Collections;
 import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.Objects;
-import java.util.Set;
 import java.util.regex.Pattern;
 
 /**
@@ -59,7 +56,6 @@ import java.util.regex.Pattern;
  *
  * <p>UCX 1.13 (Debian 12) applies only context-level keys given to {@code UcpParams.setConfig}; transport and global
  * keys must come from the environment. {@link #contextConfig()} and {@link #requiredEnvironment()} split them.
- * {@link #fromJson} reads these components by their own names (tools and tests); it is not the configuration file.
  */
 public record UcxSettings(String tls, String netDevices, boolean peerErrorHandling, int spinIterations,
                           int tcpTxSegSize, int tcpRxSegSize, int maxFrameBytes, long connectTimeoutMs,
@@ -72,8 +68,6 @@ public record UcxSettings(String tls, String netDevices, boolean peerErrorHandli
     private static final Pattern DEVICE_LIST = Pattern.compile("[A-Za-z0-9_.:\\-]+(,[A-Za-z0-9_.:\\-]+)*");
     private static final Pattern UCX_KEY = Pattern.compile("[A-Z][A-Z0-9_]*");
     private static final int MAX_SEG_SIZE = 64 << 20;
-    private static final Set<String> KEYS = Set.of("tls", "netDevices", "peerErrorHandling", "spinIterations",
-            "tcpTxSegSize", "tcpRxSegSize", "maxFrameBytes", "connectTimeoutMs", "probeTransports", "maxRemoteKeys", "onDemandPaging", "eventLoopLanes", "config");
     private static final Pattern RDMA_TRANSPORT = Pattern.compile("all|ib|(rc|ud|dc)[A-Za-z0-9_]*");
     private static final int MAX_REMOTE_KEYS = 1 << 24;
 
@@ -137,35 +131,6 @@ public record UcxSettings(String tls, String netDevices, boolean peerErrorHandli
             }
         }
         return false;
-    }
-
-    /**
-     * Settings from a JSON map keyed by this record's component names ({@code config} for {@link #extraConfig});
-     * absent keys keep defaults. Not the configuration file's {@code ucx} section (see the class comment).
-     */
-    public static UcxSettings fromJson(JsonObject ucx) {
-        UcxSettings d = defaults();
-        if (ucx == null) {
-            return d;
-        }
-        for (String key : ucx.fieldNames()) {
-            require(KEYS.contains(key), "unknown configuration key ucx." + key + " (known: " + KEYS + ")");
-        }
-        Map<String, String> extra = new LinkedHashMap<>();
-        Object config = ucx.getValue("config");
-        if (config != null) {
-            require(config instanceof JsonObject, "ucx.config must be a map of UCX settings");
-            ((JsonObject) config).forEach(e -> extra.put(e.getKey(), e.getValue() == null ? null : String.valueOf(e.getValue())));
-        }
-        String tls = string(ucx, "tls", d.tls);
-        return new UcxSettings(
-                tls, string(ucx, "netDevices", d.netDevices),
-                bool(ucx, "peerErrorHandling", d.peerErrorHandling), (int) number(ucx, "spinIterations", d.spinIterations),
-                (int) number(ucx, "tcpTxSegSize", d.tcpTxSegSize), (int) number(ucx, "tcpRxSegSize", d.tcpRxSegSize),
-                (int) number(ucx, "maxFrameBytes", d.maxFrameBytes), number(ucx, "connectTimeoutMs", d.connectTimeoutMs),
-                bool(ucx, "probeTransports", d.probeTransports), (int) number(ucx, "maxRemoteKeys", d.maxRemoteKeys),
-                bool(ucx, "onDemandPaging", mayUseRdma(tls)),
-                bool(ucx, "eventLoopLanes", d.eventLoopLanes), extra);
     }
 
     public UcxSettings withTls(String newTls) {
@@ -258,45 +223,5 @@ public record UcxSettings(String tls, String netDevices, boolean peerErrorHandli
         if (!condition) {
             throw new IllegalArgumentException(message);
         }
-    }
-
-    private static String string(JsonObject json, String key, String fallback) {
-        Object v = json.getValue(key);
-        if (v == null) {
-            return fallback;
-        }
-        require(v instanceof String, "ucx." + key + " must be a string, got " + v);
-        return (String) v;
-    }
-
-    private static boolean bool(JsonObject json, String key, boolean fallback) {
-        Object v = json.getValue(key);
-        if (v == null) {
-            return fallback;
-        }
-        if (v instanceof String s && (s.equalsIgnoreCase("true") || s.equalsIgnoreCase("false"))) {
-            return Boolean.parseBoolean(s);
-        }
-        require(v instanceof Boolean, "ucx." + key + " must be true or false, got " + v);
-        return (Boolean) v;
-    }
-
-    private static long number(JsonObject json, String key, long fallback) {
-        Object v = json.getValue(key);
-        if (v == null) {
-            return fallback;
-        }
-        if (v instanceof String s) {
-            try {
-                return Long.parseLong(s.strip());
-            } catch (NumberFormatException e) {
-                throw new IllegalArgumentException("ucx." + key + " must be a whole number, got '" + s + "'");
-            }
-        }
-        require(v instanceof Number n && n.doubleValue() == n.longValue(), "ucx." + key + " must be a whole number, got " + v);
-        long value = ((Number) v).longValue();
-        require(value >= Integer.MIN_VALUE && value <= Integer.MAX_VALUE || key.equals("connectTimeoutMs"),
-                "ucx." + key + " is out of range: " + v);
-        return value;
     }
 }

@@ -344,8 +344,8 @@ public final class UcxWorkerVerticle extends VerticleBase {
             ucpContext.close();
             throw e;
         }
-        onHandshake(ActiveMessages.HELLO, UcxChannel::helloReceived);
-        onHandshake(ActiveMessages.HELLO_ACK, UcxChannel::helloAcknowledged);
+        onHandshake(ActiveMessages.HELLO, (channel, address) -> channel.handshake().helloReceived(address));
+        onHandshake(ActiveMessages.HELLO_ACK, (channel, address) -> channel.handshake().helloAcknowledged(address));
         worker.setAmRecvHandler(ActiveMessages.FRAME, this::onFrame, ActiveMessages.RECV_FLAGS);
         return worker;
     }
@@ -412,8 +412,7 @@ public final class UcxWorkerVerticle extends VerticleBase {
             return;
         }
         channels.put(channel.endpointId(), channel);
-        channel.awaitHandshake(promise, context);
-        channel.sendHello();
+        channel.handshake().start(promise, context);
         armHandshakeTimeout(channel);
     }
 
@@ -436,14 +435,14 @@ public final class UcxWorkerVerticle extends VerticleBase {
                     + ": " + e.getMessage());
             return;
         }
-        channel.acceptedBy(listener);
+        channel.handshake().acceptFor(listener);
         channels.put(channel.endpointId(), channel);
         armHandshakeTimeout(channel);
     }
 
     private void armHandshakeTimeout(UcxChannel channel) {
         long timeout = settings.connectTimeoutMs();
-        vertx.setTimer(timeout, id -> loop.execute(LoopTask.of(() -> channel.handshakeTimedOut(timeout))));
+        vertx.setTimer(timeout, id -> loop.execute(LoopTask.of(() -> channel.handshake().timedOut(timeout))));
     }
 
     private void shutdown(UcxTransportException stopping) {
@@ -455,7 +454,7 @@ public final class UcxWorkerVerticle extends VerticleBase {
             log.debug("UCX worker flush failed: " + e.getMessage());
         }
         for (UcxChannel channel : new ArrayList<>(channels.values())) {
-            channel.shutdown(stopping);
+            channel.closer().shutdown(stopping);
         }
         channels.clear();
         loop.progressUntil(() -> !loop.hasWatches(), SHUTDOWN_TIMEOUT_MS);

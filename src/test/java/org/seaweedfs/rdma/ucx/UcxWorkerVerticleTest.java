@@ -311,10 +311,10 @@ class UcxWorkerVerticleTest {
         assertTrue(UcxSettings.defaults().withTls("ud_x,tcp").onDemandPaging());
         assertFalse(UcxSettings.defaults().withTls("tcp,posix").onDemandPaging());
         assertFalse(UcxSettings.defaults().withTls("rc").withOnDemandPaging(false).onDemandPaging());
-        assertTrue(UcxSettings.fromJson(new io.vertx.core.json.JsonObject().put("tls", "dc,self")).onDemandPaging());
-        assertFalse(UcxSettings.fromJson(new io.vertx.core.json.JsonObject().put("tls", "dc,self")
-                .put("onDemandPaging", false)).onDemandPaging());
-        assertEquals(10, UcxSettings.fromJson(new io.vertx.core.json.JsonObject().put("maxRemoteKeys", 10)).maxRemoteKeys());
+        assertTrue(UcxSettings.defaults().withTls("dc,self").onDemandPaging());
+        assertTrue(UcxSettings.defaults().withTls("dc,self").withEventLoopLanes(false).onDemandPaging(),
+                "derived once from the transports, kept by later changes");
+        assertEquals(10, UcxSettings.defaults().withMaxRemoteKeys(10).maxRemoteKeys());
 
         startPair(quiet(UcxSettings.defaults().withOnDemandPaging(true)));
         byte[] content = randomBytes(64 << 10, 3);
@@ -333,20 +333,19 @@ class UcxWorkerVerticleTest {
     @Test
     void settingsAreValidatedWithTheKeyName() {
         IllegalArgumentException e = org.junit.jupiter.api.Assertions.assertThrows(IllegalArgumentException.class,
-                () -> UcxSettings.fromJson(new io.vertx.core.json.JsonObject().put("tls", "sm;rm -rf")));
+                () -> UcxSettings.defaults().withTls("sm;rm -rf"));
         assertTrue(e.getMessage().contains("ucx.tls"), e.getMessage());
         e = org.junit.jupiter.api.Assertions.assertThrows(IllegalArgumentException.class,
-                () -> UcxSettings.fromJson(new io.vertx.core.json.JsonObject().put("spinIterations", -1)));
+                () -> UcxSettings.defaults().withSpinIterations(-1));
         assertTrue(e.getMessage().contains("ucx.spinIterations"), e.getMessage());
         e = org.junit.jupiter.api.Assertions.assertThrows(IllegalArgumentException.class,
-                () -> UcxSettings.fromJson(new io.vertx.core.json.JsonObject().put("tsl", "tcp")));
-        assertTrue(e.getMessage().contains("ucx.tsl"), e.getMessage());
+                () -> withTcpSegments(UcxSettings.defaults(), 65536, 32768));
+        assertTrue(e.getMessage().contains("ucx.tcpRxSegSize"), e.getMessage());
         e = org.junit.jupiter.api.Assertions.assertThrows(IllegalArgumentException.class,
-                () -> UcxSettings.fromJson(new io.vertx.core.json.JsonObject()
-                        .put("config", new io.vertx.core.json.JsonObject().put("UCX_TLS", "tcp"))));
+                () -> UcxSettings.defaults().withExtraConfig(java.util.Map.of("UCX_TLS", "tcp")));
         assertTrue(e.getMessage().contains("ucx.config"), e.getMessage());
-        UcxSettings s = UcxSettings.fromJson(new io.vertx.core.json.JsonObject().put("tls", "tcp").put("tcpTxSegSize", "32768")
-                .put("config", new io.vertx.core.json.JsonObject().put("RNDV_THRESH", "64K")));
+        UcxSettings s = withTcpSegments(UcxSettings.defaults().withTls("tcp")
+                .withExtraConfig(java.util.Map.of("RNDV_THRESH", "64K")), 32768, 0);
         assertEquals("tcp", s.contextConfig().get("TLS"));
         assertEquals("64K", s.contextConfig().get("RNDV_THRESH"));
         assertEquals("y", s.requiredEnvironment().get("UCX_POSIX_ERROR_HANDLING"));
@@ -364,5 +363,12 @@ class UcxWorkerVerticleTest {
         assertEquals("sysv/memory.0 (am am_bw#0 keepalive), posix/memory.0", UcxConfigReport.describe(out));
         assertTrue(UcxConfigReport.describe("[1] [vm:1] ucp_context.c:1 UCX  ERROR no usable transports\n")
                 .contains("no usable transports"));
+    }
+
+    /** The settings with other TCP segment sizes (set in code only; not configuration keys). */
+    private static UcxSettings withTcpSegments(UcxSettings s, int tx, int rx) {
+        return new UcxSettings(s.tls(), s.netDevices(), s.peerErrorHandling(), s.spinIterations(), tx, rx,
+                s.maxFrameBytes(), s.connectTimeoutMs(), s.probeTransports(), s.maxRemoteKeys(), s.onDemandPaging(),
+                s.eventLoopLanes(), s.extraConfig());
     }
 }
