@@ -1,4 +1,4 @@
-package org.seaweedfs.rdma.metrics;
+package org.seaweedfs.rdma;
 
 import io.micrometer.core.instrument.FunctionCounter;
 import io.micrometer.core.instrument.Gauge;
@@ -12,7 +12,8 @@ import org.seaweedfs.rdma.ucx.UcxMetrics;
 /**
  * Binds the plain counters the agent and the UCX workers keep (LongAdders, readable from any thread) to
  * Micrometer, read at scrape time. The counters' owners outlive the bindings (they live as long as their
- * verticles), so the registry's weak references to them hold.
+ * verticles), so the registry's weak references to them hold. It lives in the composition root so that
+ * {@code metrics} knows no component (no package cycle).
  */
 public final class RoleMetricsBinder {
 
