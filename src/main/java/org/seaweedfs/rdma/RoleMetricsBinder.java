@@ -44,6 +44,8 @@ public final class RoleMetricsBinder {
                 agent.remaps());
         counter("seaweedfs.rdma.agent.reopens", "Volumes reopened under a new epoch (compaction)", Tags.empty(),
                 agent.reopens());
+        counter("seaweedfs.rdma.agent.polls", "Passes over the volume directories (agent.pollInterval)", Tags.empty(),
+                agent.polls());
         Gauge.builder("seaweedfs.rdma.agent.volumes", agent, AgentMetrics::volumes)
                 .description("Volumes the agent serves").register(registry);
         Gauge.builder("seaweedfs.rdma.agent.needles", agent,

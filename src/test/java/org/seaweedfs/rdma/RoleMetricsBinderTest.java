@@ -19,12 +19,14 @@ class RoleMetricsBinderTest {
         binder.bindUcx("sidecar", ucx);
         agent.framesReceived().add(3);
         agent.readThroughBytes().add(4096);
+        agent.polls().add(2);
         ucx.gets().add(5);
         ucx.laneGets().add(2);
         ucx.errors().increment();
         String text = metrics.scrape();
         assertTrue(text.contains("seaweedfs_rdma_agent_frames_total{direction=\"received\"} 3"), text);
         assertTrue(text.contains("seaweedfs_rdma_agent_read_through_bytes_total 4096"), text);
+        assertTrue(text.contains("seaweedfs_rdma_agent_polls_total 2"), text);
         assertTrue(text.contains("seaweedfs_rdma_agent_volumes 0"), text);
         assertTrue(text.contains("seaweedfs_rdma_agent_volume_copy_bytes 0"), text);
         assertTrue(text.contains("seaweedfs_rdma_ucx_operations_total{worker=\"sidecar\"} 5"), text);
