@@ -3,7 +3,8 @@ package org.seaweedfs.rdma.sidecar;
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
-import static org.seaweedfs.rdma.sidecar.ReadPathHarness.await;
+import static org.seaweedfs.rdma.testing.Await.await;
+import static org.seaweedfs.rdma.testing.Await.until;
 
 import io.vertx.core.buffer.Buffer;
 import java.nio.file.Files;
@@ -16,6 +17,7 @@ import org.seaweedfs.rdma.volume.FileId;
 import org.seaweedfs.rdma.volume.IndexFormat;
 import org.seaweedfs.rdma.volume.NewNeedle;
 import org.seaweedfs.rdma.volume.VolumeWriter;
+import org.seaweedfs.rdma.testing.AgentHarness;
 
 /**
  * A long-lived connection to an agent whose volume grows (its short tail segment re-mapped, so its key replaced)
@@ -31,7 +33,7 @@ class AgentConnectionKeysTest {
     @Test
     void keysOfReplacedAndDroppedMirrorsAreReleased() throws Exception {
         try (VolumeWriter writer = VolumeWriter.create(dir, "", 9, 3, IndexFormat.of(false));
-             ReadPathHarness.AgentSide agent = new ReadPathHarness.AgentSide(dir, "sm,tcp,self", s -> s.withSegmentBytes(4096));
+             AgentHarness agent = new AgentHarness(dir, "sm,tcp,self", s -> s.withSegmentBytes(4096));
              ReadPathHarness.SidecarSide sidecar = new ReadPathHarness.SidecarSide("sm,tcp,self", POOL)) {
             writer.append(NewNeedle.builder(1, 11, bytes(1000, 1)).build());
             writer.force();
@@ -75,14 +77,8 @@ class AgentConnectionKeysTest {
         return mirror == null ? 0 : mirror.info().segments().size();
     }
 
-    private static void eventually(BooleanSupplier condition, String what) throws InterruptedException {
-        long deadline = System.currentTimeMillis() + 10_000;
-        while (!condition.getAsBoolean()) {
-            if (System.currentTimeMillis() > deadline) {
-                throw new AssertionError(what + ": not within 10 s");
-            }
-            Thread.sleep(20);
-        }
+    private static void eventually(BooleanSupplier condition, String what) {
+        until(what, condition);
     }
 
     private static byte[] bytes(int n, long seed) {

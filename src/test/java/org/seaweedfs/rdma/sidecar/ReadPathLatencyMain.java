@@ -1,6 +1,6 @@
 package org.seaweedfs.rdma.sidecar;
 
-import static org.seaweedfs.rdma.sidecar.ReadPathHarness.await;
+import static org.seaweedfs.rdma.testing.Await.await;
 
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -12,6 +12,7 @@ import org.seaweedfs.rdma.volume.FileId;
 import org.seaweedfs.rdma.volume.IndexFormat;
 import org.seaweedfs.rdma.volume.NewNeedle;
 import org.seaweedfs.rdma.volume.VolumeWriter;
+import org.seaweedfs.rdma.testing.AgentHarness;
 
 /**
  * By hand, not a test: read latency (one read at a time) and throughput (several in flight) through
@@ -42,7 +43,7 @@ public final class ReadPathLatencyMain {
                 (big ? large : small).add(new FileId(1, key, key));
             }
         }
-        try (ReadPathHarness.AgentSide agent = new ReadPathHarness.AgentSide(dir, tls, s -> s);
+        try (AgentHarness agent = new AgentHarness(dir, tls, s -> s);
              ReadPathHarness.SidecarSide sidecar = new ReadPathHarness.SidecarSide(tls,
                      new RegisteredBufferPool.Settings(64 << 10, 256, 2 << 20, 32))) {
             NeedleReader reader = sidecar.reader(new StaticAgentRouter(sidecar.connect(agent.port(), null)),

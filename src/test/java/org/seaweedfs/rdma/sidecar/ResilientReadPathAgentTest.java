@@ -2,7 +2,8 @@ package org.seaweedfs.rdma.sidecar;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
-import static org.seaweedfs.rdma.sidecar.ReadPathHarness.await;
+import static org.seaweedfs.rdma.testing.Await.await;
+import static org.seaweedfs.rdma.testing.Await.until;
 
 import io.github.resilience4j.circuitbreaker.CircuitBreaker;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
@@ -10,14 +11,12 @@ import io.vertx.core.Future;
 import io.vertx.core.Promise;
 import io.vertx.core.Vertx;
 import io.vertx.core.json.JsonObject;
-import java.io.IOException;
-import java.net.InetSocketAddress;
-import java.net.ServerSocket;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.Objects;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.CountDownLatch;
@@ -35,6 +34,7 @@ import org.seaweedfs.rdma.config.SidecarConfig;
 import org.seaweedfs.rdma.metrics.ReadMeters;
 import org.seaweedfs.rdma.volume.FileId;
 import org.seaweedfs.rdma.volume.Fixtures;
+import org.seaweedfs.rdma.testing.AgentHarness;
 
 /**
  * The whole degraded read path with a real agent over UCX loopback: the connection manager, NeedleReader,
@@ -77,8 +77,8 @@ class ResilientReadPathAgentTest {
                 List.of(Fallback.READ_THROUGH, Fallback.HTTP), 1);
     }
 
-    private ReadPathHarness.AgentSide agent(int port) {
-        return new ReadPathHarness.AgentSide(dir, TLS, s -> new AgentSettings(s.host(), port, s.volumeDirs(),
+    private AgentHarness agent(int port) {
+        return new AgentHarness(dir, TLS, s -> new AgentSettings(s.host(), port, s.volumeDirs(),
                 s.offset5(), s.authToken(), s.agentId(), s.pollInterval(), s.segmentBytes(), s.retireGrace(),
                 s.maxFrameBytes(), s.maxRepliesInFlight()));
     }
@@ -169,35 +169,22 @@ class ResilientReadPathAgentTest {
 
     /**
      * The agent again on its old port. The killed agent closed its connections first, so the port sits in
-     * TIME_WAIT (up to a minute on Linux) and UCX 1.13's listener does not set SO_REUSEADDR unless
-     * UCX_TCP_CM_REUSEADDR=y is in the environment: retry until the port is free, as an operator's restart would.
+     * TIME_WAIT (up to a minute on Linux); UCX 1.13's listener rebinds at once only with UCX_TCP_CM_REUSEADDR=y in
+     * the environment (surefire and run.sh set it). Without it, retry until the port is free, as an operator would.
      */
-    private ReadPathHarness.AgentSide restart(int port) throws InterruptedException {
-        eventually("port " + port + " free of TIME_WAIT", () -> {
-            try (ServerSocket probe = new ServerSocket()) {
-                probe.setReuseAddress(false); // as UCX binds: fails while TIME_WAIT connections hold the port
-                probe.bind(new InetSocketAddress("127.0.0.1", port));
-                return true;
-            } catch (IOException e) {
-                return false;
+    private AgentHarness restart(int port) {
+        return until("the agent listening on port " + port + " again", () -> {
+            try {
+                return agent(port);
+            } catch (RuntimeException e) {
+                return null;
             }
-        }, 120);
-        return agent(port);
+        }, Objects::nonNull, Duration.ofSeconds(120));
     }
 
     /** Polls until the condition holds (the tests never assert timings, only that it happens). */
-    private static void eventually(String what, BooleanSupplier condition) throws InterruptedException {
-        eventually(what, condition, 60);
-    }
-
-    private static void eventually(String what, BooleanSupplier condition, int seconds) throws InterruptedException {
-        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(seconds);
-        while (!condition.getAsBoolean()) {
-            if (System.nanoTime() > deadline) {
-                throw new AssertionError("never happened: " + what);
-            }
-            Thread.sleep(10);
-        }
+    private static void eventually(String what, BooleanSupplier condition) {
+        until(what, condition);
     }
 
     private boolean sawEvent(String state, String reasonPrefix) {
@@ -208,7 +195,7 @@ class ResilientReadPathAgentTest {
     @Test
     void anAgentKilledUnderLoadOpensItsBreakerTheFallbackServesAndItClosesWhenTheAgentReturns() throws Exception {
         Fixtures.copyDir("volumes", dir);
-        ReadPathHarness.AgentSide agent = agent(0);
+        AgentHarness agent = agent(0);
         int port = agent.port();
         Sidecar sidecar = new Sidecar(port);
         eventually("agent up", () -> sidecar.peer().isUp());
@@ -238,7 +225,7 @@ class ResilientReadPathAgentTest {
     @Test
     void anAgentThatHangsIsDetectedByThePingsWithinTheTimeout() throws Exception {
         Fixtures.copyDir("volumes", dir);
-        ReadPathHarness.AgentSide agent = agent(0);
+        AgentHarness agent = agent(0);
         open.add(agent);
         Sidecar sidecar = new Sidecar(agent.port());
         eventually("agent up", () -> sidecar.peer().isUp());
