@@ -10,7 +10,6 @@ import io.vertx.core.buffer.Buffer;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.Random;
-import java.util.function.BooleanSupplier;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.seaweedfs.rdma.volume.FileId;
@@ -44,7 +43,7 @@ class AgentConnectionKeysTest {
                 writer.force();
                 FileId fid = new FileId(9, i, 11);
                 byte[] expected = bytes(3000, i);
-                eventually(() -> {
+                until("needle " + fid + " readable", () -> {
                     try {
                         NeedleContent content = await(reader.read(fid));
                         Buffer all = Buffer.buffer();
@@ -55,15 +54,15 @@ class AgentConnectionKeysTest {
                     } catch (ReadFailure e) {
                         return false;
                     }
-                }, "needle " + fid + " readable");
-                eventually(() -> holds(connection) == segments(connection), "holds match the mirrored segments");
+                });
+                until("holds match the mirrored segments", () -> holds(connection) == segments(connection));
             }
             assertTrue(segments(connection) >= 6, "the volume spans several re-mapped segments");
 
             Files.delete(dir.resolve("9.dat"));
             Files.delete(dir.resolve("9.idx"));
-            eventually(() -> connection.mirror(9) == null, "volume 9 dropped");
-            eventually(() -> holds(connection) == 0, "no keys held for a removed volume");
+            until("volume 9 dropped", () -> connection.mirror(9) == null);
+            until("no keys held for a removed volume", () -> holds(connection) == 0);
             assertEquals(0, (int) await(connection.channel().remoteKeyCount()));
         }
     }
@@ -75,10 +74,6 @@ class AgentConnectionKeysTest {
     private static int segments(AgentConnection connection) {
         VolumeMirror mirror = connection.mirror(9);
         return mirror == null ? 0 : mirror.info().segments().size();
-    }
-
-    private static void eventually(BooleanSupplier condition, String what) {
-        until(what, condition);
     }
 
     private static byte[] bytes(int n, long seed) {

@@ -49,16 +49,10 @@ public final class ReadPathLatencyMain {
             NeedleReader reader = sidecar.reader(new StaticAgentRouter(sidecar.connect(agent.port(), null)),
                     ReadPathOptions.defaults());
             if (System.getenv("READ_DEBUG") != null) {
-                Thread t = new Thread(() -> {
-                    while (true) {
-                        try { Thread.sleep(1000); } catch (InterruptedException e) { return; }
-                        System.out.println("reads " + reader.counters().reads() + " served " + reader.counters().served()
-                                + " inflight " + reader.inFlight() + " pool " + sidecar.pool.inUse()
-                                + " lookups " + reader.counters().lookups() + " timeouts " + reader.counters().failures(ReadFailure.Kind.TIMEOUT));
-                    }
-                });
-                t.setDaemon(true);
-                t.start();
+                sidecar.vertx.setPeriodic(1000, id -> System.out.println("reads " + reader.counters().reads()
+                        + " served " + reader.counters().served() + " inflight " + reader.inFlight()
+                        + " pool " + sidecar.pool.inUse() + " lookups " + reader.counters().lookups()
+                        + " timeouts " + reader.counters().failures(ReadFailure.Kind.TIMEOUT)));
             }
             run("4 KiB", sidecar, reader, small, 50_000, 16);
             run("1 MiB", sidecar, reader, large, 2_000, 4);

@@ -23,7 +23,6 @@ import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
-import java.util.function.BooleanSupplier;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -182,11 +181,6 @@ class ResilientReadPathAgentTest {
         }, Objects::nonNull, Duration.ofSeconds(120));
     }
 
-    /** Polls until the condition holds (the tests never assert timings, only that it happens). */
-    private static void eventually(String what, BooleanSupplier condition) {
-        until(what, condition);
-    }
-
     private boolean sawEvent(String state, String reasonPrefix) {
         return events.stream().anyMatch(e -> state.equals(e.getString("state"))
                 && e.getString("reason").startsWith(reasonPrefix));
@@ -198,22 +192,22 @@ class ResilientReadPathAgentTest {
         AgentHarness agent = agent(0);
         int port = agent.port();
         Sidecar sidecar = new Sidecar(port);
-        eventually("agent up", () -> sidecar.peer().isUp());
+        until("agent up", () -> sidecar.peer().isUp());
 
         Load load = new Load(sidecar.side.vertx, sidecar.source, sidecar.volumeServer.url(), 4);
-        eventually("RDMA serves", () -> load.served("rdma") >= 20);
+        until("RDMA serves", () -> load.served("rdma") >= 20);
 
         agent.close();
-        eventually("agent down", () -> sidecar.peer().state() == PeerState.DOWN);
-        eventually("breaker open", () -> sidecar.breaker().getState() == CircuitBreaker.State.OPEN);
+        until("agent down", () -> sidecar.peer().state() == PeerState.DOWN);
+        until("breaker open", () -> sidecar.breaker().getState() == CircuitBreaker.State.OPEN);
         int httpBefore = load.served("http");
-        eventually("HTTP fallback serves", () -> load.served("http") >= httpBefore + 20);
+        until("HTTP fallback serves", () -> load.served("http") >= httpBefore + 20);
 
         open.add(restart(port));
-        eventually("agent up again", () -> sidecar.peer().isUp());
-        eventually("breaker closed", () -> sidecar.breaker().getState() == CircuitBreaker.State.CLOSED);
+        until("agent up again", () -> sidecar.peer().isUp());
+        until("breaker closed", () -> sidecar.breaker().getState() == CircuitBreaker.State.CLOSED);
         int rdmaBefore = load.served("rdma");
-        eventually("RDMA serves again", () -> load.served("rdma") >= rdmaBefore + 20);
+        until("RDMA serves again", () -> load.served("rdma") >= rdmaBefore + 20);
         load.stop();
 
         assertEquals(List.of(), load.errors, "a fault loses nothing and serves nothing corrupt");
@@ -228,7 +222,7 @@ class ResilientReadPathAgentTest {
         AgentHarness agent = agent(0);
         open.add(agent);
         Sidecar sidecar = new Sidecar(agent.port());
-        eventually("agent up", () -> sidecar.peer().isUp());
+        until("agent up", () -> sidecar.peer().isUp());
 
         // Hang the agent: occupy every worker thread of its Vert.x (the agent verticle runs on that pool), so it
         // stops answering while its UCX endpoint and listener stay open.
@@ -244,7 +238,7 @@ class ResilientReadPathAgentTest {
         }
         try {
             assertTrue(started.await(30, TimeUnit.SECONDS), "agent workers blocked");
-            eventually("hang detected", () -> sawEvent("down", "no pong within 250 ms"));
+            until("hang detected", () -> sawEvent("down", "no pong within 250 ms"));
             assertEquals(PeerState.DOWN, sidecar.peer().state());
             assertEquals(CircuitBreaker.State.OPEN, sidecar.breaker().getState(), "a down agent opens its breaker");
             // Reads still work: the HTTP fallback (read-through needs the agent, which is not answering).
@@ -254,6 +248,6 @@ class ResilientReadPathAgentTest {
         } finally {
             release.countDown();
         }
-        eventually("agent up after it resumes", () -> sidecar.peer().isUp());
+        until("agent up after it resumes", () -> sidecar.peer().isUp());
     }
 }
