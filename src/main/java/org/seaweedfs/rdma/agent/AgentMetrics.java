@@ -23,6 +23,7 @@ public final class AgentMetrics {
     private final LongAdder remaps = new LongAdder();
     private final LongAdder reopens = new LongAdder();
     private final LongAdder overloaded = new LongAdder();
+    private final LongAdder polls = new LongAdder();
     private volatile Map<Long, Integer> needlesPerVolume = Map.of();
     private volatile long volumeCopyBytes;
 
@@ -90,6 +91,11 @@ public final class AgentMetrics {
     /** Requests answered OVERLOADED because their channel had agent.maxRepliesInFlight large replies queued. */
     public LongAdder overloaded() {
         return overloaded;
+    }
+
+    /** Passes over the volume directories completed after start-up (one every agent.pollInterval). */
+    public LongAdder polls() {
+        return polls;
     }
 
     /** Volumes served now. */

@@ -145,7 +145,10 @@ public final class AgentVerticle extends VerticleBase {
         }
         pollTimer = vertx.setTimer(settings.pollInterval().toMillis(), t -> {
             pass = follower.poll(false);
-            pass.onComplete(x -> schedulePoll());
+            pass.onComplete(x -> {
+                metrics.polls().increment();
+                schedulePoll();
+            });
         });
     }
 

@@ -1,6 +1,7 @@
 package org.seaweedfs.rdma.agent;
 
 import org.junit.jupiter.api.Test;
+import org.seaweedfs.rdma.testing.AgentHarness;
 import org.seaweedfs.rdma.protocol.ErrorCode;
 import org.seaweedfs.rdma.protocol.Lookup;
 import org.seaweedfs.rdma.protocol.Segment;
@@ -31,15 +32,17 @@ import java.util.Arrays;
 import java.util.List;
 import java.util.Random;
 
+import static org.seaweedfs.rdma.agent.AgentTestClient.sidecar;
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNotEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
-import static org.seaweedfs.rdma.agent.AgentHarness.fullSync;
-import static org.seaweedfs.rdma.agent.AgentHarness.volume;
+import static org.seaweedfs.rdma.agent.AgentTestClient.fullSync;
+import static org.seaweedfs.rdma.agent.AgentTestClient.volume;
 import static org.seaweedfs.rdma.agent.AgentProtocolTest.assertError;
 import static org.seaweedfs.rdma.agent.AgentProtocolTest.replay;
+import static org.seaweedfs.rdma.testing.Await.until;
 
 /**
  * The agent following a volume server that writes while it serves: appends and deletions pushed to mirrors, growth
@@ -51,7 +54,7 @@ class AgentFollowTest extends AgentTestBase {
     @Test
     void appendedNeedlesArePushedAndReadableAndDeletionsPushedAsTombstones() throws Exception {
         AgentHarness h = start(s -> s);
-        AgentTestClient client = h.sidecar();
+        AgentTestClient client = sidecar(h);
         long epoch = volume(client, 2).epoch();
         SyncEntries synced = fullSync(client, 2, epoch).get(0);
         byte[] data = randomBytes(3000, 1);
@@ -99,7 +102,7 @@ class AgentFollowTest extends AgentTestBase {
     void growthOfASmallSegmentedVolumeAddsSegmentsAndKeepsTheOldOnes() throws Exception {
         long segmentBytes = 64 << 10;
         AgentHarness h = start(s -> s.withSegmentBytes(segmentBytes).withRetireGrace(Duration.ofSeconds(60)));
-        AgentTestClient client = h.sidecar();
+        AgentTestClient client = sidecar(h);
         VolumeInfo before = volume(client, 2);
         assertEquals(15, before.segments().size(), "942856 bytes in 64 KiB segments");
         byte[] data = randomBytes(200_000, 2);
@@ -133,7 +136,7 @@ class AgentFollowTest extends AgentTestBase {
     @Test
     void anIndexEntryIsHeldBackUntilItsRecordIsOnDisk() throws Exception {
         AgentHarness h = start(s -> s);
-        AgentTestClient client = h.sidecar();
+        AgentTestClient client = sidecar(h);
         SyncEntries synced = fullSync(client, 2, 0).get(0);
         Path dat = h.dir.resolve("2.dat");
         long offset = Files.size(dat);
@@ -143,7 +146,8 @@ class AgentFollowTest extends AgentTestBase {
         try (FileChannel idx = FileChannel.open(h.dir.resolve("2.idx"), StandardOpenOption.APPEND)) {
             idx.write(entry.flip());
         }
-        Thread.sleep(5 * h.agent.settings().pollInterval().toMillis());
+        long polls = h.agent.metrics().polls().sum();
+        until("two passes over the grown .idx", () -> h.agent.metrics().polls().sum() >= polls + 2);
         assertFalse(client.request(r -> new Lookup(r, 2, 0x3000, 9), LookupResult.class).found(),
                 "an entry whose record is not in the mapped .dat is not served");
         try (FileChannel ch = FileChannel.open(dat, StandardOpenOption.WRITE)) {
@@ -158,7 +162,7 @@ class AgentFollowTest extends AgentTestBase {
     @Test
     void aNewVolumeIsAnnouncedAndServed() throws Exception {
         AgentHarness h = start(s -> s);
-        AgentTestClient client = h.sidecar();
+        AgentTestClient client = sidecar(h);
         long offset;
         try (VolumeWriter writer = VolumeWriter.create(h.dir, "pics", 7, 3, IndexFormat.OFFSET4)) {
             offset = writer.append(NewNeedle.builder(1, 2, randomBytes(1234, 4)).appendAtNs(5).build());
@@ -178,7 +182,7 @@ class AgentFollowTest extends AgentTestBase {
     @Test
     void compactionIsServedUnderANewEpoch() throws Exception {
         AgentHarness h = start(s -> s);
-        AgentTestClient client = h.sidecar();
+        AgentTestClient client = sidecar(h);
         VolumeInfo old = volume(client, 2);
         fullSync(client, 2, old.epoch());
         Path staging = Files.createDirectories(tmp.resolve("staging"));
@@ -214,7 +218,7 @@ class AgentFollowTest extends AgentTestBase {
     @Test
     void aRemovedVolumeIsAnnouncedAndNoLongerServed() throws Exception {
         AgentHarness h = start(s -> s);
-        AgentTestClient client = h.sidecar();
+        AgentTestClient client = sidecar(h);
         long epoch = volume(client, 3).epoch();
         Files.delete(h.dir.resolve("3.dat"));
         Files.delete(h.dir.resolve("3.idx"));
@@ -227,27 +231,15 @@ class AgentFollowTest extends AgentTestBase {
         assertEquals(2, h.agent.metrics().volumes());
     }
 
+    /** The volume as listed once {@code ready} holds (the agent changes it on a later poll). */
     static VolumeInfo awaitVolume(AgentTestClient client, long volumeId,
-                                          java.util.function.Predicate<VolumeInfo> ready) throws Exception {
-        long deadline = System.nanoTime() + 5_000_000_000L;
-        VolumeInfo volume = volume(client, volumeId);
-        while (!ready.test(volume) && System.nanoTime() < deadline) {
-            Thread.sleep(20);
-            volume = volume(client, volumeId);
-        }
-        assertTrue(ready.test(volume), "volume " + volumeId + " not as expected within 5 s: " + volume);
-        return volume;
+                                          java.util.function.Predicate<VolumeInfo> ready) {
+        return until("volume " + volumeId + " as expected", () -> volume(client, volumeId), ready);
     }
 
-    static LookupResult awaitFound(AgentTestClient client, long volumeId, long key, int cookie) throws Exception {
-        long deadline = System.nanoTime() + 5_000_000_000L;
-        LookupResult result = client.request(r -> new Lookup(r, volumeId, key, cookie), LookupResult.class);
-        while (!result.found() && System.nanoTime() < deadline) {
-            Thread.sleep(20);
-            result = client.request(r -> new Lookup(r, volumeId, key, cookie), LookupResult.class);
-        }
-        assertTrue(result.found(), "needle " + Long.toHexString(key) + " not found within 5 s");
-        return result;
+    static LookupResult awaitFound(AgentTestClient client, long volumeId, long key, int cookie) {
+        return until("needle " + Long.toHexString(key) + " found",
+                () -> client.request(r -> new Lookup(r, volumeId, key, cookie), LookupResult.class), LookupResult::found);
     }
 
     static long sizeOf(Path file) {

@@ -1,6 +1,8 @@
 package org.seaweedfs.rdma.agent;
 
+import static org.seaweedfs.rdma.agent.AgentTestClient.sidecar;
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import org.seaweedfs.rdma.testing.AgentHarness;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertInstanceOf;
@@ -71,12 +73,12 @@ class AgentHardeningTest {
         assertEquals(5 * 17, idxSize, "five 17-byte entries");
         byte[] dat = Files.readAllBytes(dir.resolve("7.dat"));
 
-        harness = new AgentHarness(s -> s.withOffset5(true), dir);
-        AgentTestClient client = harness.sidecar();
-        VolumeInfo volume = AgentHarness.volume(client, 7);
+        harness = new AgentHarness(dir, AgentTestClient.ucxSettings(), s -> s.withOffset5(true));
+        AgentTestClient client = sidecar(harness);
+        VolumeInfo volume = AgentTestClient.volume(client, 7);
         assertEquals(idxSize, volume.idxPosition());
 
-        List<SyncEntries> frames = AgentHarness.fullSync(client, 7, volume.epoch());
+        List<SyncEntries> frames = AgentTestClient.fullSync(client, 7, volume.epoch());
         assertEquals(idxSize, frames.get(frames.size() - 1).toPosition(), "positions count 17-byte entries");
         Map<Long, Long> synced = new HashMap<>();
         for (SyncEntries frame : frames) {
@@ -113,8 +115,8 @@ class AgentHardeningTest {
         try (VolumeWriter writer = VolumeWriter.create(dir, "", 8, 3, IndexFormat.OFFSET4)) {
             writer.append(NewNeedle.builder(1, 0x11, bytes(1 << 20, 1)).build());
         }
-        harness = new AgentHarness(s -> s.withMaxRepliesInFlight(2), dir);
-        AgentTestClient client = harness.sidecar();
+        harness = new AgentHarness(dir, AgentTestClient.ucxSettings(), s -> s.withMaxRepliesInFlight(2));
+        AgentTestClient client = sidecar(harness);
         LookupResult at = client.request(id -> new Lookup(id, 8, 1, 0x11), LookupResult.class);
         List<CompletableFuture<ControlMessage>> replies = new ArrayList<>();
         for (int i = 0; i < 64; i++) {
@@ -168,8 +170,8 @@ class AgentHardeningTest {
         Logger logger = Logger.getLogger(VolumeFollower.class.getName());
         logger.addHandler(capture);
         try {
-            harness = new AgentHarness(s -> s, dir);
-            AgentTestClient client = harness.sidecar();
+            harness = new AgentHarness(dir, AgentTestClient.ucxSettings(), s -> s);
+            AgentTestClient client = sidecar(harness);
             assertEquals(List.of(), client.request(org.seaweedfs.rdma.protocol.VolumeListRequest::new,
                     org.seaweedfs.rdma.protocol.VolumeList.class).volumes());
         } finally {

@@ -1,6 +1,7 @@
 package org.seaweedfs.rdma.agent;
 
 import io.vertx.core.DeploymentOptions;
+import org.seaweedfs.rdma.testing.AgentHarness;
 import io.vertx.core.ThreadingModel;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -40,6 +41,8 @@ import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 
+import static org.seaweedfs.rdma.agent.AgentTestClient.connect;
+import static org.seaweedfs.rdma.agent.AgentTestClient.sidecar;
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
@@ -47,9 +50,9 @@ import static org.junit.jupiter.api.Assertions.assertInstanceOf;
 import static org.junit.jupiter.api.Assertions.assertNotEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
-import static org.seaweedfs.rdma.agent.AgentHarness.fullSync;
-import static org.seaweedfs.rdma.agent.AgentHarness.volume;
-import static org.seaweedfs.rdma.agent.AgentTestClient.await;
+import static org.seaweedfs.rdma.agent.AgentTestClient.fullSync;
+import static org.seaweedfs.rdma.agent.AgentTestClient.volume;
+import static org.seaweedfs.rdma.testing.Await.await;
 
 /** The control protocol served over real UCX (loopback) against copies of the SeaweedFS fixture volumes. */
 class AgentProtocolTest extends AgentTestBase {
@@ -57,7 +60,7 @@ class AgentProtocolTest extends AgentTestBase {
     @Test
     void helloThenPing() throws Exception {
         AgentHarness h = start(s -> s);
-        AgentTestClient client = h.connect();
+        AgentTestClient client = connect(h);
         HelloOk ok = assertInstanceOf(HelloOk.class, client.hello(null));
         assertEquals(ControlCodec.PROTOCOL_VERSION, ok.protocolVersion());
         assertEquals(h.agent.instanceId(), ok.agentId());
@@ -69,7 +72,7 @@ class AgentProtocolTest extends AgentTestBase {
 
     @Test
     void requestsBeforeHelloAreRefused() throws Exception {
-        AgentTestClient client = start(s -> s).connect();
+        AgentTestClient client = connect(start(s -> s));
         assertError(ErrorCode.HANDSHAKE_REQUIRED, client.request(VolumeListRequest::new));
         assertError(ErrorCode.HANDSHAKE_REQUIRED, client.request(id -> new Lookup(id, 1, 1, 1)));
         assertInstanceOf(HelloOk.class, client.hello(null));
@@ -78,7 +81,7 @@ class AgentProtocolTest extends AgentTestBase {
 
     @Test
     void anotherProtocolVersionIsRefused() throws Exception {
-        AgentTestClient client = start(s -> s).connect();
+        AgentTestClient client = connect(start(s -> s));
         assertError(ErrorCode.UNSUPPORTED_VERSION, client.request(id -> new Hello(id, 2, "future-sidecar", null)));
     }
 
@@ -86,7 +89,7 @@ class AgentProtocolTest extends AgentTestBase {
     void aWrongOrMissingTokenIsRefusedAndTheChannelClosed() throws Exception {
         AgentHarness h = start(s -> s.withAuthToken("s3cret"));
         for (String token : new String[] {"wrong", null, "s3cret-and-more"}) {
-            AgentTestClient client = h.connect();
+            AgentTestClient client = connect(h);
             CompletableFuture<Throwable> closed = new CompletableFuture<>();
             client.channel().closeHandler(closed::complete);
             assertError(ErrorCode.UNAUTHORIZED, client.hello(token));
@@ -94,7 +97,7 @@ class AgentProtocolTest extends AgentTestBase {
             assertFalse(client.channel().isOpen());
         }
         assertEquals(3, h.agent.metrics().unauthorized().sum());
-        AgentTestClient good = h.connect();
+        AgentTestClient good = connect(h);
         assertInstanceOf(HelloOk.class, good.hello("s3cret"));
         assertInstanceOf(VolumeList.class, good.request(VolumeListRequest::new));
     }
@@ -102,7 +105,7 @@ class AgentProtocolTest extends AgentTestBase {
     @Test
     void volumeListDescribesEveryFixtureVolume() throws Exception {
         AgentHarness h = start(s -> s);
-        VolumeList list = h.sidecar().request(VolumeListRequest::new, VolumeList.class);
+        VolumeList list = sidecar(h).request(VolumeListRequest::new, VolumeList.class);
         assertEquals(List.of(1L, 2L, 3L), list.volumes().stream().map(VolumeInfo::volumeId).toList());
         Set<Long> epochs = new HashSet<>();
         for (VolumeInfo v : list.volumes()) {
@@ -125,7 +128,7 @@ class AgentProtocolTest extends AgentTestBase {
     @Test
     void lookupsOfKnownDeletedAndMissingNeedles() throws Exception {
         AgentHarness h = start(s -> s);
-        AgentTestClient client = h.sidecar();
+        AgentTestClient client = sidecar(h);
         byte[] dat1 = Files.readAllBytes(h.dir.resolve("1.dat"));
         for (String fid : new String[] {"1,01bb51ad02", "1,02dfabcb70"}) {
             FileId id = FileId.parse(fid);
@@ -153,7 +156,7 @@ class AgentProtocolTest extends AgentTestBase {
     @Test
     void fullAndIncrementalSyncReplayTheIndex() throws Exception {
         AgentHarness h = start(s -> s);
-        AgentTestClient client = h.sidecar();
+        AgentTestClient client = sidecar(h);
         List<SyncEntries> one = fullSync(client, 1, 0);
         assertEquals(1, one.size());
         assertEquals(298, one.get(0).entryCount());
@@ -185,7 +188,7 @@ class AgentProtocolTest extends AgentTestBase {
     @Test
     void aLargeSyncIsCutIntoFramesOfTheMaximumSize() throws Exception {
         AgentHarness h = start(s -> s.withMaxFrameBytes(4096)); // (4096 - 64) / 20 = 201 entries per frame
-        List<SyncEntries> frames = fullSync(h.sidecar(), 1, 0);
+        List<SyncEntries> frames = fullSync(sidecar(h), 1, 0);
         assertEquals(2, frames.size());
         assertTrue(frames.get(0).more());
         assertEquals(201, frames.get(0).entryCount());
@@ -197,7 +200,7 @@ class AgentProtocolTest extends AgentTestBase {
     @ValueSource(longs = {1L << 30, 64 << 10, 16 << 10})
     void everyLiveRecordReadWithGetsEqualsTheFile(long segmentBytes) throws Exception {
         AgentHarness h = start(s -> s.withSegmentBytes(segmentBytes));
-        AgentTestClient client = h.sidecar();
+        AgentTestClient client = sidecar(h);
         int straddling = 0;
         for (long vid : new long[] {1, 2}) {
             VolumeInfo volume = volume(client, vid);
@@ -225,7 +228,7 @@ class AgentProtocolTest extends AgentTestBase {
     @Test
     void readThroughCopiesTheRecord() throws Exception {
         AgentHarness h = start(s -> s);
-        AgentTestClient client = h.sidecar();
+        AgentTestClient client = sidecar(h);
         FileId fid = FileId.parse("2,0306bfd555");
         LookupResult where = client.request(r -> new Lookup(r, 2, fid.key(), fid.cookie()), LookupResult.class);
         byte[] dat = Files.readAllBytes(h.dir.resolve("2.dat"));
@@ -253,7 +256,7 @@ class AgentProtocolTest extends AgentTestBase {
     @Test
     void malformedAndOversizedFramesAreAnsweredCountedAndSurvived() throws Exception {
         AgentHarness h = start(s -> s);
-        AgentTestClient client = h.sidecar();
+        AgentTestClient client = sidecar(h);
         byte[] badBody = {'S', 'W', 1, 8, 0, 0, 0, 0, 0, 0, 0, 42, (byte) 0xc1};
         ErrorReply bad = assertError(ErrorCode.BAD_FRAME, client.send(42, badBody));
         assertFalse(bad.retriable());
@@ -277,14 +280,14 @@ class AgentProtocolTest extends AgentTestBase {
     @Test
     void stoppingClosesTheListenerAndEveryChannel() throws Exception {
         AgentHarness h = start(s -> s);
-        AgentTestClient client = h.sidecar();
+        AgentTestClient client = sidecar(h);
         CompletableFuture<Throwable> closed = new CompletableFuture<>();
         client.channel().closeHandler(closed::complete);
         int port = h.agent.port();
         await(h.vertx.undeploy(h.deployment));
         closed.get(AgentTestClient.TIMEOUT_S, TimeUnit.SECONDS);
         assertFalse(client.channel().isOpen());
-        assertThrows(Exception.class, () -> h.connect().hello(null), "nobody listens on " + port + " any more");
+        assertThrows(Exception.class, () -> connect(h).hello(null), "nobody listens on " + port + " any more");
     }
 
     @Test
@@ -293,7 +296,7 @@ class AgentProtocolTest extends AgentTestBase {
         AgentVerticle second = new AgentVerticle(new UcxWorkerVerticle(AgentTestClient.ucxSettings()), h.agent.settings());
         Exception e = assertThrows(Exception.class, () -> await(h.vertx.deployVerticle(second,
                 new DeploymentOptions().setThreadingModel(ThreadingModel.EVENT_LOOP))));
-        assertTrue(String.valueOf(e.getCause()).contains("WORKER"), String.valueOf(e.getCause()));
+        assertTrue(String.valueOf(e).contains("WORKER"), String.valueOf(e));
     }
 
     /** Key -> (offset, size) after replaying the entries with SeaweedFS's rule. */

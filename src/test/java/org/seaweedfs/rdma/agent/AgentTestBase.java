@@ -2,11 +2,17 @@ package org.seaweedfs.rdma.agent;
 
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.io.TempDir;
+import org.seaweedfs.rdma.testing.AgentHarness;
+import org.seaweedfs.rdma.volume.Fixtures;
 
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.function.UnaryOperator;
 
-/** One agent per test, serving a fresh copy of the fixtures, stopped after the test. */
+/**
+ * One agent per test, serving a fresh copy of the fixtures in {@code tmp/volumes} (so {@code tmp} has room for
+ * staging files on the same file system), stopped after the test.
+ */
 abstract class AgentTestBase {
 
     @TempDir
@@ -14,7 +20,8 @@ abstract class AgentTestBase {
     private AgentHarness harness;
 
     AgentHarness start(UnaryOperator<AgentSettings> tune) throws Exception {
-        harness = new AgentHarness(tmp, s -> tune.apply(base(s)));
+        Path volumes = Fixtures.copyDir("volumes", Files.createDirectories(tmp.resolve("volumes")));
+        harness = new AgentHarness(volumes, AgentTestClient.ucxSettings(), s -> tune.apply(base(s)));
         return harness;
     }
 

@@ -7,12 +7,19 @@ import org.seaweedfs.rdma.protocol.ControlCodec;
 import org.seaweedfs.rdma.protocol.ControlMessage;
 import org.seaweedfs.rdma.protocol.Hello;
 import org.seaweedfs.rdma.protocol.Segment;
+import org.seaweedfs.rdma.protocol.SyncEntries;
+import org.seaweedfs.rdma.protocol.SyncRequest;
+import org.seaweedfs.rdma.protocol.VolumeList;
+import org.seaweedfs.rdma.protocol.VolumeListRequest;
 import org.seaweedfs.rdma.protocol.VolumeInfo;
 import org.seaweedfs.rdma.ucx.UcxChannel;
 import org.seaweedfs.rdma.ucx.UcxMemoryRegion;
 import org.seaweedfs.rdma.ucx.UcxRemoteKey;
 import org.seaweedfs.rdma.ucx.UcxSettings;
 import org.seaweedfs.rdma.ucx.UcxWorkerVerticle;
+import org.seaweedfs.rdma.testing.AgentHarness;
+import java.util.ArrayList;
+import java.util.List;
 
 import java.nio.ByteBuffer;
 import java.util.Map;
@@ -27,6 +34,7 @@ import java.util.function.Predicate;
 
 import static org.junit.jupiter.api.Assertions.assertInstanceOf;
 import static org.junit.jupiter.api.Assertions.fail;
+import static org.seaweedfs.rdma.testing.Await.await;
 
 /**
  * A minimal sidecar for tests: its own Vert.x and UCX worker, one channel to the agent, requests answered by id,
@@ -152,7 +160,34 @@ final class AgentTestClient implements AutoCloseable {
         await(vertx.close());
     }
 
-    static <T> T await(Future<T> future) throws Exception {
-        return future.toCompletionStage().toCompletableFuture().get(TIMEOUT_S, TimeUnit.SECONDS);
+    /** A client of {@code agent}, closed with it. */
+    static AgentTestClient connect(AgentHarness agent) throws Exception {
+        return agent.closeWith(new AgentTestClient(agent.port()));
+    }
+
+    /** A client of {@code agent} that completed the handshake, closed with it. */
+    static AgentTestClient sidecar(AgentHarness agent) throws Exception {
+        AgentTestClient client = connect(agent);
+        client.hello(agent.agent.settings().authToken());
+        return client;
+    }
+
+    static VolumeInfo volume(AgentTestClient client, long volumeId) throws Exception {
+        VolumeList list = client.request(VolumeListRequest::new, VolumeList.class);
+        return list.volumes().stream().filter(v -> v.volumeId() == volumeId).findFirst()
+                .orElseThrow(() -> new AssertionError("volume " + volumeId + " not listed in " + list.volumes()));
+    }
+
+    /** A full sync, following {@code more}, as one concatenation of frames. */
+    static List<SyncEntries> fullSync(AgentTestClient client, long volumeId, long epoch) throws Exception {
+        List<SyncEntries> frames = new ArrayList<>();
+        SyncEntries frame = client.request(id -> new SyncRequest(id, volumeId, epoch, 0), SyncEntries.class);
+        frames.add(frame);
+        while (frame.more()) {
+            SyncEntries last = frame;
+            frame = client.request(id -> new SyncRequest(id, volumeId, last.epoch(), last.toPosition()), SyncEntries.class);
+            frames.add(frame);
+        }
+        return frames;
     }
 }

@@ -23,7 +23,8 @@ import org.junit.jupiter.api.io.TempDir;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
-import static org.seaweedfs.rdma.agent.AgentTestClient.await;
+import static org.seaweedfs.rdma.testing.Await.await;
+import static org.seaweedfs.rdma.testing.Await.until;
 
 /** Retired mappings stay registered for the grace, are deregistered after it, and all go at once on stop. */
 class RetiredMappingsTest {
@@ -52,11 +53,7 @@ class RetiredMappingsTest {
             return null;
         });
         assertTrue(first.region().isRegistered(), "still registered right after retiring");
-        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(5);
-        while (first.region().isRegistered() && System.nanoTime() < deadline) {
-            Thread.sleep(10);
-        }
-        assertFalse(first.region().isRegistered(), "deregistered after the grace");
+        until("deregistered after the grace", () -> !first.region().isRegistered());
 
         onContext(context, () -> {
             retired.retire(List.of(second));
@@ -88,11 +85,7 @@ class RetiredMappingsTest {
             retired.retire(List.of(copy));
             return null;
         });
-        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(5);
-        while (copy.region().isRegistered() && System.nanoTime() < deadline) {
-            Thread.sleep(10);
-        }
-        assertFalse(copy.region().isRegistered(), "freed after the graces");
+        until("freed after the graces", () -> !copy.region().isRegistered());
         assertTrue(System.nanoTime() - retiredAt >= TimeUnit.MILLISECONDS.toNanos(600),
                 "a copy cannot be deregistered without being freed, so it waits for both graces");
         assertEquals(0, metrics.volumeCopyBytes());

@@ -1,6 +1,7 @@
 package org.seaweedfs.rdma.agent;
 
 import org.junit.jupiter.api.Test;
+import org.seaweedfs.rdma.testing.AgentHarness;
 import org.seaweedfs.rdma.protocol.LookupResult;
 import org.seaweedfs.rdma.protocol.Segment;
 import org.seaweedfs.rdma.protocol.SyncEntries;
@@ -20,6 +21,7 @@ import java.util.Arrays;
 import java.util.Map;
 import java.util.function.UnaryOperator;
 
+import static org.seaweedfs.rdma.agent.AgentTestClient.sidecar;
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNotEquals;
@@ -27,9 +29,10 @@ import static org.seaweedfs.rdma.agent.AgentFollowTest.awaitFound;
 import static org.seaweedfs.rdma.agent.AgentFollowTest.awaitVolume;
 import static org.seaweedfs.rdma.agent.AgentFollowTest.randomBytes;
 import static org.seaweedfs.rdma.agent.AgentFollowTest.sizeOf;
-import static org.seaweedfs.rdma.agent.AgentHarness.fullSync;
-import static org.seaweedfs.rdma.agent.AgentHarness.volume;
+import static org.seaweedfs.rdma.agent.AgentTestClient.fullSync;
+import static org.seaweedfs.rdma.agent.AgentTestClient.volume;
 import static org.seaweedfs.rdma.agent.AgentProtocolTest.replay;
+import static org.seaweedfs.rdma.testing.Await.until;
 
 /**
  * What only agent.volumeMemory: ucx does: the UCX memory the copies hold (the gauge), the limit, a growing tail
@@ -65,7 +68,7 @@ class VolumeCopyTest extends AgentTestBase {
     void aVolumeBeyondTheLimitIsServedMappedAndStillReadable() throws Exception {
         AgentHarness h = start(copiesWithin(1 << 20)); // 2.dat and 3.dat fit, 1.dat (2.5 MB) does not
         assertEquals(datBytes(h, 2, 3), h.agent.metrics().volumeCopyBytes());
-        AgentTestClient client = h.sidecar();
+        AgentTestClient client = sidecar(h);
         VolumeInfo one = volume(client, 1);
         byte[] dat = Files.readAllBytes(h.dir.resolve("1.dat"));
         Map<Long, long[]> live = replay(fullSync(client, 1, one.epoch()).toArray(SyncEntries[]::new));
@@ -82,7 +85,7 @@ class VolumeCopyTest extends AgentTestBase {
     void aGrowingTailIsCopiedLargerOnceThenFilledInPlaceAndTheOldCopyFreed() throws Exception {
         AgentHarness h = start(copiesWithin(AgentSettings.DEFAULT_VOLUME_MEMORY_LIMIT)
                 .andThen(s -> s.withSegmentBytes(SEGMENT_BYTES))::apply);
-        AgentTestClient client = h.sidecar();
+        AgentTestClient client = sidecar(h);
         long copied = datBytes(h, 1, 2, 3);
         assertEquals(copied, h.agent.metrics().volumeCopyBytes(), "exact copies at open");
         VolumeInfo before = volume(client, 2);
@@ -111,7 +114,7 @@ class VolumeCopyTest extends AgentTestBase {
     @Test
     void compactionCopiesTheNewEpochAndFreesTheOldCopyAfterTheGraces() throws Exception {
         AgentHarness h = start(copiesWithin(AgentSettings.DEFAULT_VOLUME_MEMORY_LIMIT));
-        AgentTestClient client = h.sidecar();
+        AgentTestClient client = sidecar(h);
         long old = volume(client, 2).epoch();
         Path staging = Files.createDirectories(tmp.resolve("staging"));
         SuperBlock compacted = new SuperBlock(3, 0, Ttl.NONE, 1, null);
@@ -154,11 +157,7 @@ class VolumeCopyTest extends AgentTestBase {
         return sum;
     }
 
-    private static void awaitCopyBytes(AgentHarness h, long expected) throws InterruptedException {
-        long deadline = System.nanoTime() + 10_000_000_000L;
-        while (h.agent.metrics().volumeCopyBytes() != expected && System.nanoTime() < deadline) {
-            Thread.sleep(20);
-        }
-        assertEquals(expected, h.agent.metrics().volumeCopyBytes(), "UCX bytes held for copies");
+    private static void awaitCopyBytes(AgentHarness h, long expected) {
+        until("UCX bytes held for copies: " + expected, () -> h.agent.metrics().volumeCopyBytes() == expected);
     }
 }

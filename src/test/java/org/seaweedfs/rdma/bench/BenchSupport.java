@@ -3,9 +3,10 @@ package org.seaweedfs.rdma.bench;
 import io.vertx.core.Context;
 import io.vertx.core.Future;
 import io.vertx.core.Promise;
+import java.time.Duration;
 import java.util.Locale;
-import java.util.concurrent.TimeUnit;
 import java.util.function.Supplier;
+import org.seaweedfs.rdma.testing.Await;
 
 /** What the hand-run bench mains (bench/run.sh) share: percentiles as JSON, running on a context, waiting. */
 public final class BenchSupport {
@@ -38,7 +39,8 @@ public final class BenchSupport {
         return promise.future();
     }
 
-    public static <T> T await(Future<T> future) throws Exception {
-        return future.toCompletionStage().toCompletableFuture().get(5, TimeUnit.MINUTES);
+    /** {@link Await#await} with the benchmarks' bound: a run may take minutes. */
+    public static <T> T await(Future<T> future) {
+        return Await.await(future, Duration.ofMinutes(5));
     }
 }

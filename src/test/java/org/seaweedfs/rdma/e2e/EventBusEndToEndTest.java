@@ -4,7 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
-import static org.seaweedfs.rdma.e2e.Stack.await;
+import static org.seaweedfs.rdma.testing.Await.await;
 
 import io.vertx.core.buffer.Buffer;
 import io.vertx.core.eventbus.EventBus;

@@ -2,7 +2,7 @@ package org.seaweedfs.rdma.e2e;
 
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.seaweedfs.rdma.e2e.Stack.await;
+import static org.seaweedfs.rdma.testing.Await.await;
 
 import io.micrometer.core.instrument.MeterRegistry;
 import io.vertx.core.buffer.Buffer;

@@ -5,8 +5,8 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
-import static org.seaweedfs.rdma.e2e.Stack.await;
-import static org.seaweedfs.rdma.e2e.Stack.eventually;
+import static org.seaweedfs.rdma.testing.Await.await;
+import static org.seaweedfs.rdma.testing.Await.until;
 
 import io.vertx.core.Vertx;
 import io.vertx.core.buffer.Buffer;
@@ -124,7 +124,7 @@ class ResilienceEndToEndTest {
         assertArrayEquals(file2, before.body().getBytes());
 
         agent.close();
-        eventually("the sidecar saw the agent go down", () -> sawState("down"));
+        until("the sidecar saw the agent go down", () -> sawState("down"));
         JsonObject down = peerEvents.stream().filter(e -> "down".equals(e.getString("state"))).findFirst().orElseThrow();
         assertEquals("127.0.0.1:" + port, down.getString("agent"));
         assertEquals("up", down.getString("previous"));
@@ -154,14 +154,14 @@ class ResilienceEndToEndTest {
         assertEquals("open", agentStatus.getString("breaker"));
 
         restartAgent(port);
-        eventually("the sidecar saw the agent come back", () -> peerEvents.stream()
+        until("the sidecar saw the agent come back", () -> peerEvents.stream()
                 .dropWhile(e -> !"down".equals(e.getString("state"))).anyMatch(e -> "up".equals(e.getString("state"))));
-        eventually("RDMA serves again", () -> {
+        until("RDMA serves again", () -> {
             HttpResponse<Buffer> r = get("/" + FILE_2);
             assertArrayEquals(file2, r.body().getBytes(), "whichever path serves, the bytes are right");
             return "rdma".equals(r.getHeader("X-Source"));
         });
-        eventually("the breaker closed and /health is healthy again", () -> {
+        until("the breaker closed and /health is healthy again", () -> {
             get("/" + COMMAND_GO);
             return "healthy".equals(get("/health").bodyAsJsonObject().getString("status"));
         });
@@ -175,7 +175,7 @@ class ResilienceEndToEndTest {
         Stack agent = agent(0);
         sidecar(vertx, agent.agentPort(), fallbackTo.sidecarSettings());
         agent.close();
-        eventually("the sidecar saw the agent go down", () -> sawState("down"));
+        until("the sidecar saw the agent go down", () -> sawState("down"));
         byte[] file2 = expected(FILE_2).plain();
         byte[] commandGo = expected(COMMAND_GO).plain();
 
@@ -208,7 +208,7 @@ class ResilienceEndToEndTest {
         assertEquals("rdma", await(sidecar.vertx.eventBus().request("seaweedfs.needle.read", request)).headers().get("source"));
 
         agent.close();
-        eventually("the sidecar saw the agent go down", () -> sawState("down"));
+        until("the sidecar saw the agent go down", () -> sawState("down"));
         for (String address : List.of("seaweedfs.needle.read", "seaweedfs.needle.stat")) {
             ReplyException e = assertThrows(ReplyException.class,
                     () -> await(sidecar.vertx.eventBus().request(address, request)), address);
@@ -227,21 +227,12 @@ class ResilienceEndToEndTest {
      * should the port still be held, retry as an operator's restart would.
      */
     private void restartAgent(int port) {
-        RuntimeException last = null;
-        for (int attempt = 0; attempt < 100; attempt++) {
+        until("the agent listening on port " + port + " again", () -> {
             try {
-                agent(port);
-                return;
+                return agent(port);
             } catch (RuntimeException e) {
-                last = e;
-                try {
-                    Thread.sleep(200);
-                } catch (InterruptedException ie) {
-                    Thread.currentThread().interrupt();
-                    break;
-                }
+                return null;
             }
-        }
-        throw new AssertionError("the agent could not listen on port " + port + " again", last);
+        }, java.util.Objects::nonNull, java.time.Duration.ofSeconds(20));
     }
 }

@@ -1,12 +1,12 @@
 package org.seaweedfs.rdma.e2e;
 
-import io.vertx.core.Future;
+import static org.seaweedfs.rdma.testing.Await.await;
+import static org.seaweedfs.rdma.testing.Await.until;
+
 import io.vertx.core.Vertx;
 import io.vertx.core.VertxOptions;
 import java.nio.file.Path;
 import java.util.Map;
-import java.util.concurrent.TimeUnit;
-import java.util.function.BooleanSupplier;
 import org.seaweedfs.rdma.SeaweedRdma;
 import org.seaweedfs.rdma.config.ConfigLoader;
 import org.seaweedfs.rdma.metrics.RdmaMetrics;
@@ -65,7 +65,7 @@ final class Stack implements AutoCloseable {
     /** The sidecar, returned once its agent is up and every needle map mirrored. */
     static Stack sidecar(int agentPort, String extra) {
         Stack sidecar = start(sidecarYaml(agentPort, extra));
-        eventually("the sidecar connected to its agent", sidecar::agentUp);
+        until("the sidecar connected to its agent", sidecar::agentUp);
         return sidecar;
     }
 
@@ -84,29 +84,5 @@ final class Stack implements AutoCloseable {
     @Override
     public void close() {
         await(server.close().eventually(() -> vertx.close()));
-    }
-
-    static <T> T await(Future<T> future) {
-        try {
-            return future.await(60, TimeUnit.SECONDS);
-        } catch (java.util.concurrent.TimeoutException e) {
-            throw new AssertionError("timed out waiting for " + future, e);
-        }
-    }
-
-    /** Polls until the condition holds (never asserting how long it took). */
-    static void eventually(String what, BooleanSupplier condition) {
-        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
-        while (!condition.getAsBoolean()) {
-            if (System.nanoTime() > deadline) {
-                throw new AssertionError("never happened: " + what);
-            }
-            try {
-                Thread.sleep(20);
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-                throw new AssertionError("interrupted waiting for " + what, e);
-            }
-        }
     }
 }

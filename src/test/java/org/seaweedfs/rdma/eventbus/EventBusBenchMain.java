@@ -22,6 +22,9 @@ import org.seaweedfs.rdma.SeaweedRdma;
 import org.seaweedfs.rdma.config.ConfigLoader;
 import org.seaweedfs.rdma.config.RdmaConfig;
 import org.seaweedfs.rdma.metrics.RdmaMetrics;
+import java.time.Duration;
+import java.util.Objects;
+import org.seaweedfs.rdma.testing.Await;
 
 /**
  * Event-bus reads in the sidecar's own JVM (bench/run.sh, hook_eventbus), not a test: deploys the sidecar of
@@ -132,24 +135,19 @@ public final class EventBusBenchMain {
 
         /** Until a read answers (the sidecar connects to its agent in the background), then checks its bytes. */
         void ready(Path plain, long timeoutMs) throws Exception {
-            long deadline = System.currentTimeMillis() + timeoutMs;
-            while (true) {
+            Buffer got = Await.until("an event-bus read of " + fids[0], () -> {
                 try {
-                    Buffer got = await(onContext(context, () -> vertx.eventBus().<Buffer>request(EventBusApiVerticle.READ_ADDRESS,
+                    return await(onContext(context, () -> vertx.eventBus().<Buffer>request(EventBusApiVerticle.READ_ADDRESS,
                             requests[0]).map(Message::body)));
-                    byte[] want = Files.readAllBytes(plain.resolve(fids[0]));
-                    if (!Arrays.equals(got.getBytes(), want)) {
-                        throw new IllegalStateException("event-bus read of " + fids[0] + " differs from " + plain.resolve(fids[0]));
-                    }
-                    size = want.length;
-                    return;
-                } catch (java.util.concurrent.ExecutionException e) {
-                    if (System.currentTimeMillis() > deadline) {
-                        throw e;
-                    }
-                    Thread.sleep(200);
+                } catch (RuntimeException e) {
+                    return null;
                 }
+            }, Objects::nonNull, Duration.ofMillis(timeoutMs));
+            byte[] want = Files.readAllBytes(plain.resolve(fids[0]));
+            if (!Arrays.equals(got.getBytes(), want)) {
+                throw new IllegalStateException("event-bus read of " + fids[0] + " differs from " + plain.resolve(fids[0]));
             }
+            size = want.length;
         }
 
         /** {@code lanes} reads in flight until {@code count} are done or the deadline passes; the number done. */

@@ -1,6 +1,8 @@
 package org.seaweedfs.rdma.http;
 
 import static org.junit.jupiter.api.Assertions.*;
+import static org.seaweedfs.rdma.testing.Await.await;
+import static org.seaweedfs.rdma.testing.Await.until;
 
 import io.vertx.core.Future;
 import io.vertx.core.buffer.Buffer;
@@ -19,9 +21,7 @@ class AdmissionHttpTest extends HttpApiTestBase {
         source.hold(true);
         Future<HttpResponse<Buffer>> first = get("/3,01637037d6").send();
         Future<HttpResponse<Buffer>> second = get("/read?file_id=3,01637037d6").send();
-        while (source.heldReads() < 2) {
-            Thread.sleep(5); // both admitted reads reached the source
-        }
+        until("both admitted reads reached the source", () -> source.heldReads() == 2);
         HttpResponse<Buffer> rejected = await(get("/3,01637037d6").send());
         assertEquals(503, rejected.statusCode());
         assertEquals("1", rejected.getHeader("Retry-After"));

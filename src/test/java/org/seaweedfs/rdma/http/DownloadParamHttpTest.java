@@ -1,6 +1,7 @@
 package org.seaweedfs.rdma.http;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.seaweedfs.rdma.testing.Await.await;
 
 import org.junit.jupiter.api.Test;
 

@@ -1,6 +1,8 @@
 package org.seaweedfs.rdma.http;
 
-import io.vertx.core.Future;
+import static org.seaweedfs.rdma.testing.Await.await;
+import static org.seaweedfs.rdma.testing.Await.until;
+
 import io.vertx.core.Vertx;
 import io.vertx.core.buffer.Buffer;
 import io.vertx.core.http.HttpMethod;
@@ -65,15 +67,8 @@ abstract class HttpApiTestBase {
      * Every needle handed out was released and every admission slot returned. The server releases once
      * its last write is flushed, which may be just after the client has the response: poll for it.
      */
-    void assertAllReleased() throws InterruptedException {
-        for (int i = 0; i < 1000 && (source.unreleased() != 0 || api.admission().inFlight() != 0); i++) {
-            Thread.sleep(10);
-        }
-        org.junit.jupiter.api.Assertions.assertEquals(0, source.unreleased(), "needles not released");
-        org.junit.jupiter.api.Assertions.assertEquals(0, api.admission().inFlight(), "admission slots held");
-    }
-
-    static <T> T await(Future<T> f) throws Exception {
-        return f.await(10, TimeUnit.SECONDS);
+    void assertAllReleased() {
+        until("every needle released and every admission slot returned",
+                () -> source.unreleased() == 0 && api.admission().inFlight() == 0);
     }
 }

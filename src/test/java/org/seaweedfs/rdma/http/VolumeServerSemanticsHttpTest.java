@@ -1,6 +1,7 @@
 package org.seaweedfs.rdma.http;
 
 import static org.junit.jupiter.api.Assertions.*;
+import static org.seaweedfs.rdma.testing.Await.await;
 
 import io.vertx.core.Future;
 import io.vertx.core.buffer.Buffer;

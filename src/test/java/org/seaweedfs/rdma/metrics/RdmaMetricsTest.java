@@ -16,7 +16,6 @@ import java.util.logging.Logger;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
-import org.seaweedfs.rdma.agent.AgentMetrics;
 import org.seaweedfs.rdma.config.ConfigLoader;
 import org.seaweedfs.rdma.config.HttpConfig;
 import org.seaweedfs.rdma.config.RdmaConfig;
@@ -24,7 +23,6 @@ import org.seaweedfs.rdma.http.HttpApiContext;
 import org.seaweedfs.rdma.http.HttpApiVerticle;
 import org.seaweedfs.rdma.sidecar.FixedReadPathStatus;
 import org.seaweedfs.rdma.sidecar.InMemoryNeedleSource;
-import org.seaweedfs.rdma.ucx.UcxMetrics;
 import org.seaweedfs.rdma.volume.FileId;
 
 class RdmaMetricsTest {
@@ -86,32 +84,6 @@ class RdmaMetricsTest {
         assertTrue(text.contains("seaweedfs_rdma_needle_map_size{agent=\"a:1\"} 42"), text);
         assertTrue(text.contains("seaweedfs_rdma_agent_state{agent=\"a:1\",state=\"up\"} 1"), text);
         assertTrue(text.contains("seaweedfs_rdma_agent_state{agent=\"a:1\",state=\"down\"} 0"), text);
-    }
-
-    @Test
-    void agentAndUcxCountersAreReadAtScrapeTime() {
-        RdmaMetrics metrics = RdmaMetrics.create();
-        AgentMetrics agent = new AgentMetrics();
-        UcxMetrics ucx = new UcxMetrics();
-        RoleMetricsBinder binder = new RoleMetricsBinder(metrics.registry());
-        binder.bindAgent(agent);
-        binder.bindUcx("sidecar", ucx);
-        agent.framesReceived().add(3);
-        agent.readThroughBytes().add(4096);
-        ucx.gets().add(5);
-        ucx.laneGets().add(2);
-        ucx.errors().increment();
-        String text = metrics.scrape();
-        assertTrue(text.contains("seaweedfs_rdma_agent_frames_total{direction=\"received\"} 3"), text);
-        assertTrue(text.contains("seaweedfs_rdma_agent_read_through_bytes_total 4096"), text);
-        assertTrue(text.contains("seaweedfs_rdma_agent_volumes 0"), text);
-        assertTrue(text.contains("seaweedfs_rdma_agent_volume_copy_bytes 0"), text);
-        assertTrue(text.contains("seaweedfs_rdma_ucx_operations_total{worker=\"sidecar\"} 5"), text);
-        assertTrue(text.contains("seaweedfs_rdma_ucx_errors_total{worker=\"sidecar\"} 1"), text);
-        assertTrue(text.contains("seaweedfs_rdma_ucx_lane_gets_total{worker=\"sidecar\"} 2"), text);
-        assertTrue(text.contains("seaweedfs_rdma_ucx_lanes{worker=\"sidecar\"} 0"), text);
-        ucx.gets().add(4);
-        assertTrue(metrics.scrape().contains("seaweedfs_rdma_ucx_operations_total{worker=\"sidecar\"} 9"));
     }
 
     @Test

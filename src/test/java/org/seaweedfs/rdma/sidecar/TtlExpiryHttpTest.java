@@ -5,7 +5,7 @@ import org.seaweedfs.rdma.sidecar.read.NeedleReader;
 import org.seaweedfs.rdma.sidecar.read.ReadPathOptions;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.seaweedfs.rdma.sidecar.ReadPathHarness.await;
+import static org.seaweedfs.rdma.testing.Await.await;
 
 import io.vertx.core.buffer.Buffer;
 import io.vertx.ext.web.client.HttpResponse;
@@ -23,6 +23,7 @@ import org.seaweedfs.rdma.volume.IndexFormat;
 import org.seaweedfs.rdma.volume.NewNeedle;
 import org.seaweedfs.rdma.volume.Ttl;
 import org.seaweedfs.rdma.volume.VolumeWriter;
+import org.seaweedfs.rdma.testing.AgentHarness;
 
 /**
  * A needle whose ttl has passed (appendAtNs + ttl before now) answers the volume server's empty 404 over HTTP,
@@ -43,7 +44,7 @@ class TtlExpiryHttpTest {
             writer.append(NewNeedle.builder(2, 0x22, "still fresh".getBytes()).ttl(Ttl.of(1, Ttl.HOUR))
                     .lastModified(now / 1000 - 120).appendAtNs(twoMinutesAgoNs).build());
         }
-        try (ReadPathHarness.AgentSide agent = new ReadPathHarness.AgentSide(dir, "sm,tcp,self", s -> s);
+        try (AgentHarness agent = new AgentHarness(dir, "sm,tcp,self", s -> s);
              ReadPathHarness.SidecarSide sidecar = new ReadPathHarness.SidecarSide("sm,tcp,self",
                      new RegisteredBufferPool.Settings(64 << 10, 8, 1 << 20, 2))) {
             NeedleReader reader = sidecar.reader(new StaticAgentRouter(sidecar.connect(agent.port(), null)),

@@ -5,7 +5,7 @@ import org.seaweedfs.rdma.sidecar.memory.RegisteredBufferPool;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
-import static org.seaweedfs.rdma.sidecar.ReadPathHarness.await;
+import static org.seaweedfs.rdma.testing.Await.await;
 
 import io.vertx.core.Vertx;
 import io.vertx.core.buffer.Buffer;
@@ -22,6 +22,7 @@ import org.seaweedfs.rdma.protocol.VolumeList;
 import org.seaweedfs.rdma.protocol.VolumeListRequest;
 import org.seaweedfs.rdma.ucx.UcxListener;
 import org.seaweedfs.rdma.ucx.UcxWorkerVerticle;
+import org.seaweedfs.rdma.testing.AgentHarness;
 
 /**
  * What an agent claims is not trusted for allocation: a STAND-IN agent (real UCX, scripted replies) lists a volume
@@ -35,7 +36,7 @@ class AgentConnectionBoundsTest {
         ControlCodec codec = new ControlCodec();
         try (ReadPathHarness.SidecarSide sidecar = new ReadPathHarness.SidecarSide("sm,tcp,self",
                 new RegisteredBufferPool.Settings(4096, 1, 4096, 1))) {
-            UcxWorkerVerticle ucx = new UcxWorkerVerticle(ReadPathHarness.ucxSettings("sm,tcp,self"));
+            UcxWorkerVerticle ucx = new UcxWorkerVerticle(AgentHarness.ucx("sm,tcp,self"));
             await(agentVertx.deployVerticle(ucx));
             UcxListener listener = await(ucx.listen("127.0.0.1", 0, channel -> channel.frameHandler(frame -> {
                 ControlMessage request = codec.decode(frame.getBytes());

@@ -11,19 +11,20 @@ import org.seaweedfs.rdma.sidecar.read.ReadPathOptions;
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
-import static org.seaweedfs.rdma.sidecar.ReadPathHarness.await;
+import static org.seaweedfs.rdma.testing.Await.await;
+import static org.seaweedfs.rdma.testing.Await.until;
 
 import io.vertx.core.buffer.Buffer;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.Random;
-import java.util.function.BooleanSupplier;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.seaweedfs.rdma.volume.FileId;
 import org.seaweedfs.rdma.volume.IndexFormat;
 import org.seaweedfs.rdma.volume.NewNeedle;
 import org.seaweedfs.rdma.volume.VolumeWriter;
+import org.seaweedfs.rdma.testing.AgentHarness;
 
 /**
  * A long-lived connection to an agent whose volume grows (its short tail segment re-mapped, so its key replaced)
@@ -39,7 +40,7 @@ class AgentConnectionKeysTest {
     @Test
     void keysOfReplacedAndDroppedMirrorsAreReleased() throws Exception {
         try (VolumeWriter writer = VolumeWriter.create(dir, "", 9, 3, IndexFormat.of(false));
-             ReadPathHarness.AgentSide agent = new ReadPathHarness.AgentSide(dir, "sm,tcp,self", s -> s.withSegmentBytes(4096));
+             AgentHarness agent = new AgentHarness(dir, "sm,tcp,self", s -> s.withSegmentBytes(4096));
              ReadPathHarness.SidecarSide sidecar = new ReadPathHarness.SidecarSide("sm,tcp,self", POOL)) {
             writer.append(NewNeedle.builder(1, 11, bytes(1000, 1)).build());
             writer.force();
@@ -50,7 +51,7 @@ class AgentConnectionKeysTest {
                 writer.force();
                 FileId fid = new FileId(9, i, 11);
                 byte[] expected = bytes(3000, i);
-                eventually(() -> {
+                until("needle " + fid + " readable", () -> {
                     try {
                         NeedleContent content = await(reader.read(fid));
                         Buffer all = Buffer.buffer();
@@ -61,15 +62,15 @@ class AgentConnectionKeysTest {
                     } catch (ReadFailure e) {
                         return false;
                     }
-                }, "needle " + fid + " readable");
-                eventually(() -> holds(connection) == segments(connection), "holds match the mirrored segments");
+                });
+                until("holds match the mirrored segments", () -> holds(connection) == segments(connection));
             }
             assertTrue(segments(connection) >= 6, "the volume spans several re-mapped segments");
 
             Files.delete(dir.resolve("9.dat"));
             Files.delete(dir.resolve("9.idx"));
-            eventually(() -> connection.mirror(9) == null, "volume 9 dropped");
-            eventually(() -> holds(connection) == 0, "no keys held for a removed volume");
+            until("volume 9 dropped", () -> connection.mirror(9) == null);
+            until("no keys held for a removed volume", () -> holds(connection) == 0);
             assertEquals(0, (int) await(connection.channel().remoteKeyCount()));
         }
     }
@@ -81,16 +82,6 @@ class AgentConnectionKeysTest {
     private static int segments(AgentConnection connection) {
         VolumeMirror mirror = connection.mirror(9);
         return mirror == null ? 0 : mirror.info().segments().size();
-    }
-
-    private static void eventually(BooleanSupplier condition, String what) throws InterruptedException {
-        long deadline = System.currentTimeMillis() + 10_000;
-        while (!condition.getAsBoolean()) {
-            if (System.currentTimeMillis() > deadline) {
-                throw new AssertionError(what + ": not within 10 s");
-            }
-            Thread.sleep(20);
-        }
     }
 
     private static byte[] bytes(int n, long seed) {

@@ -12,6 +12,7 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertInstanceOf;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.seaweedfs.rdma.testing.Await.await;
 
 import io.vertx.core.Future;
 import io.vertx.core.Promise;
@@ -27,7 +28,6 @@ import java.time.Duration;
 import java.util.Arrays;
 import java.util.List;
 import java.util.concurrent.CompletionException;
-import java.util.concurrent.TimeUnit;
 import java.util.function.Supplier;
 import java.util.zip.GZIPInputStream;
 import org.junit.jupiter.api.AfterEach;
@@ -79,14 +79,6 @@ class VolumeServerSourceSliceTest {
         MasterClient master = new MasterClient(vertx, WebClient.create(vertx), new HostPort("127.0.0.1", stubMaster.port()),
                 Duration.ofMinutes(1), Duration.ofSeconds(2));
         return new VolumeServerSource(client, master, volumeServers, MAX, Duration.ofSeconds(5));
-    }
-
-    private static <T> T await(Future<T> future) {
-        try {
-            return future.await(20, TimeUnit.SECONDS);
-        } catch (java.util.concurrent.TimeoutException e) {
-            throw new AssertionError("timed out", e);
-        }
     }
 
     private static ReadFailure failure(Future<?> future) {

@@ -15,7 +15,8 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
-import static org.seaweedfs.rdma.sidecar.ReadPathHarness.await;
+import static org.seaweedfs.rdma.testing.Await.await;
+import static org.seaweedfs.rdma.testing.Await.until;
 
 import io.vertx.core.Future;
 import io.vertx.core.buffer.Buffer;
@@ -48,6 +49,7 @@ import org.seaweedfs.rdma.volume.NewNeedle;
 import org.seaweedfs.rdma.volume.Volume;
 import org.seaweedfs.rdma.volume.VolumeFiles;
 import org.seaweedfs.rdma.volume.VolumeWriter;
+import org.seaweedfs.rdma.testing.AgentHarness;
 
 /** The RDMA read path end to end: a real agent and sidecar in separate Vert.x instances, UCX over loopback. */
 class NeedleReaderTest {
@@ -67,8 +69,8 @@ class NeedleReaderTest {
         }
     }
 
-    private ReadPathHarness.AgentSide agent(UnaryOperator<AgentSettings> tweak) {
-        ReadPathHarness.AgentSide agent = new ReadPathHarness.AgentSide(dir, TLS, tweak);
+    private AgentHarness agent(UnaryOperator<AgentSettings> tweak) {
+        AgentHarness agent = new AgentHarness(dir, TLS, tweak);
         open.add(agent);
         return agent;
     }
@@ -144,7 +146,7 @@ class NeedleReaderTest {
         copyFixtures();
         List<Expected> expected = expected();
         assertEquals(298 + 7, expected.size());
-        ReadPathHarness.AgentSide agent = agent(servedFrom(memory));
+        AgentHarness agent = agent(servedFrom(memory));
         assertEquals(memory == VolumeMemory.UCX, agent.agent.metrics().volumeCopyBytes() > 0);
         ReadPathHarness.SidecarSide sidecar = sidecar(POOL);
         AgentConnection connection = sidecar.connect(agent.port(), null);
@@ -170,7 +172,7 @@ class NeedleReaderTest {
     void theReadThroughPathServesTheSameBytesWithTheSameChecks() throws IOException {
         copyFixtures();
         List<Expected> expected = expected();
-        ReadPathHarness.AgentSide agent = agent(s -> s);
+        AgentHarness agent = agent(s -> s);
         ReadPathHarness.SidecarSide sidecar = sidecar(POOL);
         AgentConnection connection = sidecar.connect(agent.port(), null);
         ReadThroughSource source = new ReadThroughSource(sidecar.vertx, new StaticAgentRouter(connection), ReadPathOptions.defaults());
@@ -188,7 +190,7 @@ class NeedleReaderTest {
     void recordsStraddlingManySmallSegmentsReadWhole(VolumeMemory memory) throws IOException {
         copyFixtures();
         List<Expected> expected = expected();
-        ReadPathHarness.AgentSide agent = agent(s -> servedFrom(memory).apply(s).withSegmentBytes(4096));
+        AgentHarness agent = agent(s -> servedFrom(memory).apply(s).withSegmentBytes(4096));
         ReadPathHarness.SidecarSide sidecar = sidecar(POOL);
         AgentConnection connection = sidecar.connect(agent.port(), null);
         assertTrue(connection.mirror(2).info().segments().size() > 2);
@@ -213,7 +215,7 @@ class NeedleReaderTest {
     void appendedNeedlesBecomeReadableAndDeletedOnesNotFound(VolumeMemory memory) throws Exception {
         try (VolumeWriter writer = newVolume(9)) {
             writer.append(NewNeedle.builder(1, 11, random(1000, 1)).build());
-            ReadPathHarness.AgentSide agent = agent(servedFrom(memory));
+            AgentHarness agent = agent(servedFrom(memory));
             ReadPathHarness.SidecarSide sidecar = sidecar(POOL);
             NeedleReader reader = reader(sidecar, sidecar.connect(agent.port(), null));
             assertArrayEquals(random(1000, 1), readBytes(reader, new FileId(9, 1, 11)));
@@ -250,24 +252,14 @@ class NeedleReaderTest {
         }, 10_000);
     }
 
-    private static <T> T eventually(Attempt<T> attempt, long limitMs) throws Exception {
-        long deadline = System.currentTimeMillis() + limitMs;
-        while (true) {
+    private static <T> T eventually(Attempt<T> attempt, long limitMs) {
+        return until("an answer", () -> {
             try {
-                Optional<T> value = attempt.get();
-                if (value.isPresent()) {
-                    return value.get();
-                }
+                return attempt.get();
             } catch (AssertionError e) {
-                if (System.currentTimeMillis() > deadline) {
-                    throw e;
-                }
+                return Optional.<T>empty();
             }
-            if (System.currentTimeMillis() > deadline) {
-                throw new AssertionError("no answer within " + limitMs + " ms");
-            }
-            Thread.sleep(20);
-        }
+        }, Optional::isPresent, java.time.Duration.ofMillis(limitMs)).get();
     }
 
     @Test
@@ -283,7 +275,7 @@ class NeedleReaderTest {
             one.put(0, (byte) (one.get(0) ^ 0x40)).rewind();
             dat.write(one, at);
         }
-        ReadPathHarness.AgentSide agent = agent(s -> s);
+        AgentHarness agent = agent(s -> s);
         ReadPathHarness.SidecarSide sidecar = sidecar(POOL);
         NeedleReader reader = reader(sidecar, sidecar.connect(agent.port(), null));
         ReadFailure f = failure(reader.read(new FileId(4, 5, 55)));
@@ -299,7 +291,7 @@ class NeedleReaderTest {
         try (VolumeWriter writer = newVolume(6)) {
             writer.append(NewNeedle.builder(1, 1, big).name("big.bin").build());
         }
-        ReadPathHarness.AgentSide agent = agent(s -> s.withSegmentBytes(1 << 20));
+        AgentHarness agent = agent(s -> s.withSegmentBytes(1 << 20));
         ReadPathHarness.SidecarSide sidecar = sidecar(POOL);
         AgentConnection connection = sidecar.connect(agent.port(), null);
         NeedleReader reader = reader(sidecar, connection);
@@ -334,7 +326,7 @@ class NeedleReaderTest {
         // Not in the mirror: the first read asks the agent (a control round trip), so it is surely still in flight
         // when the second starts (a get of a mirrored needle may complete within the call on an event-loop lane).
         FileId missing = new FileId(fid.volumeId(), 0xdeadbeefL, 1);
-        ReadPathHarness.AgentSide agent = agent(s -> s);
+        AgentHarness agent = agent(s -> s);
         ReadPathHarness.SidecarSide sidecar = sidecar(POOL);
         NeedleReader reader = sidecar.reader(new StaticAgentRouter(sidecar.connect(agent.port(), null)),
                 new ReadPathOptions(1, 5_000, 64 << 20));
@@ -350,7 +342,7 @@ class NeedleReaderTest {
     void stoppingTheAgentFailsReadsFastAndRetriablyAndANewConnectionReadsAgain() throws Exception {
         copyFixtures();
         Expected e = expected().get(0);
-        ReadPathHarness.AgentSide agent = new ReadPathHarness.AgentSide(dir, TLS, s -> s);
+        AgentHarness agent = new AgentHarness(dir, TLS, s -> s);
         ReadPathHarness.SidecarSide sidecar = sidecar(POOL);
         AgentConnection connection = sidecar.connect(agent.port(), null);
         StaticAgentRouter router = new StaticAgentRouter(connection);
@@ -365,7 +357,7 @@ class NeedleReaderTest {
         assertTrue(down.retriable());
         assertEquals(ReadFailure.Kind.UNAVAILABLE, failure(connection.ping()).kind());
 
-        ReadPathHarness.AgentSide restarted = agent(s -> s);
+        AgentHarness restarted = agent(s -> s);
         AgentConnection again = sidecar.connect(restarted.port(), null);
         router.set(again);
         assertArrayEquals(e.data(), readBytes(reader, e.fid()));
@@ -377,7 +369,7 @@ class NeedleReaderTest {
     @Test
     void aWrongTokenIsRefusedAndNotRetriable() throws Exception {
         copyFixtures();
-        ReadPathHarness.AgentSide agent = agent(s -> s.withAuthToken("s3cret"));
+        AgentHarness agent = agent(s -> s.withAuthToken("s3cret"));
         ReadPathHarness.SidecarSide sidecar = sidecar(POOL);
         AgentError refused = assertThrows(AgentError.class, () -> sidecar.connect(agent.port(), "wrong"));
         assertEquals(ErrorCode.UNAUTHORIZED, refused.code());

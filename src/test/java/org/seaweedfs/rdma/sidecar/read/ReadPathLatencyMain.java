@@ -5,7 +5,7 @@ import org.seaweedfs.rdma.sidecar.ReadPathHarness;
 import org.seaweedfs.rdma.sidecar.StaticAgentRouter;
 import org.seaweedfs.rdma.sidecar.memory.RegisteredBufferPool;
 
-import static org.seaweedfs.rdma.sidecar.ReadPathHarness.await;
+import static org.seaweedfs.rdma.testing.Await.await;
 
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -17,6 +17,7 @@ import org.seaweedfs.rdma.volume.FileId;
 import org.seaweedfs.rdma.volume.IndexFormat;
 import org.seaweedfs.rdma.volume.NewNeedle;
 import org.seaweedfs.rdma.volume.VolumeWriter;
+import org.seaweedfs.rdma.testing.AgentHarness;
 
 /**
  * By hand, not a test: read latency (one read at a time) and throughput (several in flight) through
@@ -47,22 +48,16 @@ public final class ReadPathLatencyMain {
                 (big ? large : small).add(new FileId(1, key, key));
             }
         }
-        try (ReadPathHarness.AgentSide agent = new ReadPathHarness.AgentSide(dir, tls, s -> s);
+        try (AgentHarness agent = new AgentHarness(dir, tls, s -> s);
              ReadPathHarness.SidecarSide sidecar = new ReadPathHarness.SidecarSide(tls,
                      new RegisteredBufferPool.Settings(64 << 10, 256, 2 << 20, 32))) {
             NeedleReader reader = sidecar.reader(new StaticAgentRouter(sidecar.connect(agent.port(), null)),
                     ReadPathOptions.defaults());
             if (System.getenv("READ_DEBUG") != null) {
-                Thread t = new Thread(() -> {
-                    while (true) {
-                        try { Thread.sleep(1000); } catch (InterruptedException e) { return; }
-                        System.out.println("reads " + reader.counters().reads() + " served " + reader.counters().served()
-                                + " inflight " + reader.inFlight() + " pool " + sidecar.pool.inUse()
-                                + " lookups " + reader.counters().lookups() + " timeouts " + reader.counters().failures(ReadFailure.Kind.TIMEOUT));
-                    }
-                });
-                t.setDaemon(true);
-                t.start();
+                sidecar.vertx.setPeriodic(1000, id -> System.out.println("reads " + reader.counters().reads()
+                        + " served " + reader.counters().served() + " inflight " + reader.inFlight()
+                        + " pool " + sidecar.pool.inUse() + " lookups " + reader.counters().lookups()
+                        + " timeouts " + reader.counters().failures(ReadFailure.Kind.TIMEOUT)));
             }
             run("4 KiB", sidecar, reader, small, 50_000, 16);
             run("1 MiB", sidecar, reader, large, 2_000, 4);

@@ -15,7 +15,8 @@ import org.seaweedfs.rdma.sidecar.read.ReadThroughSource;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
-import static org.seaweedfs.rdma.sidecar.ReadPathHarness.await;
+import static org.seaweedfs.rdma.testing.Await.await;
+import static org.seaweedfs.rdma.testing.Await.until;
 
 import io.github.resilience4j.circuitbreaker.CircuitBreaker;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
@@ -23,21 +24,18 @@ import io.vertx.core.Future;
 import io.vertx.core.Promise;
 import io.vertx.core.Vertx;
 import io.vertx.core.json.JsonObject;
-import java.io.IOException;
-import java.net.InetSocketAddress;
-import java.net.ServerSocket;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.Objects;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
-import java.util.function.BooleanSupplier;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -48,6 +46,7 @@ import org.seaweedfs.rdma.config.SidecarConfig;
 import org.seaweedfs.rdma.metrics.ReadMeters;
 import org.seaweedfs.rdma.volume.FileId;
 import org.seaweedfs.rdma.volume.Fixtures;
+import org.seaweedfs.rdma.testing.AgentHarness;
 
 /**
  * The whole degraded read path with a real agent over UCX loopback: the connection manager, NeedleReader,
@@ -90,8 +89,8 @@ class ResilientReadPathAgentTest {
                 List.of(Fallback.READ_THROUGH, Fallback.HTTP), 1);
     }
 
-    private ReadPathHarness.AgentSide agent(int port) {
-        return new ReadPathHarness.AgentSide(dir, TLS, s -> new AgentSettings(s.host(), port, s.volumeDirs(),
+    private AgentHarness agent(int port) {
+        return new AgentHarness(dir, TLS, s -> new AgentSettings(s.host(), port, s.volumeDirs(),
                 s.offset5(), s.authToken(), s.agentId(), s.pollInterval(), s.segmentBytes(), s.retireGrace(),
                 s.maxFrameBytes(), s.maxRepliesInFlight()));
     }
@@ -182,35 +181,17 @@ class ResilientReadPathAgentTest {
 
     /**
      * The agent again on its old port. The killed agent closed its connections first, so the port sits in
-     * TIME_WAIT (up to a minute on Linux) and UCX 1.13's listener does not set SO_REUSEADDR unless
-     * UCX_TCP_CM_REUSEADDR=y is in the environment: retry until the port is free, as an operator's restart would.
+     * TIME_WAIT (up to a minute on Linux); UCX 1.13's listener rebinds at once only with UCX_TCP_CM_REUSEADDR=y in
+     * the environment (surefire and run.sh set it). Without it, retry until the port is free, as an operator would.
      */
-    private ReadPathHarness.AgentSide restart(int port) throws InterruptedException {
-        eventually("port " + port + " free of TIME_WAIT", () -> {
-            try (ServerSocket probe = new ServerSocket()) {
-                probe.setReuseAddress(false); // as UCX binds: fails while TIME_WAIT connections hold the port
-                probe.bind(new InetSocketAddress("127.0.0.1", port));
-                return true;
-            } catch (IOException e) {
-                return false;
+    private AgentHarness restart(int port) {
+        return until("the agent listening on port " + port + " again", () -> {
+            try {
+                return agent(port);
+            } catch (RuntimeException e) {
+                return null;
             }
-        }, 120);
-        return agent(port);
-    }
-
-    /** Polls until the condition holds (the tests never assert timings, only that it happens). */
-    private static void eventually(String what, BooleanSupplier condition) throws InterruptedException {
-        eventually(what, condition, 60);
-    }
-
-    private static void eventually(String what, BooleanSupplier condition, int seconds) throws InterruptedException {
-        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(seconds);
-        while (!condition.getAsBoolean()) {
-            if (System.nanoTime() > deadline) {
-                throw new AssertionError("never happened: " + what);
-            }
-            Thread.sleep(10);
-        }
+        }, Objects::nonNull, Duration.ofSeconds(120));
     }
 
     private boolean sawEvent(String state, String reasonPrefix) {
@@ -221,25 +202,25 @@ class ResilientReadPathAgentTest {
     @Test
     void anAgentKilledUnderLoadOpensItsBreakerTheFallbackServesAndItClosesWhenTheAgentReturns() throws Exception {
         Fixtures.copyDir("volumes", dir);
-        ReadPathHarness.AgentSide agent = agent(0);
+        AgentHarness agent = agent(0);
         int port = agent.port();
         Sidecar sidecar = new Sidecar(port);
-        eventually("agent up", () -> sidecar.peer().isUp());
+        until("agent up", () -> sidecar.peer().isUp());
 
         Load load = new Load(sidecar.side.vertx, sidecar.source, sidecar.volumeServer.url(), 4);
-        eventually("RDMA serves", () -> load.served("rdma") >= 20);
+        until("RDMA serves", () -> load.served("rdma") >= 20);
 
         agent.close();
-        eventually("agent down", () -> sidecar.peer().state() == PeerState.DOWN);
-        eventually("breaker open", () -> sidecar.breaker().getState() == CircuitBreaker.State.OPEN);
+        until("agent down", () -> sidecar.peer().state() == PeerState.DOWN);
+        until("breaker open", () -> sidecar.breaker().getState() == CircuitBreaker.State.OPEN);
         int httpBefore = load.served("http");
-        eventually("HTTP fallback serves", () -> load.served("http") >= httpBefore + 20);
+        until("HTTP fallback serves", () -> load.served("http") >= httpBefore + 20);
 
         open.add(restart(port));
-        eventually("agent up again", () -> sidecar.peer().isUp());
-        eventually("breaker closed", () -> sidecar.breaker().getState() == CircuitBreaker.State.CLOSED);
+        until("agent up again", () -> sidecar.peer().isUp());
+        until("breaker closed", () -> sidecar.breaker().getState() == CircuitBreaker.State.CLOSED);
         int rdmaBefore = load.served("rdma");
-        eventually("RDMA serves again", () -> load.served("rdma") >= rdmaBefore + 20);
+        until("RDMA serves again", () -> load.served("rdma") >= rdmaBefore + 20);
         load.stop();
 
         assertEquals(List.of(), load.errors, "a fault loses nothing and serves nothing corrupt");
@@ -251,10 +232,10 @@ class ResilientReadPathAgentTest {
     @Test
     void anAgentThatHangsIsDetectedByThePingsWithinTheTimeout() throws Exception {
         Fixtures.copyDir("volumes", dir);
-        ReadPathHarness.AgentSide agent = agent(0);
+        AgentHarness agent = agent(0);
         open.add(agent);
         Sidecar sidecar = new Sidecar(agent.port());
-        eventually("agent up", () -> sidecar.peer().isUp());
+        until("agent up", () -> sidecar.peer().isUp());
 
         // Hang the agent: occupy every worker thread of its Vert.x (the agent verticle runs on that pool), so it
         // stops answering while its UCX endpoint and listener stay open.
@@ -270,7 +251,7 @@ class ResilientReadPathAgentTest {
         }
         try {
             assertTrue(started.await(30, TimeUnit.SECONDS), "agent workers blocked");
-            eventually("hang detected", () -> sawEvent("down", "no pong within 250 ms"));
+            until("hang detected", () -> sawEvent("down", "no pong within 250 ms"));
             assertEquals(PeerState.DOWN, sidecar.peer().state());
             assertEquals(CircuitBreaker.State.OPEN, sidecar.breaker().getState(), "a down agent opens its breaker");
             // Reads still work: the HTTP fallback (read-through needs the agent, which is not answering).
@@ -280,6 +261,6 @@ class ResilientReadPathAgentTest {
         } finally {
             release.countDown();
         }
-        eventually("agent up after it resumes", () -> sidecar.peer().isUp());
+        until("agent up after it resumes", () -> sidecar.peer().isUp());
     }
 }

@@ -1,13 +1,19 @@
-package org.seaweedfs.rdma.config;
+package org.seaweedfs.rdma;
 
 import java.nio.file.Path;
 import java.util.Locale;
 import org.seaweedfs.rdma.agent.AgentSettings;
 import org.seaweedfs.rdma.agent.VolumeMemory;
+import org.seaweedfs.rdma.config.AgentConfig;
+import org.seaweedfs.rdma.config.SidecarConfig;
+import org.seaweedfs.rdma.config.UcxConfig;
 import org.seaweedfs.rdma.sidecar.memory.RegisteredBufferPool;
 import org.seaweedfs.rdma.ucx.UcxSettings;
 
-/** Turns the validated configuration into the settings each component takes. */
+/**
+ * Turns the validated configuration into the settings each component takes. It lives in the composition root so
+ * that {@code config} knows no component (no package cycle).
+ */
 public final class RoleSettings {
 
     private RoleSettings() {

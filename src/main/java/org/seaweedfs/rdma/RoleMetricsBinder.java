@@ -1,4 +1,4 @@
-package org.seaweedfs.rdma.metrics;
+package org.seaweedfs.rdma;
 
 import io.micrometer.core.instrument.FunctionCounter;
 import io.micrometer.core.instrument.Gauge;
@@ -12,7 +12,8 @@ import org.seaweedfs.rdma.ucx.UcxMetrics;
 /**
  * Binds the plain counters the agent and the UCX workers keep (LongAdders, readable from any thread) to
  * Micrometer, read at scrape time. The counters' owners outlive the bindings (they live as long as their
- * verticles), so the registry's weak references to them hold.
+ * verticles), so the registry's weak references to them hold. It lives in the composition root so that
+ * {@code metrics} knows no component (no package cycle).
  */
 public final class RoleMetricsBinder {
 
@@ -43,6 +44,8 @@ public final class RoleMetricsBinder {
                 agent.remaps());
         counter("seaweedfs.rdma.agent.reopens", "Volumes reopened under a new epoch (compaction)", Tags.empty(),
                 agent.reopens());
+        counter("seaweedfs.rdma.agent.polls", "Passes over the volume directories (agent.pollInterval)", Tags.empty(),
+                agent.polls());
         Gauge.builder("seaweedfs.rdma.agent.volumes", agent, AgentMetrics::volumes)
                 .description("Volumes the agent serves").register(registry);
         Gauge.builder("seaweedfs.rdma.agent.needles", agent,

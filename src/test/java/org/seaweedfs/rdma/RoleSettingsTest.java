@@ -1,0 +1,62 @@
+package org.seaweedfs.rdma;
+
+import static org.junit.jupiter.api.Assertions.*;
+
+import java.time.Duration;
+import java.util.Map;
+import org.junit.jupiter.api.Test;
+import org.seaweedfs.rdma.agent.VolumeMemory;
+import org.seaweedfs.rdma.config.ConfigLoader;
+import org.seaweedfs.rdma.config.RdmaConfig;
+
+class RoleSettingsTest {
+
+    private static RdmaConfig parse(String yaml) {
+        return ConfigLoader.parse(yaml, "test.yaml", Map.of());
+    }
+
+    @Test
+    void agentKeysReachTheAgentSettings() throws Exception {
+        var settings = RoleSettings.agent(parse("""
+                roles: [agent]
+                agent: {volumeDirs: [/v], pollInterval: 100ms, segmentBytes: 64KiB, retireGrace: 0s, maxRepliesInFlight: 4}
+                """).agent());
+        assertEquals(Duration.ofMillis(100), settings.pollInterval());
+        assertEquals(64 << 10, settings.segmentBytes());
+        assertEquals(Duration.ZERO, settings.retireGrace());
+        assertEquals(4, settings.maxRepliesInFlight());
+    }
+
+    @Test
+    void volumeMemoryKeysReachTheAgentSettings() {
+        var settings = RoleSettings.agent(parse("""
+                roles: [agent]
+                agent: {volumeDirs: [/v], volumeMemory: ucx, volumeMemoryLimit: 512MiB}
+                """).agent());
+        assertEquals(VolumeMemory.UCX, settings.volumeMemory());
+        assertEquals(512L << 20, settings.volumeMemoryLimit());
+        var fromEnvironment = RoleSettings.agent(ConfigLoader.fromEnvironment(Map.of(
+                "SEAWEEDFS_RDMA_ROLES", "agent",
+                "SEAWEEDFS_RDMA_AGENT_VOLUME_DIRS", "/v",
+                "SEAWEEDFS_RDMA_AGENT_VOLUME_MEMORY", "UCX",
+                "SEAWEEDFS_RDMA_AGENT_VOLUME_MEMORY_LIMIT", "0")).agent());
+        assertEquals(VolumeMemory.UCX, fromEnvironment.volumeMemory());
+        assertEquals(0, fromEnvironment.volumeMemoryLimit(), "0: nothing fits, every volume is served mapped");
+        assertEquals(VolumeMemory.MAPPED, RoleSettings.agent(parse("agent: {volumeDirs: [/v]}").agent()).volumeMemory());
+    }
+
+    @Test
+    void onDemandPagingFollowsTheTransportsUnlessSetAndTheKeyBoundIsPassedOn() throws Exception {
+        assertTrue(RoleSettings.ucx(parse("").ucx()).onDemandPaging(), "empty tls lets UCX pick RDMA");
+        assertEquals("all", RoleSettings.ucx(parse("").ucx()).contextConfig().get("TLS"),
+                "empty tls is UCX's own default, RDMA transports included");
+        assertEquals("rc,sm,self", RoleSettings.ucx(parse("ucx: {tls: [rc, sm, self]}").ucx()).contextConfig().get("TLS"));
+        assertFalse(RoleSettings.ucx(parse("ucx: {tls: [tcp, sm, self]}").ucx()).onDemandPaging());
+        assertTrue(RoleSettings.ucx(parse("ucx: {tls: [rc, sm, self]}").ucx()).onDemandPaging());
+        assertTrue(RoleSettings.ucx(parse("ucx: {tls: [tcp], onDemandPaging: 'true'}").ucx()).onDemandPaging());
+        assertFalse(RoleSettings.ucx(parse("ucx: {tls: [rc], onDemandPaging: false}").ucx()).onDemandPaging());
+        assertEquals(12, RoleSettings.ucx(parse("ucx: {maxRemoteKeys: 12}").ucx()).maxRemoteKeys());
+        assertTrue(RoleSettings.ucx(parse("").ucx()).eventLoopLanes());
+        assertFalse(RoleSettings.ucx(parse("ucx: {eventLoopLanes: false}").ucx()).eventLoopLanes());
+    }
+}

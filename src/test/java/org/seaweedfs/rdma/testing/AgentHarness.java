@@ -1,0 +1,82 @@
+package org.seaweedfs.rdma.testing;
+
+import static org.seaweedfs.rdma.testing.Await.await;
+
+import io.vertx.core.DeploymentOptions;
+import io.vertx.core.ThreadingModel;
+import io.vertx.core.Vertx;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayDeque;
+import java.util.Deque;
+import java.util.List;
+import java.util.function.UnaryOperator;
+import org.seaweedfs.rdma.agent.AgentSettings;
+import org.seaweedfs.rdma.agent.AgentVerticle;
+import org.seaweedfs.rdma.ucx.UcxSettings;
+import org.seaweedfs.rdma.ucx.UcxWorkerVerticle;
+
+/**
+ * The tests' agent: an {@link AgentVerticle} (as a worker, as the product deploys it) and its UCX worker, in a Vert.x
+ * instance of its own, serving a directory of volumes on 127.0.0.1. Closing it closes what was handed to
+ * {@link #closeWith}, then the Vert.x instance.
+ */
+public final class AgentHarness implements AutoCloseable {
+
+    public final Path dir;
+    public final Vertx vertx = Vertx.vertx();
+    public final UcxWorkerVerticle ucx;
+    public final AgentVerticle agent;
+    public final String deployment;
+    private final Deque<AutoCloseable> resources = new ArrayDeque<>();
+
+    /** Serves {@code dir} with the transports in {@code tls}; {@code tune} adjusts {@link #defaults}. */
+    public AgentHarness(Path dir, String tls, UnaryOperator<AgentSettings> tune) {
+        this(dir, ucx(tls), tune);
+    }
+
+    public AgentHarness(Path dir, UcxSettings ucxSettings, UnaryOperator<AgentSettings> tune) {
+        this.dir = dir;
+        try {
+            ucx = new UcxWorkerVerticle(ucxSettings);
+            await(vertx.deployVerticle(ucx));
+            agent = new AgentVerticle(ucx, tune.apply(defaults(dir)));
+            deployment = await(vertx.deployVerticle(agent, new DeploymentOptions().setThreadingModel(ThreadingModel.WORKER)));
+        } catch (RuntimeException | AssertionError e) {
+            await(vertx.close());
+            throw e;
+        }
+    }
+
+    /** Any port; polls often and retires mappings soon, so the tests see changes quickly. */
+    public static AgentSettings defaults(Path dir) {
+        return AgentSettings.of("127.0.0.1", 0, List.of(dir)).withPollInterval(Duration.ofMillis(50))
+                .withRetireGrace(Duration.ofSeconds(1));
+    }
+
+    /** UCX with the given transports (as {@code UCX_TLS}), without the start-up transport probe. */
+    public static UcxSettings ucx(String tls) {
+        return UcxSettings.defaults().withTls(tls).withProbeTransports(false);
+    }
+
+    public int port() {
+        return agent.port();
+    }
+
+    /** Closes {@code resource} when the agent closes, before its Vert.x instance (last handed, first closed). */
+    public <C extends AutoCloseable> C closeWith(C resource) {
+        resources.push(resource);
+        return resource;
+    }
+
+    @Override
+    public void close() throws Exception {
+        try {
+            while (!resources.isEmpty()) {
+                resources.pop().close();
+            }
+        } finally {
+            await(vertx.close());
+        }
+    }
+}
