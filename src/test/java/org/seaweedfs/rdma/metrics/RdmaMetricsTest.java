@@ -70,6 +70,12 @@ class RdmaMetricsTest {
     }
 
     @Test
+    void theBuildVersionIsAMetric() {
+        assertTrue(RdmaMetrics.create().scrape().contains("seaweedfs_rdma_build_info{version=\""
+                + org.seaweedfs.rdma.BuildInfo.version() + "\"} 1"));
+    }
+
+    @Test
     void readMetersUseBoundedTags() {
         RdmaMetrics metrics = RdmaMetrics.create();
         ReadMeters read = metrics.read();
