@@ -33,7 +33,7 @@ import picocli.CommandLine.Option;
         + "loopback (the embedded demo.yaml; SEAWEEDFS_RDMA_* variables override it), print URLs to try.")
 final class DemoCommand implements Callable<Integer> {
 
-    static final String CONFIG_RESOURCE = "/demo.yaml";
+    static final String CONFIG_RESOURCE = "demo.yaml";
     static final String VOLUME_DIR_VARIABLE = "SEAWEEDFS_RDMA_AGENT_VOLUME_DIRS";
 
     private final PrintStream out;
@@ -70,6 +70,7 @@ final class DemoCommand implements Callable<Integer> {
             err.println("demo: " + e.getMessage());
             return 2;
         }
+        Logging.configure(config.logging());
         SeaweedRdma server = ServerLauncher.start(config, err);
         String base = "http://" + config.http().host() + ":" + server.httpPort();
         out.println(ServerLauncher.readyLine(server));

@@ -8,6 +8,7 @@ import java.io.PrintStream;
 import java.io.PrintWriter;
 import java.nio.charset.StandardCharsets;
 import org.seaweedfs.rdma.BuildInfo;
+import org.seaweedfs.rdma.config.LoggingConfig;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.HelpCommand;
@@ -31,6 +32,7 @@ public final class Main {
 
     public static void main(String[] args) {
         originalArgs = args.clone();
+        Logging.configure(LoggingConfig.defaults());
         PrintStream out = new PrintStream(new BufferedOutputStream(new FileOutputStream(FileDescriptor.out), 1 << 16),
                 false, StandardCharsets.UTF_8);
         int status = run(args, out, System.err);

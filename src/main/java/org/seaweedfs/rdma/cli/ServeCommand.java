@@ -50,6 +50,7 @@ final class ServeCommand implements Callable<Integer> {
             err.println("serve: " + e.getMessage());
             return 2;
         }
+        Logging.configure(config.logging());
         int relaunched = UcxEnvironment.relaunchIfNeeded(Main.originalArgs());
         if (relaunched >= 0) {
             return relaunched;

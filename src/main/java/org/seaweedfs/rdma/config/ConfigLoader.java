@@ -182,7 +182,9 @@ public final class ConfigLoader {
                         v.string("ucx.errorHandling").toLowerCase(Locale.ROOT),
                         v.string("ucx.onDemandPaging").toLowerCase(Locale.ROOT), v.integer("ucx.maxRemoteKeys"),
                         (Boolean) v.get("ucx.eventLoopLanes")),
-                new MetricsConfig((Boolean) v.get("metrics.enabled")));
+                new MetricsConfig((Boolean) v.get("metrics.enabled")),
+                new LoggingConfig(v.string("logging.level").toLowerCase(Locale.ROOT),
+                        v.string("logging.format").toLowerCase(Locale.ROOT)));
     }
 
     /** Rules that relate several keys. */
