@@ -137,6 +137,32 @@ class DockerFilesTest {
         assertEquals(List.of("*", "!pom.xml", "!src/main/", "!conf/"), lines);
     }
 
+    /** Every seaweedfs_rdma_* series the dashboard queries is one the code registers (by its Micrometer name). */
+    @Test
+    void theDashboardQueriesMetricsTheCodeRegisters() throws Exception {
+        String dashboard = Files.readString(DOCKER.resolve("grafana-dashboard.json"));
+        new io.vertx.core.json.JsonObject(dashboard); // valid JSON
+        StringBuilder sources = new StringBuilder();
+        try (var files = Files.walk(Path.of("src/main/java"))) {
+            for (Path f : files.filter(f -> f.toString().endsWith(".java")).toList()) {
+                sources.append(Files.readString(f));
+            }
+        }
+        Matcher m = Pattern.compile("seaweedfs_rdma_\\w+").matcher(dashboard);
+        int names = 0;
+        while (m.find()) {
+            names++;
+            String micrometer = m.group().replaceAll("_(total|bucket|count|sum)$", "").replaceAll("_seconds$", "")
+                    .replace('_', '.');
+            assertTrue(sources.indexOf('"' + micrometer + '"') >= 0, m.group() + " (" + micrometer + ") is not registered");
+        }
+        assertTrue(names > 20, "the dashboard covers the read path, breakers, lanes and agents");
+        for (String r4j : List.of("resilience4j_circuitbreaker_state", "resilience4j_circuitbreaker_failure_rate",
+                "resilience4j_circuitbreaker_not_permitted_calls_total")) {
+            assertTrue(dashboard.contains(r4j), r4j);
+        }
+    }
+
     private static List<String> execForm(String dockerfile, String instruction) {
         Matcher m = Pattern.compile("(?m)^" + instruction + " (\\[.*])$").matcher(dockerfile);
         assertTrue(m.find(), instruction);
