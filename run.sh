@@ -29,6 +29,8 @@ ensure_tools() {
 # UCX must not install signal handlers that fight the JVM's; with peer error handling on, UCX 1.13 keeps
 # shared memory only when these are set (it reads them from the environment alone).
 export UCX_ERROR_SIGNALS= UCX_POSIX_ERROR_HANDLING=y UCX_SYSV_ERROR_HANDLING=y UCX_TCP_CM_REUSEADDR=y
+# UCX prints its own warnings on stdout by default: keep stdout for the program's output.
+export UCX_LOG_FILE=${UCX_LOG_FILE:-stderr}
 # Emulated gets over TCP move in TX_SEG_SIZE fragments (8 KiB by default); 256 KiB ones halve 1 MiB reads.
 export UCX_TCP_TX_SEG_SIZE=${UCX_TCP_TX_SEG_SIZE:-256k} UCX_TCP_RX_SEG_SIZE=${UCX_TCP_RX_SEG_SIZE:-256k}
 

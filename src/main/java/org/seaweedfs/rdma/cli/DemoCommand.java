@@ -14,12 +14,15 @@ import java.time.Duration;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.Callable;
 import org.seaweedfs.rdma.SeaweedRdma;
 import org.seaweedfs.rdma.config.ConfigException;
 import org.seaweedfs.rdma.config.ConfigLoader;
 import org.seaweedfs.rdma.config.RdmaConfig;
 import org.seaweedfs.rdma.sidecar.ReadPath;
 import org.seaweedfs.rdma.volume.FileId;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
 
 /**
  * {@code demo [--check]}: the embedded default. Writes a sample volume, runs agent and sidecar in this process
@@ -27,27 +30,32 @@ import org.seaweedfs.rdma.volume.FileId;
  * {@code SEAWEEDFS_RDMA_HTTP_PORT}), and prints URLs to try. {@code --check} fetches every sample needle once
  * over HTTP, compares the bytes with what was written, and exits (0 when all match).
  */
-final class DemoCommand implements Command {
+@Command(name = "demo", description = "Write a sample volume, run agent and sidecar in this process over UCX "
+        + "loopback (the embedded demo.yaml; SEAWEEDFS_RDMA_* variables override it), print URLs to try.")
+final class DemoCommand implements Callable<Integer> {
 
-    static final String CONFIG_RESOURCE = "/demo.yaml";
+    static final String CONFIG_RESOURCE = "demo.yaml";
     static final String VOLUME_DIR_VARIABLE = "SEAWEEDFS_RDMA_AGENT_VOLUME_DIRS";
 
-    @Override
-    public String name() {
-        return "demo";
+    private final PrintStream out;
+    private final PrintStream err;
+
+    @Option(names = "--check", description = "fetch every sample needle once over HTTP, compare it with what was "
+            + "written, stop; exit 0 when all match")
+    boolean check;
+
+    DemoCommand(PrintStream out, PrintStream err) {
+        this.out = out;
+        this.err = err;
     }
 
     @Override
-    public String usage() {
-        return "[--check]   write a sample volume, run agent + sidecar in one process, print URLs to try";
+    public Integer call() throws Exception {
+        return demo(check);
     }
 
-    @Override
-    public int run(List<String> args, PrintStream out, PrintStream err) throws Exception {
-        boolean check = args.equals(List.of("--check"));
-        if (!check && !args.isEmpty()) {
-            return Main.usageError(err, name(), "unexpected argument '" + args.get(0) + "'");
-        }
+    /** Runs the demo; with {@code check}, verifies the samples and exits the JVM with the result. */
+    int demo(boolean check) throws Exception {
         int relaunched = UcxEnvironment.relaunchIfNeeded(Main.originalArgs());
         if (relaunched >= 0) {
             return relaunched;
@@ -63,6 +71,7 @@ final class DemoCommand implements Command {
             err.println("demo: " + e.getMessage());
             return 2;
         }
+        Logging.configure(config.logging());
         SeaweedRdma server = ServerLauncher.start(config, err);
         String base = "http://" + config.http().host() + ":" + server.httpPort();
         out.println(ServerLauncher.readyLine(server));

@@ -3,66 +3,76 @@ package org.seaweedfs.rdma.cli;
 import java.io.PrintStream;
 import java.nio.file.Path;
 import java.util.List;
+import java.util.concurrent.Callable;
 import org.seaweedfs.rdma.volume.FileId;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.ParameterException;
+import picocli.CommandLine.Parameters;
+import picocli.CommandLine.Spec;
 
 /**
  * {@code gen-volume <dir> --vid N --count N --size BYTES [--seed N] [--plain DIR]}: writes a benchmark volume in
  * the real format, and optionally the same bytes as plain files for a peer web server; prints one URL path per
  * needle ({@code /<fid>}) so load generators can spread requests over them.
  */
-final class GenVolumeCommand implements Command {
+@Command(name = "gen-volume", description = "Write a benchmark volume in SeaweedFS's format (<vid>.dat and <vid>.idx) "
+        + "and print one URL path per needle (/<fid>).")
+final class GenVolumeCommand implements Callable<Integer> {
 
-    @Override
-    public String name() {
-        return "gen-volume";
+    /** All needles together at most this many bytes. */
+    static final long MAX_TOTAL_BYTES = 64L << 30;
+
+    private final PrintStream out;
+    private final PrintStream err;
+
+    @Spec
+    CommandSpec spec;
+
+    @Parameters(index = "0", paramLabel = "<dir>", description = "directory to write the volume into (created if missing)")
+    Path dir;
+
+    @Option(names = "--vid", required = true, paramLabel = "N", description = "volume id")
+    String vid;
+
+    @Option(names = "--count", required = true, paramLabel = "N", description = "number of needles, >= 1")
+    int count;
+
+    @Option(names = "--size", required = true, paramLabel = "BYTES", description = "bytes of data per needle, >= 1")
+    int size;
+
+    @Option(names = "--seed", paramLabel = "N", defaultValue = "1", description = "seed of the random contents (default: ${DEFAULT-VALUE})")
+    long seed;
+
+    @Option(names = "--plain", paramLabel = "DIR", description = "also write each needle's bytes as a plain file here, "
+            + "for a peer web server")
+    Path plain;
+
+    GenVolumeCommand(PrintStream out, PrintStream err) {
+        this.out = out;
+        this.err = err;
     }
 
     @Override
-    public String usage() {
-        return "<dir> --vid N --count N --size BYTES [--seed N] [--plain DIR]   write a benchmark volume, print its paths";
+    public Integer call() throws Exception {
+        long volumeId;
+        try {
+            volumeId = FileId.parseVolumeId(vid);
+        } catch (IllegalArgumentException e) {
+            throw new ParameterException(spec.commandLine(), "--vid: " + e.getMessage());
+        }
+        if (count < 1 || size < 1 || (long) count * size > MAX_TOTAL_BYTES) {
+            throw new ParameterException(spec.commandLine(),
+                    "--count >= 1 and --size >= 1 are required (at most 64 GiB in all)");
+        }
+        return generate(dir, volumeId, count, size, seed, plain);
     }
 
-    @Override
-    public int run(List<String> args, PrintStream out, PrintStream err) throws Exception {
-        if (args.isEmpty() || args.get(0).startsWith("-")) {
-            return usageError(err, "missing <dir>");
-        }
-        Path dir = Path.of(args.get(0));
-        long vid = -1;
-        int count = -1;
-        int size = -1;
-        long seed = 1;
-        Path plain = null;
-        for (int i = 1; i < args.size(); i += 2) {
-            String flag = args.get(i);
-            if (i + 1 >= args.size()) {
-                return usageError(err, flag + " needs a value");
-            }
-            String value = args.get(i + 1);
-            try {
-                switch (flag) {
-                    case "--vid" -> vid = FileId.parseVolumeId(value);
-                    case "--count" -> count = Integer.parseInt(value);
-                    case "--size" -> size = Integer.parseInt(value);
-                    case "--seed" -> seed = Long.parseLong(value);
-                    case "--plain" -> plain = Path.of(value);
-                    default -> {
-                        return usageError(err, "unknown option '" + flag + "'");
-                    }
-                }
-            } catch (IllegalArgumentException e) {
-                return usageError(err, flag + ": " + e.getMessage());
-            }
-        }
-        if (vid < 0 || count < 1 || size < 1 || (long) count * size > (64L << 30)) {
-            return usageError(err, "--vid, --count >= 1 and --size >= 1 are required (at most 64 GiB in all)");
-        }
-        List<FileId> ids = SampleVolumes.writeBench(dir, vid, count, size, seed, plain);
+    /** Writes the volume and prints its paths; returns the exit status. */
+    int generate(Path dir, long volumeId, int count, int size, long seed, Path plain) throws Exception {
+        List<FileId> ids = SampleVolumes.writeBench(dir, volumeId, count, size, seed, plain);
         SampleVolumes.printPaths(ids, out);
         return 0;
-    }
-
-    private int usageError(PrintStream err, String problem) {
-        return Main.usageError(err, name(), problem);
     }
 }

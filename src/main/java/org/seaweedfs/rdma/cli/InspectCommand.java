@@ -8,6 +8,8 @@ import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Locale;
+import java.util.concurrent.Callable;
 import org.seaweedfs.rdma.volume.ChannelNeedleReader;
 import org.seaweedfs.rdma.volume.DatScan;
 import org.seaweedfs.rdma.volume.FileId;
@@ -21,41 +23,49 @@ import org.seaweedfs.rdma.volume.SuperBlock;
 import org.seaweedfs.rdma.volume.VolumeDirectory;
 import org.seaweedfs.rdma.volume.VolumeFiles;
 import org.seaweedfs.rdma.volume.VolumeFormatException;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.ParameterException;
+import picocli.CommandLine.Parameters;
+import picocli.CommandLine.Spec;
 
 /**
  * {@code inspect <volume dir | .dat file> [--offset5]}: an operator's bit-rot check. Prints one JSON line per
  * live needle (from the {@code .idx}, or from the records themselves when a {@code .dat} has no index), read in
  * file order with constant memory besides the needle map. Exit 1 when any checksum is bad or any record
- * unreadable.
+ * unreadable. Ends with a summary line on stderr.
  */
-final class InspectCommand implements Command {
+@Command(name = "inspect", description = "Check every live needle's checksum: one JSON line per needle on stdout, "
+        + "a summary on stderr; exit 1 on any bad checksum or unreadable record.")
+final class InspectCommand implements Callable<Integer> {
 
-    @Override
-    public String name() {
-        return "inspect";
+    private final PrintStream out;
+    private final PrintStream err;
+
+    @Spec
+    CommandSpec spec;
+
+    @Parameters(index = "0", paramLabel = "<volume dir | .dat file>",
+            description = "a volume directory (every <vid>.dat, <collection>_<vid>.dat) or one .dat file")
+    Path target;
+
+    @Option(names = "--offset5", description = "the .idx files use 5-byte offsets (volumes of a 5BytesOffset build)")
+    boolean offset5;
+
+    InspectCommand(PrintStream out, PrintStream err) {
+        this.out = out;
+        this.err = err;
     }
 
     @Override
-    public String usage() {
-        return "<volume dir | .dat file> [--offset5]   one JSON line per live needle; exit 1 on any bad checksum";
+    public Integer call() throws IOException {
+        return inspect(target, offset5);
     }
 
-    @Override
-    public int run(List<String> args, PrintStream out, PrintStream err) throws IOException {
-        Path target = null;
-        boolean offset5 = false;
-        for (String arg : args) {
-            if (arg.equals("--offset5")) {
-                offset5 = true;
-            } else if (arg.startsWith("-") || target != null) {
-                return usageError(err, "unexpected argument '" + arg + "'");
-            } else {
-                target = Path.of(arg);
-            }
-        }
-        if (target == null) {
-            return usageError(err, "missing <volume dir | .dat file>");
-        }
+    /** Inspects the volumes at {@code target}; returns the exit status. */
+    int inspect(Path target, boolean offset5) throws IOException {
+        long started = System.nanoTime();
         List<VolumeFiles> volumes = new ArrayList<>();
         if (Files.isDirectory(target)) {
             VolumeDirectory.Listing listing = VolumeDirectory.scan(target);
@@ -68,10 +78,10 @@ final class InspectCommand implements Command {
             try {
                 volumes.add(VolumeFiles.of(target));
             } catch (IllegalArgumentException e) {
-                return usageError(err, e.getMessage());
+                throw new ParameterException(spec.commandLine(), e.getMessage());
             }
         } else {
-            return usageError(err, target + " is neither a directory nor a file");
+            throw new ParameterException(spec.commandLine(), target + " is neither a directory nor a file");
         }
         long total = 0;
         for (VolumeFiles v : volumes) {
@@ -81,11 +91,9 @@ final class InspectCommand implements Command {
         for (VolumeFiles v : volumes) {
             run.inspect(v);
         }
+        out.flush();
+        err.println(run.summary(volumes.size(), System.nanoTime() - started));
         return run.failed ? 1 : 0;
-    }
-
-    private int usageError(PrintStream err, String problem) {
-        return Main.usageError(err, name(), problem);
     }
 
     /** One invocation's state: reused buffers and whether anything was bad. */
@@ -96,6 +104,10 @@ final class InspectCommand implements Command {
         private final Progress progress;
         private final ChannelNeedleReader reader = new ChannelNeedleReader();
         private boolean failed;
+        private long needles;
+        private long bytes;
+        private long badChecksums;
+        private long unreadable;
 
         Run(PrintStream out, PrintStream err, IndexFormat format, Progress progress) {
             this.out = out;
@@ -148,7 +160,12 @@ final class InspectCommand implements Command {
                     throw new VolumeFormatException(source, offset, "needle header", "holds key " + Long.toHexString(h.key())
                             + " size " + h.size() + ", the index says key " + Long.toHexString(key) + " size " + indexSize);
                 }
-                failed |= !n.crcState().isGood();
+                needles++;
+                bytes += n.dataLength();
+                if (!n.crcState().isGood()) {
+                    failed = true;
+                    badChecksums++;
+                }
                 progress.advance(n.recordLength());
                 out.println(new JsonLine()
                         .add("fid", h.fileId(volumeId).toString())
@@ -161,6 +178,8 @@ final class InspectCommand implements Command {
                         .add("compressed", n.meta().isCompressed()));
             } catch (VolumeFormatException e) {
                 failed = true;
+                needles++;
+                unreadable++;
                 out.println(new JsonLine()
                         .add("fid", new FileId(volumeId, key, cookieIfReadable(dat, key, offset, source)).toString())
                         .add("size", 0)
@@ -172,6 +191,12 @@ final class InspectCommand implements Command {
                         .add("compressed", false)
                         .add("error", e.getMessage()));
             }
+        }
+
+        /** One line for the end: what was read and what was wrong. */
+        String summary(int volumes, long elapsedNanos) {
+            return String.format(Locale.ROOT, "inspect: %d volumes, %d needles, %d bytes, %d bad checksums, %d unreadable, "
+                    + "%.3f s%s", volumes, needles, bytes, badChecksums, unreadable, elapsedNanos / 1e9, failed ? " - FAILED" : "");
         }
 
         /** The cookie of a broken record when its header can still be read and is the key's, else 0. */

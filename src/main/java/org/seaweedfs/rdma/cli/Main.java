@@ -3,21 +3,27 @@ package org.seaweedfs.rdma.cli;
 import java.io.BufferedOutputStream;
 import java.io.FileDescriptor;
 import java.io.FileOutputStream;
+import java.io.OutputStreamWriter;
 import java.io.PrintStream;
+import java.io.PrintWriter;
 import java.nio.charset.StandardCharsets;
-import java.util.Arrays;
-import java.util.List;
-import java.util.Optional;
+import org.seaweedfs.rdma.BuildInfo;
+import org.seaweedfs.rdma.config.LoggingConfig;
+import picocli.CommandLine;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.HelpCommand;
+import picocli.CommandLine.IVersionProvider;
+import picocli.CommandLine.ScopeType;
 
-/** Entry point of the jar: {@code java -jar seaweedfs-rdma-sidecar.jar <command> [args]}. */
+/**
+ * Entry point of the jar: {@code java -jar seaweedfs-rdma-sidecar.jar <command> [args]}. Every command answers
+ * {@code --help} and {@code --version}; a usage error prints what is wrong and the usage, and exits 2.
+ */
+@Command(name = "seaweedfs-rdma-sidecar", scope = ScopeType.INHERIT, mixinStandardHelpOptions = true,
+        versionProvider = Main.Version.class, synopsisSubcommandLabel = "<command>", usageHelpAutoWidth = true,
+        description = {"RDMA read path for SeaweedFS: a sidecar serving needles over HTTP and the event bus, read over "
+                + "UCX from an agent beside the volume server.", "Run '<command> --help' for a command's options."})
 public final class Main {
-
-    /** Every command; adding one is adding it here. */
-    static final List<Command> COMMANDS = List.of(
-            new InspectCommand(),
-            new GenVolumeCommand(),
-            new ServeCommand(),
-            new DemoCommand());
 
     private static volatile String[] originalArgs = new String[0];
 
@@ -26,7 +32,7 @@ public final class Main {
 
     public static void main(String[] args) {
         originalArgs = args.clone();
-        configureLogging();
+        Logging.configure(LoggingConfig.defaults());
         PrintStream out = new PrintStream(new BufferedOutputStream(new FileOutputStream(FileDescriptor.out), 1 << 16),
                 false, StandardCharsets.UTF_8);
         int status = run(args, out, System.err);
@@ -36,37 +42,33 @@ public final class Main {
         }
     }
 
-    /** Dispatches to the command named by {@code args[0]}; returns the exit status. */
+    /** Parses {@code args} and runs the command they name; returns the exit status. */
     static int run(String[] args, PrintStream out, PrintStream err) {
-        if (args.length == 0 || List.of("-h", "--help", "help").contains(args[0])) {
-            (args.length == 0 ? err : out).print(usage());
-            return args.length == 0 ? 2 : 0;
-        }
-        Optional<Command> command = COMMANDS.stream().filter(c -> c.name().equals(args[0])).findFirst();
-        if (command.isEmpty()) {
-            err.print("unknown command '" + args[0] + "'\n" + usage());
-            return 2;
-        }
+        CommandLine cli = commandLine(out, err);
         try {
-            return command.get().run(Arrays.asList(args).subList(1, args.length), out, err);
-        } catch (Exception e) {
-            err.println(args[0] + ": " + e);
-            return 1;
+            return cli.execute(args);
+        } finally {
+            cli.getOut().flush();
+            cli.getErr().flush();
+            out.flush();
         }
     }
 
-    /** One line per log record (src/main/resources/logging.properties) unless the operator names a config. */
-    private static void configureLogging() {
-        if (System.getProperty("java.util.logging.config.file") != null) {
-            return;
-        }
-        try (java.io.InputStream in = Main.class.getResourceAsStream("/logging.properties")) {
-            if (in != null) {
-                java.util.logging.LogManager.getLogManager().readConfiguration(in);
-            }
-        } catch (java.io.IOException e) {
-            System.err.println("logging configuration not loaded: " + e.getMessage());
-        }
+    /** The command tree writing to {@code out} (results, help) and {@code err} (diagnostics). */
+    static CommandLine commandLine(PrintStream out, PrintStream err) {
+        CommandLine cli = new CommandLine(new Main())
+                .addSubcommand(new HelpCommand())
+                .addSubcommand(new ServeCommand(out, err))
+                .addSubcommand(new DemoCommand(out, err))
+                .addSubcommand(new InspectCommand(out, err))
+                .addSubcommand(new GenVolumeCommand(out, err));
+        cli.setOut(new PrintWriter(new OutputStreamWriter(out, StandardCharsets.UTF_8), true));
+        cli.setErr(new PrintWriter(new OutputStreamWriter(err, StandardCharsets.UTF_8), true));
+        cli.setExecutionExceptionHandler((e, command, parsed) -> {
+            command.getErr().println(command.getCommandName() + ": " + e);
+            return 1;
+        });
+        return cli;
     }
 
     /** The command line as given, for commands that relaunch the JVM. */
@@ -74,18 +76,12 @@ public final class Main {
         return originalArgs.clone();
     }
 
-    /** Prints a usage error for {@code command} and returns exit status 2. */
-    static int usageError(PrintStream err, String command, String problem) {
-        err.println(command + ": " + problem);
-        err.print(usage());
-        return 2;
-    }
-
-    static String usage() {
-        StringBuilder text = new StringBuilder("usage: java -jar seaweedfs-rdma-sidecar.jar <command> [arguments]\ncommands:\n");
-        for (Command c : COMMANDS) {
-            text.append("  ").append(c.name()).append(' ').append(c.usage()).append('\n');
+    /** {@code --version}: the version the build stamped. */
+    static final class Version implements IVersionProvider {
+        @Override
+        public String[] getVersion() {
+            return new String[] {"seaweedfs-rdma-sidecar " + BuildInfo.version(),
+                    "Java " + Runtime.version() + " (" + System.getProperty("java.vendor", "?") + ")"};
         }
-        return text.toString();
     }
 }

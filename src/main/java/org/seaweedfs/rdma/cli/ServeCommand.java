@@ -5,31 +5,38 @@ import java.io.PrintStream;
 import java.nio.file.Files;
 import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
-import java.util.List;
+import java.util.concurrent.Callable;
 import org.seaweedfs.rdma.SeaweedRdma;
 import org.seaweedfs.rdma.config.ConfigException;
 import org.seaweedfs.rdma.config.ConfigLoader;
 import org.seaweedfs.rdma.config.RdmaConfig;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
 
 /** {@code serve --conf <file.yaml>}: runs the roles the file enables until the process is stopped. */
-final class ServeCommand implements Command {
+@Command(name = "serve", description = "Run the roles (agent, sidecar) the configuration file enables, until stopped. "
+        + "SEAWEEDFS_RDMA_* environment variables override the file's keys.")
+final class ServeCommand implements Callable<Integer> {
 
-    @Override
-    public String name() {
-        return "serve";
+    private final PrintStream out;
+    private final PrintStream err;
+
+    @Option(names = "--conf", required = true, paramLabel = "<file.yaml>",
+            description = "the configuration file (every key: conf/config.yaml)")
+    Path conf;
+
+    ServeCommand(PrintStream out, PrintStream err) {
+        this.out = out;
+        this.err = err;
     }
 
     @Override
-    public String usage() {
-        return "--conf <file.yaml>   run the roles (agent, sidecar) the file enables; SEAWEEDFS_RDMA_* env overrides";
+    public Integer call() throws Exception {
+        return serve(conf);
     }
 
-    @Override
-    public int run(List<String> args, PrintStream out, PrintStream err) throws Exception {
-        if (args.size() != 2 || !args.get(0).equals("--conf")) {
-            return Main.usageError(err, name(), "expected --conf <file.yaml>");
-        }
-        Path file = Path.of(args.get(1));
+    /** Loads {@code file}, then starts the roles; returns 0 with the server running, 2 when the file is wrong. */
+    int serve(Path file) throws Exception {
         RdmaConfig config;
         try {
             config = ConfigLoader.parse(Files.readString(file), file.toString(), System.getenv());
@@ -43,6 +50,7 @@ final class ServeCommand implements Command {
             err.println("serve: " + e.getMessage());
             return 2;
         }
+        Logging.configure(config.logging());
         int relaunched = UcxEnvironment.relaunchIfNeeded(Main.originalArgs());
         if (relaunched >= 0) {
             return relaunched;

@@ -3,8 +3,10 @@ package org.seaweedfs.rdma.cli;
 import io.vertx.core.Vertx;
 import io.vertx.core.VertxOptions;
 import java.io.PrintStream;
+import java.net.BindException;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
+import org.seaweedfs.rdma.BuildInfo;
 import org.seaweedfs.rdma.SeaweedRdma;
 import org.seaweedfs.rdma.config.RdmaConfig;
 import org.seaweedfs.rdma.config.Role;
@@ -30,7 +32,7 @@ final class ServerLauncher {
         } catch (Exception e) {
             vertx.close();
             Throwable cause = e.getCause() == null ? e : e.getCause();
-            throw new IllegalStateException("could not start: " + cause.getMessage(), cause);
+            throw new IllegalStateException("could not start: " + describe(cause, config), cause);
         }
         Runtime.getRuntime().addShutdownHook(new Thread(() -> {
             err.println("stopping...");
@@ -44,10 +46,26 @@ final class ServerLauncher {
         return server;
     }
 
-    /** One line for operators: what runs and where. */
+    /** A start failure in an operator's terms: a busy port names the key and the address. */
+    static String describe(Throwable failure, RdmaConfig config) {
+        for (Throwable t = failure; t != null; t = t.getCause()) {
+            String message = String.valueOf(t.getMessage());
+            if (t instanceof BindException || message.contains("Address already in use")) {
+                boolean ucx = message.toLowerCase(java.util.Locale.ROOT).contains("ucx")
+                        || t.getClass().getName().startsWith("org.openucx");
+                return ucx && config.runs(Role.AGENT)
+                        ? "agent.listen " + config.agent().listen().port() + " on " + config.agent().listen().host()
+                                + " is in use (" + message + ")"
+                        : "http.port " + config.http().port() + " on " + config.http().host() + " is in use";
+            }
+        }
+        return failure.getMessage();
+    }
+
+    /** One line for operators: the version, what runs and where. */
     static String readyLine(SeaweedRdma server) {
         RdmaConfig c = server.config();
-        StringBuilder line = new StringBuilder("ready:");
+        StringBuilder line = new StringBuilder("ready: seaweedfs-rdma-sidecar ").append(BuildInfo.version()).append(';');
         if (c.runs(Role.AGENT)) {
             line.append(" agent on ucx://").append(c.agent().listen().host()).append(':').append(server.agent().port())
                     .append(" serving ").append(c.agent().volumeDirs()).append(';');

@@ -29,6 +29,9 @@ final class UcxEnvironment {
         env.put("UCX_POSIX_ERROR_HANDLING", "y");
         env.put("UCX_SYSV_ERROR_HANDLING", "y");
         env.put("UCX_TCP_CM_REUSEADDR", "y");
+        // UCX prints its own warnings and errors on stdout by default, among the program's output: send them to
+        // stderr, beside the logs (UCX 1.13 accepts "stdout"/"stderr" as well as a file name).
+        env.put("UCX_LOG_FILE", "stderr");
         // Without RDMA, gets of registered (volume) memory are emulated over TCP in fragments of TX_SEG_SIZE (8 KiB
         // by default): 256 KiB fragments move a 1 MiB get in 4 fragments instead of 128 (gain in BENCHMARKS.md).
         env.put("UCX_TCP_TX_SEG_SIZE", "256k");

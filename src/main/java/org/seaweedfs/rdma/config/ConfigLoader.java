@@ -14,6 +14,8 @@ import java.util.Set;
 import org.yaml.snakeyaml.LoaderOptions;
 import org.yaml.snakeyaml.Yaml;
 import org.yaml.snakeyaml.constructor.SafeConstructor;
+import org.yaml.snakeyaml.error.Mark;
+import org.yaml.snakeyaml.error.MarkedYAMLException;
 import org.yaml.snakeyaml.error.YAMLException;
 
 /**
@@ -88,6 +90,14 @@ public final class ConfigLoader {
         Object root;
         try {
             root = new Yaml(new SafeConstructor(new LoaderOptions())).load(text);
+        } catch (MarkedYAMLException e) {
+            // file:line:column, as editors and compilers name a place
+            Mark mark = e.getProblemMark() != null ? e.getProblemMark() : e.getContextMark();
+            String where = mark == null ? "" : ":" + (mark.getLine() + 1) + ":" + (mark.getColumn() + 1);
+            String problem = e.getProblem() != null ? e.getProblem() : e.getMessage().lines().findFirst().orElse("");
+            problems.add(origin + where + ": not valid YAML: " + problem
+                    + (e.getContext() != null ? " (" + e.getContext() + ")" : ""));
+            return;
         } catch (YAMLException e) {
             problems.add(origin + ": not valid YAML: " + e.getMessage().lines().findFirst().orElse(""));
             return;
@@ -172,7 +182,9 @@ public final class ConfigLoader {
                         v.string("ucx.errorHandling").toLowerCase(Locale.ROOT),
                         v.string("ucx.onDemandPaging").toLowerCase(Locale.ROOT), v.integer("ucx.maxRemoteKeys"),
                         (Boolean) v.get("ucx.eventLoopLanes")),
-                new MetricsConfig((Boolean) v.get("metrics.enabled")));
+                new MetricsConfig((Boolean) v.get("metrics.enabled")),
+                new LoggingConfig(v.string("logging.level").toLowerCase(Locale.ROOT),
+                        v.string("logging.format").toLowerCase(Locale.ROOT)));
     }
 
     /** Rules that relate several keys. */

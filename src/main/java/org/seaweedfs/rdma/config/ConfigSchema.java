@@ -63,7 +63,9 @@ final class ConfigSchema {
             ConfigKey.choice("ucx.onDemandPaging", STRING, "auto", "auto", "true", "false"),
             ConfigKey.ranged("ucx.maxRemoteKeys", INTEGER, 65_536L, 1, 1 << 24),
             ConfigKey.of("ucx.eventLoopLanes", BOOLEAN, true),
-            ConfigKey.of("metrics.enabled", BOOLEAN, true));
+            ConfigKey.of("metrics.enabled", BOOLEAN, true),
+            ConfigKey.choice("logging.level", STRING, "info", "trace", "debug", "info", "warn", "error", "off"),
+            ConfigKey.choice("logging.format", STRING, "text", "text", "json"));
 
     private static final Map<String, ConfigKey> BY_NAME = new LinkedHashMap<>();
     private static final Map<String, ConfigKey> BY_ENV = new LinkedHashMap<>();

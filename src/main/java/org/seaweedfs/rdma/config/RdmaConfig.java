@@ -9,7 +9,8 @@ public record RdmaConfig(
         AgentConfig agent,
         SidecarConfig sidecar,
         UcxConfig ucx,
-        MetricsConfig metrics) {
+        MetricsConfig metrics,
+        LoggingConfig logging) {
 
     public RdmaConfig {
         roles = Set.copyOf(roles);

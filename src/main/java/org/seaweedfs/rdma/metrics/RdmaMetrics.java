@@ -1,5 +1,6 @@
 package org.seaweedfs.rdma.metrics;
 
+import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.config.MeterFilter;
 import io.micrometer.prometheusmetrics.PrometheusConfig;
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
@@ -10,6 +11,7 @@ import io.vertx.micrometer.MicrometerMetricsFactory;
 import io.vertx.micrometer.MicrometerMetricsOptions;
 import io.vertx.micrometer.VertxPrometheusOptions;
 import java.util.concurrent.atomic.AtomicInteger;
+import org.seaweedfs.rdma.BuildInfo;
 
 /**
  * The process's Prometheus registry, Vert.x's own metrics wired into it, and the read path's meters.
@@ -39,6 +41,8 @@ public final class RdmaMetrics {
         // Scrapes would otherwise count themselves; the route tag is bounded (route patterns only).
         registry.config().meterFilter(MeterFilter.deny(id ->
                 id.getName().startsWith("vertx.http.server") && SCRAPE_ROUTE.equals(id.getTag("route"))));
+        Gauge.builder("seaweedfs.rdma.build.info", () -> 1).description("Always 1; the version label is the build's")
+                .tag("version", BuildInfo.version()).register(registry);
         return new RdmaMetrics(registry);
     }
 

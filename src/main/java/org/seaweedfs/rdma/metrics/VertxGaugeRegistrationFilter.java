@@ -13,7 +13,7 @@ import java.util.logging.Logger;
  * gauge (ours included) still warns. Applies where Micrometer logs through java.util.logging (no SLF4J provider, as
  * in this jar); an embedding application with its own SLF4J backend filters it there if it wants.
  */
-final class VertxGaugeRegistrationFilter implements Filter {
+public final class VertxGaugeRegistrationFilter implements Filter {
 
     /** The logger Micrometer's MeterRegistry warns through; held strongly so the filter is not lost with it. */
     private static final Logger METER_REGISTRY_LOG = Logger.getLogger("io.micrometer.core.instrument.MeterRegistry");
@@ -36,9 +36,12 @@ final class VertxGaugeRegistrationFilter implements Filter {
 
     @Override
     public boolean isLoggable(LogRecord record) {
-        String message = record.getMessage();
-        boolean vertxRepeat = message != null && message.startsWith("This Gauge has been already registered")
+        return !isVertxGaugeRepeat(record.getMessage()) && (next == null || next.isLoggable(record));
+    }
+
+    /** True for Micrometer's warning about a repeated vertx-micrometer gauge (for a filter in another backend too). */
+    public static boolean isVertxGaugeRepeat(String message) {
+        return message != null && message.startsWith("This Gauge has been already registered")
                 && message.contains("name='vertx.");
-        return !vertxRepeat && (next == null || next.isLoggable(record));
     }
 }

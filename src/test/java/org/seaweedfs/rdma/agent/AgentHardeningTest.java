@@ -18,11 +18,9 @@ import java.util.Map;
 import java.util.Random;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
-import java.util.logging.Handler;
-import java.util.logging.LogRecord;
-import java.util.logging.Logger;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
+import org.seaweedfs.rdma.LogCapture;
 import org.junit.jupiter.api.io.TempDir;
 import org.seaweedfs.rdma.protocol.ControlMessage;
 import org.seaweedfs.rdma.protocol.ErrorCode;
@@ -150,38 +148,16 @@ class AgentHardeningTest {
             writer.append(NewNeedle.builder(1, 0x11, bytes(100, 1)).build());
         }
         Files.delete(dir.resolve("5.idx"));
-        List<String> warnings = new ArrayList<>();
-        Handler capture = new Handler() {
-            @Override
-            public void publish(LogRecord record) {
-                synchronized (warnings) {
-                    warnings.add(record.getMessage());
-                }
-            }
-
-            @Override
-            public void flush() {
-            }
-
-            @Override
-            public void close() {
-            }
-        };
-        Logger logger = Logger.getLogger(VolumeFollower.class.getName());
-        logger.addHandler(capture);
-        try {
+        List<String> warnings;
+        try (LogCapture capture = LogCapture.of(VolumeFollower.class.getName(), "INFO")) {
             harness = new AgentHarness(dir, AgentTestClient.ucxSettings(), s -> s);
             AgentTestClient client = sidecar(harness);
             assertEquals(List.of(), client.request(org.seaweedfs.rdma.protocol.VolumeListRequest::new,
                     org.seaweedfs.rdma.protocol.VolumeList.class).volumes());
-        } finally {
-            logger.removeHandler(capture);
+            warnings = capture.messages();
         }
-        String warning;
-        synchronized (warnings) {
-            warning = warnings.stream().filter(m -> m.contains("5.dat") || m.contains("volume 5")).findFirst()
-                    .orElseThrow(() -> new AssertionError("no warning about volume 5 in " + warnings));
-        }
+        String warning = warnings.stream().filter(m -> m.contains("5.dat") || m.contains("volume 5")).findFirst()
+                .orElseThrow(() -> new AssertionError("no warning about volume 5 in " + warnings));
         assertTrue(warning.contains(".idx"), warning);
         assertTrue(warning.contains("weed fix"), "says how to rebuild the index: " + warning);
         assertTrue(warning.contains("agent.offset5") || warning.contains("served once"), warning);

@@ -144,14 +144,17 @@ class InspectCommandTest {
 
     @Test
     void usageErrorsExitTwo() throws IOException {
-        assertUsage(run("inspect"), "missing <volume dir | .dat file>");
-        assertUsage(run("inspect", Fixtures.volumes().toString(), "--offset6"), "unexpected argument '--offset6'");
-        assertUsage(run("inspect", "a", "b"), "unexpected argument 'b'");
+        assertUsage(run("inspect"), "Missing required parameter: '<volume dir | .dat file>'");
+        Result typo = run("inspect", Fixtures.volumes().toString(), "--offset6");
+        assertEquals(2, typo.status());
+        assertTrue(typo.err().contains("Unknown option: '--offset6'\nPossible solutions: --offset5"), typo.err());
+        assertUsage(run("inspect", "a", "b"), "Unmatched argument at index 2: 'b'");
         assertUsage(run("inspect", dir.resolve("nope").toString()), "is neither a directory nor a file");
         Path badName = Files.write(dir.resolve("x_y.dat"), new byte[8]);
         assertUsage(run("inspect", badName.toString()), "volume id 'y' is not a decimal number");
-        assertUsage(run(), "usage:");
-        assertUsage(run("frobnicate"), "unknown command 'frobnicate'");
+        assertEquals(2, run().status());
+        assertEquals(2, run("frobnicate").status());
+        assertTrue(run("frobnicate").err().contains("Unmatched argument at index 0: 'frobnicate'"));
     }
 
     @Test
@@ -166,13 +169,16 @@ class InspectCommandTest {
     void helpListsTheCommands() {
         Result r = run("--help");
         assertEquals(0, r.status());
-        assertTrue(String.join("\n", r.lines()).contains("inspect <volume dir | .dat file> [--offset5]"));
+        assertTrue(String.join("\n", r.lines()).contains("  inspect "), r.lines().toString());
+        Result inspect = run("inspect", "--help");
+        assertEquals(0, inspect.status());
+        assertTrue(String.join("\n", inspect.lines()).contains("inspect [-hV] [--offset5] <volume dir | .dat file>"));
     }
 
     private static void assertUsage(Result r, String expected) {
         assertEquals(2, r.status());
         assertTrue(r.err().contains(expected), r.err());
-        assertTrue(r.err().contains("usage: java -jar seaweedfs-rdma-sidecar.jar"), r.err());
+        assertTrue(r.err().contains("Usage: seaweedfs-rdma-sidecar inspect"), r.err());
     }
 
     private static void flipByte(Path file, long offset) throws IOException {

@@ -194,7 +194,15 @@ class ConfigLoaderTest {
     void wholeFileProblems() {
         assertEquals("http.port: given twice", problem("http.port: 1\nhttp: {port: 2}", Map.of()));
         assertEquals("test.yaml: expected a map of keys at the top level", problem("[1, 2]", Map.of()));
-        assertTrue(problem("a: [unclosed", Map.of()).startsWith("test.yaml: not valid YAML: "));
+        assertTrue(problem("a: [unclosed", Map.of()).startsWith("test.yaml:1:13: not valid YAML: "),
+                problem("a: [unclosed", Map.of()));
+    }
+
+    @Test
+    void aYamlSyntaxErrorNamesItsLine() {
+        String message = problem("http:\n  port: 8081\n  host: [127.0.0.1\nagent: {}\n", Map.of());
+        assertTrue(message.startsWith("test.yaml:4:"), message);
+        assertTrue(message.contains("not valid YAML"), message);
     }
 
     @Test

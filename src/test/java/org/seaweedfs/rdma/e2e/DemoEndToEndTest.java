@@ -102,7 +102,7 @@ class DemoEndToEndTest {
 
     /** The configuration `demo` runs with: conf/demo.yaml, embedded in the jar. */
     private static String embeddedDemoConfig() throws IOException {
-        try (InputStream in = DemoEndToEndTest.class.getResourceAsStream("/demo.yaml")) {
+        try (InputStream in = DemoEndToEndTest.class.getResourceAsStream("/org/seaweedfs/rdma/cli/demo.yaml")) {
             return new String(in.readAllBytes(), StandardCharsets.UTF_8);
         }
     }

@@ -6,6 +6,7 @@ import io.vertx.core.Promise;
 import io.vertx.core.internal.VertxInternal;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
+import org.seaweedfs.rdma.LogCapture;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
@@ -19,10 +20,6 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
-import java.util.logging.Handler;
-import java.util.logging.Level;
-import java.util.logging.LogRecord;
-import java.util.logging.Logger;
 
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
@@ -362,29 +359,10 @@ class EventLoopLaneTest {
             inFlight.addAll(issued.get(TIMEOUT_S, TimeUnit.SECONDS));
         }
         assertEquals(2, pair.client.metrics().lanes());
-        List<LogRecord> warnings = new ArrayList<>();
-        Handler capture = new Handler() {
-            @Override
-            public synchronized void publish(LogRecord record) {
-                if (record.getLevel().intValue() >= Level.WARNING.intValue()) {
-                    warnings.add(record);
-                }
-            }
-
-            @Override
-            public void flush() {
-            }
-
-            @Override
-            public void close() {
-            }
-        };
-        Logger ucxLogs = Logger.getLogger("org.seaweedfs.rdma.ucx");
-        ucxLogs.addHandler(capture);
-        try {
+        List<String> warnings;
+        try (LogCapture capture = LogCapture.of("org.seaweedfs.rdma.ucx", "WARN")) {
             await(pair.clientVertx.undeploy(pair.clientDeployment));
-        } finally {
-            ucxLogs.removeHandler(capture);
+            warnings = capture.messages();
         }
         for (Future<Void> get : inFlight) {
             try {
@@ -395,9 +373,7 @@ class EventLoopLaneTest {
         }
         assertEquals(0, pair.client.metrics().lanes());
         assertEquals(0, pair.client.metrics().laneRemoteKeys());
-        synchronized (capture) {
-            assertEquals(List.of(), warnings.stream().map(LogRecord::getMessage).toList(), "no leak or timeout warnings");
-        }
+        assertEquals(List.of(), warnings, "no leak or timeout warnings");
         ExecutionException after = assertThrows(ExecutionException.class, () -> onContext(loops[0],
                 () -> setup.channel().get(setup.remote().address(), setup.key(), setup.local().address(), 64)));
         assertInstanceOf(UcxTransportException.class, after.getCause());
