@@ -4,6 +4,7 @@ import io.vertx.core.DeploymentOptions;
 import io.vertx.core.Future;
 import io.vertx.core.Vertx;
 import io.vertx.core.VerticleBase;
+import io.vertx.core.http.HttpConnection;
 import io.vertx.core.http.HttpMethod;
 import io.vertx.core.http.HttpServer;
 import io.vertx.core.http.HttpServerOptions;
@@ -44,7 +45,13 @@ public final class HttpApiVerticle extends VerticleBase {
     public Future<?> start() {
         JwtReadAuth auth = JwtReadAuth.create(vertx, api.http().jwtReadKey());
         StatusHandlers status = new StatusHandlers(api);
+        HeaderDeadlines deadlines = new HeaderDeadlines(vertx, api.connections());
         Router router = Router.router(vertx);
+        router.route().handler(ctx -> {
+            HttpConnection connection = ctx.request().connection();
+            ctx.addEndHandler(done -> deadlines.requestEnded(connection));
+            ctx.next();
+        });
         router.get("/health").handler(status::health);
         router.get("/status").handler(status::status);
         router.get(RdmaMetrics.SCRAPE_ROUTE).handler(api.scrapeRegistry() != null
@@ -61,9 +68,17 @@ public final class HttpApiVerticle extends VerticleBase {
                 .setPort(api.http().port())
                 // No WebSockets are served: no WebSocket compression handler in every connection's pipeline.
                 .setPerMessageWebSocketCompressionSupported(false)
-                .setPerFrameWebSocketCompressionSupported(false));
-        return server.requestHandler(request -> {
+                .setPerFrameWebSocketCompressionSupported(false)
+                // Clear-text HTTP/2 would hold a connection back (no connection handler, so no header deadline)
+                // until its first request head is complete; the API is HTTP/1.1.
+                .setHttp2ClearTextEnabled(false)
+                .setIdleTimeout((int) Math.min(Integer.MAX_VALUE, api.http().idleTimeout().toMillis()))
+                .setIdleTimeoutUnit(TimeUnit.MILLISECONDS));
+        return server.connectionHandler(deadlines::connected).requestHandler(request -> {
+                    HttpConnection connection = request.connection();
+                    deadlines.requestStarted(connection);
                     if (NeedleHandler.isNeedleRead(request)) {
+                        request.response().endHandler(v -> deadlines.requestEnded(connection));
                         needles.serve(request);
                     } else {
                         router.handle(request);
