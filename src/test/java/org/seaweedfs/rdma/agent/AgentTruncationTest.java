@@ -1,0 +1,94 @@
+package org.seaweedfs.rdma.agent;
+
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.seaweedfs.rdma.agent.AgentFollowTest.awaitVolume;
+import static org.seaweedfs.rdma.agent.AgentHarness.volume;
+
+import java.nio.channels.FileChannel;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
+import java.util.Arrays;
+import java.util.Random;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicLong;
+import org.junit.jupiter.api.Test;
+import org.seaweedfs.rdma.protocol.VolumeInfo;
+
+/**
+ * A served .dat cut in place while a sidecar reads the cut region over UCX, many times: the agent (this JVM) survives
+ * every round and goes on serving its other volume and the restored one. Where UCX emulates gets by copying from the
+ * agent's mapping (this machine), the cut pages fault in the agent's native code: the SIGBUS guard takes them.
+ */
+class AgentTruncationTest extends AgentTestBase {
+
+    private static final int ROUNDS = 20;
+    private static final int CHUNK = 64 << 10;
+
+    @Test
+    void truncatingAServedDatUnderReadsNeverKillsTheAgent() throws Exception {
+        assertTrue(SigbusGuard.active(), "the SIGBUS guard is built and loaded (gcc at build time)");
+        AgentHarness h = start(s -> s);
+        AgentTestClient reader = h.sidecar();
+        AgentTestClient control = h.sidecar();
+        Path dat = h.dir.resolve("2.dat");
+        byte[] original = Files.readAllBytes(dat);
+        byte[] other = Files.readAllBytes(h.dir.resolve("1.dat"));
+        Random random = new Random(14);
+        long faultsBefore = SigbusGuard.faults();
+        for (int round = 0; round < ROUNDS; round++) {
+            VolumeInfo served = awaitVolume(control, 2, v -> v.datSize() == original.length);
+            long cut = 4096 + random.nextInt(original.length / 2);
+            AtomicBoolean stop = new AtomicBoolean();
+            AtomicLong gets = new AtomicLong();
+            Thread reads = new Thread(() -> {
+                while (!stop.get()) {
+                    for (long at = cut & ~4095L; at < original.length && !stop.get(); at += CHUNK) {
+                        try {
+                            reader.get(served, at, (int) Math.min(CHUNK, original.length - at));
+                        } catch (Exception gone) {
+                            // bytes that are gone may fail; the agent must not
+                        }
+                        gets.incrementAndGet();
+                    }
+                }
+            }, "truncation-reader");
+            reads.start();
+            awaitAtLeast(gets, 1);
+            try (FileChannel ch = FileChannel.open(dat, StandardOpenOption.WRITE)) {
+                ch.truncate(cut);
+            }
+            awaitAtLeast(gets, gets.get() + 2 * (original.length / CHUNK + 1)); // reads of the cut region, twice over
+            stop.set(true);
+            reads.join();
+            Files.write(dat, original); // in place again, same inode: restored for the next round
+        }
+        VolumeInfo one = volume(control, 1);
+        int length = (int) Math.min(one.datSize(), 1 << 20);
+        assertArrayEquals(Arrays.copyOf(other, length), control.get(one, 0, length), "the other volume is served");
+        // Pages lost under a mapping are zero until the agent reopens the volume (its next poll): then all is served.
+        long deadline = System.nanoTime() + 10_000_000_000L;
+        byte[] served = null;
+        while (System.nanoTime() < deadline && !Arrays.equals(original, served)) {
+            VolumeInfo two = awaitVolume(control, 2, v -> v.datSize() == original.length);
+            try {
+                served = control.get(two, 0, original.length);
+            } catch (Exception retired) {
+                served = null; // a mapping retired between the listing and the get
+            }
+            Thread.sleep(20);
+        }
+        assertArrayEquals(original, served, "the restored volume is served");
+        System.out.println("SIGBUS guard: " + (SigbusGuard.faults() - faultsBefore) + " pages replaced over " + ROUNDS
+                + " rounds");
+    }
+
+    private static void awaitAtLeast(AtomicLong counter, long n) throws InterruptedException {
+        long deadline = System.nanoTime() + 30_000_000_000L;
+        while (counter.get() < n && System.nanoTime() < deadline) {
+            Thread.sleep(1);
+        }
+        assertTrue(counter.get() >= n, "reads did not go on: " + counter.get() + " < " + n);
+    }
+}
