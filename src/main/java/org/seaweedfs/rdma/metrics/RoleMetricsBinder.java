@@ -43,6 +43,9 @@ public final class RoleMetricsBinder {
                 agent.remaps());
         counter("seaweedfs.rdma.agent.reopens", "Volumes reopened under a new epoch (compaction)", Tags.empty(),
                 agent.reopens());
+        FunctionCounter.builder("seaweedfs.rdma.agent.lost.pages", agent, a -> (double) a.lostPages())
+                .description("Pages of mapped .dat files that faulted (truncated in place, I/O error) and were replaced"
+                        + " by zero pages; their volume is reopened").register(registry);
         Gauge.builder("seaweedfs.rdma.agent.volumes", agent, AgentMetrics::volumes)
                 .description("Volumes the agent serves").register(registry);
         Gauge.builder("seaweedfs.rdma.agent.needles", agent,
