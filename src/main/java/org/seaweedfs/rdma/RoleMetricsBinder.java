@@ -46,6 +46,9 @@ public final class RoleMetricsBinder {
                 agent.reopens());
         counter("seaweedfs.rdma.agent.polls", "Passes over the volume directories (agent.pollInterval)", Tags.empty(),
                 agent.polls());
+        FunctionCounter.builder("seaweedfs.rdma.agent.lost.pages", agent, a -> (double) a.lostPages())
+                .description("Pages of mapped .dat files that faulted (truncated in place, I/O error) and were replaced"
+                        + " by zero pages; their volume is reopened").register(registry);
         Gauge.builder("seaweedfs.rdma.agent.volumes", agent, AgentMetrics::volumes)
                 .description("Volumes the agent serves").register(registry);
         Gauge.builder("seaweedfs.rdma.agent.needles", agent,

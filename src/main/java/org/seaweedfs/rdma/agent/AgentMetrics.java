@@ -88,6 +88,11 @@ public final class AgentMetrics {
         return reopens;
     }
 
+    /** Pages of mapped .dat files replaced by zero pages after a SIGBUS (truncated in place or unreadable). */
+    public long lostPages() {
+        return SigbusGuard.faults();
+    }
+
     /** Requests answered OVERLOADED because their channel had agent.maxRepliesInFlight large replies queued. */
     public LongAdder overloaded() {
         return overloaded;

@@ -78,7 +78,10 @@ final class SegmentMemory {
                     + " failed: " + e.getMessage(), e));
         }
         return ucx.register(mapping)
-                .<ServedSegment>map(region -> ServedSegment.mapped(at, mapping, region))
+                .<ServedSegment>map(region -> {
+                    SigbusGuard.register(region.address(), length);
+                    return ServedSegment.mapped(at, mapping, region);
+                })
                 .recover(e -> Future.failedFuture(new IOException(source + ": registering bytes " + at + ".."
                         + (at + length) + " with UCX failed: " + e.getMessage(), e)));
     }
@@ -132,6 +135,8 @@ final class SegmentMemory {
     Future<Void> release(ServedSegment segment) {
         if (segment.isCopy()) {
             unreserve(segment.capacity());
+        } else {
+            SigbusGuard.unregister(segment.region().address());
         }
         return ucx.deregister(segment.region());
     }

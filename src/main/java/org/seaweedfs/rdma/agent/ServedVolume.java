@@ -33,6 +33,10 @@ import java.util.Objects;
  */
 final class ServedVolume implements Closeable {
 
+    private static final org.slf4j.Logger LOG = org.slf4j.LoggerFactory.getLogger(ServedVolume.class);
+    /** How many entries at the end of an .idx are checked against the .dat when the volume is opened. */
+    static final int TAIL_ENTRIES_CHECKED = 10;
+
     private final VolumeFiles files;
     private final long epoch;
     private final FileChannel dat;
@@ -46,6 +50,7 @@ final class ServedVolume implements Closeable {
     private long applied;
     private boolean heldBack;
     private int stalledPasses;
+    private long skippedEntries;
 
     private ServedVolume(VolumeFiles files, long epoch, FileChannel dat, FileChannel idx, Object datKey, Object idxKey,
                          SuperBlock superBlock, IndexFormat format, long segmentBytes, SegmentMemory memory) {
@@ -179,10 +184,23 @@ final class ServedVolume implements Closeable {
         long mappedEnd = segments.mappedEnd();
         int version = version();
         heldBack = false;
+        // SeaweedFS checks the last entries of an .idx against the .dat when it loads a volume (a crash mid-append
+        // leaves a torn entry there): check those, and every entry appended while following.
+        long checkFrom = from > 0 ? from : Math.max(0, end - (long) TAIL_ENTRIES_CHECKED * idxEntryBytes());
+        long[] at = {from};
         applied = tail.read(idx, from, end, (key, offset, size) -> {
+            long position = at[0];
             if (IndexFormat.isLive(offset, size) && offset > mappedEnd - NeedleLayout.recordLength(size, version)) {
                 heldBack = true;
                 return false;
+            }
+            at[0] += idxEntryBytes();
+            if (position >= checkFrom && IndexFormat.isLive(offset, size) && !recordMatches(key, offset, size)) {
+                skippedEntries++;
+                LOG.warn("Volume " + name() + ": the .idx entry at byte " + position + " (key " + Long.toHexString(key)
+                        + ", offset " + offset + ", size " + size + ") does not match the .dat record there (torn or"
+                        + " garbage entry); not served");
+                return true;
             }
             map.apply(key, offset, size);
             if (collect != null) {
@@ -192,6 +210,30 @@ final class ServedVolume implements Closeable {
         }, files.idx().toString());
         stalledPasses = heldBack && applied == from ? stalledPasses + 1 : 0;
         return from;
+    }
+
+    /** Whether the .dat holds the header of needle {@code key} with body length {@code size} at {@code offset}. */
+    private boolean recordMatches(long key, long offset, int size) {
+        ByteBuffer header = ByteBuffer.allocate(NeedleLayout.HEADER_SIZE);
+        try {
+            long at = offset;
+            while (header.hasRemaining()) {
+                int n = dat.read(header, at);
+                if (n <= 0) {
+                    return false;
+                }
+                at += n;
+            }
+        } catch (IOException e) {
+            throw new java.io.UncheckedIOException(e);
+        }
+        NeedleHeader h = NeedleHeader.parse(header, 0, files.dat().toString(), offset);
+        return h.key() == key && h.size() == (size & 0xFFFF_FFFFL);
+    }
+
+    /** .idx entries not applied because the .dat record they point at is not theirs. */
+    long skippedEntries() {
+        return skippedEntries;
     }
 
     /** One SyncEntries of the applied .idx range from {@code from}: at most {@code maxEntries}, {@code more} when cut. */

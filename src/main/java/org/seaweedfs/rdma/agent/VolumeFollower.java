@@ -237,6 +237,11 @@ final class VolumeFollower {
      * few passes for the other rename of the compaction before reopening anyway.
      */
     private boolean replacedOnDisk(ServedVolume volume) throws IOException {
+        if (lostPages(volume)) {
+            log.warn("Volume " + volume.name() + ": pages of its mapped .dat could not be read (truncated in place or"
+                    + " an I/O error) and were replaced by zero pages; reopening it");
+            return true;
+        }
         VolumeFiles files = volume.files();
         long datSize = Files.size(files.dat());
         boolean datChanged = !Objects.equals(ServedVolume.fileKey(files.dat()), volume.datKey())
@@ -255,6 +260,17 @@ final class VolumeFollower {
         log.warn("Only the " + (datChanged ? ".dat" : ".idx") + " of volume " + volume.name()
                 + " was replaced; reopening it anyway");
         return true;
+    }
+
+    /** Whether the SIGBUS guard replaced a page of one of the volume's mappings since the last pass. */
+    private static boolean lostPages(ServedVolume volume) {
+        boolean lost = false;
+        for (ServedSegment segment : volume.segments().segments()) {
+            if (!segment.isCopy()) {
+                lost |= SigbusGuard.takeFaulted(segment.region().address());
+            }
+        }
+        return lost;
     }
 
     private static int revision(Path dat) throws IOException {

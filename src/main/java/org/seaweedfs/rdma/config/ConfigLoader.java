@@ -154,7 +154,8 @@ public final class ConfigLoader {
         return new RdmaConfig(
                 roles,
                 new HttpConfig(v.string("http.host"), v.integer("http.port"), v.integer("http.instances"),
-                        v.integer("http.maxInFlight"), v.optionalString("http.jwtReadKey")),
+                        v.integer("http.maxInFlight"), v.optionalString("http.jwtReadKey"),
+                        v.duration("http.headerTimeout"), v.duration("http.idleTimeout"), v.integer("http.maxConnections")),
                 new AgentConfig((HostPort) v.get("agent.listen"), v.strings("agent.volumeDirs"),
                         (Boolean) v.get("agent.offset5"), v.optionalString("agent.authToken"),
                         v.duration("agent.pollInterval"), v.number("agent.segmentBytes"),

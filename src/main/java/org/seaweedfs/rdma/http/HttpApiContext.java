@@ -15,6 +15,7 @@ import org.seaweedfs.rdma.sidecar.ReadPathStatus;
  *
  * @param maxNeedleBytes bound on decompressed bodies
  * @param scrapeRegistry served on {@code /metrics}; null answers 404 there
+ * @param connections    bounds on open connections and header time, shared by every instance
  */
 public record HttpApiContext(
         NeedleSource source,
@@ -23,14 +24,23 @@ public record HttpApiContext(
         long maxNeedleBytes,
         Admission admission,
         ReadMeters meters,
-        PrometheusMeterRegistry scrapeRegistry) {
+        PrometheusMeterRegistry scrapeRegistry,
+        ConnectionBounds connections) {
 
     public HttpApiContext {
+        Objects.requireNonNull(connections, "connections");
         Objects.requireNonNull(source, "source");
         Objects.requireNonNull(status, "status");
         Objects.requireNonNull(http, "http");
         Objects.requireNonNull(admission, "admission");
         Objects.requireNonNull(meters, "meters");
+    }
+
+    /** With connection bounds from {@code http}, their counters kept nowhere (tests, embedding). */
+    public HttpApiContext(NeedleSource source, ReadPathStatus status, HttpConfig http, long maxNeedleBytes,
+                          Admission admission, ReadMeters meters, PrometheusMeterRegistry scrapeRegistry) {
+        this(source, status, http, maxNeedleBytes, admission, meters, scrapeRegistry,
+                new ConnectionBounds(http, scrapeRegistry != null ? scrapeRegistry : ReadMeters.nowhere()));
     }
 
     /** From the configuration; {@code metrics} may be null (metrics.enabled: false). */
@@ -40,6 +50,7 @@ public record HttpApiContext(
         ReadMeters meters = metrics == null ? ReadMeters.noop() : metrics.read();
         meters.bindReadsInFlight(admission::inFlight);
         return new HttpApiContext(source, status, config.http(), config.sidecar().maxNeedleBytes(), admission, meters,
-                metrics == null ? null : metrics.registry());
+                metrics == null ? null : metrics.registry(),
+                new ConnectionBounds(config.http(), metrics == null ? ReadMeters.nowhere() : metrics.registry()));
     }
 }

@@ -2,6 +2,7 @@ package org.seaweedfs.rdma.http;
 
 import io.vertx.core.Future;
 import io.vertx.core.VerticleBase;
+import io.vertx.core.http.HttpConnection;
 import io.vertx.core.http.HttpMethod;
 import io.vertx.core.http.HttpServer;
 import io.vertx.core.http.HttpServerOptions;
@@ -36,7 +37,13 @@ public final class HttpApiVerticle extends VerticleBase {
     public Future<?> start() {
         JwtReadAuth auth = JwtReadAuth.create(vertx, api.http().jwtReadKey());
         StatusHandlers status = new StatusHandlers(api);
+        HeaderDeadlines deadlines = new HeaderDeadlines(vertx, api.connections());
         Router router = Router.router(vertx);
+        router.route().handler(ctx -> {
+            HttpConnection connection = ctx.request().connection();
+            ctx.addEndHandler(done -> deadlines.requestEnded(connection));
+            ctx.next();
+        });
         router.options().handler(Cors::preflight);
         router.get("/health").handler(status::health);
         router.get("/status").handler(status::status);
@@ -54,10 +61,18 @@ public final class HttpApiVerticle extends VerticleBase {
                 .setPort(api.http().port())
                 // No WebSockets are served: no WebSocket compression handler in every connection's pipeline.
                 .setPerMessageWebSocketCompressionSupported(false)
-                .setPerFrameWebSocketCompressionSupported(false));
-        return server.requestHandler(request -> {
+                .setPerFrameWebSocketCompressionSupported(false)
+                // Clear-text HTTP/2 would hold a connection back (no connection handler, so no header deadline)
+                // until its first request head is complete; the API is HTTP/1.1.
+                .setHttp2ClearTextEnabled(false)
+                .setIdleTimeout((int) Math.min(Integer.MAX_VALUE, api.http().idleTimeout().toMillis()))
+                .setIdleTimeoutUnit(TimeUnit.MILLISECONDS));
+        return server.connectionHandler(deadlines::connected).requestHandler(request -> {
+                    HttpConnection connection = request.connection();
+                    deadlines.requestStarted(connection);
                     Cors.apply(request);
                     if (NeedleHandler.isNeedleRead(request)) {
+                        request.response().endHandler(v -> deadlines.requestEnded(connection));
                         needles.serve(request);
                     } else {
                         router.handle(request);

@@ -160,6 +160,37 @@ class AgentFollowTest extends AgentTestBase {
     }
 
     @Test
+    void aGarbageOrTornIndexTailIsSkippedAndTheVolumeKeepsServing() throws Exception {
+        AgentHarness h = start(s -> s);
+        AgentTestClient client = sidecar(h);
+        long epoch = volume(client, 2).epoch();
+        SyncEntryReader first = fullSync(client, 2, epoch).get(0).reader();
+        assertTrue(first.next());
+        byte[] dat = Files.readAllBytes(h.dir.resolve("2.dat"));
+        int cookie = ByteBuffer.wrap(dat, (int) first.offset(), 4).getInt();
+        // A complete entry whose key is not the record's at its offset (what a crash mid-append can leave).
+        ByteBuffer garbage = ByteBuffer.allocate(16);
+        IndexFormat.OFFSET4.put(garbage, 0x9999, first.offset(), first.size());
+        try (FileChannel idx = FileChannel.open(h.dir.resolve("2.idx"), StandardOpenOption.APPEND)) {
+            idx.write(garbage.flip());
+        }
+        long offset;
+        try (VolumeWriter writer = VolumeWriter.append(h.dir.resolve("2.dat"), h.dir.resolve("2.idx"), IndexFormat.OFFSET4)) {
+            offset = writer.append(NewNeedle.builder(0x4000, 11, randomBytes(700, 4)).appendAtNs(5).build());
+        }
+        try (FileChannel idx = FileChannel.open(h.dir.resolve("2.idx"), StandardOpenOption.APPEND)) {
+            idx.write(ByteBuffer.wrap(new byte[] {1, 2, 3, 4, 5, 6, 7})); // a torn last entry
+        }
+        assertEquals(offset, awaitFound(client, 2, 0x4000, 11).offset(), "entries after the garbage one are served");
+        assertFalse(client.request(r -> new Lookup(r, 2, 0x9999, cookie), LookupResult.class).found(),
+                "an entry that does not match its record is not served");
+        assertTrue(client.request(r -> new Lookup(r, 2, first.key(), cookie), LookupResult.class).found());
+        VolumeInfo after = volume(client, 2);
+        assertEquals(epoch, after.epoch(), "the volume was not reopened");
+        assertEquals(Files.size(h.dir.resolve("2.idx")) - 7, after.idxPosition(), "the torn bytes wait");
+    }
+
+    @Test
     void aNewVolumeIsAnnouncedAndServed() throws Exception {
         AgentHarness h = start(s -> s);
         AgentTestClient client = sidecar(h);

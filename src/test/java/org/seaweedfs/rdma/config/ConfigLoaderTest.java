@@ -37,6 +37,9 @@ class ConfigLoaderTest {
         assertEquals(8081, c.http().port());
         assertEquals(2, c.http().instances());
         assertEquals(1024, c.http().maxInFlight());
+        assertEquals(Duration.ofSeconds(60), c.http().headerTimeout());
+        assertEquals(Duration.ofSeconds(60), c.http().idleTimeout());
+        assertEquals(10_000, c.http().maxConnections());
         assertFalse(c.http().readAuthEnabled());
         assertEquals(new HostPort("0.0.0.0", 18515), c.agent().listen());
         assertEquals(List.of(), c.agent().volumeDirs());
@@ -150,6 +153,9 @@ class ConfigLoaderTest {
             "http: {port: [1]}                       | http.port: expected an integer, got a list",
             "http: {port: {a: 1}}                    | http.port: expected an integer, got a section",
             "http: {maxInFlight: 0}                  | http.maxInFlight: must be between 1 and 1000000, got 0",
+            "http: {headerTimeout: 0ms}              | http.headerTimeout: must be between 1ms and 3600000ms, got 0ms",
+            "http: {idleTimeout: 2h}                 | http.idleTimeout: must be between 1ms and 3600000ms, got 2h",
+            "http: {maxConnections: 0}               | http.maxConnections: must be between 1 and 1000000, got 0",
             "agent: {offset5: yes please}            | agent.offset5: expected true or false, got 'yes please'",
             "ucx: {eventLoopLanes: sometimes}        | ucx.eventLoopLanes: expected true or false, got 'sometimes'",
             "sidecar: {eventBusInstances: 0}         | sidecar.eventBusInstances: must be between 1 and 256, got 0",

@@ -1,0 +1,153 @@
+package org.seaweedfs.rdma.http;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.vertx.core.Future;
+import io.vertx.core.Promise;
+import io.vertx.core.Vertx;
+import io.vertx.core.buffer.Buffer;
+import io.vertx.core.net.NetClient;
+import io.vertx.core.net.NetSocket;
+import io.vertx.junit5.VertxExtension;
+import java.time.Duration;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
+import org.seaweedfs.rdma.config.HttpConfig;
+import org.seaweedfs.rdma.metrics.ReadMeters;
+import org.seaweedfs.rdma.sidecar.FixedReadPathStatus;
+import org.seaweedfs.rdma.sidecar.InMemoryNeedleSource;
+
+/** http.headerTimeout, http.idleTimeout and http.maxConnections, seen from raw TCP clients. */
+@ExtendWith(VertxExtension.class)
+class ConnectionBoundsHttpTest {
+
+    private static final String HEALTH = "GET /health HTTP/1.1\r\nHost: t\r\n\r\n";
+    private static final Duration LONG = Duration.ofMinutes(10);
+
+    private HttpApiContext api;
+    private NetClient net;
+    private int port;
+
+    private void deploy(Vertx vertx, Duration headerTimeout, Duration idleTimeout, int maxConnections) throws Exception {
+        HttpConfig http = new HttpConfig("127.0.0.1", 0, 1, 16, null, headerTimeout, idleTimeout, maxConnections);
+        api = new HttpApiContext(new InMemoryNeedleSource(vertx), new FixedReadPathStatus(), http, 1 << 20,
+                new Admission(16), ReadMeters.noop(), null);
+        HttpApiVerticle verticle = new HttpApiVerticle(api);
+        vertx.deployVerticle(verticle).await(10, TimeUnit.SECONDS);
+        port = verticle.actualPort();
+        net = vertx.createNetClient();
+    }
+
+    /** A raw connection: what it received and a future completed when the server closes it. */
+    private record Raw(NetSocket socket, Buffer received, Future<Void> closed) {
+        /** Sends {@code text} and waits for one complete /health answer. */
+        void roundTrip(String text) throws Exception {
+            int before = received.length();
+            Promise<Void> answered = Promise.promise();
+            socket.handler(b -> {
+                received.appendBuffer(b);
+                String got = received.getString(before, received.length());
+                if (got.contains("\r\n\r\n") && got.endsWith("}")) {
+                    answered.tryComplete();
+                }
+            });
+            socket.write(text);
+            answered.future().await(10, TimeUnit.SECONDS);
+            assertTrue(received.getString(before, received.length()).startsWith("HTTP/1.1 200"), received.toString());
+        }
+    }
+
+    /** Handlers are set as the connect completes, on the socket's context: a close right at accept is seen. */
+    private Raw connect() throws Exception {
+        return net.connect(port, "127.0.0.1").map(socket -> {
+            Buffer received = Buffer.buffer();
+            Promise<Void> closed = Promise.promise();
+            socket.handler(received::appendBuffer);
+            socket.closeHandler(v -> closed.tryComplete());
+            return new Raw(socket, received, closed.future());
+        }).await(10, TimeUnit.SECONDS);
+    }
+
+    @Test
+    void halfSentHeaderIsClosedAfterTheHeaderTimeout(Vertx vertx) throws Exception {
+        deploy(vertx, Duration.ofMillis(300), LONG, 100);
+        Raw raw = connect();
+        raw.socket().write("GET /health HTTP/1.1\r\nHost: t\r\n");
+        raw.closed().await(20, TimeUnit.SECONDS);
+        assertEquals(0, raw.received().length(), "nothing is answered to a request that never completed");
+        assertEquals(1, api.connections().headerTimeouts());
+    }
+
+    @Test
+    void silentConnectionIsClosedAfterTheHeaderTimeout(Vertx vertx) throws Exception {
+        deploy(vertx, Duration.ofMillis(300), LONG, 100);
+        connect().closed().await(20, TimeUnit.SECONDS);
+        assertEquals(1, api.connections().headerTimeouts());
+    }
+
+    @Test
+    void keepAliveConnectionMustSendItsNextHeadersInTime(Vertx vertx) throws Exception {
+        deploy(vertx, Duration.ofMillis(300), LONG, 100);
+        Raw raw = connect();
+        raw.roundTrip(HEALTH);
+        raw.socket().write("GET /health HT");
+        raw.closed().await(20, TimeUnit.SECONDS);
+        assertEquals(1, api.connections().headerTimeouts());
+    }
+
+    @Test
+    void idleKeepAliveConnectionIsClosedAfterTheIdleTimeout(Vertx vertx) throws Exception {
+        deploy(vertx, LONG, Duration.ofMillis(300), 100);
+        Raw raw = connect();
+        raw.roundTrip(HEALTH);
+        raw.closed().await(20, TimeUnit.SECONDS);
+        assertEquals(0, api.connections().headerTimeouts(), "closed for idleness, not for its headers");
+    }
+
+    @Test
+    void connectionsOverTheLimitAreRefused(Vertx vertx) throws Exception {
+        deploy(vertx, LONG, LONG, 2);
+        Raw first = connect();
+        Raw second = connect();
+        // A full round trip on each: both were accepted and counted before the third arrives.
+        first.roundTrip(HEALTH);
+        second.roundTrip(HEALTH);
+        Raw third = connect();
+        third.socket().write(HEALTH);
+        third.closed().await(20, TimeUnit.SECONDS);
+        assertEquals(0, third.received().length(), "a refused connection is answered nothing");
+        assertEquals(1, api.connections().refused());
+        // The open ones keep working, and a closed one frees its slot.
+        first.roundTrip(HEALTH);
+        first.socket().close().await(10, TimeUnit.SECONDS);
+        connectOnceSlotFree();
+        assertEquals(2, api.connections().open());
+    }
+
+    /**
+     * The server sees a client's close a moment after the client: connect until one connection is served
+     * (or fail), and leave it open.
+     */
+    private void connectOnceSlotFree() throws Exception {
+        for (int attempt = 0; attempt < 100; attempt++) {
+            Raw raw = connect();
+            Promise<Void> answered = Promise.promise();
+            raw.socket().handler(b -> {
+                raw.received().appendBuffer(b);
+                answered.tryComplete();
+            });
+            raw.closed().onComplete(v -> answered.tryFail("refused"));
+            raw.socket().write(HEALTH);
+            try {
+                answered.future().await(10, TimeUnit.SECONDS);
+                assertTrue(raw.received().toString().startsWith("HTTP/1.1 200"), raw.received().toString());
+                return;
+            } catch (Exception refused) {
+                // still counted open on the server
+            }
+        }
+        throw new AssertionError("no slot freed after a connection closed");
+    }
+}
