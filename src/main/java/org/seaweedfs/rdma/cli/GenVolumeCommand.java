@@ -4,11 +4,14 @@ import java.io.PrintStream;
 import java.nio.file.Path;
 import java.util.List;
 import org.seaweedfs.rdma.volume.FileId;
+import org.seaweedfs.rdma.volume.ec.EcLayout;
 
 /**
  * {@code gen-volume <dir> --vid N --count N --size BYTES [--seed N] [--plain DIR]}: writes a benchmark volume in
  * the real format, and optionally the same bytes as plain files for a peer web server; prints one URL path per
- * needle ({@code /<fid>}) so load generators can spread requests over them.
+ * needle ({@code /<fid>}) so load generators can spread requests over them. With {@code --ec} the volume is then
+ * erasure-coded ({@code .ec00..}, {@code .ecx}, {@code .ecj}, {@code .vif}; 10 + 4 unless
+ * {@code --data-shards/--parity-shards} say otherwise) and its {@code .dat}/{@code .idx} removed.
  */
 final class GenVolumeCommand implements Command {
 
@@ -19,11 +22,16 @@ final class GenVolumeCommand implements Command {
 
     @Override
     public String usage() {
-        return "<dir> --vid N --count N --size BYTES [--seed N] [--plain DIR]   write a benchmark volume, print its paths";
+        return "<dir> --vid N --count N --size BYTES [--seed N] [--plain DIR] [--ec [--data-shards N] [--parity-shards N]]"
+                + "   write a benchmark volume (--ec: erasure-coded, as ec.encode leaves it), print its paths";
     }
 
     @Override
     public int run(List<String> args, PrintStream out, PrintStream err) throws Exception {
+        boolean ec = args.contains("--ec");
+        args = args.stream().filter(a -> !a.equals("--ec")).toList();
+        int dataShards = EcLayout.DEFAULT_DATA_SHARDS;
+        int parityShards = EcLayout.DEFAULT_PARITY_SHARDS;
         if (args.isEmpty() || args.get(0).startsWith("-")) {
             return usageError(err, "missing <dir>");
         }
@@ -46,6 +54,8 @@ final class GenVolumeCommand implements Command {
                     case "--size" -> size = Integer.parseInt(value);
                     case "--seed" -> seed = Long.parseLong(value);
                     case "--plain" -> plain = Path.of(value);
+                    case "--data-shards" -> dataShards = Integer.parseInt(value);
+                    case "--parity-shards" -> parityShards = Integer.parseInt(value);
                     default -> {
                         return usageError(err, "unknown option '" + flag + "'");
                     }
@@ -57,7 +67,17 @@ final class GenVolumeCommand implements Command {
         if (vid < 0 || count < 1 || size < 1 || (long) count * size > (64L << 30)) {
             return usageError(err, "--vid, --count >= 1 and --size >= 1 are required (at most 64 GiB in all)");
         }
+        if (ec) {
+            try {
+                EcLayout.of(dataShards, parityShards);
+            } catch (IllegalArgumentException e) {
+                return usageError(err, e.getMessage());
+            }
+        }
         List<FileId> ids = SampleVolumes.writeBench(dir, vid, count, size, seed, plain);
+        if (ec) {
+            EcVolumes.encode(dir, vid, dataShards, parityShards);
+        }
         SampleVolumes.printPaths(ids, out);
         return 0;
     }

@@ -21,12 +21,14 @@ import org.seaweedfs.rdma.volume.SuperBlock;
 import org.seaweedfs.rdma.volume.VolumeDirectory;
 import org.seaweedfs.rdma.volume.VolumeFiles;
 import org.seaweedfs.rdma.volume.VolumeFormatException;
+import org.seaweedfs.rdma.volume.ec.EcFiles;
 
 /**
  * {@code inspect <volume dir | .dat file> [--offset5]}: an operator's bit-rot check. Prints one JSON line per
  * live needle (from the {@code .idx}, or from the records themselves when a {@code .dat} has no index), read in
  * file order with constant memory besides the needle map. Exit 1 when any checksum is bad or any record
- * unreadable.
+ * unreadable. EC volumes (found by their {@code .ecx}) are read needle by needle through the shards present,
+ * rebuilt from parity where a data shard is absent.
  */
 final class InspectCommand implements Command {
 
@@ -57,13 +59,17 @@ final class InspectCommand implements Command {
             return usageError(err, "missing <volume dir | .dat file>");
         }
         List<VolumeFiles> volumes = new ArrayList<>();
+        List<EcFiles> ecVolumes = new ArrayList<>();
         if (Files.isDirectory(target)) {
             VolumeDirectory.Listing listing = VolumeDirectory.scan(target);
             listing.problems().forEach(p -> err.println("inspect: skipping " + p));
             volumes.addAll(listing.volumes());
-            if (volumes.isEmpty()) {
+            ecVolumes.addAll(EcVolumes.scan(target));
+            if (volumes.isEmpty() && ecVolumes.isEmpty()) {
                 err.println("inspect: no volumes (<vid>.dat or <collection>_<vid>.dat) in " + target);
             }
+        } else if (Files.isRegularFile(target) && EcFiles.ofIndex(target) != null) {
+            ecVolumes.add(EcFiles.ofIndex(target));
         } else if (Files.isRegularFile(target)) {
             try {
                 volumes.add(VolumeFiles.of(target));
@@ -80,6 +86,9 @@ final class InspectCommand implements Command {
         Run run = new Run(out, err, IndexFormat.of(offset5), new Progress(err, total));
         for (VolumeFiles v : volumes) {
             run.inspect(v);
+        }
+        for (EcFiles ec : ecVolumes) {
+            run.failed |= !EcVolumes.inspect(ec, run.format, out, err);
         }
         return run.failed ? 1 : 0;
     }
@@ -161,16 +170,8 @@ final class InspectCommand implements Command {
                         .add("compressed", n.meta().isCompressed()));
             } catch (VolumeFormatException e) {
                 failed = true;
-                out.println(new JsonLine()
-                        .add("fid", new FileId(volumeId, key, cookieIfReadable(dat, key, offset, source)).toString())
-                        .add("size", 0)
-                        .add("crc", "")
-                        .add("crc_state", "bad")
-                        .add("name", "")
-                        .add("mime", "")
-                        .add("last_modified", 0)
-                        .add("compressed", false)
-                        .add("error", e.getMessage()));
+                out.println(JsonLine.unreadableNeedle(
+                        new FileId(volumeId, key, cookieIfReadable(dat, key, offset, source)).toString(), e.getMessage()));
             }
         }
 
