@@ -72,6 +72,9 @@ public final class SeaweedRdma {
      */
     public static Future<SeaweedRdma> deploy(Vertx vertx, RdmaConfig config, RdmaMetrics metrics) {
         SeaweedRdma server = new SeaweedRdma(vertx, config);
+        if (metrics != null) {
+            metrics.registerBuildInfo(BuildInfo.version());
+        }
         Future<Void> started = Future.succeededFuture();
         if (config.runs(Role.AGENT)) {
             started = started.compose(v -> server.startAgent(metrics));

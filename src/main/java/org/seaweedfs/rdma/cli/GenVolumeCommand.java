@@ -11,11 +11,14 @@ import picocli.CommandLine.Option;
 import picocli.CommandLine.ParameterException;
 import picocli.CommandLine.Parameters;
 import picocli.CommandLine.Spec;
+import org.seaweedfs.rdma.volume.ec.EcLayout;
 
 /**
  * {@code gen-volume <dir> --vid N --count N --size BYTES [--seed N] [--plain DIR]}: writes a benchmark volume in
  * the real format, and optionally the same bytes as plain files for a peer web server; prints one URL path per
- * needle ({@code /<fid>}) so load generators can spread requests over them.
+ * needle ({@code /<fid>}) so load generators can spread requests over them. With {@code --ec} the volume is then
+ * erasure-coded ({@code .ec00..}, {@code .ecx}, {@code .ecj}, {@code .vif}; 10 + 4 unless
+ * {@code --data-shards/--parity-shards} say otherwise) and its {@code .dat}/{@code .idx} removed.
  */
 @Command(name = "gen-volume", description = "Write a benchmark volume in SeaweedFS's format (<vid>.dat and <vid>.idx) "
         + "and print one URL path per needle (/<fid>).")
@@ -49,6 +52,16 @@ final class GenVolumeCommand implements Callable<Integer> {
             + "for a peer web server")
     Path plain;
 
+    @Option(names = "--ec", description = "erasure-code the volume as ec.encode leaves it: shards, .ecx, .ecj, .vif "
+            + "(the .dat and .idx are removed)")
+    boolean ec;
+
+    @Option(names = "--data-shards", paramLabel = "N", description = "EC data shards (default: ${DEFAULT-VALUE})")
+    int dataShards = EcLayout.DEFAULT_DATA_SHARDS;
+
+    @Option(names = "--parity-shards", paramLabel = "N", description = "EC parity shards (default: ${DEFAULT-VALUE})")
+    int parityShards = EcLayout.DEFAULT_PARITY_SHARDS;
+
     GenVolumeCommand(PrintStream out, PrintStream err) {
         this.out = out;
         this.err = err;
@@ -66,12 +79,22 @@ final class GenVolumeCommand implements Callable<Integer> {
             throw new ParameterException(spec.commandLine(),
                     "--count >= 1 and --size >= 1 are required (at most 64 GiB in all)");
         }
+        if (ec) {
+            try {
+                EcLayout.of(dataShards, parityShards);
+            } catch (IllegalArgumentException e) {
+                throw new ParameterException(spec.commandLine(), e.getMessage());
+            }
+        }
         return generate(dir, volumeId, count, size, seed, plain);
     }
 
     /** Writes the volume and prints its paths; returns the exit status. */
     int generate(Path dir, long volumeId, int count, int size, long seed, Path plain) throws Exception {
         List<FileId> ids = SampleVolumes.writeBench(dir, volumeId, count, size, seed, plain);
+        if (ec) {
+            EcVolumes.encode(dir, volumeId, dataShards, parityShards);
+        }
         SampleVolumes.printPaths(ids, out);
         return 0;
     }

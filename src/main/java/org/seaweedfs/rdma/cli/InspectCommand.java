@@ -29,12 +29,14 @@ import picocli.CommandLine.Option;
 import picocli.CommandLine.ParameterException;
 import picocli.CommandLine.Parameters;
 import picocli.CommandLine.Spec;
+import org.seaweedfs.rdma.volume.ec.EcFiles;
 
 /**
  * {@code inspect <volume dir | .dat file> [--offset5]}: an operator's bit-rot check. Prints one JSON line per
  * live needle (from the {@code .idx}, or from the records themselves when a {@code .dat} has no index), read in
  * file order with constant memory besides the needle map. Exit 1 when any checksum is bad or any record
- * unreadable. Ends with a summary line on stderr.
+ * unreadable. EC volumes (found by their {@code .ecx}) are read needle by needle through the shards present,
+ * rebuilt from parity where a data shard is absent.
  */
 @Command(name = "inspect", description = "Check every live needle's checksum: one JSON line per needle on stdout, "
         + "a summary on stderr; exit 1 on any bad checksum or unreadable record.")
@@ -67,13 +69,17 @@ final class InspectCommand implements Callable<Integer> {
     int inspect(Path target, boolean offset5) throws IOException {
         long started = System.nanoTime();
         List<VolumeFiles> volumes = new ArrayList<>();
+        List<EcFiles> ecVolumes = new ArrayList<>();
         if (Files.isDirectory(target)) {
             VolumeDirectory.Listing listing = VolumeDirectory.scan(target);
             listing.problems().forEach(p -> err.println("inspect: skipping " + p));
             volumes.addAll(listing.volumes());
-            if (volumes.isEmpty()) {
+            ecVolumes.addAll(EcVolumes.scan(target));
+            if (volumes.isEmpty() && ecVolumes.isEmpty()) {
                 err.println("inspect: no volumes (<vid>.dat or <collection>_<vid>.dat) in " + target);
             }
+        } else if (Files.isRegularFile(target) && EcFiles.ofIndex(target) != null) {
+            ecVolumes.add(EcFiles.ofIndex(target));
         } else if (Files.isRegularFile(target)) {
             try {
                 volumes.add(VolumeFiles.of(target));
@@ -91,8 +97,11 @@ final class InspectCommand implements Callable<Integer> {
         for (VolumeFiles v : volumes) {
             run.inspect(v);
         }
+        for (EcFiles ec : ecVolumes) {
+            run.failed |= !EcVolumes.inspect(ec, run.format, out, err);
+        }
         out.flush();
-        err.println(run.summary(volumes.size(), System.nanoTime() - started));
+        err.println(run.summary(volumes.size() + ecVolumes.size(), System.nanoTime() - started));
         return run.failed ? 1 : 0;
     }
 
@@ -178,18 +187,8 @@ final class InspectCommand implements Callable<Integer> {
                         .add("compressed", n.meta().isCompressed()));
             } catch (VolumeFormatException e) {
                 failed = true;
-                needles++;
-                unreadable++;
-                out.println(new JsonLine()
-                        .add("fid", new FileId(volumeId, key, cookieIfReadable(dat, key, offset, source)).toString())
-                        .add("size", 0)
-                        .add("crc", "")
-                        .add("crc_state", "bad")
-                        .add("name", "")
-                        .add("mime", "")
-                        .add("last_modified", 0)
-                        .add("compressed", false)
-                        .add("error", e.getMessage()));
+                out.println(JsonLine.unreadableNeedle(
+                        new FileId(volumeId, key, cookieIfReadable(dat, key, offset, source)).toString(), e.getMessage()));
             }
         }
 

@@ -23,6 +23,20 @@ final class JsonLine {
         return this;
     }
 
+    /** {@code inspect}'s line for a needle that could not be read: its fid, state "bad" and the error. */
+    static JsonLine unreadableNeedle(String fid, String error) {
+        return new JsonLine()
+                .add("fid", fid)
+                .add("size", 0)
+                .add("crc", "")
+                .add("crc_state", "bad")
+                .add("name", "")
+                .add("mime", "")
+                .add("last_modified", 0)
+                .add("compressed", false)
+                .add("error", error);
+    }
+
     @Override
     public String toString() {
         return text + "}";

@@ -11,7 +11,6 @@ import io.vertx.micrometer.MicrometerMetricsFactory;
 import io.vertx.micrometer.MicrometerMetricsOptions;
 import io.vertx.micrometer.VertxPrometheusOptions;
 import java.util.concurrent.atomic.AtomicInteger;
-import org.seaweedfs.rdma.BuildInfo;
 
 /**
  * The process's Prometheus registry, Vert.x's own metrics wired into it, and the read path's meters.
@@ -41,9 +40,13 @@ public final class RdmaMetrics {
         // Scrapes would otherwise count themselves; the route tag is bounded (route patterns only).
         registry.config().meterFilter(MeterFilter.deny(id ->
                 id.getName().startsWith("vertx.http.server") && SCRAPE_ROUTE.equals(id.getTag("route"))));
-        Gauge.builder("seaweedfs.rdma.build.info", () -> 1).description("Always 1; the version label is the build's")
-                .tag("version", BuildInfo.version()).register(registry);
         return new RdmaMetrics(registry);
+    }
+
+    /** Always 1, labelled with the build's version (the composition root knows it; this package does not). */
+    public void registerBuildInfo(String version) {
+        Gauge.builder("seaweedfs.rdma.build.info", () -> 1).description("Always 1; the version label is the build's")
+                .tag("version", version).register(registry);
     }
 
     /**
