@@ -68,7 +68,7 @@ class AgentConnectionKeysTest {
 
             Files.delete(dir.resolve("9.dat"));
             Files.delete(dir.resolve("9.idx"));
-            eventually(() -> connection.mirror(9) == null, "volume 9 dropped");
+            eventually(() -> connection.volume(9) == null, "volume 9 dropped");
             eventually(() -> holds(connection) == 0, "no keys held for a removed volume");
             assertEquals(0, (int) await(connection.channel().remoteKeyCount()));
         }
@@ -79,7 +79,7 @@ class AgentConnectionKeysTest {
     }
 
     private static int segments(AgentConnection connection) {
-        VolumeMirror mirror = connection.mirror(9);
+        RemoteVolume mirror = connection.volume(9);
         return mirror == null ? 0 : mirror.info().segments().size();
     }
 
