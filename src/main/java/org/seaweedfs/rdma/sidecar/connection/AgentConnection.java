@@ -21,8 +21,6 @@ import org.seaweedfs.rdma.protocol.ErrorCode;
 import org.seaweedfs.rdma.protocol.ErrorReply;
 import org.seaweedfs.rdma.protocol.Hello;
 import org.seaweedfs.rdma.protocol.HelloOk;
-import org.seaweedfs.rdma.protocol.Lookup;
-import org.seaweedfs.rdma.protocol.LookupResult;
 import org.seaweedfs.rdma.protocol.Ping;
 import org.seaweedfs.rdma.protocol.Pong;
 import org.seaweedfs.rdma.protocol.ProtocolException;
@@ -219,12 +217,6 @@ public final class AgentConnection {
     public Future<Duration> ping() {
         return requests.request(id -> new Ping(id, System.nanoTime()), Pong.class, "Ping")
                 .map(pong -> Duration.ofNanos(System.nanoTime() - pong.sentNanos()));
-    }
-
-    /** Where the agent has the needle now (not found is a normal result); one request, not cached. */
-    public Future<LookupResult> lookup(FileId fid) {
-        return requests.request(id -> new Lookup(id, fid.volumeId(), fid.key(), fid.cookie()), LookupResult.class,
-                "Lookup");
     }
 
     /** {@code length} bytes at {@code offset} of the needle's record, copied by the agent (the degraded path). */
