@@ -25,7 +25,8 @@ HOT_KEYS=${HOT_KEYS:-2500}             # hot set: the first HOT_KEYS keys of eve
                                        # locations = 15 MB of cache, within the 64 MiB default)
 CONNS=${CONNS:-64}
 SECONDS_PER_SET=${SECONDS_PER_SET:-20}
-WARMUP_SECONDS=${WARMUP_SECONDS:-10}   # the hot set's misses are paid here
+WARMUP_SECONDS=${WARMUP_SECONDS:-10}   # per set (the hot set's misses are paid here)
+SETS=${SETS:-hot uniform}              # which read sets, in this order
 TLS=${TLS:-shm,tcp}
 VOLUME_MEMORY=${VOLUME_MEMORY:-mapped} # 20 M needles of volumes: mapped (no copies in the agents' memory)
 AGENT_PORT_BASE=${AGENT_PORT_BASE:-18615}
@@ -153,7 +154,7 @@ except Exception:
     printf '{"kind":"scale_sidecar","impl":"%s","what":"ready","agents":%d,"volumes":%d,"needles":%d,"ready_ms":%d,"rss_mib":%s,"heap_after_gc_mib":%s}\n' \
         "$name" "$AGENTS" "$VOLUMES" "$((PER_VOLUME * VOLUMES))" "$ready_ms" "$(rss_mib "$pid")" "$(heap_after_gc_mib "$pid")" | record
     local set hot
-    for set in hot uniform; do
+    for set in $SETS; do
         hot=$([ "$set" = hot ] && echo "$HOT_KEYS" || echo 0)
         log "$name: $set reads, $CONNS connections, ${SECONDS_PER_SET}s after ${WARMUP_SECONDS}s"
         java $JAVA_OPTS -cp "$LOAD_CP" org.seaweedfs.rdma.bench.ScaleLoadMain --port "$SIDECAR_PORT" --volumes "$VOLUMES" \
