@@ -4,6 +4,7 @@ import io.vertx.core.Context;
 import java.util.function.LongConsumer;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
+import org.seaweedfs.rdma.protocol.ErrorCode;
 import org.seaweedfs.rdma.protocol.SyncEntries;
 import org.seaweedfs.rdma.protocol.SyncEntryReader;
 import org.seaweedfs.rdma.protocol.SyncRequest;
@@ -13,8 +14,10 @@ import org.seaweedfs.rdma.protocol.SyncRequest;
  * dropped once the agent sees the needle deleted or rewritten. Nothing of the index is kept: each entry of a
  * {@link SyncEntries} frame (the reply to a {@link SyncRequest} from the tail, then the agent's pushes) only drops
  * that key from the cache. A gap (a push not continuing the followed position) is filled by pulling from the
- * position reached; a stale epoch or a failed pull hands the volume to {@code lost} (dropped and re-listed, so
- * nothing of it is served from the cache while it is not followed). Home context only.
+ * position reached. A stale epoch hands the volume to {@code lost} (dropped and re-listed: it has a new epoch);
+ * any other failure to follow stops caching that volume's locations at that epoch (each read then looks its needle
+ * up; a new epoch or connection starts afresh), so a cached location is never used while its index is not followed and a
+ * failing agent is not asked again and again. Home context only.
  */
 final class IndexFollower {
 
@@ -27,7 +30,7 @@ final class IndexFollower {
     private final String peer;
     private final LongConsumer lost;
 
-    /** @param lost called with a volume id whose index can no longer be followed at its epoch */
+    /** @param lost called with a volume id whose epoch the agent no longer serves (STALE_EPOCH) */
     IndexFollower(Context home, RequestTable requests, String peer, LongConsumer lost) {
         this.home = home;
         this.requests = requests;
@@ -43,7 +46,7 @@ final class IndexFollower {
 
     /** A pushed frame for {@code volume} (null when the connection does not list it: nothing is cached for it). */
     void pushed(VolumeLocations volume, SyncEntries entries) {
-        if (volume == null || !volume.isLive() || entries.epoch() != volume.epoch()) {
+        if (volume == null || !volume.isCacheable() || entries.epoch() != volume.epoch()) {
             return; // a volume being re-listed: its new locations start empty
         }
         apply(volume, entries);
@@ -53,22 +56,24 @@ final class IndexFollower {
     }
 
     private void pull(VolumeLocations volume) {
-        if (volume.pulling || !volume.isLive()) {
+        if (volume.pulling || !volume.isCacheable()) {
             return;
         }
         volume.pulling = true;
         requests.request(id -> new SyncRequest(id, volume.volumeId(), volume.epoch(), volume.tail), SyncEntries.class,
                 "SyncRequest").onComplete(ar -> {
                     volume.pulling = false;
-                    if (!volume.isLive()) {
+                    if (!volume.isCacheable()) {
                         return;
                     }
-                    if (ar.failed()) {
+                    if (ar.failed() && ar.cause() instanceof AgentError error && error.code() == ErrorCode.STALE_EPOCH) {
+                        lost.accept(volume.volumeId());
+                    } else if (ar.failed() || ar.result().epoch() != volume.epoch()
+                            || ar.result().fromPosition() != volume.tail) {
                         log.warn("Cannot follow the index of volume " + volume.volumeId() + " at agent " + peer + ": "
-                                + ar.cause().getMessage() + "; re-listing it");
-                        lost.accept(volume.volumeId());
-                    } else if (ar.result().epoch() != volume.epoch() || ar.result().fromPosition() != volume.tail) {
-                        lost.accept(volume.volumeId());
+                                + (ar.failed() ? ar.cause().getMessage() : "the agent answered another range")
+                                + "; its locations are not cached at this epoch");
+                        volume.stopCaching(home);
                     } else {
                         apply(volume, ar.result());
                         if (ar.result().more()) {

@@ -77,7 +77,7 @@ public final class LocationCache {
 
     /** The cached location of {@code needle} in {@code volume}, or null (counted as a hit or a miss). */
     NeedleLocation find(VolumeLocations volume, long needle) {
-        NeedleLocation found = volume.isLive() ? cache.getIfPresent(new Key(volume, needle)) : null;
+        NeedleLocation found = volume.isCacheable() ? cache.getIfPresent(new Key(volume, needle)) : null;
         (found == null ? misses : hits).increment();
         return found;
     }

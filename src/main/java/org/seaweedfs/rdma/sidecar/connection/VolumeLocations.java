@@ -22,6 +22,8 @@ public final class VolumeLocations {
     private final LookupBatcher lookups;
     private final LongAdder cached = new LongAdder();
     private volatile boolean live = true;
+    /** False once the agent's index cannot be followed: every read of this volume is then looked up. */
+    private volatile boolean cacheable = true;
     /** Index frames seen for this volume (home context writes; lookups compare it before and after). */
     private volatile long changes;
 
@@ -71,6 +73,11 @@ public final class VolumeLocations {
         return live;
     }
 
+    /** Whether cached locations of this volume may be used (it is live and its index is followed). */
+    boolean isCacheable() {
+        return live && cacheable;
+    }
+
     long changes() {
         return changes;
     }
@@ -86,12 +93,12 @@ public final class VolumeLocations {
 
     /** Caches a looked-up location unless the index changed since the lookup was sent. */
     void remember(long key, NeedleLocation location, long changesAtSend) {
-        if (!live) {
+        if (!isCacheable()) {
             return;
         }
         cache.put(this, key, location);
         // A change frame handled meanwhile may have dropped keys before this put: take it back (dropping is safe).
-        if (changes != changesAtSend || !live) {
+        if (changes != changesAtSend || !isCacheable()) {
             cache.forget(this, key);
         }
     }
@@ -102,6 +109,22 @@ public final class VolumeLocations {
             return;
         }
         live = false;
+        sweep(home);
+    }
+
+    /**
+     * Home context: the agent's index can no longer be followed at this epoch, so nothing of it is cached any more
+     * (reads still work, each with a lookup) until the volume changes epoch or the connection is made again.
+     */
+    void stopCaching(Context home) {
+        if (!cacheable) {
+            return;
+        }
+        cacheable = false;
+        sweep(home);
+    }
+
+    private void sweep(Context home) {
         if (cached.sum() > 0) {
             home.executeBlocking(() -> {
                 cache.sweep(this);

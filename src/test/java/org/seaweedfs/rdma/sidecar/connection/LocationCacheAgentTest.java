@@ -132,7 +132,7 @@ class LocationCacheAgentTest {
     }
 
     /** Completes once {@code condition} holds, checked on a Vert.x timer (fails after 10 s). */
-    private static void until(Vertx vertx, BooleanSupplier condition, String what) {
+    static void until(Vertx vertx, BooleanSupplier condition, String what) {
         Promise<Void> met = Promise.promise();
         long deadline = System.nanoTime() + 10_000_000_000L;
         long timer = vertx.setPeriodic(10, id -> {
