@@ -24,6 +24,7 @@ import org.seaweedfs.rdma.http.HttpApiVerticle;
 import org.seaweedfs.rdma.metrics.RdmaMetrics;
 import org.seaweedfs.rdma.metrics.ReadMeters;
 import org.seaweedfs.rdma.sidecar.connection.ConnectionManagerVerticle;
+import org.seaweedfs.rdma.sidecar.connection.LocationCache;
 import org.seaweedfs.rdma.sidecar.fallback.MasterClient;
 import org.seaweedfs.rdma.sidecar.read.NeedleReader;
 import org.seaweedfs.rdma.sidecar.read.ReadPathOptions;
@@ -106,8 +107,11 @@ public final class SeaweedRdma {
         WebClient client = VolumeServerSource.newClient(vertx, 64);
         MasterClient master = sidecar.master() == null ? null
                 : new MasterClient(vertx, client, sidecar.master(), MasterClient.DEFAULT_TTL, sidecar.readTimeout());
+        LocationCache locations = new LocationCache(sidecar.locationCacheMaxBytes(),
+                metrics == null ? ReadMeters.nowhere() : metrics.registry());
         ConnectionManagerVerticle connections = new ConnectionManagerVerticle(sidecar,
-                ConnectionManagerVerticle.ucxConnector(vertx, ucx, sidecar, "sidecar-" + ProcessHandle.current().pid()),
+                ConnectionManagerVerticle.ucxConnector(vertx, ucx, sidecar, "sidecar-" + ProcessHandle.current().pid(),
+                        locations),
                 master, meters);
         ReadPathOptions options = new ReadPathOptions(sidecar.maxInFlightReads(), sidecar.readTimeout().toMillis(),
                 sidecar.maxNeedleBytes());
@@ -118,7 +122,7 @@ public final class SeaweedRdma {
         ResilientNeedleSource resilient = new ResilientNeedleSource(vertx, connections, reader, readThrough,
                 volumeServer, ResilienceSettings.from(sidecar),
                 metrics == null ? ReadMeters.nowhere() : metrics.registry());
-        resilient.mirrorSizes(connections::mirrorEntries);
+        resilient.mirrorSizes(connections::cachedLocations);
         stops.push(() -> {
             resilient.close();
             return Future.succeededFuture();

@@ -16,6 +16,7 @@ public final class AgentMetrics {
     private final LongAdder hellos = new LongAdder();
     private final LongAdder unauthorized = new LongAdder();
     private final LongAdder lookups = new LongAdder();
+    private final LongAdder lookupBatches = new LongAdder();
     private final LongAdder syncs = new LongAdder();
     private final LongAdder readThroughs = new LongAdder();
     private final LongAdder readThroughBytes = new LongAdder();
@@ -56,8 +57,14 @@ public final class AgentMetrics {
         return unauthorized;
     }
 
+    /** Needle ids looked up (one per Lookup, one per id of a LookupBatch). */
     public LongAdder lookups() {
         return lookups;
+    }
+
+    /** LookupBatch frames answered. */
+    public LongAdder lookupBatches() {
+        return lookupBatches;
     }
 
     /** SyncRequests answered (each one frame). */

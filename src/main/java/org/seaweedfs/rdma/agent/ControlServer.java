@@ -11,6 +11,8 @@ import org.seaweedfs.rdma.protocol.ErrorReply;
 import org.seaweedfs.rdma.protocol.Hello;
 import org.seaweedfs.rdma.protocol.HelloOk;
 import org.seaweedfs.rdma.protocol.Lookup;
+import org.seaweedfs.rdma.protocol.LookupBatch;
+import org.seaweedfs.rdma.protocol.LookupBatchResult;
 import org.seaweedfs.rdma.protocol.Ping;
 import org.seaweedfs.rdma.protocol.Pong;
 import org.seaweedfs.rdma.protocol.ProtocolException;
@@ -142,6 +144,9 @@ final class ControlServer implements VolumeFollower.Events {
             metrics.lookups().increment();
             return volume(id, lookup.volumeId()).lookup(id, lookup.key(), lookup.cookie());
         }
+        if (request instanceof LookupBatch batch) {
+            return lookupBatch(batch);
+        }
         if (request instanceof SyncRequest sync) {
             return sync(session, sync);
         }
@@ -202,6 +207,23 @@ final class ControlServer implements VolumeFollower.Events {
             session.mirrored(volume.volumeId(), volume.epoch(), entries.toPosition());
         }
         return entries;
+    }
+
+    /** Each id answered from its volume's needle map, in order; an unknown volume is a result, not an error. */
+    private ControlMessage lookupBatch(LookupBatch batch) {
+        int n = batch.count();
+        metrics.lookups().add(n);
+        metrics.lookupBatches().increment();
+        byte[] results = new byte[n * LookupBatchResult.RESULT_BYTES];
+        for (int i = 0; i < n; i++) {
+            ServedVolume volume = follower.volume(batch.volumeId(i));
+            if (volume == null) {
+                LookupBatchResult.put(results, i, LookupBatchResult.UNKNOWN_VOLUME, 0, 0, 0);
+            } else {
+                volume.lookupInto(results, i, batch.requestId(), batch.key(i), batch.cookie(i));
+            }
+        }
+        return new LookupBatchResult(batch.requestId(), results);
     }
 
     private ServedVolume volume(long requestId, long volumeId) {

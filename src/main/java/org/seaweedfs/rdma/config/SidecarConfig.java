@@ -16,6 +16,7 @@ import java.util.List;
  * @param fallback         where reads degrade to, in order, when RDMA cannot serve them
  * @param eventBusInstances {@code EventBusApiVerticle} instances (each on an event loop; requests are dealt
  *                         round-robin): 1 keeps a requester on its own event loop fastest, more spread the reads
+ * @param locationCacheMaxBytes heap budget of the needle-location cache (all agents together)
  */
 public record SidecarConfig(
         List<HostPort> agents,
@@ -31,7 +32,20 @@ public record SidecarConfig(
         Breaker breaker,
         Retry retry,
         List<Fallback> fallback,
-        int eventBusInstances) {
+        int eventBusInstances,
+        long locationCacheMaxBytes) {
+
+    /** {@code sidecar.locationCache.maxBytes}'s default. */
+    public static final long DEFAULT_LOCATION_CACHE_BYTES = 64L << 20;
+
+    /** The same with the default location cache budget. */
+    public SidecarConfig(List<HostPort> agents, HostPort master, List<HostPort> volumeServers, String authToken,
+                         long maxNeedleBytes, BufferPool bufferPool, int maxInFlightReads, Duration readTimeout,
+                         Ping ping, Reconnect reconnect, Breaker breaker, Retry retry, List<Fallback> fallback,
+                         int eventBusInstances) {
+        this(agents, master, volumeServers, authToken, maxNeedleBytes, bufferPool, maxInFlightReads, readTimeout, ping,
+                reconnect, breaker, retry, fallback, eventBusInstances, DEFAULT_LOCATION_CACHE_BYTES);
+    }
 
     public SidecarConfig {
         agents = List.copyOf(agents);

@@ -71,9 +71,9 @@ class ControlCodecValidationTest {
         magic[0] = 'X';
         decodeFails(ErrorCode.BAD_FRAME, "bad magic", magic);
         byte[] version = frame.clone();
-        version[2] = 2;
-        assertEquals(77, decodeFails(ErrorCode.UNSUPPORTED_VERSION, "frame version 2", version).requestId());
-        for (int type : new int[] {0, 15, 99, 255}) {
+        version[2] = (byte) (ControlCodec.PROTOCOL_VERSION + 1);
+        assertEquals(77, decodeFails(ErrorCode.UNSUPPORTED_VERSION, "frame version " + version[2], version).requestId());
+        for (int type : new int[] {0, 17, 99, 255}) {
             byte[] unknown = frame.clone();
             unknown[3] = (byte) type;
             assertEquals(77, decodeFails(ErrorCode.BAD_FRAME, "unknown message type " + type, unknown).requestId());

@@ -139,10 +139,10 @@ public final class AgentPeer {
         return l == null ? null : l.connection();
     }
 
-    /** The route to {@code volumeId} through this agent's current connection and its mirror of the volume. */
+    /** The route to {@code volumeId} through this agent's current connection and its view of the volume. */
     public AgentRoute route(long volumeId) {
         AgentConnection c = connection();
-        return new AgentRoute(this, volumeId, c, c == null ? null : c.mirror(volumeId));
+        return new AgentRoute(this, volumeId, c, c == null ? null : c.volume(volumeId));
     }
 
     /** Volumes the agent serves now, or served when last up (for routing and for {@code /status}). */
