@@ -89,7 +89,7 @@ public final class SeaweedRdma {
         UcxWorkerVerticle ucx = new UcxWorkerVerticle(RoleSettings.ucx(config.ucx()));
         AgentVerticle agentVerticle = new AgentVerticle(ucx, RoleSettings.agent(config.agent()));
         if (metrics != null) {
-            RoleMetricsBinder binder = new RoleMetricsBinder(metrics.registry());
+            RoleMetricsBinder binder = new RoleMetricsBinder(metrics.meterRegistry());
             binder.bindUcx("agent", ucx.metrics());
             binder.bindAgent(agentVerticle.metrics());
         }
@@ -117,14 +117,14 @@ public final class SeaweedRdma {
                 sidecar.readTimeout());
         ResilientNeedleSource resilient = new ResilientNeedleSource(vertx, connections, reader, readThrough,
                 volumeServer, ResilienceSettings.from(sidecar),
-                metrics == null ? ReadMeters.nowhere() : metrics.registry());
+                metrics == null ? ReadMeters.nowhere() : metrics.meterRegistry());
         resilient.mirrorSizes(connections::mirrorEntries);
         stops.push(() -> {
             resilient.close();
             return Future.succeededFuture();
         });
         if (metrics != null) {
-            RoleMetricsBinder binder = new RoleMetricsBinder(metrics.registry());
+            RoleMetricsBinder binder = new RoleMetricsBinder(metrics.meterRegistry());
             binder.bindUcx("sidecar", ucx.metrics());
             binder.bindVolumeServerSource(volumeServer);
         }

@@ -172,7 +172,9 @@ public final class ConfigLoader {
                         v.string("ucx.errorHandling").toLowerCase(Locale.ROOT),
                         v.string("ucx.onDemandPaging").toLowerCase(Locale.ROOT), v.integer("ucx.maxRemoteKeys"),
                         (Boolean) v.get("ucx.eventLoopLanes")),
-                new MetricsConfig((Boolean) v.get("metrics.enabled")));
+                new MetricsConfig((Boolean) v.get("metrics.enabled")),
+                new ClusterConfig((Boolean) v.get("cluster.enabled"), v.string("cluster.host").strip(),
+                        v.integer("cluster.port"), v.hostPorts("cluster.members")));
     }
 
     /** Rules that relate several keys. */
@@ -185,6 +187,12 @@ public final class ConfigLoader {
         }
         if (c.agent().segmentBytes() % 4096 != 0) {
             problems.add("agent.segmentBytes: must be a multiple of 4096 (whole pages), got " + c.agent().segmentBytes());
+        }
+        ClusterConfig cluster = c.cluster();
+        if (cluster.enabled() && (cluster.host().isEmpty() || cluster.host().equals("0.0.0.0")
+                || cluster.host().equals("::"))) {
+            problems.add("cluster.host: must be the address other members reach this one at, not '"
+                    + cluster.host() + "'");
         }
         SidecarConfig s = c.sidecar();
         if (c.runs(Role.SIDECAR) && s.agents().isEmpty() && s.master() == null) {

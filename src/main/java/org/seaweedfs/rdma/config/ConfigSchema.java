@@ -63,7 +63,11 @@ final class ConfigSchema {
             ConfigKey.choice("ucx.onDemandPaging", STRING, "auto", "auto", "true", "false"),
             ConfigKey.ranged("ucx.maxRemoteKeys", INTEGER, 65_536L, 1, 1 << 24),
             ConfigKey.of("ucx.eventLoopLanes", BOOLEAN, true),
-            ConfigKey.of("metrics.enabled", BOOLEAN, true));
+            ConfigKey.of("metrics.enabled", BOOLEAN, true),
+            ConfigKey.of("cluster.enabled", BOOLEAN, false),
+            ConfigKey.of("cluster.host", STRING, "127.0.0.1"),
+            ConfigKey.ranged("cluster.port", INTEGER, 5701L, 0, 65535),
+            ConfigKey.of("cluster.members", HOST_PORT_LIST, List.of()));
 
     private static final Map<String, ConfigKey> BY_NAME = new LinkedHashMap<>();
     private static final Map<String, ConfigKey> BY_ENV = new LinkedHashMap<>();

@@ -9,7 +9,8 @@ public record RdmaConfig(
         AgentConfig agent,
         SidecarConfig sidecar,
         UcxConfig ucx,
-        MetricsConfig metrics) {
+        MetricsConfig metrics,
+        ClusterConfig cluster) {
 
     public RdmaConfig {
         roles = Set.copyOf(roles);
