@@ -13,9 +13,15 @@ import java.io.IOException;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.net.ServerSocket;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.util.List;
 import java.util.Map;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestInstance;
+import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.api.extension.ExtendWith;
 import org.seaweedfs.rdma.SeaweedRdma;
 import org.seaweedfs.rdma.client.Needle;
@@ -31,27 +37,47 @@ import org.seaweedfs.rdma.config.RdmaConfig;
 /**
  * Two clustered Vert.x instances on loopback (Hazelcast, TCP join): one runs the sidecar (reading from the shared
  * stack's agent over UCX), the other only joins the cluster and reads with {@link NeedleClient#overEventBus}: the
- * reply crosses the wire, so it must be readable on a node that knows none of the sidecar's codecs.
+ * reply crosses the wire, so it must be readable on a node that knows none of the sidecar's codecs. The example
+ * application (examples/eventbus-consumer) does the same from a JVM of its own.
  */
+@TestInstance(TestInstance.Lifecycle.PER_CLASS)
 @ExtendWith(SharedStack.class)
 class ClusteredEventBusEndToEndTest {
 
-    @Test
-    void aMemberOfTheClusterReadsNeedlesFromASidecarOnAnotherNode() throws Exception {
+    private int clusterPort;
+    private Vertx sidecarVertx;
+    private SeaweedRdma sidecar;
+    private List<FixtureNeedles.Expected> needles;
+
+    /** A sidecar on a clustered Vert.x, started as {@code serve} starts one with {@code cluster.enabled}. */
+    @BeforeAll
+    void clusteredSidecar() throws IOException {
         SharedStack.Running stack = SharedStack.get();
-        int clusterPort = freePort();
+        clusterPort = freePort();
         RdmaConfig config = ConfigLoader.parse(Stack.sidecarYaml(stack.agent.agentPort(), "")
                 + "cluster: {enabled: true, host: 127.0.0.1, port: " + clusterPort + "}\n", "clustered sidecar", Map.of());
-        Vertx sidecarVertx = await(ClusteredVertx.create(config.cluster(), new VertxOptions(), null));
-        Vertx consumer = null;
-        SeaweedRdma sidecar = null;
+        sidecarVertx = await(ClusteredVertx.create(config.cluster(), new VertxOptions(), null));
+        sidecar = await(SeaweedRdma.deploy(sidecarVertx, config, null));
+        needles = FixtureNeedles.live(stack.volumes, 2);
+    }
+
+    @AfterAll
+    void stop() {
+        if (sidecar != null) {
+            await(sidecar.close());
+        }
+        if (sidecarVertx != null) {
+            await(sidecarVertx.close());
+        }
+    }
+
+    @Test
+    void aMemberOfTheClusterReadsNeedlesFromASidecarOnAnotherNode() {
+        assertTrue(sidecarVertx.isClustered());
+        Vertx consumer = await(ClusteredVertx.create(new ClusterConfig(true, "127.0.0.1", 0,
+                List.of(new HostPort("127.0.0.1", clusterPort))), new VertxOptions(), null));
         try {
-            assertTrue(sidecarVertx.isClustered());
-            sidecar = await(SeaweedRdma.deploy(sidecarVertx, config, null));
-            consumer = await(ClusteredVertx.create(new ClusterConfig(true, "127.0.0.1", 0,
-                    List.of(new HostPort("127.0.0.1", clusterPort))), new VertxOptions(), null));
             NeedleClient client = NeedleClient.overEventBus(consumer);
-            List<FixtureNeedles.Expected> needles = FixtureNeedles.live(stack.volumes, 2);
             String first = needles.get(0).fid().toString();
             awaitReachable(consumer, client, first);
             for (FixtureNeedles.Expected e : needles) {
@@ -68,13 +94,57 @@ class ClusteredEventBusEndToEndTest {
             assertEquals(NeedleException.Kind.NOT_FOUND, missing.kind());
             assertEquals(404, missing.code());
         } finally {
-            if (consumer != null) {
-                await(consumer.close());
-            }
-            if (sidecar != null) {
-                await(sidecar.close());
-            }
-            await(sidecarVertx.close());
+            await(consumer.close());
+        }
+    }
+
+    /**
+     * examples/eventbus-consumer, built by Maven against the library jar and run in its own JVM: one line
+     * {@code FID SHA256 LENGTH SOURCE} per needle read, exit 1 when a read failed, 0 when all succeeded.
+     */
+    @Test
+    void theExampleConsumerInItsOwnJvmReadsTheRightBytes(@TempDir Path work) throws Exception {
+        ExampleBuild.build(work);
+        List<FixtureNeedles.Expected> some = needles.subList(0, Math.min(3, needles.size()));
+        List<String> fids = new java.util.ArrayList<>(some.stream().map(e -> e.fid().toString()).toList());
+        fids.add("2,7777777712345678");
+        Run failing = consume(work, "failing", fids);
+        assertEquals(1, failing.status, failing.toString());
+        List<String> expected = some.stream().map(e -> e.fid() + " " + sha256(e.plain()) + " " + e.plain().length
+                + " rdma").toList();
+        assertEquals(expected, failing.lines(), failing.toString());
+        assertTrue(failing.err.contains("2,7777777712345678: failed (404 NOT_FOUND)"), failing.toString());
+
+        Run ok = consume(work, "ok", fids.subList(0, 1));
+        assertEquals(0, ok.status, ok.toString());
+        assertEquals(expected.subList(0, 1), ok.lines(), ok.toString());
+    }
+
+    private record Run(int status, String out, String err) {
+        List<String> lines() {
+            return out.lines().filter(l -> !l.isBlank()).toList();
+        }
+    }
+
+    private Run consume(Path work, String name, List<String> fids) throws Exception {
+        List<String> command = new java.util.ArrayList<>(List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
+                "-Xmx256m", "-jar", ExampleBuild.JAR.toString(), "--members", "127.0.0.1:" + clusterPort));
+        command.addAll(fids);
+        Path out = work.resolve(name + ".out");
+        Path err = work.resolve(name + ".err");
+        Process process = new ProcessBuilder(command).redirectOutput(out.toFile()).redirectError(err.toFile()).start();
+        if (!process.waitFor(120, java.util.concurrent.TimeUnit.SECONDS)) {
+            process.destroyForcibly();
+            throw new AssertionError("the example consumer did not finish: " + Files.readString(err));
+        }
+        return new Run(process.exitValue(), Files.readString(out), Files.readString(err));
+    }
+
+    private static String sha256(byte[] bytes) {
+        try {
+            return java.util.HexFormat.of().formatHex(java.security.MessageDigest.getInstance("SHA-256").digest(bytes));
+        } catch (java.security.NoSuchAlgorithmException e) {
+            throw new AssertionError(e);
         }
     }
 
