@@ -132,6 +132,11 @@ def other_targets(rows):
     if eb:
         line("event bus 4 KiB reads/s", eb.get("ops_s"), "≥ 100,000", (eb.get("ops_s") or 0) >= 100_000)
         line("event bus 4 KiB p50 µs", eb.get("p50_us"), "≤ 20", (eb.get("p50_us") or 1e9) <= 20)
+    cl = next((r for r in rows if r.get("kind") == "client" and r.get("size") == 4096), None)
+    if cl:  # issue 16: SeaweedRdma.client() from a verticle's own event loop
+        line("SeaweedRdma.client() 4 KiB reads/s (64 in flight)", cl.get("ops_s"), "≥ 150,000",
+             (cl.get("ops_s") or 0) >= 150_000)
+        line("SeaweedRdma.client() 4 KiB p50 µs", cl.get("p50_us"), "≤ 10", (cl.get("p50_us") or 1e9) <= 10)
     for r in (r for r in rows if r.get("kind") == "agent_cpu" and r.get("size") == 4096):
         v = r.get("cpu_us_per_read")
         memory = f", volumeMemory {r['volume_memory']}" if r.get("volume_memory") else ""
@@ -166,6 +171,7 @@ def pending(rows):
         ("Java get path (hook_java_get)", ("java-ucp", "get") in have),
         ("sidecar HTTP (hook_sidecar_http)", ("sidecar", "http") in have),
         ("event bus (hook_eventbus)", "eventbus" in kinds),
+        ("in-process client (hook_eventbus)", "client" in kinds),
         ("agent CPU per read (hook_agent_cpu)", "agent_cpu" in kinds),
         ("sidecar memory (hook_memory)", "memory" in kinds)) if not present]
     return ["## Not measured in this run", ""] + [f"- {t}" for t in todo] + [""] if todo else []
@@ -183,7 +189,7 @@ def plots(rows, out_dir):
     made = []
 
     # Latency distribution: percentile curves of every one-outstanding / one-connection series.
-    series = [r for r in rows if r.get("pcts_us") and (r.get("kind") in ("get", "eventbus") or r.get("conns") == 1)]
+    series = [r for r in rows if r.get("pcts_us") and (r.get("kind") in ("get", "eventbus", "client") or r.get("conns") == 1)]
     for size in sorted({r["size"] for r in series}):
         fig, ax = plt.subplots(figsize=(8, 5))
         for r in (r for r in series if r["size"] == size):
@@ -212,8 +218,8 @@ def plots(rows, out_dir):
             groups.setdefault(f"{r['impl']} {r['tls']}/{r['mem']} (window {r.get('window')})", []).append(r)
         elif r.get("kind") == "http" and r.get("conns", 1) > 1:
             groups.setdefault(f"{r['impl']} http (many conns)", []).append(r)
-        elif r.get("kind") == "eventbus":
-            groups.setdefault(f"{r['impl']} event bus", []).append(r)
+        elif r.get("kind") in ("eventbus", "client"):
+            groups.setdefault(f"{r['impl']}", []).append(r)
     for label, rs in sorted(groups.items()):
         rs = sorted(rs, key=lambda r: r["size"])
         ax.plot([r["size"] for r in rs], [r["gbps"] for r in rs], marker="o", label=label)
@@ -247,6 +253,8 @@ def main():
                f"load average at start {meta.get('loadavg_at_start'):.2f}.", ""]
     md += get_table(rows) + http_table(rows)
     md += generic_table(rows, "eventbus", "Event bus (same JVM)",
+                        ["impl", "size", "ops_s", "ops_s_runs", "gbps", "p50_us", "p99_us"])
+    md += generic_table(rows, "client", "In-process client (SeaweedRdma.client(), a verticle's event loop)",
                         ["impl", "size", "ops_s", "ops_s_runs", "gbps", "p50_us", "p99_us"])
     md += generic_table(rows, "agent_cpu", "Agent CPU per read (agent process utime+stime over a wrk run)",
                         ["tls", "volume_memory", "size", "conns", "reads", "reads_s", "agent_cpu_s", "cpu_us_per_read"])

@@ -308,7 +308,8 @@ hook_sidecar_http() {
     trap - EXIT
 }
 
-# hook_eventbus — the sidecar embedded in the bench's JVM (SeaweedRdma.deploy), its agent another process.
+# hook_eventbus — the sidecar embedded in the bench's JVM (SeaweedRdma.deploy), its agent another process: reads over
+# the event bus (kind eventbus), then through SeaweedRdma.client() from a verticle's event loop (kind client).
 hook_eventbus() {
     log "event bus: sidecar in the bench JVM, agent a process (UCX_TLS=$SHM_TLS)"
     trap stop_servers EXIT

@@ -14,6 +14,7 @@ import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.function.Supplier;
 import org.seaweedfs.rdma.agent.AgentVerticle;
+import org.seaweedfs.rdma.client.NeedleClient;
 import org.seaweedfs.rdma.config.Fallback;
 import org.seaweedfs.rdma.config.RdmaConfig;
 import org.seaweedfs.rdma.config.Role;
@@ -90,7 +91,7 @@ public final class SeaweedRdma {
         UcxWorkerVerticle ucx = new UcxWorkerVerticle(RoleSettings.ucx(config.ucx()));
         AgentVerticle agentVerticle = new AgentVerticle(ucx, RoleSettings.agent(config.agent()));
         if (metrics != null) {
-            RoleMetricsBinder binder = new RoleMetricsBinder(metrics.registry());
+            RoleMetricsBinder binder = new RoleMetricsBinder(metrics.meterRegistry());
             binder.bindUcx("agent", ucx.metrics());
             binder.bindAgent(agentVerticle.metrics());
         }
@@ -121,14 +122,14 @@ public final class SeaweedRdma {
                 sidecar.readTimeout());
         ResilientNeedleSource resilient = new ResilientNeedleSource(vertx, connections, reader, readThrough,
                 volumeServer, ResilienceSettings.from(sidecar),
-                metrics == null ? ReadMeters.nowhere() : metrics.registry());
+                metrics == null ? ReadMeters.nowhere() : metrics.meterRegistry());
         resilient.mirrorSizes(connections::cachedLocations);
         stops.push(() -> {
             resilient.close();
             return Future.succeededFuture();
         });
         if (metrics != null) {
-            RoleMetricsBinder binder = new RoleMetricsBinder(metrics.registry());
+            RoleMetricsBinder binder = new RoleMetricsBinder(metrics.meterRegistry());
             binder.bindUcx("sidecar", ucx.metrics());
             binder.bindVolumeServerSource(volumeServer);
         }
@@ -197,6 +198,18 @@ public final class SeaweedRdma {
     /** The sidecar's read path (RDMA with its fallbacks), or null when this process runs no sidecar. */
     public ResilientNeedleSource needles() {
         return source;
+    }
+
+    /**
+     * A {@link NeedleClient} over this process's sidecar: each read runs on the caller's context (no event-bus
+     * message, no thread hop), its bytes a heap copy the caller owns. Fails with IllegalStateException when this
+     * process runs no sidecar.
+     */
+    public NeedleClient client() {
+        if (source == null) {
+            throw new IllegalStateException("no sidecar runs here (roles: " + config.roles() + ")");
+        }
+        return NeedleClient.overSource(vertx, source, config.sidecar().maxNeedleBytes());
     }
 
     /** The HTTP port actually bound (useful with {@code http.port: 0}), or -1 without a sidecar. */

@@ -186,7 +186,9 @@ public final class ConfigLoader {
                         (Boolean) v.get("ucx.eventLoopLanes")),
                 new MetricsConfig((Boolean) v.get("metrics.enabled")),
                 new LoggingConfig(v.string("logging.level").toLowerCase(Locale.ROOT),
-                        v.string("logging.format").toLowerCase(Locale.ROOT)));
+                        v.string("logging.format").toLowerCase(Locale.ROOT)),
+                new ClusterConfig((Boolean) v.get("cluster.enabled"), v.string("cluster.host").strip(),
+                        v.integer("cluster.port"), v.hostPorts("cluster.members")));
     }
 
     /** Rules that relate several keys. */
@@ -199,6 +201,12 @@ public final class ConfigLoader {
         }
         if (c.agent().segmentBytes() % 4096 != 0) {
             problems.add("agent.segmentBytes: must be a multiple of 4096 (whole pages), got " + c.agent().segmentBytes());
+        }
+        ClusterConfig cluster = c.cluster();
+        if (cluster.enabled() && (cluster.host().isEmpty() || cluster.host().equals("0.0.0.0")
+                || cluster.host().equals("::"))) {
+            problems.add("cluster.host: must be the address other members reach this one at, not '"
+                    + cluster.host() + "'");
         }
         SidecarConfig s = c.sidecar();
         if (c.runs(Role.SIDECAR) && s.agents().isEmpty() && s.master() == null) {

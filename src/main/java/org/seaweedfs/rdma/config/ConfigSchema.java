@@ -69,7 +69,11 @@ final class ConfigSchema {
             ConfigKey.of("ucx.eventLoopLanes", BOOLEAN, true),
             ConfigKey.of("metrics.enabled", BOOLEAN, true),
             ConfigKey.choice("logging.level", STRING, "info", "trace", "debug", "info", "warn", "error", "off"),
-            ConfigKey.choice("logging.format", STRING, "text", "text", "json"));
+            ConfigKey.choice("logging.format", STRING, "text", "text", "json"),
+            ConfigKey.of("cluster.enabled", BOOLEAN, false),
+            ConfigKey.of("cluster.host", STRING, "127.0.0.1"),
+            ConfigKey.ranged("cluster.port", INTEGER, 5701L, 0, 65535),
+            ConfigKey.of("cluster.members", HOST_PORT_LIST, List.of()));
 
     private static final Map<String, ConfigKey> BY_NAME = new LinkedHashMap<>();
     private static final Map<String, ConfigKey> BY_ENV = new LinkedHashMap<>();
