@@ -3,6 +3,7 @@ package org.seaweedfs.rdma.http;
 import io.vertx.core.json.JsonArray;
 import io.vertx.core.json.JsonObject;
 import io.vertx.ext.web.RoutingContext;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
@@ -103,7 +104,7 @@ final class StatusHandlers {
         long reads = tally.reads();
         body.getJsonObject("reads")
                 .put("total", reads)
-                .put("bySource", new JsonObject(Map.copyOf(tally.bySource())))
+                .put("bySource", new JsonObject(new LinkedHashMap<String, Object>(tally.bySource())))
                 .put("failed", tally.failed())
                 .put("meanMs", reads == 0 ? 0.0 : Math.round(tally.totalNanos() / 1e3 / reads) / 1000.0);
         send(ctx, withAgent(body));
