@@ -28,7 +28,7 @@ public final class ReadTally {
     }
 
     void record(String source, String result, long nanos) {
-        int i = SOURCES.indexOf(source);
+        int i = source == null ? -1 : SOURCES.indexOf(source); // List.of rejects null lookups
         bySource[i >= 0 ? i : SOURCES.size()].increment();
         if (!"ok".equals(result) && !"not_modified".equals(result)) {
             failed.increment();
