@@ -22,6 +22,8 @@ import org.seaweedfs.rdma.config.SidecarConfig;
 import org.seaweedfs.rdma.eventbus.EventBusApiVerticle;
 import org.seaweedfs.rdma.http.HttpApiContext;
 import org.seaweedfs.rdma.http.HttpApiVerticle;
+import org.seaweedfs.rdma.http.RoleStatus;
+import org.seaweedfs.rdma.http.StatusHistory;
 import org.seaweedfs.rdma.metrics.RdmaMetrics;
 import org.seaweedfs.rdma.metrics.ReadMeters;
 import org.seaweedfs.rdma.sidecar.connection.ConnectionManagerVerticle;
@@ -60,6 +62,7 @@ public final class SeaweedRdma {
     private AgentVerticle agent;
     private ConnectionManagerVerticle manager;
     private ResilientNeedleSource source;
+    private HttpApiContext sidecarApi;
 
     private SeaweedRdma(Vertx vertx, RdmaConfig config) {
         this.vertx = vertx;
@@ -84,6 +87,7 @@ public final class SeaweedRdma {
         if (config.runs(Role.SIDECAR)) {
             started = started.compose(v -> server.startSidecar(metrics));
         }
+        started = started.compose(v -> server.startHttp(metrics));
         return started.map(server).recover(e -> server.close().transform(x -> Future.failedFuture(e)));
     }
 
@@ -139,6 +143,8 @@ public final class SeaweedRdma {
                     + "in sidecar.volumeServers");
         }
         HttpApiContext api = HttpApiContext.create(resilient, resilient, config, metrics);
+        StatusHistory history = new StatusHistory(api.meters().tally(), resilient);
+        sidecarApi = api.withHistory(history);
         stops.push(() -> {
             client.close();
             return Future.succeededFuture();
@@ -161,10 +167,17 @@ public final class SeaweedRdma {
                     return deploy(() -> new EventBusApiVerticle(resilient, sidecar.maxNeedleBytes(), meters),
                             new DeploymentOptions().setInstances(sidecar.eventBusInstances()));
                 })
-                .compose(v -> deployHttp(api));
+                .onSuccess(v -> {
+                    long timer = history.start(vertx);
+                    stops.push(() -> Future.succeededFuture(vertx.cancelTimer(timer)));
+                });
     }
 
-    private Future<Void> deployHttp(HttpApiContext api) {
+    /** The HTTP listener every process opens, last: with the sidecar's read path when it runs, else status only. */
+    private Future<Void> startHttp(RdmaMetrics metrics) {
+        RoleStatus agentStatus = agent == null ? null : new AgentRoleStatus(agent);
+        HttpApiContext api = sidecarApi != null ? sidecarApi.withAgent(agentStatus)
+                : HttpApiContext.withoutSidecar(agentStatus, config, metrics);
         return deploy(() -> {
             HttpApiVerticle v = new HttpApiVerticle(api);
             httpInstances.add(v);
@@ -212,7 +225,7 @@ public final class SeaweedRdma {
         return NeedleClient.overSource(vertx, source, config.sidecar().maxNeedleBytes());
     }
 
-    /** The HTTP port actually bound (useful with {@code http.port: 0}), or -1 without a sidecar. */
+    /** The HTTP port actually bound (useful with {@code http.port: 0}), or -1 before the listener started. */
     public int httpPort() {
         return httpInstances.isEmpty() ? -1 : httpInstances.get(0).actualPort();
     }

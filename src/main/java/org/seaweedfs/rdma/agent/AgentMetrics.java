@@ -1,5 +1,6 @@
 package org.seaweedfs.rdma.agent;
 
+import java.util.List;
 import java.util.Map;
 import java.util.concurrent.atomic.LongAdder;
 
@@ -26,6 +27,8 @@ public final class AgentMetrics {
     private final LongAdder overloaded = new LongAdder();
     private final LongAdder polls = new LongAdder();
     private volatile Map<Long, Integer> needlesPerVolume = Map.of();
+    private volatile List<AgentVolumeStatus> volumeStatus = List.of();
+    private volatile List<String> sidecars = List.of();
     private volatile long volumeCopyBytes;
 
     /** Control frames received. */
@@ -132,7 +135,22 @@ public final class AgentMetrics {
         volumeCopyBytes = bytes;
     }
 
-    void publishVolumes(Map<Long, Integer> snapshot) {
+    /** The served volumes (id order), a snapshot. */
+    public List<AgentVolumeStatus> volumeStatus() {
+        return volumeStatus;
+    }
+
+    /** The sidecars connected now (their ids and channels; "unidentified" before their Hello), a snapshot. */
+    public List<String> sidecars() {
+        return sidecars;
+    }
+
+    void publishVolumes(Map<Long, Integer> snapshot, List<AgentVolumeStatus> status) {
         needlesPerVolume = Map.copyOf(snapshot);
+        volumeStatus = List.copyOf(status);
+    }
+
+    void publishSidecars(List<String> connected) {
+        sidecars = List.copyOf(connected);
     }
 }

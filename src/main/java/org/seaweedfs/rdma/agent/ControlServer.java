@@ -68,12 +68,19 @@ final class ControlServer implements VolumeFollower.Events {
         return sessions.size();
     }
 
+    /** For /status: who is connected, read from any thread. */
+    private void publishSessions() {
+        metrics.publishSidecars(sessions.stream().map(ControlSession::toString).toList());
+    }
+
     /** A channel accepted by the listener: its frames are handled here from now on. */
     void accept(UcxChannel channel) {
         ControlSession session = new ControlSession(channel);
         sessions.add(session);
+        publishSessions();
         channel.closeHandler(cause -> {
             sessions.remove(session);
+            publishSessions();
             log.debug("Control channel closed: " + session + (cause == null ? "" : ": " + cause.getMessage()));
         });
         channel.frameHandler(frame -> onFrame(session, frame));
@@ -86,6 +93,7 @@ final class ControlServer implements VolumeFollower.Events {
             closed.add(session.channel().close());
         }
         sessions.clear();
+        publishSessions();
         return Future.join(closed).<Void>mapEmpty().otherwiseEmpty();
     }
 
@@ -173,12 +181,14 @@ final class ControlServer implements VolumeFollower.Events {
                     + (hello.token() == null ? "no token" : "wrong token"));
             UcxChannel channel = session.channel();
             sessions.remove(session);
+            publishSessions();
             send(session, ErrorReply.of(id, ErrorCode.UNAUTHORIZED, "Hello.token: missing or wrong"))
                     .onComplete(sent -> channel.close());
             return null;
         }
         boolean first = !session.handshaken();
         session.handshakeDone(hello.clientId());
+        publishSessions();
         if (first) {
             log.info("Sidecar '" + hello.clientId() + "' connected from " + session.channel().peerAddress());
         }

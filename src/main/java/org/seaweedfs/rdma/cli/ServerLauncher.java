@@ -78,6 +78,10 @@ final class ServerLauncher {
         if (c.runs(Role.AGENT)) {
             line.append(" agent on ucx://").append(c.agent().listen().host()).append(':').append(server.agent().port())
                     .append(" serving ").append(c.agent().volumeDirs()).append(';');
+            if (!c.runs(Role.SIDECAR)) {
+                line.append(" HTTP (health, status, metrics) on http://").append(c.http().host()).append(':')
+                        .append(server.httpPort()).append(';');
+            }
         }
         if (c.runs(Role.SIDECAR)) {
             line.append(" sidecar HTTP on http://").append(c.http().host()).append(':').append(server.httpPort())

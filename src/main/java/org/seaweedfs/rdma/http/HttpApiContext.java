@@ -13,9 +13,14 @@ import org.seaweedfs.rdma.sidecar.ReadPathStatus;
  * What every HttpApiVerticle instance shares: one instance of this is handed to all of them, so the
  * admission limit holds across event loops.
  *
+ * @param source         the sidecar's read path; null (with {@code status}) in a process without the sidecar role:
+ *                       then only {@code /health}, {@code /ready}, {@code /status}, {@code /metrics} and {@code /ui}
+ *                       are served
  * @param maxNeedleBytes bound on decompressed bodies
  * @param scrapeRegistry served on {@code /metrics}; null answers 404 there
  * @param connections    bounds on open connections and header time, shared by every instance
+ * @param agent          the agent role's status when this process runs one, else null
+ * @param history        the read path's recent rates ({@code /status/history}), null when not kept
  */
 public record HttpApiContext(
         NeedleSource source,
@@ -25,15 +30,27 @@ public record HttpApiContext(
         Admission admission,
         ReadMeters meters,
         PrometheusMeterRegistry scrapeRegistry,
-        ConnectionBounds connections) {
+        ConnectionBounds connections,
+        RoleStatus agent,
+        StatusHistory history) {
 
     public HttpApiContext {
         Objects.requireNonNull(connections, "connections");
-        Objects.requireNonNull(source, "source");
-        Objects.requireNonNull(status, "status");
+        if ((source == null) != (status == null)) {
+            throw new IllegalArgumentException("source and status come together (the sidecar role) or not at all");
+        }
+        if (source == null && agent == null) {
+            throw new IllegalArgumentException("an HTTP API with neither the sidecar nor the agent role");
+        }
         Objects.requireNonNull(http, "http");
         Objects.requireNonNull(admission, "admission");
         Objects.requireNonNull(meters, "meters");
+    }
+
+    public HttpApiContext(NeedleSource source, ReadPathStatus status, HttpConfig http, long maxNeedleBytes,
+                          Admission admission, ReadMeters meters, PrometheusMeterRegistry scrapeRegistry,
+                          ConnectionBounds connections) {
+        this(source, status, http, maxNeedleBytes, admission, meters, scrapeRegistry, connections, null, null);
     }
 
     /** With connection bounds from {@code http}, their counters kept nowhere (tests, embedding). */
@@ -52,5 +69,31 @@ public record HttpApiContext(
         return new HttpApiContext(source, status, config.http(), config.sidecar().maxNeedleBytes(), admission, meters,
                 metrics == null ? null : metrics.registry(),
                 new ConnectionBounds(config.http(), metrics == null ? ReadMeters.nowhere() : metrics.registry()));
+    }
+
+    /** The listener of a process without the sidecar role: health, readiness, status and metrics of {@code agent}. */
+    public static HttpApiContext withoutSidecar(RoleStatus agent, RdmaConfig config, RdmaMetrics metrics) {
+        return new HttpApiContext(null, null, config.http(), config.sidecar().maxNeedleBytes(),
+                new Admission(config.http().maxInFlight()), ReadMeters.noop(),
+                metrics == null ? null : metrics.registry(),
+                new ConnectionBounds(config.http(), metrics == null ? ReadMeters.nowhere() : metrics.registry()),
+                agent, null);
+    }
+
+    /** Whether the sidecar role runs here (needle routes, the read path's health). */
+    public boolean sidecar() {
+        return source != null;
+    }
+
+    /** This context with the agent role's status beside the sidecar's. */
+    public HttpApiContext withAgent(RoleStatus agentStatus) {
+        return new HttpApiContext(source, status, http, maxNeedleBytes, admission, meters, scrapeRegistry, connections,
+                agentStatus, history);
+    }
+
+    /** This context keeping {@code recent} for {@code /status/history}. */
+    public HttpApiContext withHistory(StatusHistory recent) {
+        return new HttpApiContext(source, status, http, maxNeedleBytes, admission, meters, scrapeRegistry, connections,
+                agent, recent);
     }
 }

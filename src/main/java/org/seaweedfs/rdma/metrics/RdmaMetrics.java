@@ -2,6 +2,13 @@ package org.seaweedfs.rdma.metrics;
 
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.core.instrument.binder.jvm.ClassLoaderMetrics;
+import io.micrometer.core.instrument.binder.jvm.JvmGcMetrics;
+import io.micrometer.core.instrument.binder.jvm.JvmMemoryMetrics;
+import io.micrometer.core.instrument.binder.jvm.JvmThreadMetrics;
+import io.micrometer.core.instrument.binder.system.FileDescriptorMetrics;
+import io.micrometer.core.instrument.binder.system.ProcessorMetrics;
+import io.micrometer.core.instrument.binder.system.UptimeMetrics;
 import io.micrometer.core.instrument.config.MeterFilter;
 import io.micrometer.prometheusmetrics.PrometheusConfig;
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
@@ -19,7 +26,7 @@ import java.util.concurrent.atomic.AtomicInteger;
  * Build Vert.x with {@link #newVertx(VertxOptions)} so HTTP server, event bus and pool metrics land in
  * the same registry that {@code /metrics} scrapes.
  */
-public final class RdmaMetrics {
+public final class RdmaMetrics implements AutoCloseable {
 
     /** Route of the scrape endpoint, left out of the HTTP server metrics. */
     public static final String SCRAPE_ROUTE = "/metrics";
@@ -33,11 +40,31 @@ public final class RdmaMetrics {
     private final PrometheusMeterRegistry scrapeRegistry;
     private final ReadMeters readMeters;
     private final String registryName = "seaweedfs-rdma-" + INSTANCES.incrementAndGet();
+    /** Listens to the JVM's GC notifications until {@link #close()}. */
+    private final JvmGcMetrics gcMetrics = new JvmGcMetrics();
 
     private RdmaMetrics(MeterRegistry registry) {
         this.registry = registry;
         this.scrapeRegistry = registry instanceof PrometheusMeterRegistry p ? p : null;
         this.readMeters = new ReadMeters(registry);
+        bindProcessMetrics();
+    }
+
+    /** The JVM's and the process's own meters (memory, GC, threads, classes, CPU, uptime, file descriptors). */
+    private void bindProcessMetrics() {
+        new JvmMemoryMetrics().bindTo(registry);
+        gcMetrics.bindTo(registry);
+        new JvmThreadMetrics().bindTo(registry);
+        new ClassLoaderMetrics().bindTo(registry);
+        new ProcessorMetrics().bindTo(registry);
+        new UptimeMetrics().bindTo(registry);
+        new FileDescriptorMetrics().bindTo(registry);
+    }
+
+    /** Stops listening to GC notifications (the registry itself keeps answering scrapes). */
+    @Override
+    public void close() {
+        gcMetrics.close();
     }
 
     /**

@@ -47,6 +47,7 @@ final class Stack implements AutoCloseable {
     /** The agent role serving {@code volumes} on {@code port} (0: any). */
     static Stack agent(Path volumes, int port) {
         return start("roles: [agent]\n"
+                + "http: {host: 127.0.0.1, port: 0}\n"
                 + "agent: {listen: '127.0.0.1:" + port + "', volumeDirs: ['" + volumes + "']}\n"
                 + UCX);
     }
@@ -73,6 +74,7 @@ final class Stack implements AutoCloseable {
         return server.connections().peers().stream().allMatch(p -> p.isUp());
     }
 
+    /** The process's HTTP listener (every role opens one). */
     int httpPort() {
         return server.httpPort();
     }
