@@ -173,7 +173,8 @@ public final class ConfigLoader {
                         v.duration("sidecar.readTimeout"),
                         new SidecarConfig.Ping(v.duration("sidecar.ping.interval"), v.duration("sidecar.ping.timeout")),
                         new SidecarConfig.Reconnect(v.duration("sidecar.reconnect.baseBackoff"),
-                                v.duration("sidecar.reconnect.maxBackoff")),
+                                v.duration("sidecar.reconnect.maxBackoff"), v.duration("sidecar.reconnect.quickBackoff"),
+                                v.integer("sidecar.reconnect.quickAttempts")),
                         new SidecarConfig.Breaker(v.integer("sidecar.breaker.failureRateThreshold"),
                                 v.integer("sidecar.breaker.slidingWindowSize"), v.integer("sidecar.breaker.minimumCalls"),
                                 v.duration("sidecar.breaker.openDuration"), v.integer("sidecar.breaker.halfOpenCalls")),
@@ -212,6 +213,10 @@ public final class ConfigLoader {
         }
         if (s.reconnect().baseBackoff().compareTo(s.reconnect().maxBackoff()) > 0) {
             problems.add("sidecar.reconnect.baseBackoff: must not exceed sidecar.reconnect.maxBackoff ("
+                    + s.reconnect().maxBackoff().toMillis() + "ms)");
+        }
+        if (s.reconnect().quickBackoff().compareTo(s.reconnect().maxBackoff()) > 0) {
+            problems.add("sidecar.reconnect.quickBackoff: must not exceed sidecar.reconnect.maxBackoff ("
                     + s.reconnect().maxBackoff().toMillis() + "ms)");
         }
         if (s.breaker().minimumCalls() > s.breaker().slidingWindowSize()) {

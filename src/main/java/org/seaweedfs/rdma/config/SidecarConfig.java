@@ -47,8 +47,22 @@ public record SidecarConfig(
     public record Ping(Duration interval, Duration timeout) {
     }
 
-    /** Exponential backoff with jitter between reconnection attempts. */
-    public record Reconnect(Duration baseBackoff, Duration maxBackoff) {
+    /**
+     * Backoff with jitter between reconnection attempts: the first {@code quickAttempts} waits at most
+     * {@code quickBackoff} (an agent back from a restart or a hang is found again at once), then doubling up to
+     * {@code maxBackoff}.
+     */
+    public record Reconnect(Duration baseBackoff, Duration maxBackoff, Duration quickBackoff, int quickAttempts) {
+
+        public static final Duration DEFAULT_QUICK_BACKOFF = Duration.ofMillis(500);
+        public static final int DEFAULT_QUICK_ATTEMPTS = 20;
+
+        /** The default quick phase ({@value #DEFAULT_QUICK_ATTEMPTS} waits of at most 500 ms, or maxBackoff if lower). */
+        public Reconnect(Duration baseBackoff, Duration maxBackoff) {
+            this(baseBackoff, maxBackoff,
+                    DEFAULT_QUICK_BACKOFF.compareTo(maxBackoff) < 0 ? DEFAULT_QUICK_BACKOFF : maxBackoff,
+                    DEFAULT_QUICK_ATTEMPTS);
+        }
     }
 
     /** Resilience4j circuit breaker per agent (count-based window). */

@@ -14,7 +14,8 @@ import org.seaweedfs.rdma.config.HostPort;
  * One agent as the sidecar sees it: a state machine (connecting -> up -> down -> up ...) around a control
  * {@link Link}. While up, it pings the agent every interval and declares it down when a pong does not come
  * back within the timeout, so an agent that hangs (its socket open, its worker stuck) is detected as well as
- * one that closes its connection. A down agent is reconnected after an exponential backoff with full jitter.
+ * one that closes its connection. A down agent is reconnected after a {@link Backoff} with full jitter: quick
+ * attempts first (an agent back from a restart is found within about the quick ceiling), then doubling waits.
  *
  * <p>All transitions run on the context the peer was started on (the connection manager's). Readers on other
  * event loops only read its volatile snapshot fields ({@link #state()}, {@link #link()}, {@link #volumes()}).
@@ -257,7 +258,7 @@ public final class AgentPeer {
             l.close();
         }
         long delay = timing.backoff().delayMillis(failures);
-        failures = Math.min(failures + 1, 62);
+        failures = failures == Integer.MAX_VALUE ? failures : failures + 1;
         if (state != PeerState.DOWN) {
             transition(PeerState.DOWN, reason);
         } else {
