@@ -174,7 +174,7 @@ public final class ConfigLoader {
                         new SidecarConfig.Ping(v.duration("sidecar.ping.interval"), v.duration("sidecar.ping.timeout")),
                         new SidecarConfig.Reconnect(v.duration("sidecar.reconnect.baseBackoff"),
                                 v.duration("sidecar.reconnect.maxBackoff"), v.duration("sidecar.reconnect.quickBackoff"),
-                                v.integer("sidecar.reconnect.quickAttempts")),
+                                v.duration("sidecar.reconnect.quickPeriod")),
                         new SidecarConfig.Breaker(v.integer("sidecar.breaker.failureRateThreshold"),
                                 v.integer("sidecar.breaker.slidingWindowSize"), v.integer("sidecar.breaker.minimumCalls"),
                                 v.duration("sidecar.breaker.openDuration"), v.integer("sidecar.breaker.halfOpenCalls")),

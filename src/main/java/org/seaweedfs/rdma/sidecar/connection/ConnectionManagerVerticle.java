@@ -83,7 +83,7 @@ public final class ConnectionManagerVerticle extends VerticleBase implements Age
                 ? config.readTimeout() : config.ping().timeout()).multipliedBy(CONNECT_TIMEOUT_FACTOR);
         timing = new AgentPeer.Timing(config.ping().interval(), config.ping().timeout(), connectTimeout,
                 new Backoff(config.reconnect().baseBackoff(), config.reconnect().maxBackoff(),
-                        config.reconnect().quickBackoff(), config.reconnect().quickAttempts()));
+                        config.reconnect().quickBackoff(), config.reconnect().quickPeriod()));
         config.agents().forEach(this::addPeer);
         return Future.succeededFuture();
     }
