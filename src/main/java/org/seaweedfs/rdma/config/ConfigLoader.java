@@ -215,10 +215,7 @@ public final class ConfigLoader {
             problems.add("sidecar.reconnect.baseBackoff: must not exceed sidecar.reconnect.maxBackoff ("
                     + s.reconnect().maxBackoff().toMillis() + "ms)");
         }
-        if (s.reconnect().quickBackoff().compareTo(s.reconnect().maxBackoff()) > 0) {
-            problems.add("sidecar.reconnect.quickBackoff: must not exceed sidecar.reconnect.maxBackoff ("
-                    + s.reconnect().maxBackoff().toMillis() + "ms)");
-        }
+
         if (s.breaker().minimumCalls() > s.breaker().slidingWindowSize()) {
             problems.add("sidecar.breaker.minimumCalls: must not exceed sidecar.breaker.slidingWindowSize ("
                     + s.breaker().slidingWindowSize() + ")");

@@ -32,7 +32,7 @@ public final class Backoff {
     }
 
     /**
-     * @param quick       ceiling of the waits in the quick phase; at most {@code max}
+     * @param quick       ceiling of the waits in the quick phase; capped at {@code max}
      * @param quickPeriod how long after an agent is lost the quick phase lasts (0: none)
      */
     public Backoff(Duration base, Duration max, Duration quick, Duration quickPeriod) {
@@ -51,15 +51,15 @@ public final class Backoff {
         if (max.compareTo(base) < 0) {
             throw new IllegalArgumentException("backoff max " + max + " is below its base " + base);
         }
-        if (quick.isNegative() || quick.isZero() || quick.compareTo(max) > 0) {
-            throw new IllegalArgumentException("quick backoff " + quick + " must be positive and at most the max " + max);
+        if (quick.isNegative() || quick.isZero()) {
+            throw new IllegalArgumentException("quick backoff must be positive, got " + quick);
         }
         if (quickPeriod.isNegative()) {
             throw new IllegalArgumentException("quick period must be >= 0, got " + quickPeriod);
         }
         this.baseMillis = Math.max(1, base.toMillis());
         this.maxMillis = Math.max(max.toMillis(), baseMillis);
-        this.quickMillis = Math.max(1, quick.toMillis());
+        this.quickMillis = Math.min(maxMillis, Math.max(1, quick.toMillis()));
         this.quickPeriodMillis = quickPeriod.toMillis();
         this.random = random;
     }

@@ -62,6 +62,9 @@ class BackoffTest {
         assertEquals(4_000, b.ceilingMillis(203, 34_000));
         assertEquals(30_000, b.ceilingMillis(204, 60_000));
         assertEquals(30_000, b.ceilingMillis(205, 3_600_000));
+        // A quick ceiling above the max is capped at the max.
+        Backoff capped = new Backoff(Duration.ofMillis(20), Duration.ofMillis(300), QUICK, QUICK_PERIOD, () -> 0.5);
+        assertEquals(300, capped.ceilingMillis(10, 1_000));
     }
 
     /**
@@ -95,7 +98,7 @@ class BackoffTest {
     @Test
     void rejectsNonsense() {
         assertThrows(IllegalArgumentException.class,
-                () -> new Backoff(Duration.ofMillis(100), Duration.ofSeconds(1), Duration.ofSeconds(2), QUICK_PERIOD));
+                () -> new Backoff(Duration.ofMillis(100), Duration.ofSeconds(1), Duration.ZERO, QUICK_PERIOD));
         assertThrows(IllegalArgumentException.class,
                 () -> new Backoff(Duration.ofMillis(100), Duration.ofSeconds(1), QUICK, Duration.ofSeconds(-1)));
         assertThrows(IllegalArgumentException.class, () -> new Backoff(Duration.ZERO, Duration.ofSeconds(1)));
