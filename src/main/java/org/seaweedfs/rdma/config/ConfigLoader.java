@@ -173,7 +173,8 @@ public final class ConfigLoader {
                         v.duration("sidecar.readTimeout"),
                         new SidecarConfig.Ping(v.duration("sidecar.ping.interval"), v.duration("sidecar.ping.timeout")),
                         new SidecarConfig.Reconnect(v.duration("sidecar.reconnect.baseBackoff"),
-                                v.duration("sidecar.reconnect.maxBackoff")),
+                                v.duration("sidecar.reconnect.maxBackoff"), v.duration("sidecar.reconnect.quickBackoff"),
+                                v.duration("sidecar.reconnect.quickPeriod")),
                         new SidecarConfig.Breaker(v.integer("sidecar.breaker.failureRateThreshold"),
                                 v.integer("sidecar.breaker.slidingWindowSize"), v.integer("sidecar.breaker.minimumCalls"),
                                 v.duration("sidecar.breaker.openDuration"), v.integer("sidecar.breaker.halfOpenCalls")),
@@ -223,6 +224,7 @@ public final class ConfigLoader {
             problems.add("sidecar.reconnect.baseBackoff: must not exceed sidecar.reconnect.maxBackoff ("
                     + s.reconnect().maxBackoff().toMillis() + "ms)");
         }
+
         if (s.breaker().minimumCalls() > s.breaker().slidingWindowSize()) {
             problems.add("sidecar.breaker.minimumCalls: must not exceed sidecar.breaker.slidingWindowSize ("
                     + s.breaker().slidingWindowSize() + ")");

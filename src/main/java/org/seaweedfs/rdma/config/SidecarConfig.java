@@ -61,8 +61,22 @@ public record SidecarConfig(
     public record Ping(Duration interval, Duration timeout) {
     }
 
-    /** Exponential backoff with jitter between reconnection attempts. */
-    public record Reconnect(Duration baseBackoff, Duration maxBackoff) {
+    /**
+     * Backoff with jitter between reconnection attempts: for {@code quickPeriod} after an agent is lost the waits
+     * are at most {@code quickBackoff} (an agent back from a restart or a hang is found again at once), then they
+     * grow with the time it has been down, up to {@code maxBackoff}.
+     */
+    public record Reconnect(Duration baseBackoff, Duration maxBackoff, Duration quickBackoff, Duration quickPeriod) {
+
+        public static final Duration DEFAULT_QUICK_BACKOFF = Duration.ofMillis(500);
+        public static final Duration DEFAULT_QUICK_PERIOD = Duration.ofSeconds(30);
+
+        /** The default quick phase (30 s of waits of at most 500 ms, or maxBackoff if lower). */
+        public Reconnect(Duration baseBackoff, Duration maxBackoff) {
+            this(baseBackoff, maxBackoff,
+                    DEFAULT_QUICK_BACKOFF.compareTo(maxBackoff) < 0 ? DEFAULT_QUICK_BACKOFF : maxBackoff,
+                    DEFAULT_QUICK_PERIOD);
+        }
     }
 
     /** Resilience4j circuit breaker per agent (count-based window). */

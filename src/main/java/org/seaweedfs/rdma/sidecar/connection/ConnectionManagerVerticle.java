@@ -82,7 +82,8 @@ public final class ConnectionManagerVerticle extends VerticleBase implements Age
         Duration connectTimeout = (config.readTimeout().compareTo(config.ping().timeout()) > 0
                 ? config.readTimeout() : config.ping().timeout()).multipliedBy(CONNECT_TIMEOUT_FACTOR);
         timing = new AgentPeer.Timing(config.ping().interval(), config.ping().timeout(), connectTimeout,
-                new Backoff(config.reconnect().baseBackoff(), config.reconnect().maxBackoff()));
+                new Backoff(config.reconnect().baseBackoff(), config.reconnect().maxBackoff(),
+                        config.reconnect().quickBackoff(), config.reconnect().quickPeriod()));
         config.agents().forEach(this::addPeer);
         return Future.succeededFuture();
     }

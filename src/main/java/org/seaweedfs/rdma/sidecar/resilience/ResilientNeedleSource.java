@@ -64,7 +64,8 @@ import org.seaweedfs.rdma.volume.FileId;
  * </ul>
  *
  * <p>An agent the connection manager declares down (pings, lost channel) has its breaker opened at once; its
- * reads go straight to the fallbacks until it is up and the breaker's half-open trials succeed.
+ * reads go straight to the fallbacks until it is up again; its successful reconnection turns the breaker half-open
+ * at once, and the half-open trials close it.
  *
  * <p>It also answers {@link ReadPathStatus} (healthy: every agent up with a closed breaker; degraded: some agent
  * down or breaker not closed, but RDMA, read-through or HTTP can still serve; unhealthy: no path).
@@ -147,16 +148,21 @@ public final class ResilientNeedleSource implements NeedleSource, ReadPathStatus
 
     /**
      * The pings are the strongest failure signal: a peer declared down opens its breaker at once (rather than after
-     * a window of failed reads); once it is up again, the breaker's half-open trials close it.
+     * a window of failed reads). A successful reconnection (connect, hello, volume list and needle-map sync) is
+     * evidence enough that the agent serves again: an open breaker goes half-open at once instead of waiting out
+     * {@code openDuration}, so reads return to RDMA as soon as the agent is back; its half-open trials close it
+     * (or open it again when they fail).
      */
     private void peerStateChanged(AgentPeer peer, PeerState previous, PeerState next, String reason) {
-        if (next == PeerState.DOWN) {
-            CircuitBreaker b = guard(peer.name()).breaker();
-            if (b.getState() == CircuitBreaker.State.CLOSED || b.getState() == CircuitBreaker.State.HALF_OPEN) {
-                b.transitionToOpenState();
-                transitions.observe(b);
-            }
+        CircuitBreaker b = guard(peer.name()).breaker();
+        CircuitBreaker.State state = b.getState();
+        if (next == PeerState.DOWN
+                && (state == CircuitBreaker.State.CLOSED || state == CircuitBreaker.State.HALF_OPEN)) {
+            b.transitionToOpenState();
+        } else if (next == PeerState.UP && state == CircuitBreaker.State.OPEN) {
+            b.transitionToHalfOpenState();
         }
+        transitions.observe(b);
     }
 
     /** Where {@link #agents()} gets the size of each agent's needle-map mirror (the NeedleReader knows). */
