@@ -51,7 +51,7 @@ final class ConfigSchema {
             ConfigKey.ranged("sidecar.ping.timeout", DURATION, Duration.ofSeconds(1), 1, MS_PER_HOUR),
             ConfigKey.ranged("sidecar.reconnect.baseBackoff", DURATION, Duration.ofMillis(200), 1, MS_PER_HOUR),
             ConfigKey.ranged("sidecar.reconnect.maxBackoff", DURATION, Duration.ofSeconds(30), 1, MS_PER_HOUR),
-            ConfigKey.ranged("sidecar.reconnect.quickBackoff", DURATION, Duration.ofMillis(500), 1, MS_PER_HOUR),
+            ConfigKey.ranged("sidecar.reconnect.quickBackoff", DURATION, Duration.ofMillis(250), 1, MS_PER_HOUR),
             ConfigKey.ranged("sidecar.reconnect.quickPeriod", DURATION, Duration.ofSeconds(30), 0, MS_PER_HOUR),
             ConfigKey.ranged("sidecar.breaker.failureRateThreshold", INTEGER, 50L, 1, 100),
             ConfigKey.ranged("sidecar.breaker.slidingWindowSize", INTEGER, 20L, 1, 10_000),

@@ -68,7 +68,7 @@ public record SidecarConfig(
      */
     public record Reconnect(Duration baseBackoff, Duration maxBackoff, Duration quickBackoff, Duration quickPeriod) {
 
-        public static final Duration DEFAULT_QUICK_BACKOFF = Duration.ofMillis(500);
+        public static final Duration DEFAULT_QUICK_BACKOFF = Duration.ofMillis(250);
         public static final Duration DEFAULT_QUICK_PERIOD = Duration.ofSeconds(30);
 
         /** The default quick phase (30 s of waits of at most 500 ms, or maxBackoff if lower). */
