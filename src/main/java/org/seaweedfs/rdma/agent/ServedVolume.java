@@ -249,10 +249,10 @@ final class ServedVolume implements Closeable {
                 segments.describe());
     }
 
-    /** Where the needle's record is; not found when missing, deleted, Size 0 or the cookie differs. */
+    /** Where the needle's record is (Size 0 included: an empty file); not found when missing, deleted or the cookie differs. */
     LookupResult lookup(long requestId, long key, int cookie) {
         int slot = map.slotOf(key);
-        if (slot < 0 || map.sizeAt(slot) == 0) {
+        if (slot < 0) {
             return LookupResult.notFound(requestId, epoch);
         }
         long offset = map.offsetAt(slot);
@@ -267,7 +267,7 @@ final class ServedVolume implements Closeable {
     ReadThroughData readThrough(ReadThrough request) {
         long requestId = request.requestId();
         int slot = map.slotOf(request.key());
-        if (slot < 0 || map.sizeAt(slot) == 0
+        if (slot < 0
                 || header(requestId, request.key(), map.offsetAt(slot)).cookie() != request.cookie()) {
             throw new ProtocolException(ErrorCode.NOT_FOUND, requestId, "needle " + Long.toHexString(request.key())
                     + " of volume " + volumeId() + " is missing, deleted or has another cookie");

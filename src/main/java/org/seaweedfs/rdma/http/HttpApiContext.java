@@ -16,6 +16,8 @@ import org.seaweedfs.rdma.sidecar.ReadPathStatus;
  * @param maxNeedleBytes bound on decompressed bodies
  * @param scrapeRegistry served on {@code /metrics}; null answers 404 there
  * @param connections    bounds on open connections and header time, shared by every instance
+ * @param sliceSource    what {@code /read} reads from: {@code source}, or (http.readSliceFallback: false) the same
+ *                       read path without its fallbacks, so a read RDMA cannot serve fails at once
  */
 public record HttpApiContext(
         NeedleSource source,
@@ -25,9 +27,11 @@ public record HttpApiContext(
         Admission admission,
         ReadMeters meters,
         PrometheusMeterRegistry scrapeRegistry,
-        ConnectionBounds connections) {
+        ConnectionBounds connections,
+        NeedleSource sliceSource) {
 
     public HttpApiContext {
+        Objects.requireNonNull(sliceSource, "sliceSource");
         Objects.requireNonNull(connections, "connections");
         Objects.requireNonNull(source, "source");
         Objects.requireNonNull(status, "status");
@@ -40,17 +44,24 @@ public record HttpApiContext(
     public HttpApiContext(NeedleSource source, ReadPathStatus status, HttpConfig http, long maxNeedleBytes,
                           Admission admission, ReadMeters meters, PrometheusMeterRegistry scrapeRegistry) {
         this(source, status, http, maxNeedleBytes, admission, meters, scrapeRegistry,
-                new ConnectionBounds(http, scrapeRegistry != null ? scrapeRegistry : ReadMeters.nowhere()));
+                new ConnectionBounds(http, scrapeRegistry != null ? scrapeRegistry : ReadMeters.nowhere()), source);
     }
 
     /** From the configuration; {@code metrics} may be null (metrics.enabled: false). */
     public static HttpApiContext create(NeedleSource source, ReadPathStatus status, RdmaConfig config,
                                         RdmaMetrics metrics) {
+        return create(source, source, status, config, metrics);
+    }
+
+    /** As {@link #create(NeedleSource, ReadPathStatus, RdmaConfig, RdmaMetrics)}, {@code /read} reading {@code sliceSource}. */
+    public static HttpApiContext create(NeedleSource source, NeedleSource sliceSource, ReadPathStatus status,
+                                        RdmaConfig config, RdmaMetrics metrics) {
         Admission admission = new Admission(config.http().maxInFlight());
         ReadMeters meters = metrics == null ? ReadMeters.noop() : metrics.read();
         meters.bindReadsInFlight(admission::inFlight);
         return new HttpApiContext(source, status, config.http(), config.sidecar().maxNeedleBytes(), admission, meters,
                 metrics == null ? null : metrics.registry(),
-                new ConnectionBounds(config.http(), metrics == null ? ReadMeters.nowhere() : metrics.registry()));
+                new ConnectionBounds(config.http(), metrics == null ? ReadMeters.nowhere() : metrics.registry()),
+                sliceSource);
     }
 }
