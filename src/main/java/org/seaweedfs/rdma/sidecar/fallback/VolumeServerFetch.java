@@ -101,7 +101,8 @@ final class VolumeServerFetch {
             case 404 -> ReadFailure.notFound("volume server " + server + " has no " + fid);
             case 400 -> new ReadFailure(ReadFailure.Kind.BAD_REQUEST, "volume server " + server + " rejected " + fid);
             case 401 -> ReadFailure.unavailable("volume server " + server + " refused the read token for " + fid
-                    + " (is http.jwtReadKey the cluster's jwt.signing.read.key?)", null);
+                    + (tokens == null ? " (none sent: set http.jwtReadKey to the cluster's jwt.signing.read.key)"
+                    : " (is http.jwtReadKey the cluster's jwt.signing.read.key?)"), null);
             case 413 -> tooLarge(server, fid, "more than it serves");
             case 416 -> new ReadFailure(ReadFailure.Kind.RANGE_NOT_SATISFIABLE,
                     "volume server " + server + " has no bytes of " + fid + " in the range asked");
