@@ -34,4 +34,21 @@ class ClientNetworkTest {
             assertThrows(IllegalArgumentException.class, () -> ClientNetwork.parse(bad), bad);
         }
     }
+
+    @Test
+    void theReadSliceKeysParseFromYamlAndTheEnvironment() {
+        RdmaConfig defaults = ConfigLoader.parse("http: {port: 9000}", "test.yaml", java.util.Map.of());
+        assertTrue(defaults.http().readSliceClients().equals(HttpConfig.DEFAULT_READ_SLICE_CLIENTS));
+        assertFalse(defaults.http().readSliceFallback());
+        RdmaConfig c = ConfigLoader.parse("http: {readSliceClients: [10.1.0.0/16]}", "test.yaml", java.util.Map.of(
+                "SEAWEEDFS_RDMA_HTTP_READ_SLICE_FALLBACK", "true"));
+        assertTrue(c.http().readSliceFallback());
+        assertTrue(c.http().readSliceClients().equals(java.util.List.of(ClientNetwork.parse("10.1.0.0/16"))));
+        RdmaConfig env = ConfigLoader.parse("", "test.yaml", java.util.Map.of(
+                "SEAWEEDFS_RDMA_HTTP_READ_SLICE_CLIENTS", "10.0.0.0/8, ::1"));
+        assertTrue(env.http().readSliceClients().size() == 2);
+        ConfigException e = assertThrows(ConfigException.class, () -> ConfigLoader.parse(
+                "http: {readSliceClients: [mount-host]}", "test.yaml", java.util.Map.of()));
+        assertTrue(e.problems().get(0).startsWith("http.readSliceClients"), e.problems().toString());
+    }
 }
