@@ -35,6 +35,7 @@ import org.seaweedfs.rdma.sidecar.read.ReadThroughSource;
 import org.seaweedfs.rdma.sidecar.memory.RegisteredBufferPool;
 import org.seaweedfs.rdma.sidecar.resilience.ResilienceSettings;
 import org.seaweedfs.rdma.sidecar.resilience.ResilientNeedleSource;
+import org.seaweedfs.rdma.sidecar.fallback.ReadTokens;
 import org.seaweedfs.rdma.sidecar.fallback.VolumeServerSource;
 import org.seaweedfs.rdma.ucx.UcxWorkerVerticle;
 
@@ -123,7 +124,7 @@ public final class SeaweedRdma {
         NeedleReader reader = new NeedleReader(vertx, connections, pool, options);
         ReadThroughSource readThrough = new ReadThroughSource(vertx, connections, options);
         VolumeServerSource volumeServer = new VolumeServerSource(client, master, sidecar.volumeServers(), sidecar.maxNeedleBytes(),
-                sidecar.readTimeout());
+                sidecar.readTimeout(), ReadTokens.create(vertx, config.http().jwtReadKey()));
         ResilientNeedleSource resilient = new ResilientNeedleSource(vertx, connections, reader, readThrough,
                 volumeServer, ResilienceSettings.from(sidecar),
                 metrics == null ? ReadMeters.nowhere() : metrics.meterRegistry());
@@ -142,7 +143,8 @@ public final class SeaweedRdma {
                     + "to any host an HTTP client names. In production set sidecar.master, or list your volume servers "
                     + "in sidecar.volumeServers");
         }
-        HttpApiContext api = HttpApiContext.create(resilient, resilient, config, metrics);
+        HttpApiContext api = HttpApiContext.create(resilient,
+                config.http().readSliceFallback() ? resilient : resilient.withoutFallbacks(), resilient, config, metrics);
         StatusHistory history = new StatusHistory(api.meters().tally(), resilient);
         sidecarApi = api.withHistory(history);
         stops.push(() -> {

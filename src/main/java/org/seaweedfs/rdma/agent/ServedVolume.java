@@ -250,7 +250,7 @@ final class ServedVolume implements Closeable {
                 segments.describe());
     }
 
-    /** Where the needle's record is; not found when missing, deleted, Size 0 or the cookie differs. */
+    /** Where the needle's record is (Size 0 included: an empty file); not found when missing, deleted or the cookie differs. */
     LookupResult lookup(long requestId, long key, int cookie) {
         int slot = liveSlot(requestId, key, cookie);
         if (slot < 0) {
@@ -270,10 +270,10 @@ final class ServedVolume implements Closeable {
         }
     }
 
-    /** The map slot of a live, readable needle whose record carries {@code cookie}; -1 when there is none. */
+    /** The map slot of a live needle (Size 0 included) whose record carries {@code cookie}; -1 when there is none. */
     private int liveSlot(long requestId, long key, int cookie) {
         int slot = map.slotOf(key);
-        if (slot < 0 || map.sizeAt(slot) == 0 || header(requestId, key, map.offsetAt(slot)).cookie() != cookie) {
+        if (slot < 0 || header(requestId, key, map.offsetAt(slot)).cookie() != cookie) {
             return -1;
         }
         return slot;
@@ -283,7 +283,7 @@ final class ServedVolume implements Closeable {
     ReadThroughData readThrough(ReadThrough request) {
         long requestId = request.requestId();
         int slot = map.slotOf(request.key());
-        if (slot < 0 || map.sizeAt(slot) == 0
+        if (slot < 0
                 || header(requestId, request.key(), map.offsetAt(slot)).cookie() != request.cookie()) {
             throw new ProtocolException(ErrorCode.NOT_FOUND, requestId, "needle " + Long.toHexString(request.key())
                     + " of volume " + volumeId() + " is missing, deleted or has another cookie");

@@ -155,7 +155,8 @@ public final class ConfigLoader {
                 roles,
                 new HttpConfig(v.string("http.host"), v.integer("http.port"), v.integer("http.instances"),
                         v.integer("http.maxInFlight"), v.optionalString("http.jwtReadKey"),
-                        v.duration("http.headerTimeout"), v.duration("http.idleTimeout"), v.integer("http.maxConnections")),
+                        v.duration("http.headerTimeout"), v.duration("http.idleTimeout"), v.integer("http.maxConnections"),
+                        v.networks("http.readSliceClients"), (Boolean) v.get("http.readSliceFallback")),
                 new AgentConfig((HostPort) v.get("agent.listen"), v.strings("agent.volumeDirs"),
                         (Boolean) v.get("agent.offset5"), v.optionalString("agent.authToken"),
                         v.duration("agent.pollInterval"), v.number("agent.segmentBytes"),
@@ -265,6 +266,11 @@ public final class ConfigLoader {
         @SuppressWarnings("unchecked")
         List<String> strings(String key) {
             return ((List<Object>) map.get(key)).stream().map(String::valueOf).toList();
+        }
+
+        @SuppressWarnings("unchecked")
+        List<ClientNetwork> networks(String key) {
+            return (List<ClientNetwork>) map.get(key);
         }
 
         @SuppressWarnings("unchecked")

@@ -24,6 +24,8 @@ final class ConfigSchema {
             ConfigKey.ranged("http.instances", INTEGER, 2L, 1, 256),
             ConfigKey.ranged("http.maxInFlight", INTEGER, 1024L, 1, 1_000_000),
             ConfigKey.of("http.jwtReadKey", STRING, null),
+            ConfigKey.of("http.readSliceClients", NETWORK_LIST, HttpConfig.DEFAULT_READ_SLICE_CLIENTS),
+            ConfigKey.of("http.readSliceFallback", BOOLEAN, false),
             ConfigKey.ranged("http.headerTimeout", DURATION, HttpConfig.DEFAULT_HEADER_TIMEOUT, 1, MS_PER_HOUR),
             ConfigKey.ranged("http.idleTimeout", DURATION, HttpConfig.DEFAULT_IDLE_TIMEOUT, 1, MS_PER_HOUR),
             ConfigKey.ranged("http.maxConnections", INTEGER, (long) HttpConfig.DEFAULT_MAX_CONNECTIONS, 1, 1_000_000),

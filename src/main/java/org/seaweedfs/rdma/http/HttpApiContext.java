@@ -19,6 +19,8 @@ import org.seaweedfs.rdma.sidecar.ReadPathStatus;
  * @param maxNeedleBytes bound on decompressed bodies
  * @param scrapeRegistry served on {@code /metrics}; null answers 404 there
  * @param connections    bounds on open connections and header time, shared by every instance
+ * @param sliceSource    what {@code /read} reads from: {@code source}, or (http.readSliceFallback: false) the same
+ *                       read path without its fallbacks, so a read RDMA cannot serve fails at once
  * @param agent          the agent role's status when this process runs one, else null
  * @param history        the read path's recent rates ({@code /status/history}), null when not kept
  */
@@ -31,13 +33,15 @@ public record HttpApiContext(
         ReadMeters meters,
         PrometheusMeterRegistry scrapeRegistry,
         ConnectionBounds connections,
+        NeedleSource sliceSource,
         RoleStatus agent,
         StatusHistory history) {
 
     public HttpApiContext {
         Objects.requireNonNull(connections, "connections");
-        if ((source == null) != (status == null)) {
-            throw new IllegalArgumentException("source and status come together (the sidecar role) or not at all");
+        if ((source == null) != (status == null) || (source == null) != (sliceSource == null)) {
+            throw new IllegalArgumentException(
+                    "source, sliceSource and status come together (the sidecar role) or not at all");
         }
         if (source == null && agent == null) {
             throw new IllegalArgumentException("an HTTP API with neither the sidecar nor the agent role");
@@ -50,7 +54,7 @@ public record HttpApiContext(
     public HttpApiContext(NeedleSource source, ReadPathStatus status, HttpConfig http, long maxNeedleBytes,
                           Admission admission, ReadMeters meters, PrometheusMeterRegistry scrapeRegistry,
                           ConnectionBounds connections) {
-        this(source, status, http, maxNeedleBytes, admission, meters, scrapeRegistry, connections, null, null);
+        this(source, status, http, maxNeedleBytes, admission, meters, scrapeRegistry, connections, source, null, null);
     }
 
     /** With connection bounds from {@code http}, their counters kept nowhere (tests, embedding). */
@@ -63,12 +67,19 @@ public record HttpApiContext(
     /** From the configuration; {@code metrics} may be null (metrics.enabled: false). */
     public static HttpApiContext create(NeedleSource source, ReadPathStatus status, RdmaConfig config,
                                         RdmaMetrics metrics) {
+        return create(source, source, status, config, metrics);
+    }
+
+    /** As {@link #create(NeedleSource, ReadPathStatus, RdmaConfig, RdmaMetrics)}, {@code /read} reading {@code sliceSource}. */
+    public static HttpApiContext create(NeedleSource source, NeedleSource sliceSource, ReadPathStatus status,
+                                        RdmaConfig config, RdmaMetrics metrics) {
         Admission admission = new Admission(config.http().maxInFlight());
         ReadMeters meters = metrics == null ? ReadMeters.noop() : metrics.read();
         meters.bindReadsInFlight(admission::inFlight);
         return new HttpApiContext(source, status, config.http(), config.sidecar().maxNeedleBytes(), admission, meters,
                 metrics == null ? null : metrics.registry(),
-                new ConnectionBounds(config.http(), metrics == null ? ReadMeters.nowhere() : metrics.registry()));
+                new ConnectionBounds(config.http(), metrics == null ? ReadMeters.nowhere() : metrics.meterRegistry()),
+                sliceSource, null, null);
     }
 
     /** The listener of a process without the sidecar role: health, readiness, status and metrics of {@code agent}. */
@@ -76,8 +87,8 @@ public record HttpApiContext(
         return new HttpApiContext(null, null, config.http(), config.sidecar().maxNeedleBytes(),
                 new Admission(config.http().maxInFlight()), ReadMeters.noop(),
                 metrics == null ? null : metrics.registry(),
-                new ConnectionBounds(config.http(), metrics == null ? ReadMeters.nowhere() : metrics.registry()),
-                agent, null);
+                new ConnectionBounds(config.http(), metrics == null ? ReadMeters.nowhere() : metrics.meterRegistry()),
+                null, agent, null);
     }
 
     /** Whether the sidecar role runs here (needle routes, the read path's health). */
@@ -88,12 +99,12 @@ public record HttpApiContext(
     /** This context with the agent role's status beside the sidecar's. */
     public HttpApiContext withAgent(RoleStatus agentStatus) {
         return new HttpApiContext(source, status, http, maxNeedleBytes, admission, meters, scrapeRegistry, connections,
-                agentStatus, history);
+                sliceSource, agentStatus, history);
     }
 
     /** This context keeping {@code recent} for {@code /status/history}. */
     public HttpApiContext withHistory(StatusHistory recent) {
         return new HttpApiContext(source, status, http, maxNeedleBytes, admission, meters, scrapeRegistry, connections,
-                agent, recent);
+                sliceSource, agent, recent);
     }
 }

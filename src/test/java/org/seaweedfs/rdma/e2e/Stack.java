@@ -54,8 +54,13 @@ final class Stack implements AutoCloseable {
 
     /** The sidecar role's YAML, connecting to the agent on {@code agentPort}; {@code extra} adds sidecar keys. */
     static String sidecarYaml(int agentPort, String extra) {
+        return sidecarYaml(agentPort, extra, "");
+    }
+
+    /** As {@link #sidecarYaml(int, String)}; {@code httpExtra} adds http keys (", key: value" each). */
+    static String sidecarYaml(int agentPort, String extra, String httpExtra) {
         return "roles: [sidecar]\n"
-                + "http: {host: 127.0.0.1, port: 0, instances: 2}\n"
+                + "http: {host: 127.0.0.1, port: 0, instances: 2" + httpExtra + "}\n"
                 + "sidecar:\n"
                 + "  agents: ['127.0.0.1:" + agentPort + "']\n"
                 + "  bufferPool: {bufferSize: 1MiB, totalBytes: 16MiB}\n"
@@ -65,7 +70,11 @@ final class Stack implements AutoCloseable {
 
     /** The sidecar, returned once its agent is up and every needle map mirrored. */
     static Stack sidecar(int agentPort, String extra) {
-        Stack sidecar = start(sidecarYaml(agentPort, extra));
+        return sidecar(agentPort, extra, "");
+    }
+
+    static Stack sidecar(int agentPort, String extra, String httpExtra) {
+        Stack sidecar = start(sidecarYaml(agentPort, extra, httpExtra));
         until("the sidecar connected to its agent", sidecar::agentUp);
         return sidecar;
     }

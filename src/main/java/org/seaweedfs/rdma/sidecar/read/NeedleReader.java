@@ -123,10 +123,6 @@ public final class NeedleReader implements NeedleSource, RoutedNeedleSource {
 
     private void fetch(ReadAttempt read, AgentRoute route, long offset, long size) {
         RemoteVolume volume = route.volume();
-        if (size == 0) {
-            read.fail(ReadFailure.notFound("needle " + read.fid() + " has no data"));
-            return;
-        }
         if (size > gate.options().maxNeedleBytes()) {
             read.fail(ReadFailure.tooLarge(read.fid(), size, gate.options().maxNeedleBytes()));
             return;

@@ -111,6 +111,11 @@ public final class ResilientNeedleSource implements NeedleSource, ReadPathStatus
 
         /** Gives back a result nobody will use (a late answer after a timeout). */
         void discard(T late);
+
+        /** Whether the fallbacks may serve it when RDMA cannot ({@link #withoutFallbacks()}: no). */
+        default boolean mayFallBack() {
+            return true;
+        }
     }
 
     /**
@@ -172,7 +177,11 @@ public final class ResilientNeedleSource implements NeedleSource, ReadPathStatus
 
     @Override
     public Future<NeedleStat> stat(FileId fid) {
-        return execute(fid, new Op<>() {
+        return execute(fid, statOp(fid, true));
+    }
+
+    private static Op<NeedleStat> statOp(FileId fid, boolean fallBack) {
+        return new Op<>() {
             @Override
             public Future<NeedleStat> on(NeedleSource source) {
                 return source.stat(fid);
@@ -181,7 +190,12 @@ public final class ResilientNeedleSource implements NeedleSource, ReadPathStatus
             @Override
             public void discard(NeedleStat late) {
             }
-        });
+
+            @Override
+            public boolean mayFallBack() {
+                return fallBack;
+            }
+        };
     }
 
     @Override
@@ -206,6 +220,10 @@ public final class ResilientNeedleSource implements NeedleSource, ReadPathStatus
 
     /** A read of content, which a late answer must give back. */
     private static Op<NeedleContent> contentOp(Function<NeedleSource, Future<NeedleContent>> read) {
+        return contentOp(read, true);
+    }
+
+    private static Op<NeedleContent> contentOp(Function<NeedleSource, Future<NeedleContent>> read, boolean fallBack) {
         return new Op<>() {
             @Override
             public Future<NeedleContent> on(NeedleSource source) {
@@ -215,6 +233,37 @@ public final class ResilientNeedleSource implements NeedleSource, ReadPathStatus
             @Override
             public void discard(NeedleContent late) {
                 late.release();
+            }
+
+            @Override
+            public boolean mayFallBack() {
+                return fallBack;
+            }
+        };
+    }
+
+    /**
+     * Slices through the same agents, breakers and retries, but never the fallbacks: a slice RDMA cannot serve
+     * fails (UNAVAILABLE, or the RDMA path's own answer) as soon as that is known. For {@code /read}, whose client
+     * ({@code weed mount}) re-reads anything not served over RDMA from the volume server itself.
+     */
+    public NeedleSource withoutFallbacks() {
+        return new NeedleSource() {
+            @Override
+            public Future<NeedleStat> stat(FileId fid) {
+                return execute(fid, statOp(fid, false));
+            }
+
+            @Override
+            public Future<NeedleContent> read(FileId fid) {
+                return execute(fid, contentOp(source -> source.read(fid), false));
+            }
+
+            @Override
+            public Future<NeedleContent> readSlice(FileId fid, String volumeServerHint, long offset, long length,
+                                                   long maxPlainBytes) {
+                return execute(fid, contentOp(source -> source.readSlice(fid, volumeServerHint, offset, length,
+                        maxPlainBytes), false));
             }
         };
     }
@@ -316,7 +365,7 @@ public final class ResilientNeedleSource implements NeedleSource, ReadPathStatus
 
     /** The configured fallbacks from {@code index} on; {@code cause} is reported when none can serve. */
     private <T> Future<T> fallback(Op<T> op, AgentRoute route, String reason, ReadFailure cause, int index) {
-        List<Fallback> order = settings.fallback();
+        List<Fallback> order = op.mayFallBack() ? settings.fallback() : List.of();
         for (int i = index; i < order.size(); i++) {
             Fallback path = order.get(i);
             NeedleSource source = fallbackSource(path, route);
