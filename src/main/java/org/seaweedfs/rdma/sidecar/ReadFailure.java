@@ -25,20 +25,22 @@ public final class ReadFailure extends RuntimeException {
     private final Kind kind;
     private final long needleSize;
     private final boolean overload;
+    private final boolean gone;
 
     public ReadFailure(Kind kind, String message) {
         this(kind, message, null);
     }
 
     public ReadFailure(Kind kind, String message, Throwable cause) {
-        this(kind, message, cause, -1, false);
+        this(kind, message, cause, -1, false, false);
     }
 
-    private ReadFailure(Kind kind, String message, Throwable cause, long needleSize, boolean overload) {
+    private ReadFailure(Kind kind, String message, Throwable cause, long needleSize, boolean overload, boolean gone) {
         super(message, cause, false, false);
         this.kind = kind;
         this.needleSize = needleSize;
         this.overload = overload;
+        this.gone = gone;
     }
 
     public Kind kind() {
@@ -59,6 +61,15 @@ public final class ReadFailure extends RuntimeException {
      */
     public boolean overload() {
         return overload;
+    }
+
+    /**
+     * Whether the agent answered, but the bytes its needle map points at are no longer the needle (the .dat was cut
+     * or rewritten in place and the agent has not reopened the volume yet): UNAVAILABLE and retriable (a new lookup
+     * answers NOT_FOUND once it has), but no sign that the agent or the transport is failing.
+     */
+    public boolean dataGone() {
+        return gone;
     }
 
     /** For RANGE_NOT_SATISFIABLE: the needle's length in the bytes the offset counts (for Content-Range); else -1. */
@@ -84,7 +95,7 @@ public final class ReadFailure extends RuntimeException {
     /** A slice starting at {@code offset}, past the end of a needle of {@code size} bytes. */
     public static ReadFailure pastTheEnd(long offset, long size) {
         return new ReadFailure(Kind.RANGE_NOT_SATISFIABLE,
-                "offset: " + offset + " is past the end of the needle (" + size + " bytes)", null, size, false);
+                "offset: " + offset + " is past the end of the needle (" + size + " bytes)", null, size, false, false);
     }
 
     public static ReadFailure corrupt(String message) {
@@ -97,6 +108,11 @@ public final class ReadFailure extends RuntimeException {
 
     /** UNAVAILABLE because a bound of this sidecar is reached ({@link #overload()}). */
     public static ReadFailure overloaded(String message) {
-        return new ReadFailure(Kind.UNAVAILABLE, message, null, -1, true);
+        return new ReadFailure(Kind.UNAVAILABLE, message, null, -1, true, false);
+    }
+
+    /** UNAVAILABLE because the needle's bytes are gone from where the agent's map says they are ({@link #dataGone()}). */
+    public static ReadFailure dataGone(String message, Throwable cause) {
+        return new ReadFailure(Kind.UNAVAILABLE, message, cause, -1, false, true);
     }
 }

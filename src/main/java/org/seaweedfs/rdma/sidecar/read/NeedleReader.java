@@ -5,6 +5,7 @@ import org.seaweedfs.rdma.sidecar.NeedleSource;
 import org.seaweedfs.rdma.sidecar.NeedleStat;
 import org.seaweedfs.rdma.sidecar.ReadFailure;
 import org.seaweedfs.rdma.sidecar.ReadPath;
+import org.seaweedfs.rdma.sidecar.connection.AgentError;
 import org.seaweedfs.rdma.sidecar.connection.AgentRoute;
 import org.seaweedfs.rdma.sidecar.connection.AgentRouter;
 import org.seaweedfs.rdma.sidecar.connection.NeedleLocation;
@@ -18,6 +19,7 @@ import io.vertx.core.Vertx;
 import java.nio.ByteBuffer;
 import java.util.ArrayList;
 import java.util.List;
+import org.seaweedfs.rdma.protocol.ErrorCode;
 import org.seaweedfs.rdma.protocol.Segment;
 import org.seaweedfs.rdma.protocol.VolumeInfo;
 import org.seaweedfs.rdma.ucx.UcxRemoteKey;
@@ -98,7 +100,7 @@ public final class NeedleReader implements NeedleSource, RoutedNeedleSource {
             }
             LookupAnswer answer = ar.succeeded() ? ar.result() : null;
             if (answer == null) {
-                read.fail(ar.cause());
+                read.fail(lookupFailure(read, ar.cause()));
             } else if (answer.status() == LookupAnswer.Status.NOT_FOUND && answer.epoch() == route.volume().epoch()) {
                 read.fail(ReadFailure.notFound("needle " + read.fid() + " not found"));
             } else if (answer.status() != LookupAnswer.Status.FOUND || answer.epoch() != route.volume().epoch()) {
@@ -109,9 +111,21 @@ public final class NeedleReader implements NeedleSource, RoutedNeedleSource {
         }));
     }
 
+    /**
+     * The agent answered the lookup with INTERNAL: it could not read the needle's record where its map says it is
+     * (the .dat was cut in place, or its page is unreadable: the agent reads zeros there until it reopens the volume).
+     * The agent and the transport work; the bytes are gone, so this is not held against the agent's breaker.
+     */
+    private static Throwable lookupFailure(ReadAttempt read, Throwable cause) {
+        if (cause instanceof AgentError error && error.code() == ErrorCode.INTERNAL) {
+            return ReadFailure.dataGone("looking up " + read.fid() + ": " + error.getMessage(), error);
+        }
+        return cause;
+    }
+
     private void relistAndRetry(ReadAttempt read, AgentRoute route, String why) {
         if (!read.mayRetry()) {
-            read.fail(ReadFailure.unavailable("reading " + read.fid() + ": " + why + " again", null));
+            read.fail(ReadFailure.dataGone("reading " + read.fid() + ": " + why + " again", null));
             return;
         }
         route.connection().refreshVolumes().onComplete(ar -> read.run(() -> {
@@ -178,7 +192,8 @@ public final class NeedleReader implements NeedleSource, RoutedNeedleSource {
             if (read.mayRetry()) {
                 lookup(read, route);
             } else {
-                read.fail(ReadFailure.unavailable("reading " + read.fid() + ": " + e.getMessage(), null));
+                read.fail(ReadFailure.dataGone("reading " + read.fid() + ": the agent's needle map still points at"
+                        + " a record that is not the needle: " + e.getMessage(), null));
             }
         } catch (RuntimeException e) {
             buffers.forEach(PooledBuffer::release);

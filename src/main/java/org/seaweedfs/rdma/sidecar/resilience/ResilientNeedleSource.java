@@ -61,6 +61,10 @@ import org.seaweedfs.rdma.volume.FileId;
  *       transport: opening the breaker would push every healthy read of that agent onto slower paths); counted in
  *       {@code seaweedfs.rdma.corrupt.reads{agent}} and the fallbacks tried (a read-through or another replica
  *       verifies its own copy; corrupt bytes are never served).</li>
+ *   <li>Data gone ({@link ReadFailure#dataGone()}: the record where the agent's needle map points is no longer the
+ *       needle, e.g. its .dat was truncated in place, and looking it up again did not help): retried (a new lookup
+ *       answers NOT_FOUND once the agent reopened the volume) and then the fallbacks, <b>not</b> counted against
+ *       the breaker.</li>
  * </ul>
  *
  * <p>An agent the connection manager declares down (pings, lost channel) has its breaker opened at once; its
@@ -342,9 +346,10 @@ public final class ResilientNeedleSource implements NeedleSource, ReadPathStatus
             if (failure.kind() == ReadFailure.Kind.CORRUPT) {
                 breaker.releasePermission();
                 corruptReads(peer.name()).increment();
-            } else if (failure.overload()) {
-                // This sidecar's own bound (pool, reads in flight): a burst must not open the agent's breaker and
-                // send every later read to the slower paths while the agent is fine.
+            } else if (failure.overload() || failure.dataGone()) {
+                // This sidecar's own bound (pool, reads in flight), or bytes gone from under the agent's needle map (a
+                // .dat cut in place): the agent is fine, so neither may open its breaker and send every later read
+                // to the slower paths.
                 breaker.releasePermission();
             } else if (isAnswer(failure)) {
                 guard.succeeded(nanos);

@@ -171,9 +171,22 @@ class ResilientNeedleSourceTest {
     /** A burst over this sidecar's own bounds is not the agent failing: the breaker stays closed. */
     @Test
     void theSidecarsOwnBoundsAreRetriedButNeverOpenTheBreaker(Vertx vertx, VertxTestContext ctx) {
+        retriedButNeverOpensTheBreaker(vertx, ctx,
+                ReadFailure.overloaded("registered buffer pool is used up (16 buffers in use)"));
+    }
+
+    /** Bytes gone from under the agent's needle map (a .dat cut in place) are not the agent failing either. */
+    @Test
+    void dataGoneFromUnderTheAgentIsRetriedButNeverOpensTheBreaker(Vertx vertx, VertxTestContext ctx) {
+        retriedButNeverOpensTheBreaker(vertx, ctx, ReadFailure.dataGone("looking up " + FID
+                + ": agent answered INTERNAL: record holds needle 0, the index says 15", null));
+    }
+
+    /** Six reads failing with {@code failure} are retried, then read through; the breaker stays closed. */
+    private void retriedButNeverOpensTheBreaker(Vertx vertx, VertxTestContext ctx, ReadFailure failure) {
         ResilientNeedleSource source = resilient(vertx, List.of(Fallback.READ_THROUGH));
         CircuitBreaker breaker = source.breaker(A.toString());
-        rdma.failWith(ReadFailure.overloaded("registered buffer pool is used up (16 buffers in use)"));
+        rdma.failWith(failure);
         // Two reads of three attempts each: six failures would open a window of 4 at 50 %.
         sourceOf(source.read(FID))
                 .compose(s -> sourceOf(source.read(FID)).map(t -> s + "," + t))

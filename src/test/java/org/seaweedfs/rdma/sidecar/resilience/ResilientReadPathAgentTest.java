@@ -1,6 +1,7 @@
 package org.seaweedfs.rdma.sidecar.resilience;
 
 import org.seaweedfs.rdma.sidecar.NeedleContent;
+import org.seaweedfs.rdma.sidecar.ReadFailure;
 import org.seaweedfs.rdma.sidecar.ReadPathHarness;
 import org.seaweedfs.rdma.sidecar.ReadPathStatus;
 import org.seaweedfs.rdma.sidecar.StubVolumeServer;
@@ -15,16 +16,20 @@ import org.seaweedfs.rdma.sidecar.read.ReadThroughSource;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.junit.jupiter.api.Assertions.fail;
 import static org.seaweedfs.rdma.testing.Await.await;
 import static org.seaweedfs.rdma.testing.Await.until;
 
 import io.github.resilience4j.circuitbreaker.CircuitBreaker;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+import io.vertx.core.AsyncResult;
 import io.vertx.core.Future;
 import io.vertx.core.Promise;
 import io.vertx.core.Vertx;
 import io.vertx.core.json.JsonObject;
+import java.nio.channels.FileChannel;
 import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -82,10 +87,10 @@ class ResilientReadPathAgentTest {
     /** The breaker's open duration; long enough that only the reconnection can let reads back to RDMA before it. */
     private static final Duration LONG_OPEN = Duration.ofMinutes(10);
 
-    private static SidecarConfig config(int agentPort, Duration openDuration) {
+    private static SidecarConfig config(int agentPort, Duration openDuration, Duration ping) {
         return new SidecarConfig(List.of(new HostPort("127.0.0.1", agentPort)), null, List.of(), null, 64L << 20,
                 new SidecarConfig.BufferPool(1 << 20, 16L << 20), 64, Duration.ofSeconds(3),
-                new SidecarConfig.Ping(Duration.ofMillis(250), Duration.ofMillis(250)),
+                new SidecarConfig.Ping(ping, ping),
                 new SidecarConfig.Reconnect(Duration.ofMillis(20), Duration.ofMillis(300)),
                 new SidecarConfig.Breaker(50, 10, 5, openDuration, 2),
                 new SidecarConfig.Retry(3, Duration.ofMillis(10)),
@@ -111,8 +116,12 @@ class ResilientReadPathAgentTest {
         }
 
         Sidecar(int agentPort, Duration openDuration) {
+            this(agentPort, openDuration, Duration.ofMillis(250));
+        }
+
+        Sidecar(int agentPort, Duration openDuration, Duration ping) {
             open.add(side);
-            SidecarConfig config = config(agentPort, openDuration);
+            SidecarConfig config = config(agentPort, openDuration, ping);
             agentName = config.agents().get(0).toString();
             side.vertx.eventBus().<JsonObject>consumer(ConnectionManagerVerticle.PEER_STATE_ADDRESS, m -> events.add(m.body()));
             manager = new ConnectionManagerVerticle(config,
@@ -325,5 +334,109 @@ class ResilientReadPathAgentTest {
         until("the reconnection's listeners ran", () -> !onReconnect.isEmpty());
         assertEquals(List.of(CircuitBreaker.State.HALF_OPEN), List.copyOf(onReconnect), "the handshake turned the breaker half-open");
         assertEquals("rdma", sidecar.readSource(FileId.parse("2,08578634e1")), "the first read after it answers again");
+    }
+
+    /** Volume 2's needles before a cut at {@link #CUT} (they start at .dat offsets 8 and 80,144: fixture's .idx). */
+    private static final List<FileId> KEPT = List.of(FileId.parse("2,0306bfd555"), FileId.parse("2,08578634e1"));
+    /** Volume 2's last three live needles, at .dat offsets 428,864, 792,856 and 913,216: all past {@link #CUT}. */
+    private static final List<FileId> CUT_AWAY = List.of(FileId.parse("2,159d9a9497"), FileId.parse("2,273b6306d2"),
+            FileId.parse("2,30436c9573"));
+    private static final long CUT = 400_000;
+
+    /**
+     * A served .dat truncated in place (as SeaweedFS does to a torn tail, or an operator) before the agent notices
+     * (it polls once a minute here, the longest agent.pollInterval): its mapping still covers the cut region and its SIGBUS guard makes those pages
+     * read as zeros. The cut needles are never served (zeros never pass as a needle) and fail cleanly, the needles
+     * before the cut go on being served over RDMA, and no read is held against the agent's breaker, however many.
+     */
+    @Test
+    void needlesCutFromADatBeforeTheAgentNoticesFailCleanlyWithoutOpeningItsBreaker() throws Exception {
+        Fixtures.copyDir("volumes", dir);
+        AgentHarness agent = new AgentHarness(dir, TLS, s -> s.withPollInterval(Duration.ofSeconds(60)));
+        open.add(agent);
+        Sidecar sidecar = truncatedUnderTheSidecar(agent);
+        long epoch = sidecar.manager.routeFor(2).volume().epoch();
+        List<Throwable> heldAgainstTheAgent = heldAgainstTheAgent(sidecar);
+
+        for (int round = 0; round < 5; round++) { // 15 reads of cut needles: over the breaker's minimum of calls
+            readsAfterTheCut(sidecar, false);
+        }
+        assertEquals(epoch, sidecar.manager.routeFor(2).volume().epoch(), "the agent did not reopen the volume");
+        assertEquals(List.of(), heldAgainstTheAgent, "no read was held against the agent");
+        assertEquals(CircuitBreaker.State.CLOSED, sidecar.breaker().getState());
+    }
+
+    /**
+     * The same cut with the agent polling as usual: whenever its poll comes, it reopens the volume under a new epoch
+     * without the cut needles, and from then on they answer NOT_FOUND; the rest is served over RDMA throughout.
+     */
+    @Test
+    void needlesCutFromADatAnswerNotFoundOnceTheAgentReopenedTheVolume() throws Exception {
+        Fixtures.copyDir("volumes", dir);
+        AgentHarness agent = agent(0);
+        open.add(agent);
+        Sidecar sidecar = truncatedUnderTheSidecar(agent);
+        long epoch = sidecar.manager.routeFor(2).volume().epoch();
+        List<Throwable> heldAgainstTheAgent = heldAgainstTheAgent(sidecar);
+
+        boolean reopened;
+        do { // the last round runs once the sidecar sees the new epoch
+            reopened = sidecar.manager.routeFor(2).volume().epoch() != epoch;
+            readsAfterTheCut(sidecar, reopened);
+        } while (!reopened);
+        assertEquals(List.of(), heldAgainstTheAgent, "no read was held against the agent");
+        assertEquals(CircuitBreaker.State.CLOSED, sidecar.breaker().getState());
+    }
+
+    /**
+     * A sidecar that read every needle of volume 2 over RDMA (their locations are cached), then 2.dat cut at
+     * {@link #CUT} in place. Pings get a generous timeout: a stall of the loaded machine must not pass for the cut's.
+     */
+    private Sidecar truncatedUnderTheSidecar(AgentHarness agent) throws Exception {
+        Sidecar sidecar = new Sidecar(agent.port(), LONG_OPEN, Duration.ofSeconds(20));
+        until("agent up", () -> sidecar.peer().isUp());
+        for (FileId fid : CUT_AWAY) {
+            NeedleContent c = await(sidecar.source.read(fid, sidecar.volumeServer.url()));
+            assertEquals("rdma", c.stat().source(), fid.toString());
+            c.release();
+        }
+        KEPT.forEach(fid -> assertEquals("rdma", sidecar.readSource(fid)));
+        try (FileChannel ch = FileChannel.open(dir.resolve("2.dat"), StandardOpenOption.WRITE)) {
+            ch.truncate(CUT);
+        }
+        return sidecar;
+    }
+
+    /** The failures the agent's breaker records from now on. */
+    private static List<Throwable> heldAgainstTheAgent(Sidecar sidecar) {
+        List<Throwable> failures = new CopyOnWriteArrayList<>();
+        sidecar.breaker().getEventPublisher().onError(e -> failures.add(e.getThrowable()));
+        return failures;
+    }
+
+    /**
+     * Each cut needle once: never served; NOT_FOUND, or (before the agent reopened the volume, when neither the agent
+     * nor the stand-in volume server can tell) UNAVAILABLE. Then each kept needle, served over RDMA.
+     */
+    private static void readsAfterTheCut(Sidecar sidecar, boolean reopened) {
+        for (FileId fid : CUT_AWAY) {
+            ReadFailure failure = (ReadFailure) awaitFailure(sidecar.source.read(fid, sidecar.volumeServer.url()));
+            if (reopened || failure.kind() != ReadFailure.Kind.UNAVAILABLE) {
+                assertEquals(ReadFailure.Kind.NOT_FOUND, failure.kind(), fid + ": " + failure);
+            }
+        }
+        for (FileId fid : KEPT) {
+            assertEquals("rdma", sidecar.readSource(fid), fid.toString());
+        }
+    }
+
+    /** The failure a read ends with; a read served instead fails the test. */
+    private static Throwable awaitFailure(Future<NeedleContent> read) {
+        AsyncResult<NeedleContent> ar = await(read.transform(r -> Future.succeededFuture(r)));
+        if (ar.succeeded()) {
+            ar.result().release();
+            fail("served " + ar.result().stat());
+        }
+        return ar.cause();
     }
 }
