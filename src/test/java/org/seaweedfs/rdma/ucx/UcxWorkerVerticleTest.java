@@ -369,6 +369,6 @@ class UcxWorkerVerticleTest {
     private static UcxSettings withTcpSegments(UcxSettings s, int tx, int rx) {
         return new UcxSettings(s.tls(), s.netDevices(), s.peerErrorHandling(), s.spinIterations(), tx, rx,
                 s.maxFrameBytes(), s.connectTimeoutMs(), s.probeTransports(), s.maxRemoteKeys(), s.onDemandPaging(),
-                s.eventLoopLanes(), s.extraConfig());
+                s.eventLoopLanes(), s.idleSpinMicros(), s.extraConfig());
     }
 }
