@@ -48,6 +48,7 @@ public final class EventBusBenchMain {
         int iters = 20_000;
         double warmupSeconds = 3;
         int runs = 3;
+        String requester = "any";
         List<String> lists = new java.util.ArrayList<>();
         for (int i = 0; i < args.length; i++) {
             switch (args[i]) {
@@ -58,11 +59,16 @@ public final class EventBusBenchMain {
                 case "--iters" -> iters = Integer.parseInt(args[++i]);
                 case "--warmup-seconds" -> warmupSeconds = Double.parseDouble(args[++i]);
                 case "--runs" -> runs = Integer.parseInt(args[++i]);
+                case "--requester" -> requester = args[++i];
                 default -> lists.add(args[i]);
             }
         }
         if (conf == null || plain == null || lists.isEmpty()) {
-            throw new IllegalArgumentException("usage: --conf FILE --plain DIR [--seconds S] [--concurrency N] [--iters N] [--runs N] PATHS_FILE...");
+            throw new IllegalArgumentException("usage: --conf FILE --plain DIR [--seconds S] [--concurrency N] [--iters N] [--runs N]"
+                    + " [--requester any|same-loop|other-loop] PATHS_FILE...");
+        }
+        if (!List.of("any", "same-loop", "other-loop").contains(requester)) {
+            throw new IllegalArgumentException("--requester must be any, same-loop or other-loop, got " + requester);
         }
         RdmaConfig config = ConfigLoader.parse(Files.readString(conf), conf.toString(), System.getenv());
         // As `serve` does: with metrics on, Vert.x's own (event-bus) metrics and the read meters are recorded too.
@@ -70,12 +76,33 @@ public final class EventBusBenchMain {
         Vertx vertx = metrics == null ? Vertx.vertx() : metrics.newVertx(new VertxOptions());
         SeaweedRdma server = await(SeaweedRdma.deploy(vertx, config, metrics));
         try {
+            // The consumer's thread: the one its replies are sent from.
+            Thread[] consumer = new Thread[1];
+            vertx.eventBus().addOutboundInterceptor(dc -> {
+                if (!EventBusApiVerticle.READ_ADDRESS.equals(dc.message().address()) && consumer[0] == null) {
+                    consumer[0] = Thread.currentThread();
+                }
+                dc.next();
+            });
             Context context = vertx.getOrCreateContext();
+            boolean placed = false;
             for (String list : lists) {
                 String[] fids = Files.readAllLines(Path.of(list)).stream().map(String::strip).filter(s -> !s.isEmpty())
                         .map(s -> s.startsWith("/") ? s.substring(1) : s).toArray(String[]::new);
                 Bench bench = new Bench(vertx, context, fids);
                 bench.ready(plain, 30_000);
+                if (!placed && !requester.equals("any")) {
+                    // Each deployment takes the next event loop: take the first context on (or off) the consumer's.
+                    for (int tries = 0; tries < 256 && onConsumerLoop(context, consumer[0]) != requester.equals("same-loop"); tries++) {
+                        context = newEventLoopContext(vertx);
+                    }
+                    if (onConsumerLoop(context, consumer[0]) != requester.equals("same-loop")) {
+                        throw new IllegalStateException("no requester context " + requester + " than the consumer's " + consumer[0]);
+                    }
+                    bench = new Bench(vertx, context, fids);
+                    bench.ready(plain, 30_000);
+                }
+                placed = true;
                 // Warm-up (JIT, pool, mirror) at the throughput phase's concurrency, then one at a time.
                 bench.run(Integer.MAX_VALUE, null, System.nanoTime() + (long) (warmupSeconds * 1e9), concurrency);
                 bench.run(iters / 10, null, Long.MAX_VALUE, 1);
@@ -94,10 +121,10 @@ public final class EventBusBenchMain {
                     done += reads;
                 }
                 double median = median(rates);
-                System.out.printf(Locale.ROOT, "{\"impl\":\"java-eventbus\",\"kind\":\"eventbus\",\"size\":%d,\"concurrency\":%d,"
+                System.out.printf(Locale.ROOT, "{\"impl\":\"java-eventbus\",\"kind\":\"eventbus\",\"requester\":\"%s\",\"size\":%d,\"concurrency\":%d,"
                                 + "\"ops_s\":%.1f,\"ops_s_runs\":[%s],\"gbps\":%.3f,\"p50_us\":%.2f,\"p99_us\":%.2f,\"mean_us\":%.2f,"
                                 + "\"lat_samples\":%d,\"reads\":%d,\"pcts_us\":{%s}}%n",
-                        bench.size, concurrency, median,
+                        requester, bench.size, concurrency, median,
                         Arrays.stream(rates).mapToObj(x -> String.format(Locale.ROOT, "%.1f", x)).collect(java.util.stream.Collectors.joining(",")),
                         median * bench.size / 1e9,
                         pct(lat, 50), pct(lat, 99), Arrays.stream(lat).average().orElse(0) / 1e3, n, done, pctsJson(lat));
@@ -108,6 +135,23 @@ public final class EventBusBenchMain {
             await(vertx.close());
         }
         System.exit(0);
+    }
+
+    /** A fresh event-loop context: the one of a verticle that does nothing (deployments take the loops in turn). */
+    private static Context newEventLoopContext(Vertx vertx) throws Exception {
+        Context[] made = new Context[1];
+        await(vertx.deployVerticle(new io.vertx.core.VerticleBase() {
+            @Override
+            public Future<?> start() {
+                made[0] = context;
+                return Future.succeededFuture();
+            }
+        }));
+        return made[0];
+    }
+
+    private static boolean onConsumerLoop(Context context, Thread consumer) throws Exception {
+        return await(onContext(context, () -> Future.succeededFuture(Thread.currentThread() == consumer)));
     }
 
     private static double median(double[] values) {
