@@ -359,31 +359,29 @@ hook_eventbus() {
 
 # hook_agent_cpu CONFIG — agent process CPU (utime+stime, all threads) over a wrk run through the sidecar, per read.
 hook_agent_cpu() {
-    local config=$1 tls size list t0 t1 reads errors
+    local config=$1 size list t0 t1 reads errors
     trap stop_servers EXIT
-    for tls in "$config"; do
-        log "agent CPU: configuration $config"
-        start_agent "$config"
-        start_sidecar "$config"
-        warm_sidecar
-        for size in 4096 1048576; do
-            list=$BENCH_DATA/vid1.paths; [ "$size" = 4096 ] || list=$BENCH_DATA/vid2.paths
-            wrk_requests "$CPU_CONNS" "$CPU_WARMUP_SECONDS" "$list" > /dev/null # JIT of both fresh JVMs
-            t0=$(cpu_ticks "$AGENT_PID")
-            read -r reads errors < <(wrk_requests "$CPU_CONNS" "$WRK_SECONDS" "$list")
-            t1=$(cpu_ticks "$AGENT_PID")
-            [ "$errors" = 0 ] || echo "agent CPU: $errors errors during the run" >&2
-            python3 -c 'import json, os, sys
+    log "agent CPU: configuration $config"
+    start_agent "$config"
+    start_sidecar "$config"
+    warm_sidecar
+    for size in 4096 1048576; do
+        list=$BENCH_DATA/vid1.paths; [ "$size" = 4096 ] || list=$BENCH_DATA/vid2.paths
+        wrk_requests "$CPU_CONNS" "$CPU_WARMUP_SECONDS" "$list" > /dev/null # JIT of both fresh JVMs
+        t0=$(cpu_ticks "$AGENT_PID")
+        read -r reads errors < <(wrk_requests "$CPU_CONNS" "$WRK_SECONDS" "$list")
+        t1=$(cpu_ticks "$AGENT_PID")
+        [ "$errors" = 0 ] || echo "agent CPU: $errors errors during the run" >&2
+        python3 -c 'import json, os, sys
 tls, size, reads, ticks, conns, secs, memory = sys.argv[1], int(sys.argv[2]), int(sys.argv[3]), int(sys.argv[4]), int(sys.argv[5]), float(sys.argv[6]), sys.argv[7]
 hz = os.sysconf("SC_CLK_TCK")
 print(json.dumps({"kind": "agent_cpu", "tls": tls, "volume_memory": memory, "size": size, "conns": conns, "reads": reads,
-                  "agent_cpu_s": round(ticks / hz, 2), "reads_s": round(reads / secs, 1),
-                  "cpu_us_per_read": round(ticks / hz * 1e6 / reads, 2) if reads > 0 else None}))' \
-                "$(sed -n 's/.*UCX worker ucx-worker-1 started; context settings {TLS=\(.*\), NET_DEVICES=.*/\1/p' "$BENCH_OUT/logs/agent.log" | head -n1)" \
-                "$size" "$reads" "$((t1 - t0))" "$CPU_CONNS" "$WRK_SECONDS" "$([ "$config" = best ] && echo ucx || echo mapped)" | record
-        done
-        stop_servers
+              "agent_cpu_s": round(ticks / hz, 2), "reads_s": round(reads / secs, 1),
+              "cpu_us_per_read": round(ticks / hz * 1e6 / reads, 2) if reads > 0 else None}))' \
+            "$(sed -n 's/.*UCX worker ucx-worker-1 started; context settings {TLS=\(.*\), NET_DEVICES=.*/\1/p' "$BENCH_OUT/logs/agent.log" | head -n1)" \
+            "$size" "$reads" "$((t1 - t0))" "$CPU_CONNS" "$WRK_SECONDS" "$([ "$config" = best ] && echo ucx || echo mapped)" | record
     done
+    stop_servers
     trap - EXIT
 }
 
