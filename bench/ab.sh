@@ -3,7 +3,8 @@
 # requests/s, latency and the CPU each process spent per request (/proc/<pid>/stat). Run the jars alternately.
 #   bench/run.sh sidecar                         # once: volumes, path lists, bench/out/{agent,sidecar}.yaml
 #   bench/ab.sh before /tmp/before.jar; bench/ab.sh after target/seaweedfs-rdma-sidecar.jar; (repeat)
-# Env: JAVA_OPTS, CONNS ("64 1"), SECONDS_EACH (5), WARMUP (6), LIST (4 KiB path list), SIDECAR_CONF.
+# Env: JAVA_OPTS, CONNS ("64 1"), SECONDS_EACH (5), WARMUP (6), LIST (4 KiB path list), SIDECAR_CONF, AGENT_CONF.
+# CPU is counted for each JVM and its children (a `serve` missing a UCX_* variable relaunches itself as a child).
 set -euo pipefail
 label=${1:?label}; jar=${2:?jar}
 BENCH_DIR=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
@@ -11,11 +12,12 @@ out=${BENCH_OUT:-$BENCH_DIR/out}
 data=${BENCH_DATA:-/tmp/seaweedfs-rdma-bench}
 list=${LIST:-$data/vid1.paths}
 sidecar_conf=${SIDECAR_CONF:-$out/sidecar.yaml}
-export UCX_POSIX_ERROR_HANDLING=y UCX_SYSV_ERROR_HANDLING=y UCX_TCP_CM_REUSEADDR=y UCX_ERROR_SIGNALS=
+agent_conf=${AGENT_CONF:-$out/agent.yaml}
+export UCX_POSIX_ERROR_HANDLING=y UCX_SYSV_ERROR_HANDLING=y UCX_TCP_CM_REUSEADDR=y UCX_ERROR_SIGNALS= UCX_LOG_FILE=stderr
 export UCX_TCP_TX_SEG_SIZE=${UCX_TCP_TX_SEG_SIZE:-256k} UCX_TCP_RX_SEG_SIZE=${UCX_TCP_RX_SEG_SIZE:-256k}
 port=$(sed -n 's/^  port: *//p' "$sidecar_conf")
 # shellcheck disable=SC2086
-java ${JAVA_OPTS:-} -jar "$jar" serve --conf "$out/agent.yaml" > "$out/logs/ab-agent.log" 2>&1 & agent=$!
+java ${JAVA_OPTS:-} -jar "$jar" serve --conf "$agent_conf" > "$out/logs/ab-agent.log" 2>&1 & agent=$!
 trap 'kill $agent ${sidecar:-} 2> /dev/null || true' EXIT
 until grep -q '^ready:' "$out/logs/ab-agent.log"; do sleep 0.2; done
 # shellcheck disable=SC2086
@@ -23,7 +25,7 @@ java ${JAVA_OPTS:-} -jar "$jar" serve --conf "$sidecar_conf" > "$out/logs/ab-sid
 url="http://127.0.0.1:$port$(head -n1 "$list")"
 until curl -s -D - -o /dev/null "$url" | grep -qi '^x-source: *rdma'; do sleep 0.2; done
 wrk -t1 -c64 -d"${WARMUP:-6}s" -s "$BENCH_DIR/lib/random_path.lua" "http://127.0.0.1:$port/" -- "$list" > /dev/null
-ticks() { awk '{ print $14 + $15 }' "/proc/$1/stat"; }
+ticks() { local p t=0; for p in $1 $(pgrep -P "$1"); do t=$((t + $(awk '{ print $14 + $15 }' "/proc/$p/stat"))); done; echo $t; }
 for c in ${CONNS:-64 1}; do
     a0=$(ticks $agent); s0=$(ticks $sidecar)
     r=$(wrk -t1 -c"$c" -d"${SECONDS_EACH:-5}s" --latency -s "$BENCH_DIR/lib/random_path.lua" "http://127.0.0.1:$port/" -- "$list" \

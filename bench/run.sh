@@ -8,7 +8,7 @@ export BENCH_OUT=${BENCH_OUT:-$BENCH_DIR/out}
 BENCH_DATA=${BENCH_DATA:-/tmp/seaweedfs-rdma-bench}      # plain files (reused between runs)
 export WRK_SECONDS=${WRK_SECONDS:-10}
 NGINX_PORT=${NGINX_PORT:-18080}
-NGINX_WORKERS=${NGINX_WORKERS:-1}                          # 1 worker + 1 wrk thread = the 2 cores
+NGINX_WORKERS=${NGINX_WORKERS:-1 2}   # nginx is measured with each; the report compares with its best per workload
 COUNT_4K=${COUNT_4K:-4000}
 COUNT_1M=${COUNT_1M:-1000}
 C_SIZES=${C_SIZES:-4K,64K,1M}
@@ -21,10 +21,14 @@ JAR=$ROOT/target/seaweedfs-rdma-sidecar.jar
 JAVA_CP=$ROOT/target/classes:$ROOT/target/test-classes:$JAR   # bench mains live in the test classes
 JAVA_OPTS=${JAVA_OPTS:-}                 # every JVM of the run
 AGENT_JAVA_OPTS=${AGENT_JAVA_OPTS:-}
-AGENT_VOLUME_MEMORY=${AGENT_VOLUME_MEMORY:-ucx}   # agent.volumeMemory: ucx (copies read over shm) or mapped
 SIDECAR_JAVA_OPTS=${SIDECAR_JAVA_OPTS:-}
-SIDECAR_METRICS=${SIDECAR_METRICS:-false}  # the sidecar's metrics.enabled (HTTP and event-bus steps); false as in
-                                           # BENCHMARKS.md's runs, true to measure what the meters cost
+# The configurations measured side by side (each: agent + sidecar started with it, every step below):
+#   defaults  conf/config.yaml as shipped: volumes mapped, UCX chooses transports, metrics on; the bench sets only
+#             addresses, fallback: [] (every answer an RDMA read) and the in-flight bounds its load needs
+#   best      the agent serves UCX copies of its volumes (agent.volumeMemory: ucx), ucx.tls [shm, tcp], 2 MiB read
+#             buffers (a 1 MiB needle in one get), metrics on
+CONFIGS=${CONFIGS:-defaults best}
+METRICS=${METRICS:-true}                 # metrics.enabled of agent and sidecar in every configuration (serve's default)
 JAVA_GET_ARGS=${JAVA_GET_ARGS:-}         # extra UcxGetBenchMain options
 AGENT_PORT_BASE=${AGENT_PORT:-18515}        # the first agent's port; later starts take the next ones
 SIDECAR_PORT=${SIDECAR_PORT:-18081}
@@ -51,7 +55,10 @@ source "$BENCH_DIR/lib/http.sh"
 record() {
     local line
     while IFS= read -r line; do
-        if [[ $line == "{"* ]]; then printf '%s\n' "$line" | tee -a "$RESULTS"; else printf '%s\n' "$line" >&2; fi
+        if [[ $line == "{"* ]]; then
+            [ -z "${RECORD_TAG:-}" ] || line="{$RECORD_TAG,${line:1}"
+            printf '%s\n' "$line" | tee -a "$RESULTS"
+        else printf '%s\n' "$line" >&2; fi
     done
 }
 
@@ -160,13 +167,15 @@ http_suite() {
 }
 
 run_nginx() {
-    local prefix=$BENCH_OUT/nginx
-    log "nginx: $NGINX_WORKERS worker(s) on 127.0.0.1:$NGINX_PORT"
-    nginx_start "$BENCH_DATA/plain" "$NGINX_PORT" "$NGINX_WORKERS" "$prefix"
-    trap 'nginx_stop "$BENCH_OUT/nginx"' EXIT
-    http_suite nginx "http://127.0.0.1:$NGINX_PORT"
-    nginx_stop "$prefix"
-    trap - EXIT
+    local prefix=$BENCH_OUT/nginx workers
+    for workers in $NGINX_WORKERS; do
+        log "nginx: $workers worker(s) on 127.0.0.1:$NGINX_PORT"
+        nginx_start "$BENCH_DATA/plain" "$NGINX_PORT" "$workers" "$prefix"
+        trap 'nginx_stop "$BENCH_OUT/nginx"' EXIT
+        RECORD_TAG="\"workers\":$workers" http_suite nginx "http://127.0.0.1:$NGINX_PORT"
+        nginx_stop "$prefix"
+        trap - EXIT
+    done
 }
 
 # ---------- hooks: the project's side, plugged in when the read path exists ----------
@@ -187,7 +196,10 @@ hook_java_get() {
 # yaml_list "a,b" -> [a, b]
 yaml_list() { printf '[%s]' "$(sed 's/,/, /g' <<< "$1")"; }
 
-# start_agent TLS — agent serving $BENCH_DATA/volumes on 127.0.0.1:$AGENT_PORT; sets AGENT_PID. Each start takes
+# config_ucx CONFIG — the ucx section of a configuration (empty: the defaults)
+config_ucx() { [ "$1" = best ] && printf 'ucx:\n  tls: %s\n' "$(yaml_list "$SHM_TLS")"; return 0; }
+
+# start_agent CONFIG — agent serving $BENCH_DATA/volumes on 127.0.0.1:$AGENT_PORT; sets AGENT_PID. Each start takes
 # the next port: the previous agent's port may still be held (UCX reports "Device is busy") right after it stopped.
 AGENT_STARTS=0
 start_agent() {
@@ -199,11 +211,10 @@ roles: [agent]
 agent:
   listen: 127.0.0.1:$AGENT_PORT
   volumeDirs: [$BENCH_DATA/volumes]
-  volumeMemory: $AGENT_VOLUME_MEMORY
-ucx:
-  tls: $(yaml_list "$1")
+$([ "$1" = best ] && echo "  volumeMemory: ucx")
+$(config_ucx "$1")
 metrics:
-  enabled: false
+  enabled: $METRICS
 YAML
     # shellcheck disable=SC2086
     java $JAVA_OPTS $AGENT_JAVA_OPTS -jar "$JAR" serve --conf "$conf" > "$BENCH_OUT/logs/agent.log" 2>&1 &
@@ -211,7 +222,7 @@ YAML
     wait_for_line "$BENCH_OUT/logs/agent.log" '^ready:' 60 "$AGENT_PID"
 }
 
-# sidecar_conf TLS PORT FILE — the sidecar's configuration (also used in-JVM by the event-bus bench).
+# sidecar_conf CONFIG PORT FILE — the sidecar's configuration (also used in-JVM by the event-bus bench).
 sidecar_conf() {
     cat > "$3" <<YAML
 roles: [sidecar]
@@ -224,17 +235,14 @@ sidecar:
   agents: [127.0.0.1:$AGENT_PORT]
   fallback: []
   maxInFlightReads: 4096
-  bufferPool:
-    bufferSize: $SIDECAR_BUFFER
-    totalBytes: $SIDECAR_POOL
-ucx:
-  tls: $(yaml_list "$1")
+$([ "$1" = best ] && printf '  bufferPool:\n    bufferSize: %s\n    totalBytes: %s\n' "$SIDECAR_BUFFER" "$SIDECAR_POOL")
+$(config_ucx "$1")
 metrics:
-  enabled: $SIDECAR_METRICS
+  enabled: $METRICS
 YAML
 }
 
-# start_sidecar TLS — sidecar on 127.0.0.1:$SIDECAR_PORT reading from the agent; sets SIDECAR_PID. It is ready
+# start_sidecar CONFIG — sidecar on 127.0.0.1:$SIDECAR_PORT reading from the agent; sets SIDECAR_PID. It is ready
 # once a needle answers with X-Source: rdma (the connection to the agent is made in the background).
 start_sidecar() {
     local conf=$BENCH_OUT/sidecar.yaml
@@ -308,70 +316,95 @@ warm_sidecar() {
     wrk_requests 8 "$((SIDECAR_WARMUP_SECONDS / 2))" "$BENCH_DATA/vid2.paths" > /dev/null
 }
 
-# hook_sidecar_http — agent and sidecar (separate processes) on the volumes whose bytes nginx served as plain files.
+# hook_sidecar_http CONFIG — agent and sidecar (separate processes) on the volumes whose bytes nginx served as plain
+# files; the CPU each spent per request is recorded beside each wrk line (agent_us_per_req, sidecar_us_per_req).
 hook_sidecar_http() {
-    log "sidecar: agent + sidecar (UCX_TLS=$SHM_TLS), HTTP on 127.0.0.1:$SIDECAR_PORT"
+    log "sidecar ($1): agent + sidecar, HTTP on 127.0.0.1:$SIDECAR_PORT"
     trap stop_servers EXIT
-    start_agent "$SHM_TLS"
-    start_sidecar "$SHM_TLS"
+    start_agent "$1"
+    start_sidecar "$1"
+    log "the agent's start-up choice: $(grep -o 'UCX progress of the agent.*' "$BENCH_OUT/logs/agent.log" | head -n1)"
     warm_sidecar
-    http_suite sidecar "http://127.0.0.1:$SIDECAR_PORT"
+    local base="http://127.0.0.1:$SIDECAR_PORT" shape size conns list a0 s0
+    http_verify "$base" "$BENCH_DATA/vid1.paths" "$BENCH_DATA/plain"
+    http_verify "$base" "$BENCH_DATA/vid2.paths" "$BENCH_DATA/plain"
+    for shape in 4096:64 1048576:8 4096:1 1048576:1; do
+        size=${shape%:*} conns=${shape#*:}
+        list=$BENCH_DATA/vid1.paths; [ "$size" = 4096 ] || list=$BENCH_DATA/vid2.paths
+        log "sidecar ($1): $size B, $conns connection(s)"
+        a0=$(cpu_ticks "$AGENT_PID"); s0=$(cpu_ticks "$SIDECAR_PID")
+        wrk_measure sidecar "$size" "$conns" "$base" "$list" | with_cpu "$a0" "$s0" | record
+    done
     stop_servers
     trap - EXIT
 }
 
-# hook_eventbus — the sidecar embedded in the bench's JVM (SeaweedRdma.deploy), its agent another process: reads over
-# the event bus (kind eventbus), then through SeaweedRdma.client() from a verticle's event loop (kind client).
+# with_cpu AGENT_TICKS0 SIDECAR_TICKS0 — adds to a wrk line (stdin) each process's CPU per request since the given
+# ticks, read once the line is in (the wrk warm-up inside wrk_measure is counted as requests at the same rate).
+with_cpu() {
+    python3 -c 'import json, os, sys
+r = json.loads(sys.stdin.read()); hz = os.sysconf("SC_CLK_TCK")
+def ticks(pid):
+    f = open(f"/proc/{pid}/stat").read().rsplit(")", 1)[1].split()
+    return int(f[11]) + int(f[12])
+n = r["requests"] * (1 + float(sys.argv[5]) / r["duration_s"])
+r["agent_us_per_req"] = round((ticks(sys.argv[3]) - int(sys.argv[1])) * 1e6 / hz / n, 2)
+r["sidecar_us_per_req"] = round((ticks(sys.argv[4]) - int(sys.argv[2])) * 1e6 / hz / n, 2)
+print(json.dumps(r))' "$1" "$2" "$AGENT_PID" "$SIDECAR_PID" "${WRK_WARMUP_SECONDS:-2}"
+}
+
+# hook_eventbus CONFIG — the sidecar embedded in the bench's JVM (SeaweedRdma.deploy), its agent another process; the
+# event-bus requests come from an event loop other than the consumer's (what an application's own verticle gets),
+# then SeaweedRdma.client() reads from a verticle's own event loop (kind client).
 hook_eventbus() {
-    log "event bus: sidecar in the bench JVM, agent a process (UCX_TLS=$SHM_TLS)"
+    log "event bus ($1): sidecar in the bench JVM, agent a process"
     trap stop_servers EXIT
-    start_agent "$SHM_TLS"
-    sidecar_conf "$SHM_TLS" "$((SIDECAR_PORT + 1))" "$BENCH_OUT/eventbus-sidecar.yaml"  # its HTTP API idles
+    start_agent "$1"
+    sidecar_conf "$1" "$((SIDECAR_PORT + 1))" "$BENCH_OUT/eventbus-sidecar.yaml"  # its HTTP API idles
     # shellcheck disable=SC2086
     java $JAVA_OPTS $SIDECAR_JAVA_OPTS -cp "$JAVA_CP" org.seaweedfs.rdma.eventbus.EventBusBenchMain \
         --conf "$BENCH_OUT/eventbus-sidecar.yaml" --plain "$BENCH_DATA/plain" --seconds "$WRK_SECONDS" \
-        --concurrency "$EVENTBUS_CONCURRENCY" --warmup-seconds "$SIDECAR_WARMUP_SECONDS" "$BENCH_DATA/vid1.paths" "$BENCH_DATA/vid2.paths" \
+        --concurrency "$EVENTBUS_CONCURRENCY" --requester other-loop --warmup-seconds "$SIDECAR_WARMUP_SECONDS" "$BENCH_DATA/vid1.paths" "$BENCH_DATA/vid2.paths" \
         2>> "$BENCH_OUT/logs/eventbus.log" | record
     stop_servers
     trap - EXIT
 }
 
-# hook_agent_cpu — agent process CPU (utime+stime, all threads) over a wrk run through the sidecar, per read.
+# hook_agent_cpu CONFIG — agent process CPU (utime+stime, all threads) over a wrk run through the sidecar, per read.
 hook_agent_cpu() {
-    local tls size list t0 t1 reads errors
+    local config=$1 size list t0 t1 reads errors
     trap stop_servers EXIT
-    for tls in "$SHM_TLS" "$TCP_TLS"; do
-        log "agent CPU: UCX_TLS=$tls"
-        start_agent "$tls"
-        start_sidecar "$tls"
-        warm_sidecar
-        for size in 4096 1048576; do
-            list=$BENCH_DATA/vid1.paths; [ "$size" = 4096 ] || list=$BENCH_DATA/vid2.paths
-            wrk_requests "$CPU_CONNS" "$CPU_WARMUP_SECONDS" "$list" > /dev/null # JIT of both fresh JVMs
-            t0=$(cpu_ticks "$AGENT_PID")
-            read -r reads errors < <(wrk_requests "$CPU_CONNS" "$WRK_SECONDS" "$list")
-            t1=$(cpu_ticks "$AGENT_PID")
-            [ "$errors" = 0 ] || echo "agent CPU: $errors errors during the run" >&2
-            python3 -c 'import json, os, sys
+    log "agent CPU: configuration $config"
+    start_agent "$config"
+    start_sidecar "$config"
+    warm_sidecar
+    for size in 4096 1048576; do
+        list=$BENCH_DATA/vid1.paths; [ "$size" = 4096 ] || list=$BENCH_DATA/vid2.paths
+        wrk_requests "$CPU_CONNS" "$CPU_WARMUP_SECONDS" "$list" > /dev/null # JIT of both fresh JVMs
+        t0=$(cpu_ticks "$AGENT_PID")
+        read -r reads errors < <(wrk_requests "$CPU_CONNS" "$WRK_SECONDS" "$list")
+        t1=$(cpu_ticks "$AGENT_PID")
+        [ "$errors" = 0 ] || echo "agent CPU: $errors errors during the run" >&2
+        python3 -c 'import json, os, sys
 tls, size, reads, ticks, conns, secs, memory = sys.argv[1], int(sys.argv[2]), int(sys.argv[3]), int(sys.argv[4]), int(sys.argv[5]), float(sys.argv[6]), sys.argv[7]
 hz = os.sysconf("SC_CLK_TCK")
 print(json.dumps({"kind": "agent_cpu", "tls": tls, "volume_memory": memory, "size": size, "conns": conns, "reads": reads,
-                  "agent_cpu_s": round(ticks / hz, 2), "reads_s": round(reads / secs, 1),
-                  "cpu_us_per_read": round(ticks / hz * 1e6 / reads, 2) if reads > 0 else None}))' \
-                "$tls" "$size" "$reads" "$((t1 - t0))" "$CPU_CONNS" "$WRK_SECONDS" "$AGENT_VOLUME_MEMORY" | record
-        done
-        stop_servers
+              "agent_cpu_s": round(ticks / hz, 2), "reads_s": round(reads / secs, 1),
+              "cpu_us_per_read": round(ticks / hz * 1e6 / reads, 2) if reads > 0 else None}))' \
+            "$(sed -n 's/.*UCX worker ucx-worker-1 started; context settings {TLS=\(.*\), NET_DEVICES=.*/\1/p' "$BENCH_OUT/logs/agent.log" | head -n1)" \
+            "$size" "$reads" "$((t1 - t0))" "$CPU_CONNS" "$WRK_SECONDS" "$([ "$config" = best ] && echo ucx || echo mapped)" | record
     done
+    stop_servers
     trap - EXIT
 }
 
 # hook_memory — the sidecar process: peak RSS and heap in use under 1,000 concurrent requests, then the heap
 # (after a full GC) every HEAP_CHECK_READS reads up to HEAP_READS reads of 4 KiB needles.
-hook_memory() {
-    log "memory: sidecar under $MEMORY_CONNS connections, then heap over $HEAP_READS reads"
+hook_memory() {  # CONFIG
+    log "memory ($1): sidecar under $MEMORY_CONNS connections, then heap over $HEAP_READS reads"
     trap stop_servers EXIT
-    start_agent "$SHM_TLS"
-    start_sidecar "$SHM_TLS"
+    start_agent "$1"
+    start_sidecar "$1"
     warm_sidecar
     local list=$BENCH_DATA/vid1.paths peak=0 peak_private=0 peak_shmem=0 rss heap wrk_pid reads errors
     heap=$(heap_used_mib "$SIDECAR_PID" gc)
@@ -410,6 +443,15 @@ hook_memory() {
     trap - EXIT
 }
 
+# for_configs HOOK — the hook once per configuration, its lines tagged with it.
+for_configs() {
+    local config
+    for config in $CONFIGS; do
+        case $config in defaults|best) ;; *) echo "unknown configuration '$config' (defaults, best)" >&2; exit 2 ;; esac
+        RECORD_TAG="\"config\":\"$config\"" "$1" "$config"
+    done
+}
+
 # ---------- main ----------
 
 main() {
@@ -424,10 +466,10 @@ main() {
         case $step in
             c) run_c_get ;;
             http) make_http_data; run_nginx ;;
-            sidecar) make_http_data; hook_sidecar_http ;;
-            eventbus) hook_eventbus ;;
-            cpu) hook_agent_cpu ;;
-            memory) hook_memory ;;
+            sidecar) make_http_data; for_configs hook_sidecar_http ;;
+            eventbus) for_configs hook_eventbus ;;
+            cpu) for_configs hook_agent_cpu ;;
+            memory) RECORD_TAG='"config":"best"' hook_memory best ;;
             *) echo "unknown step '$step' (steps: c http sidecar eventbus cpu memory)" >&2; exit 2 ;;
         esac
     done

@@ -8,7 +8,10 @@ import org.seaweedfs.rdma.config.AgentConfig;
 import org.seaweedfs.rdma.config.SidecarConfig;
 import org.seaweedfs.rdma.config.UcxConfig;
 import org.seaweedfs.rdma.sidecar.memory.RegisteredBufferPool;
+import org.seaweedfs.rdma.ucx.ProgressPlan;
 import org.seaweedfs.rdma.ucx.UcxSettings;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * Turns the validated configuration into the settings each component takes. It lives in the composition root so
@@ -16,10 +19,26 @@ import org.seaweedfs.rdma.ucx.UcxSettings;
  */
 public final class RoleSettings {
 
+    private static final Logger log = LoggerFactory.getLogger(RoleSettings.class);
+
     private RoleSettings() {
     }
 
-    /** The {@code ucx.*} keys over the transport's defaults. */
+    /**
+     * The {@code ucx.*} keys for a UCX worker whose memory peers read ({@code servesMemory}: the agent's) or not, with
+     * the owner thread's progress mode chosen from the host ({@link ProgressPlan}) and logged in one line.
+     */
+    public static UcxSettings ucx(UcxConfig ucx, String role, boolean servesMemory) {
+        UcxSettings settings = ucx(ucx);
+        ProgressPlan plan = ProgressPlan.choose(ucx.progress(), servesMemory, settings.tls(),
+                ProgressPlan.rdmaDevices(ProgressPlan.RDMA_DEVICES));
+        log.info("UCX progress of the " + role + "'s owner thread: "
+                + (plan.idleSpinMicros() > 0 ? "spin " + plan.idleSpinMicros() + " µs, then wait" : "wait at once")
+                + " (" + plan.reason() + ")");
+        return settings.withIdleSpinMicros(plan.idleSpinMicros());
+    }
+
+    /** The {@code ucx.*} keys over the transport's defaults (the owner thread sleeps at once). */
     public static UcxSettings ucx(UcxConfig ucx) {
         UcxSettings settings = UcxSettings.defaults().withPeerErrorHandling(!"none".equals(ucx.errorHandling()))
                 // empty means "UCX chooses" (conf/config.yaml): UCX's own default, all, so RDMA is used where a host

@@ -93,7 +93,7 @@ public final class SeaweedRdma {
     }
 
     private Future<Void> startAgent(RdmaMetrics metrics) {
-        UcxWorkerVerticle ucx = new UcxWorkerVerticle(RoleSettings.ucx(config.ucx()));
+        UcxWorkerVerticle ucx = new UcxWorkerVerticle(RoleSettings.ucx(config.ucx(), "agent", true));
         AgentVerticle agentVerticle = new AgentVerticle(ucx, RoleSettings.agent(config.agent()));
         if (metrics != null) {
             RoleMetricsBinder binder = new RoleMetricsBinder(metrics.meterRegistry());
@@ -108,7 +108,7 @@ public final class SeaweedRdma {
     private Future<Void> startSidecar(RdmaMetrics metrics) {
         SidecarConfig sidecar = config.sidecar();
         ReadMeters meters = metrics == null ? ReadMeters.noop() : metrics.read();
-        UcxWorkerVerticle ucx = new UcxWorkerVerticle(RoleSettings.ucx(config.ucx()));
+        UcxWorkerVerticle ucx = new UcxWorkerVerticle(RoleSettings.ucx(config.ucx(), "sidecar", false));
         RegisteredBufferPool pool = new RegisteredBufferPool(RoleSettings.bufferPool(sidecar.bufferPool()));
         WebClient client = VolumeServerSource.newClient(vertx, 64);
         MasterClient master = sidecar.master() == null ? null

@@ -58,5 +58,8 @@ class RoleSettingsTest {
         assertEquals(12, RoleSettings.ucx(parse("ucx: {maxRemoteKeys: 12}").ucx()).maxRemoteKeys());
         assertTrue(RoleSettings.ucx(parse("").ucx()).eventLoopLanes());
         assertFalse(RoleSettings.ucx(parse("ucx: {eventLoopLanes: false}").ucx()).eventLoopLanes());
+        assertEquals(0, RoleSettings.ucx(parse("ucx: {progress: wait}").ucx(), "agent", true).idleSpinMicros());
+        assertEquals(100, RoleSettings.ucx(parse("ucx: {progress: spin}").ucx(), "sidecar", false).idleSpinMicros());
+        assertEquals(0, RoleSettings.ucx(parse("").ucx(), "sidecar", false).idleSpinMicros(), "auto: nobody reads its memory");
     }
 }

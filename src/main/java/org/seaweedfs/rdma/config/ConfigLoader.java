@@ -185,7 +185,7 @@ public final class ConfigLoader {
                 new UcxConfig(v.strings("ucx.tls"), v.strings("ucx.netDevices"),
                         v.string("ucx.errorHandling").toLowerCase(Locale.ROOT),
                         v.string("ucx.onDemandPaging").toLowerCase(Locale.ROOT), v.integer("ucx.maxRemoteKeys"),
-                        (Boolean) v.get("ucx.eventLoopLanes")),
+                        (Boolean) v.get("ucx.eventLoopLanes"), v.string("ucx.progress").toLowerCase(Locale.ROOT)),
                 new MetricsConfig((Boolean) v.get("metrics.enabled")),
                 new LoggingConfig(v.string("logging.level").toLowerCase(Locale.ROOT),
                         v.string("logging.format").toLowerCase(Locale.ROOT)),

@@ -71,6 +71,7 @@ final class ConfigSchema {
             ConfigKey.choice("ucx.onDemandPaging", STRING, "auto", "auto", "true", "false"),
             ConfigKey.ranged("ucx.maxRemoteKeys", INTEGER, 65_536L, 1, 1 << 24),
             ConfigKey.of("ucx.eventLoopLanes", BOOLEAN, true),
+            ConfigKey.choice("ucx.progress", STRING, "auto", "auto", "wait", "spin"),
             ConfigKey.of("metrics.enabled", BOOLEAN, true),
             ConfigKey.choice("logging.level", STRING, "info", "trace", "debug", "info", "warn", "error", "off"),
             ConfigKey.choice("logging.format", STRING, "text", "text", "json"),

@@ -43,6 +43,16 @@ final class LaneWorker {
      */
     private static final int SYNC_COMPLETIONS = 32;
     static final long IDLE_PROGRESS_MS = 100;
+    /**
+     * While gets are in flight the loop polls back to back for this long after the last UCX event (an issued or
+     * completed get): a get served one-sidedly or by a responsive peer completes within it. Past it (a peer that
+     * serves emulated gets and is slow to answer, e.g. its thread is descheduled on a busy host) polls are timers,
+     * spaced a quarter of the time since the last event (at most {@value #MAX_POLL_DELAY_MICROS} µs), so the event
+     * loop stops taking the core that the peer (on the same host) needs to answer.
+     */
+    static final long BUSY_POLL_NANOS = 50_000;
+    static final long MIN_POLL_DELAY_MICROS = 5;
+    static final long MAX_POLL_DELAY_MICROS = 100;
     /** How long a lane of a closed channel waits for its gets in flight before it force-closes. */
     private static final long DRAIN_TIMEOUT_MS = 2_000;
 
@@ -57,6 +67,9 @@ final class LaneWorker {
     private final ArrayList<EventLoopLane> draining = new ArrayList<>(); // no new gets, waiting for the ones in flight
     private final ArrayList<UcpRequest> closing = new ArrayList<>();
     private final Runnable pollTask = this::poll;
+    private final Runnable delayedPollTask = this::delayedPoll;
+    private ScheduledFuture<?> delayedPoll; // a timer poll while gets wait for a slow peer
+    private long lastEventNanos;
     private int pending; // gets issued and not yet delivered
     private boolean pollScheduled;
     private int syncBudget = SYNC_COMPLETIONS;
@@ -97,6 +110,7 @@ final class LaneWorker {
         }
         LaneGetOp op = lane.issue(context, remoteAddress, key, localAddress, length);
         pending++;
+        lastEventNanos = System.nanoTime();
         for (int i = 0; !op.isDone() && i < PROGRESS_ON_ISSUE; i++) {
             progressOnce();
         }
@@ -184,6 +198,7 @@ final class LaneWorker {
             return;
         }
         closed = true;
+        cancelDelayedPoll();
         if (idleTimer != null) {
             idleTimer.cancel(false);
             idleTimer = null;
@@ -260,15 +275,44 @@ final class LaneWorker {
     /** A task on the event loop while gets are in flight: progress, then completions on their contexts. */
     private void poll() {
         pollScheduled = false;
+        cancelDelayedPoll();
         syncBudget = SYNC_COMPLETIONS;
         if (closed) {
             return;
         }
-        progressPass();
+        boolean events = progressPass();
         if (pending > 0) {
-            // Busy polling (no yield, no sleep): yielding to wait for a peer that serves emulated gets costs the
-            // caller more latency than it gives the peer (BENCHMARKS.md). Only while gets are in flight.
-            schedulePoll();
+            long now = System.nanoTime();
+            if (events) {
+                lastEventNanos = now;
+            }
+            long quiet = now - lastEventNanos;
+            if (quiet < BUSY_POLL_NANOS) {
+                // Back to back (no yield, no sleep) while a completion is likely soon (BUSY_POLL_NANOS).
+                schedulePoll();
+            } else {
+                long delayMicros = Math.min(MAX_POLL_DELAY_MICROS, Math.max(MIN_POLL_DELAY_MICROS, quiet / 4_000));
+                try {
+                    delayedPoll = eventLoop.schedule(delayedPollTask, delayMicros, TimeUnit.MICROSECONDS);
+                } catch (RejectedExecutionException e) {
+                    delayedPoll = null; // the event loop is shutting down; close() fails what is left
+                }
+            }
+        }
+    }
+
+    /** The timer poll: skipped when an immediate poll is queued (a get was issued meanwhile), which cancels it. */
+    private void delayedPoll() {
+        delayedPoll = null;
+        if (!pollScheduled) {
+            poll();
+        }
+    }
+
+    private void cancelDelayedPoll() {
+        if (delayedPoll != null) {
+            delayedPoll.cancel(false);
+            delayedPoll = null;
         }
     }
 
@@ -287,14 +331,18 @@ final class LaneWorker {
         }
     }
 
-    /** One pass: progress, then retire failed lanes, close drained ones and deliver completions (never in a callback). */
-    private void progressPass() {
-        progressAll();
+    /**
+     * One pass: progress, then retire failed lanes, close drained ones and deliver completions (never in a callback).
+     * Returns whether UCX reported any event.
+     */
+    private boolean progressPass() {
+        boolean events = progressAll();
         if (!failedLanes.isEmpty()) {
             retireFailedLanes();
         }
         closeDrainedLanes();
         deliverQueued();
+        return events;
     }
 
     private void retireFailedLanes() {
@@ -351,10 +399,12 @@ final class LaneWorker {
     }
 
     /** Progress until UCX has nothing more to do (bounded, so the event loop gets back to its I/O). */
-    private void progressAll() {
-        for (int i = 0; i < MAX_PROGRESS_PER_PASS && progressOnce() > 0; i++) {
-            // each pass may complete gets; their callbacks only queue them
+    private boolean progressAll() {
+        int i = 0;
+        while (i < MAX_PROGRESS_PER_PASS && progressOnce() > 0) {
+            i++; // each pass may complete gets; their callbacks only queue them
         }
+        return i > 0;
     }
 
     private int progressOnce() {

@@ -50,6 +50,11 @@ import java.util.regex.Pattern;
  *                           event loop and channel), completing on the caller's thread without a hand-off to the
  *                           owner thread ({@code ucx.eventLoopLanes}, default true, or JVM property
  *                           {@value #LANES_PROPERTY}). Off: every get goes through the owner thread.
+ * @param idleSpinMicros     how long the owner thread keeps polling after its last event (a served get, a message)
+ *                           before it sleeps in the kernel, whether or not operations of its own are in flight
+ *                           (0 = sleep at once, the default; chosen by {@link ProgressPlan} from {@code ucx.progress}):
+ *                           an agent that serves emulated gets (no RDMA, mapped volumes) catches the next request
+ *                           without a wake-up.
  * @param extraConfig        raw UCX context settings without the UCX_ prefix (e.g. {@code RNDV_THRESH -> 64K});
  *                           applied last on the context. Transport-level keys (TCP_*, POSIX_*, RC_* ...) are ignored
  *                           there by UCX 1.13: put them in the environment.
@@ -60,7 +65,7 @@ import java.util.regex.Pattern;
 public record UcxSettings(String tls, String netDevices, boolean peerErrorHandling, int spinIterations,
                           int tcpTxSegSize, int tcpRxSegSize, int maxFrameBytes, long connectTimeoutMs,
                           boolean probeTransports, int maxRemoteKeys, boolean onDemandPaging,
-                          boolean eventLoopLanes, Map<String, String> extraConfig) {
+                          boolean eventLoopLanes, int idleSpinMicros, Map<String, String> extraConfig) {
 
     public static final String DEFAULT_TLS = "sm,tcp,self";
 
@@ -70,6 +75,7 @@ public record UcxSettings(String tls, String netDevices, boolean peerErrorHandli
     private static final int MAX_SEG_SIZE = 64 << 20;
     private static final Pattern RDMA_TRANSPORT = Pattern.compile("all|ib|(rc|ud|dc)[A-Za-z0-9_]*");
     private static final int MAX_REMOTE_KEYS = 1 << 24;
+    static final int MAX_IDLE_SPIN_MICROS = 10_000;
 
     public UcxSettings {
         Objects.requireNonNull(tls, "ucx.tls");
@@ -90,6 +96,8 @@ public record UcxSettings(String tls, String netDevices, boolean peerErrorHandli
                 "ucx.tcpRxSegSize must be 0 (UCX default) or 1024.." + MAX_SEG_SIZE + " bytes, got " + tcpRxSegSize);
         require(tcpRxSegSize == 0 || tcpRxSegSize >= tcpTxSegSize,
                 "ucx.tcpRxSegSize (" + tcpRxSegSize + ") must not be smaller than ucx.tcpTxSegSize (" + tcpTxSegSize + ")");
+        require(idleSpinMicros >= 0 && idleSpinMicros <= MAX_IDLE_SPIN_MICROS,
+                "ucx idle spin must be 0.." + MAX_IDLE_SPIN_MICROS + " µs, got " + idleSpinMicros);
         require(maxFrameBytes >= 1024, "ucx.maxFrameBytes must be at least 1024, got " + maxFrameBytes);
         require(connectTimeoutMs >= 1 && connectTimeoutMs <= 600_000,
                 "ucx.connectTimeoutMs must be between 1 and 600000, got " + connectTimeoutMs);
@@ -116,7 +124,7 @@ public record UcxSettings(String tls, String netDevices, boolean peerErrorHandli
         return new UcxSettings(DEFAULT_TLS, "all", true, Integer.getInteger(SPIN_PROPERTY, 1000), 0, 0, 64 << 20,
                 10_000, true, 65_536,
                 mayUseRdma(DEFAULT_TLS),
-                Boolean.parseBoolean(System.getProperty(LANES_PROPERTY, "true")), Map.of());
+                Boolean.parseBoolean(System.getProperty(LANES_PROPERTY, "true")), 0, Map.of());
     }
 
     /** Whether a UCX_TLS list could select an RDMA transport (and so wants on-demand paging by default). */
@@ -135,47 +143,53 @@ public record UcxSettings(String tls, String netDevices, boolean peerErrorHandli
 
     public UcxSettings withTls(String newTls) {
         return new UcxSettings(newTls, netDevices, peerErrorHandling, spinIterations, tcpTxSegSize, tcpRxSegSize,
-                maxFrameBytes, connectTimeoutMs, probeTransports, maxRemoteKeys, mayUseRdma(newTls), eventLoopLanes, extraConfig);
+                maxFrameBytes, connectTimeoutMs, probeTransports, maxRemoteKeys, mayUseRdma(newTls), eventLoopLanes, idleSpinMicros, extraConfig);
     }
 
     public UcxSettings withNetDevices(String devices) {
         return new UcxSettings(tls, devices, peerErrorHandling, spinIterations, tcpTxSegSize, tcpRxSegSize,
-                maxFrameBytes, connectTimeoutMs, probeTransports, maxRemoteKeys, onDemandPaging, eventLoopLanes, extraConfig);
+                maxFrameBytes, connectTimeoutMs, probeTransports, maxRemoteKeys, onDemandPaging, eventLoopLanes, idleSpinMicros, extraConfig);
     }
 
     public UcxSettings withSpinIterations(int iterations) {
         return new UcxSettings(tls, netDevices, peerErrorHandling, iterations, tcpTxSegSize, tcpRxSegSize,
-                maxFrameBytes, connectTimeoutMs, probeTransports, maxRemoteKeys, onDemandPaging, eventLoopLanes, extraConfig);
+                maxFrameBytes, connectTimeoutMs, probeTransports, maxRemoteKeys, onDemandPaging, eventLoopLanes, idleSpinMicros, extraConfig);
     }
 
     public UcxSettings withPeerErrorHandling(boolean on) {
         return new UcxSettings(tls, netDevices, on, spinIterations, tcpTxSegSize, tcpRxSegSize,
-                maxFrameBytes, connectTimeoutMs, probeTransports, maxRemoteKeys, onDemandPaging, eventLoopLanes, extraConfig);
+                maxFrameBytes, connectTimeoutMs, probeTransports, maxRemoteKeys, onDemandPaging, eventLoopLanes, idleSpinMicros, extraConfig);
     }
 
     public UcxSettings withProbeTransports(boolean probe) {
         return new UcxSettings(tls, netDevices, peerErrorHandling, spinIterations, tcpTxSegSize, tcpRxSegSize,
-                maxFrameBytes, connectTimeoutMs, probe, maxRemoteKeys, onDemandPaging, eventLoopLanes, extraConfig);
+                maxFrameBytes, connectTimeoutMs, probe, maxRemoteKeys, onDemandPaging, eventLoopLanes, idleSpinMicros, extraConfig);
     }
 
     public UcxSettings withMaxRemoteKeys(int max) {
         return new UcxSettings(tls, netDevices, peerErrorHandling, spinIterations, tcpTxSegSize, tcpRxSegSize,
-                maxFrameBytes, connectTimeoutMs, probeTransports, max, onDemandPaging, eventLoopLanes, extraConfig);
+                maxFrameBytes, connectTimeoutMs, probeTransports, max, onDemandPaging, eventLoopLanes, idleSpinMicros, extraConfig);
     }
 
     public UcxSettings withOnDemandPaging(boolean on) {
         return new UcxSettings(tls, netDevices, peerErrorHandling, spinIterations, tcpTxSegSize, tcpRxSegSize,
-                maxFrameBytes, connectTimeoutMs, probeTransports, maxRemoteKeys, on, eventLoopLanes, extraConfig);
+                maxFrameBytes, connectTimeoutMs, probeTransports, maxRemoteKeys, on, eventLoopLanes, idleSpinMicros, extraConfig);
     }
 
     public UcxSettings withEventLoopLanes(boolean on) {
         return new UcxSettings(tls, netDevices, peerErrorHandling, spinIterations, tcpTxSegSize, tcpRxSegSize,
-                maxFrameBytes, connectTimeoutMs, probeTransports, maxRemoteKeys, onDemandPaging, on, extraConfig);
+                maxFrameBytes, connectTimeoutMs, probeTransports, maxRemoteKeys, onDemandPaging, on, idleSpinMicros, extraConfig);
+    }
+
+    /** The owner thread's idle spin after its last event (see {@link ProgressPlan}); 0 sleeps at once. */
+    public UcxSettings withIdleSpinMicros(int micros) {
+        return new UcxSettings(tls, netDevices, peerErrorHandling, spinIterations, tcpTxSegSize, tcpRxSegSize,
+                maxFrameBytes, connectTimeoutMs, probeTransports, maxRemoteKeys, onDemandPaging, eventLoopLanes, micros, extraConfig);
     }
 
     public UcxSettings withExtraConfig(Map<String, String> extra) {
         return new UcxSettings(tls, netDevices, peerErrorHandling, spinIterations, tcpTxSegSize, tcpRxSegSize,
-                maxFrameBytes, connectTimeoutMs, probeTransports, maxRemoteKeys, onDemandPaging, eventLoopLanes, extra);
+                maxFrameBytes, connectTimeoutMs, probeTransports, maxRemoteKeys, onDemandPaging, eventLoopLanes, idleSpinMicros, extra);
     }
 
     /**

@@ -69,7 +69,8 @@ public final class UcxWorkerVerticle extends VerticleBase {
 
     public UcxWorkerVerticle(UcxSettings settings) {
         this.settings = Objects.requireNonNull(settings, "settings");
-        this.loop = new WorkerLoop("ucx-worker-" + INSTANCES.incrementAndGet(), settings.spinIterations());
+        this.loop = new WorkerLoop("ucx-worker-" + INSTANCES.incrementAndGet(), settings.spinIterations(),
+                settings.idleSpinMicros());
     }
 
     public UcxWorkerVerticle() {
@@ -117,7 +118,8 @@ public final class UcxWorkerVerticle extends VerticleBase {
         String name = loop.thread().getName();
         log.info("UCX worker " + name + " started; context settings " + config + "; UCX_* environment "
                 + UcxConfigReport.ucxEnvironment() + "; peer error handling " + (settings.peerErrorHandling() ? "on" : "OFF")
-                + "; on-demand paging " + (settings.onDemandPaging() ? "on" : "off"));
+                + "; on-demand paging " + (settings.onDemandPaging() ? "on" : "off")
+                + "; idle spin " + settings.idleSpinMicros() + " µs");
         for (String warning : UcxConfigReport.environmentGaps(settings.requiredEnvironment(), System.getenv())) {
             log.warn("UCX worker " + name + ": " + warning);
         }

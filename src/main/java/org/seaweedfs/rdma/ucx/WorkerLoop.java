@@ -32,6 +32,7 @@ final class WorkerLoop {
 
     private final String name;
     private final int spinIterations;
+    private final long idleSpinNanos;
     private final Queue<LoopTask> tasks = new ConcurrentLinkedQueue<>();
     private final CompletionBatch completions = new CompletionBatch();
     private final ArrayList<Watch> watches = new ArrayList<>();
@@ -48,8 +49,14 @@ final class WorkerLoop {
     }
 
     WorkerLoop(String name, int spinIterations) {
+        this(name, spinIterations, 0);
+    }
+
+    /** {@code idleSpinMicros}: keep polling this long after the last event before sleeping (0: sleep at once). */
+    WorkerLoop(String name, int spinIterations, int idleSpinMicros) {
         this.name = name;
         this.spinIterations = spinIterations;
+        this.idleSpinNanos = idleSpinMicros * 1_000L;
     }
 
     /** Starts the owner thread; {@code started} runs on it once the worker exists (or with the failure). */
@@ -152,6 +159,7 @@ final class WorkerLoop {
         }
         started.accept(null);
         int idle = 0;
+        long lastEvent = 0;
         while (running) {
             boolean busy = runTasks();
             busy |= progressAll();
@@ -159,6 +167,9 @@ final class WorkerLoop {
             completions.flush();
             if (busy || !running) {
                 idle = 0;
+                if (idleSpinNanos > 0) {
+                    lastEvent = System.nanoTime();
+                }
                 continue;
             }
             // Spin only while one of our operations (or a watched close) is in flight: its completion is what the
@@ -166,6 +177,13 @@ final class WorkerLoop {
             // wakes the worker, and spinning would burn the core the event loops need.
             if ((outstanding > 0 || !watches.isEmpty()) && idle++ < spinIterations) {
                 // Yield rather than busy-wait: the threads this loop completes to (event loops) may need this core.
+                Thread.yield();
+                continue;
+            }
+            // Serving mode (ProgressPlan): a worker whose memory peers read by emulated gets (no RDMA) serves each
+            // get itself; under a steady stream the next request arrives within microseconds, and polling a little
+            // longer catches it without an epoll wake-up (the C reference's agent loop does the same).
+            if (idleSpinNanos > 0 && System.nanoTime() - lastEvent < idleSpinNanos) {
                 Thread.yield();
                 continue;
             }

@@ -61,7 +61,7 @@ class ConfigLoaderTest {
         assertEquals(new SidecarConfig.Retry(3, Duration.ofMillis(50)), c.sidecar().retry());
         assertEquals(new SidecarConfig.Breaker(50, 20, 10, Duration.ofSeconds(10), 3), c.sidecar().breaker());
         assertEquals(List.of(Fallback.READ_THROUGH, Fallback.HTTP), c.sidecar().fallback());
-        assertEquals(new UcxConfig(List.of(), List.of(), "peer", "auto", 65_536, true), c.ucx());
+        assertEquals(new UcxConfig(List.of(), List.of(), "peer", "auto", 65_536, true, "auto"), c.ucx());
         assertTrue(c.metrics().enabled());
     }
 

@@ -55,6 +55,7 @@ public final class EventBusBenchMain {
         double warmupSeconds = 3;
         int runs = 3;
         List<String> modes = List.of("eventbus", "client");
+        String requester = "any";
         List<String> lists = new java.util.ArrayList<>();
         for (int i = 0; i < args.length; i++) {
             switch (args[i]) {
@@ -66,12 +67,16 @@ public final class EventBusBenchMain {
                 case "--warmup-seconds" -> warmupSeconds = Double.parseDouble(args[++i]);
                 case "--runs" -> runs = Integer.parseInt(args[++i]);
                 case "--modes" -> modes = List.of(args[++i].split(","));
+                case "--requester" -> requester = args[++i];
                 default -> lists.add(args[i]);
             }
         }
         if (conf == null || plain == null || lists.isEmpty()) {
             throw new IllegalArgumentException("usage: --conf FILE --plain DIR [--seconds S] [--concurrency N] [--iters N] [--runs N] "
-                    + "[--modes eventbus,client] PATHS_FILE...");
+                    + "[--modes eventbus,client] [--requester any|same-loop|other-loop] PATHS_FILE...");
+        }
+        if (!List.of("any", "same-loop", "other-loop").contains(requester)) {
+            throw new IllegalArgumentException("--requester must be any, same-loop or other-loop, got " + requester);
         }
         RdmaConfig config = ConfigLoader.parse(Files.readString(conf), conf.toString(), System.getenv());
         // As `serve` does: with metrics on, Vert.x's own (event-bus) metrics and the read meters are recorded too.
@@ -79,12 +84,24 @@ public final class EventBusBenchMain {
         Vertx vertx = metrics == null ? Vertx.vertx() : metrics.newVertx(new VertxOptions());
         SeaweedRdma server = await(SeaweedRdma.deploy(vertx, config, metrics));
         try {
+            // The consumer's thread: the one its replies are sent from (learnt from the first answer).
+            Thread[] consumer = new Thread[1];
+            vertx.eventBus().addOutboundInterceptor(dc -> {
+                if (!EventBusApiVerticle.READ_ADDRESS.equals(dc.message().address()) && consumer[0] == null) {
+                    consumer[0] = Thread.currentThread();
+                }
+                dc.next();
+            });
             for (String mode : modes) {
                 for (String list : lists) {
                     String[] fids = Files.readAllLines(Path.of(list)).stream().map(String::strip).filter(s -> !s.isEmpty())
                             .map(s -> s.startsWith("/") ? s.substring(1) : s).toArray(String[]::new);
                     Bench bench = bench(mode, vertx, server, fids);
-                    measure(bench, mode, plain, seconds, concurrency, iters, warmupSeconds, runs);
+                    if (mode.equals("eventbus") && !requester.equals("any")) {
+                        bench.ready(plain, 30_000);
+                        bench = placed(bench, vertx, consumer[0], requester.equals("same-loop"));
+                    }
+                    measure(bench, mode, requester, plain, seconds, concurrency, iters, warmupSeconds, runs);
                 }
             }
         } finally {
@@ -122,7 +139,7 @@ public final class EventBusBenchMain {
         }
     }
 
-    private static void measure(Bench bench, String mode, Path plain, double seconds, int concurrency, int iters,
+    private static void measure(Bench bench, String mode, String requester, Path plain, double seconds, int concurrency, int iters,
                                 double warmupSeconds, int runs) throws Exception {
         bench.ready(plain, 30_000);
         // Warm-up (JIT, pool, mirror) at the throughput phase's concurrency, then one at a time.
@@ -143,14 +160,43 @@ public final class EventBusBenchMain {
             done += reads;
         }
         double median = median(rates);
-        System.out.printf(Locale.ROOT, "{\"impl\":\"java-%s\",\"kind\":\"%s\",\"size\":%d,\"concurrency\":%d,"
+        System.out.printf(Locale.ROOT, "{\"impl\":\"java-%s\",\"kind\":\"%s\",\"requester\":\"%s\",\"size\":%d,\"concurrency\":%d,"
                         + "\"ops_s\":%.1f,\"ops_s_runs\":[%s],\"gbps\":%.3f,\"p50_us\":%.2f,\"p99_us\":%.2f,\"mean_us\":%.2f,"
                         + "\"lat_samples\":%d,\"reads\":%d,\"pcts_us\":{%s}}%n",
-                mode, mode, bench.size, concurrency, median,
+                mode, mode, mode.equals("eventbus") ? requester : "same-loop", bench.size, concurrency, median,
                 Arrays.stream(rates).mapToObj(x -> String.format(Locale.ROOT, "%.1f", x)).collect(java.util.stream.Collectors.joining(",")),
                 median * bench.size / 1e9,
                 pct(lat, 50), pct(lat, 99), Arrays.stream(lat).average().orElse(0) / 1e3, n, done, pctsJson(lat));
         System.out.flush();
+    }
+
+    /** {@code bench}'s requests, moved to an event loop on (or off) the consumer's thread. */
+    private static Bench placed(Bench bench, Vertx vertx, Thread consumer, boolean sameLoop) throws Exception {
+        Context context = bench.context;
+        for (int tries = 0; tries < 256 && onConsumerLoop(context, consumer) != sameLoop; tries++) {
+            context = newEventLoopContext(vertx);
+        }
+        if (onConsumerLoop(context, consumer) != sameLoop) {
+            throw new IllegalStateException("no requester context " + (sameLoop ? "on" : "off") + " the consumer's loop " + consumer);
+        }
+        return new Bench(context, bench.fids, bench.read);
+    }
+
+    /** A fresh event-loop context: the one of a verticle that does nothing (deployments take the loops in turn). */
+    private static Context newEventLoopContext(Vertx vertx) throws Exception {
+        Context[] made = new Context[1];
+        await(vertx.deployVerticle(new io.vertx.core.VerticleBase() {
+            @Override
+            public Future<?> start() {
+                made[0] = context;
+                return Future.succeededFuture();
+            }
+        }));
+        return made[0];
+    }
+
+    private static boolean onConsumerLoop(Context context, Thread consumer) throws Exception {
+        return await(onContext(context, () -> Future.succeededFuture(Thread.currentThread() == consumer)));
     }
 
     private static double median(double[] values) {

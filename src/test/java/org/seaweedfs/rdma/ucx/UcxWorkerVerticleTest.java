@@ -209,6 +209,18 @@ class UcxWorkerVerticleTest {
     }
 
     @Test
+    void anOwnerThreadThatSpinsAfterEachEventServesEmulatedGetsAndStops() throws Exception {
+        // Over tcp every get of registered memory is emulated: the server's owner thread answers each one, here in
+        // serving mode (ucx.progress spin), spinning between gets and sleeping between the two batches.
+        startPair(quiet(UcxSettings.defaults().withTls("tcp").withIdleSpinMicros(ProgressPlan.SERVING_SPIN_MICROS)
+                .withEventLoopLanes(false)));
+        assertEquals(ProgressPlan.SERVING_SPIN_MICROS, server.settings().idleSpinMicros());
+        UcxPair.GetSetup setup = pair.connectForGets(1 << 16);
+        runGets(setup, 2_000);
+        runGets(setup, 2_000);
+    }
+
+    @Test
     void closingAChannelTellsBothSides() throws Exception {
         startPair(quiet(UcxSettings.defaults()));
         UcxChannel channel = await(client.connect("127.0.0.1", listener.port()));
@@ -369,6 +381,6 @@ class UcxWorkerVerticleTest {
     private static UcxSettings withTcpSegments(UcxSettings s, int tx, int rx) {
         return new UcxSettings(s.tls(), s.netDevices(), s.peerErrorHandling(), s.spinIterations(), tx, rx,
                 s.maxFrameBytes(), s.connectTimeoutMs(), s.probeTransports(), s.maxRemoteKeys(), s.onDemandPaging(),
-                s.eventLoopLanes(), s.extraConfig());
+                s.eventLoopLanes(), s.idleSpinMicros(), s.extraConfig());
     }
 }

@@ -1,0 +1,80 @@
+package org.seaweedfs.rdma.ucx;
+
+import java.io.IOException;
+import java.nio.file.DirectoryStream;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Locale;
+
+/**
+ * How a UCX owner thread waits for work, chosen at start-up ({@code ucx.progress}) from what the host has.
+ *
+ * <p>Without an RDMA device UCX emulates a get of registered memory (the agent's mapped volumes) with messages that
+ * the memory owner's thread must answer: every get a peer makes is served by the agent's owner thread. If that
+ * thread sleeps in the kernel after each one, every get pays a wake-up; spinning {@value #SERVING_SPIN_MICROS} µs
+ * after its last event lets it catch the next request of a steady stream without one (the C reference's agent loop,
+ * {@code bench/ucp_get_bench.c}, does the same). With an RDMA device the NIC serves gets one-sidedly, and a
+ * sidecar's owner thread carries only control messages (its gets run on event-loop lanes): both sleep at once.
+ *
+ * @param idleSpinMicros the owner thread's idle spin ({@link UcxSettings#idleSpinMicros()})
+ * @param reason         why, for the start-up log line
+ */
+public record ProgressPlan(int idleSpinMicros, String reason) {
+
+    /** The agent's idle spin when it serves emulated gets. */
+    public static final int SERVING_SPIN_MICROS = 100;
+
+    /** Where the kernel lists RDMA devices (what UCX's verbs transports open). */
+    public static final Path RDMA_DEVICES = Path.of("/sys/class/infiniband");
+
+    /**
+     * @param mode         {@code ucx.progress}: auto, wait or spin
+     * @param servesMemory whether this worker's memory is read by peers (the agent's)
+     * @param tls          the UCX_TLS list in use (whether an RDMA transport may be chosen at all)
+     * @param rdmaDevices  RDMA devices on this host ({@link #rdmaDevices(Path)})
+     */
+    public static ProgressPlan choose(String mode, boolean servesMemory, String tls, List<String> rdmaDevices) {
+        switch (mode.toLowerCase(Locale.ROOT)) {
+            case "spin":
+                return new ProgressPlan(SERVING_SPIN_MICROS, "ucx.progress: spin");
+            case "wait":
+                return new ProgressPlan(0, "ucx.progress: wait");
+            case "auto":
+                break;
+            default:
+                throw new IllegalArgumentException("ucx.progress must be auto, wait or spin, got '" + mode + "'");
+        }
+        if (!servesMemory) {
+            return new ProgressPlan(0, "auto: no memory of this process is read by peers (gets run on event-loop"
+                    + " lanes; the owner thread carries control messages)");
+        }
+        boolean rdmaTransports = UcxSettings.mayUseRdma(tls);
+        if (!rdmaDevices.isEmpty() && rdmaTransports) {
+            return new ProgressPlan(0, "auto: RDMA devices " + rdmaDevices + " read registered memory one-sidedly");
+        }
+        String why = rdmaDevices.isEmpty() ? "no RDMA device in " + RDMA_DEVICES
+                : "ucx.tls [" + tls + "] excludes RDMA (devices " + rdmaDevices + " unused)";
+        return new ProgressPlan(SERVING_SPIN_MICROS, "auto: " + why + ", so UCX emulates peers' gets of registered"
+                + " memory and this thread serves each; it polls " + SERVING_SPIN_MICROS + " µs after its last event"
+                + " before sleeping, so a steady stream of gets waits for no wake-up");
+    }
+
+    /** The RDMA devices the kernel lists under {@code dir} (empty when there is none or it cannot be read). */
+    public static List<String> rdmaDevices(Path dir) {
+        List<String> names = new ArrayList<>();
+        if (!Files.isDirectory(dir)) {
+            return names;
+        }
+        try (DirectoryStream<Path> entries = Files.newDirectoryStream(dir)) {
+            for (Path entry : entries) {
+                names.add(entry.getFileName().toString());
+            }
+        } catch (IOException | SecurityException e) {
+            return List.of();
+        }
+        names.sort(null);
+        return names;
+    }
+}
