@@ -16,7 +16,7 @@ final class Frames {
     }
 
     static byte[] frame(MessageType type, long requestId, Body body) {
-        return frame(1, type.wireId(), requestId, body);
+        return frame(ControlCodec.PROTOCOL_VERSION, type.wireId(), requestId, body);
     }
 
     static byte[] frame(int version, int typeId, long requestId, Body body) {
