@@ -60,6 +60,7 @@ final class ConfigSchema {
             ConfigKey.ranged("sidecar.retry.waitDuration", DURATION, Duration.ofMillis(50), 0, 60_000),
             ConfigKey.ranged("sidecar.eventBusInstances", INTEGER, 1L, 1, 256),
             ConfigKey.choice("sidecar.fallback", STRING_LIST, List.of("read-through", "http"), "read-through", "http"),
+            ConfigKey.choice("sidecar.ecRebuild", STRING, "rdma", "rdma", "fallback"),
             ConfigKey.of("ucx.tls", STRING_LIST, List.of()),
             ConfigKey.of("ucx.netDevices", STRING_LIST, List.of()),
             ConfigKey.choice("ucx.errorHandling", STRING, "peer", "peer", "none"),

@@ -31,12 +31,23 @@ public record SidecarConfig(
         Breaker breaker,
         Retry retry,
         List<Fallback> fallback,
-        int eventBusInstances) {
+        int eventBusInstances,
+        EcRebuild ecRebuild) {
 
     public SidecarConfig {
         agents = List.copyOf(agents);
         volumeServers = List.copyOf(volumeServers);
         fallback = List.copyOf(fallback);
+        java.util.Objects.requireNonNull(ecRebuild, "sidecar.ecRebuild");
+    }
+
+    /** Everything but {@code sidecar.ecRebuild}, left at its default (rdma). */
+    public SidecarConfig(List<HostPort> agents, HostPort master, List<HostPort> volumeServers, String authToken,
+                         long maxNeedleBytes, BufferPool bufferPool, int maxInFlightReads, Duration readTimeout,
+                         Ping ping, Reconnect reconnect, Breaker breaker, Retry retry, List<Fallback> fallback,
+                         int eventBusInstances) {
+        this(agents, master, volumeServers, authToken, maxNeedleBytes, bufferPool, maxInFlightReads, readTimeout,
+                ping, reconnect, breaker, retry, fallback, eventBusInstances, EcRebuild.RDMA);
     }
 
     /** Registered read buffers: {@code totalBytes / bufferSize} of them. */

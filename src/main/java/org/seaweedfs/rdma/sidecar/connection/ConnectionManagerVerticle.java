@@ -155,6 +155,19 @@ public final class ConnectionManagerVerticle extends VerticleBase implements Age
     }
 
     /** {@link AgentRouter}: the route through the agent {@link #peerFor} picks, null when none is known. */
+    /** Every connected agent's mirror of the volume (EC shards of one volume may be on several agents). */
+    public List<VolumeMirror> mirrorsOf(long volumeId) {
+        List<VolumeMirror> mirrors = new ArrayList<>(2);
+        for (AgentPeer p : peers) {
+            AgentConnection connection = p.connection();
+            VolumeMirror mirror = connection == null ? null : connection.mirror(volumeId);
+            if (mirror != null) {
+                mirrors.add(mirror);
+            }
+        }
+        return mirrors;
+    }
+
     @Override
     public AgentRoute routeFor(long volumeId) {
         AgentPeer p = peerFor(volumeId);

@@ -2,6 +2,7 @@ package org.seaweedfs.rdma.sidecar.connection;
 
 import java.util.List;
 import org.seaweedfs.rdma.protocol.Segment;
+import org.seaweedfs.rdma.protocol.EcShard;
 import org.seaweedfs.rdma.protocol.VolumeInfo;
 import org.seaweedfs.rdma.ucx.UcxRemoteKey;
 
@@ -19,7 +20,7 @@ public final class VolumeMirror {
 
     /** @param agent the agent's address, for messages */
     VolumeMirror(VolumeInfo info, List<UcxRemoteKey> keys, NeedleMapMirror needles, String agent) {
-        if (keys.size() != info.segments().size() || needles.epoch() != info.epoch()) {
+        if (keys.size() != info.keyedSegments().size() || needles.epoch() != info.epoch()) {
             throw new IllegalArgumentException("volume " + info.volumeId() + ": keys or map do not match the volume");
         }
         this.info = info;
@@ -61,5 +62,17 @@ public final class VolumeMirror {
     /** The remote key of a segment of this volume. */
     public UcxRemoteKey keyOf(Segment segment) {
         return keys.get(segment.index());
+    }
+
+    /** The remote key of a segment of one of this EC volume's shards (keys follow {@link VolumeInfo#keyedSegments}). */
+    public UcxRemoteKey keyOf(EcShard shard, Segment segment) {
+        int at = info.segments().size();
+        for (EcShard listed : info.ec().shards()) {
+            if (listed.shardId() == shard.shardId()) {
+                return keys.get(at + segment.index());
+            }
+            at += listed.segments().size();
+        }
+        throw new IllegalArgumentException("shard " + shard.shardId() + " is not listed in " + where);
     }
 }
