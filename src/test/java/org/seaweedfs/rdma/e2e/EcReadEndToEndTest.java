@@ -156,6 +156,50 @@ class EcReadEndToEndTest {
         }
     }
 
+    @Test
+    void aMissingDataShardIsRebuiltOverRdmaOrServedByTheHttpFallbackAsConfigured() throws Exception {
+        EcWriter.Result ec = EcTestVolumes.encodeFixtureRealBlocks(Files.createDirectories(tmp.resolve("src")), "", 3, 2);
+        Path[] dirs = split(ec, id -> id % 2 == 0);
+        Files.delete(dirs[1].resolve("1.ec01")); // data shard 1 is on no agent
+        Path plain = Fixtures.copyDir("volumes", Files.createDirectories(tmp.resolve("plain")));
+        List<FixtureNeedles.Expected> needles = FixtureNeedles.live(Fixtures.volumes(), 1);
+        io.vertx.core.Vertx stubs = io.vertx.core.Vertx.vertx();
+        try (Stack a = Stack.agent(dirs[0], 0); Stack b = Stack.agent(dirs[1], 0)) {
+            org.seaweedfs.rdma.sidecar.StubVolumeServer volumeServer =
+                    await(new org.seaweedfs.rdma.sidecar.StubVolumeServer(stubs).start(plain));
+            org.seaweedfs.rdma.sidecar.StubMaster master = await(new org.seaweedfs.rdma.sidecar.StubMaster(stubs).start());
+            master.locate(1, volumeServer.url());
+            for (String mode : List.of("rdma", "fallback")) {
+                try (Stack sidecar = Stack.start("roles: [sidecar]\n"
+                        + "http: {host: 127.0.0.1, port: 0, instances: 1}\n"
+                        + "sidecar:\n"
+                        + "  agents: ['127.0.0.1:" + a.agentPort() + "', '127.0.0.1:" + b.agentPort() + "']\n"
+                        + "  master: '127.0.0.1:" + master.port() + "'\n"
+                        + "  bufferPool: {bufferSize: 1MiB, totalBytes: 32MiB}\n"
+                        + "  fallback: [http]\n"
+                        + "  ecRebuild: " + mode + "\n"
+                        + Stack.UCX)) {
+                    until("the sidecar connected to both agents", () -> sidecar.agentUp()
+                            && sidecar.server.connections().mirrorsOf(1).size() == 2);
+                    int rebuiltOrFallen = 0;
+                    for (FixtureNeedles.Expected e : needles) {
+                        Message<Object> m = await(sidecar.vertx.eventBus().request("seaweedfs.needle.read",
+                                new JsonObject().put("fid", e.fid().toString())));
+                        assertArrayEquals(e.plain(), ((Buffer) m.body()).getBytes(), mode + " " + e.fid());
+                        rebuiltOrFallen += "rdma".equals(m.headers().get("source")) ? 0 : 1;
+                    }
+                    if (mode.equals("rdma")) {
+                        assertEquals(0, rebuiltOrFallen, "every needle read over RDMA, shard 1 rebuilt");
+                    } else {
+                        assertTrue(rebuiltOrFallen > 0, "needles on shard 1 came from the HTTP fallback");
+                    }
+                }
+            }
+        } finally {
+            await(stubs.close());
+        }
+    }
+
     private static AgentHarness smallBlocks(Path dir) {
         return new AgentHarness(dir, TLS, s -> s.withSegmentBytes(64 << 10)
                 .withEcBlockSizes(EcTestVolumes.TEST_LARGE_BLOCK, EcTestVolumes.TEST_SMALL_BLOCK));
