@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # The project's two entry points on a fresh Debian 12 machine (JDK 17 + Maven):
 #   ./run.sh demo   build the jar and run the embedded demo (agent + sidecar in one process)
-#   ./run.sh test   run the test suite (real UCX over loopback)
-# Both first make sure UCX (Debian's libucx0 + ucx-utils) is installed.
+#   ./run.sh test   run the test suite (real UCX over loopback; headless Chromium for the status page)
+# Both first make sure UCX (Debian's libucx0 + ucx-utils) is installed; `test` also Debian's chromium.
 set -euo pipefail
 cd "$(dirname "$0")"
 
@@ -17,6 +17,23 @@ ensure_ucx() {
     else
         echo "run.sh: UCX is missing. Install it with:  sudo apt-get install -y libucx0 ucx-utils" >&2
         exit 3
+    fi
+}
+
+# The status page's test (StatusPageChromiumTest) loads /ui in headless Chromium (Debian's chromium package).
+# Installed when missing and possible; without it that one test is skipped and says why.
+ensure_chromium() {
+    if command -v chromium >/dev/null || command -v chromium-browser >/dev/null; then
+        return
+    fi
+    if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null; then
+        echo "run.sh: installing chromium from Debian (for the /ui browser test)..." >&2
+        if ! { DEBIAN_FRONTEND=noninteractive apt-get update -qq >&2 \
+                && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >&2; }; then
+            echo "run.sh: chromium could not be installed; the /ui browser test will be skipped" >&2
+        fi
+    else
+        echo "run.sh: chromium is missing (sudo apt-get install -y chromium); the /ui browser test will be skipped" >&2
     fi
 }
 
@@ -43,7 +60,7 @@ case "${1:-}" in
         ;;
     test)
         shift
-        ensure_tools; ensure_ucx
+        ensure_tools; ensure_ucx; ensure_chromium
         exec mvn -B test "$@"
         ;;
     *)

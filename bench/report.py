@@ -6,7 +6,11 @@ HTTP pairs "sidecar" with "nginx" on (size, conns). Missing sides leave a dash, 
 import argparse
 import json
 import os
+import shutil
 import sys
+
+# Where BENCHMARKS.md embeds the plots of the latest run.
+DOCS_PLOTS = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "docs", "bench")
 
 MISSING = "–"
 
@@ -132,6 +136,11 @@ def other_targets(rows):
     if eb:
         line("event bus 4 KiB reads/s", eb.get("ops_s"), "≥ 100,000", (eb.get("ops_s") or 0) >= 100_000)
         line("event bus 4 KiB p50 µs", eb.get("p50_us"), "≤ 20", (eb.get("p50_us") or 1e9) <= 20)
+    cl = next((r for r in rows if r.get("kind") == "client" and r.get("size") == 4096), None)
+    if cl:  # issue 16: SeaweedRdma.client() from a verticle's own event loop
+        line("SeaweedRdma.client() 4 KiB reads/s (64 in flight)", cl.get("ops_s"), "≥ 150,000",
+             (cl.get("ops_s") or 0) >= 150_000)
+        line("SeaweedRdma.client() 4 KiB p50 µs", cl.get("p50_us"), "≤ 10", (cl.get("p50_us") or 1e9) <= 10)
     for r in (r for r in rows if r.get("kind") == "agent_cpu" and r.get("size") == 4096):
         v = r.get("cpu_us_per_read")
         memory = f", volumeMemory {r['volume_memory']}" if r.get("volume_memory") else ""
@@ -166,9 +175,25 @@ def pending(rows):
         ("Java get path (hook_java_get)", ("java-ucp", "get") in have),
         ("sidecar HTTP (hook_sidecar_http)", ("sidecar", "http") in have),
         ("event bus (hook_eventbus)", "eventbus" in kinds),
+        ("in-process client (hook_eventbus)", "client" in kinds),
         ("agent CPU per read (hook_agent_cpu)", "agent_cpu" in kinds),
         ("sidecar memory (hook_memory)", "memory" in kinds)) if not present]
     return ["## Not measured in this run", ""] + [f"- {t}" for t in todo] + [""] if todo else []
+
+
+# Series styles: a colour each (a qualitative palette, never the same colour twice in one plot, up to 20 series),
+# and beyond the palette a marker and line style each, so no two series ever look alike.
+PALETTE = ["#1f77b4", "#d62728", "#2ca02c", "#ff7f0e", "#9467bd", "#8c564b", "#e377c2", "#17becf", "#bcbd22",
+           "#7f7f7f", "#393b79", "#ad494a", "#637939", "#e7969c", "#3182bd", "#fd8d3c", "#31a354", "#756bb1",
+           "#843c39", "#000000"]
+MARKERS = ["o", "s", "^", "D", "v", "P", "X", "*"]
+LINESTYLES = ["-", "--", ":", "-."]
+
+
+def styles(n):
+    """n distinct (colour, marker, linestyle) triples; the colours differ for the first len(PALETTE) series."""
+    return [dict(color=PALETTE[i % len(PALETTE)], marker=MARKERS[i % len(MARKERS)],
+                 linestyle=LINESTYLES[(i // len(PALETTE)) % len(LINESTYLES)]) for i in range(n)]
 
 
 def plots(rows, out_dir):
@@ -183,13 +208,14 @@ def plots(rows, out_dir):
     made = []
 
     # Latency distribution: percentile curves of every one-outstanding / one-connection series.
-    series = [r for r in rows if r.get("pcts_us") and (r.get("kind") in ("get", "eventbus") or r.get("conns") == 1)]
+    series = [r for r in rows if r.get("pcts_us") and (r.get("kind") in ("get", "eventbus", "client") or r.get("conns") == 1)]
     for size in sorted({r["size"] for r in series}):
         fig, ax = plt.subplots(figsize=(8, 5))
-        for r in (r for r in series if r["size"] == size):
+        of_size = [r for r in series if r["size"] == size]
+        for r, style in zip(of_size, styles(len(of_size))):
             pts = sorted((float(p), v) for p, v in r["pcts_us"].items())
             label = r["impl"] + (f" {r['tls']}/{r['mem']}" if r.get("kind") == "get" else f" {r['kind']}")
-            ax.plot([v for _, v in pts], [p for p, _ in pts], marker="o", label=label)
+            ax.plot([v for _, v in pts], [p for p, _ in pts], label=label, **style)
         ax.set_xscale("log")
         ax.set_xlabel("latency (µs, log)")
         ax.set_ylabel("percentile")
@@ -212,11 +238,11 @@ def plots(rows, out_dir):
             groups.setdefault(f"{r['impl']} {r['tls']}/{r['mem']} (window {r.get('window')})", []).append(r)
         elif r.get("kind") == "http" and r.get("conns", 1) > 1:
             groups.setdefault(f"{r['impl']} http (many conns)", []).append(r)
-        elif r.get("kind") == "eventbus":
-            groups.setdefault(f"{r['impl']} event bus", []).append(r)
-    for label, rs in sorted(groups.items()):
+        elif r.get("kind") in ("eventbus", "client"):
+            groups.setdefault(f"{r['impl']}", []).append(r)
+    for (label, rs), style in zip(sorted(groups.items()), styles(len(groups))):
         rs = sorted(rs, key=lambda r: r["size"])
-        ax.plot([r["size"] for r in rs], [r["gbps"] for r in rs], marker="o", label=label)
+        ax.plot([r["size"] for r in rs], [r["gbps"] for r in rs], label=label, **style)
     if groups:
         ax.set_xscale("log", base=2)
         ax.set_yscale("log")
@@ -236,6 +262,9 @@ def main():
     ap = argparse.ArgumentParser(description=__doc__)
     ap.add_argument("results", help="results.jsonl")
     ap.add_argument("--out", required=True, help="directory for report.md and the plots")
+    ap.add_argument("--publish", default=DOCS_PLOTS,
+                    help="also copy the plots here, where BENCHMARKS.md shows them (default: docs/bench of this "
+                         "checkout; '' to skip)")
     a = ap.parse_args()
     rows = load(a.results)
     os.makedirs(a.out, exist_ok=True)
@@ -248,6 +277,8 @@ def main():
     md += get_table(rows) + http_table(rows)
     md += generic_table(rows, "eventbus", "Event bus (same JVM)",
                         ["impl", "size", "ops_s", "ops_s_runs", "gbps", "p50_us", "p99_us"])
+    md += generic_table(rows, "client", "In-process client (SeaweedRdma.client(), a verticle's event loop)",
+                        ["impl", "size", "ops_s", "ops_s_runs", "gbps", "p50_us", "p99_us"])
     md += generic_table(rows, "agent_cpu", "Agent CPU per read (agent process utime+stime over a wrk run)",
                         ["tls", "volume_memory", "size", "conns", "reads", "reads_s", "agent_cpu_s", "cpu_us_per_read"])
     md += generic_table(rows, "memory", "Sidecar memory", ["what", "reads", "seconds", "rss_mib", "rss_private_mib", "rss_shmem_mib", "heap_mib"])
@@ -258,6 +289,18 @@ def main():
     with open(path, "w") as f:
         f.write("\n".join(md))
     print(f"report.py: wrote {path}" + (f" and {', '.join(made)}" if made else ""), file=sys.stderr)
+    if a.publish and made:
+        publish(a.out, made, a.publish)
+
+
+def publish(out_dir, made, docs_dir):
+    """Copies the plots of this run to docs_dir (BENCHMARKS.md embeds docs/bench/*.png): the latest run's plots."""
+    if os.path.abspath(out_dir) == os.path.abspath(docs_dir):
+        return
+    os.makedirs(docs_dir, exist_ok=True)
+    for name in made:
+        shutil.copyfile(os.path.join(out_dir, name), os.path.join(docs_dir, name))
+    print(f"report.py: copied the plots to {docs_dir} (shown in BENCHMARKS.md)", file=sys.stderr)
 
 
 if __name__ == "__main__":

@@ -39,7 +39,9 @@ SIDECAR_WARMUP_SECONDS=${SIDECAR_WARMUP_SECONDS:-20}   # per sidecar start, befo
 MEMORY_CONNS=${MEMORY_CONNS:-1000}
 HEAP_READS=${HEAP_READS:-10000000}
 HEAP_CHECK_SECONDS=${HEAP_CHECK_SECONDS:-30}
-export UCX_POSIX_ERROR_HANDLING=y UCX_SYSV_ERROR_HANDLING=y UCX_TCP_CM_REUSEADDR=y UCX_ERROR_SIGNALS=
+# All of the variables the jar would otherwise relaunch itself with (cli/UcxEnvironment): set here, `serve` runs in the
+# JVM started, so a PID is the process that serves (CPU, RSS, heap and signals reach it, not a launcher).
+export UCX_POSIX_ERROR_HANDLING=y UCX_SYSV_ERROR_HANDLING=y UCX_TCP_CM_REUSEADDR=y UCX_ERROR_SIGNALS= UCX_LOG_FILE=stderr
 export UCX_TCP_TX_SEG_SIZE=${UCX_TCP_TX_SEG_SIZE:-256k} UCX_TCP_RX_SEG_SIZE=${UCX_TCP_RX_SEG_SIZE:-256k}  # as the jar sets them (see BENCHMARKS.md)
 
 RESULTS=$BENCH_OUT/results.jsonl
@@ -63,6 +65,11 @@ check_tools() {
         echo "missing: ${missing[*]} (Debian: apt-get install -y gcc make nginx wrk curl python3 libucx-dev ucx-utils)" >&2
         exit 1
     fi
+    find_report_python
+}
+
+# Sets REPORT_PYTHON: a python3 with matplotlib when there is one.
+find_report_python() {
     # Debian's python3-matplotlib lives in /usr/bin/python3's path, which a pyenv python3 does not see.
     REPORT_PYTHON=python3
     if ! python3 -c 'import matplotlib' 2> /dev/null; then
@@ -237,7 +244,12 @@ start_sidecar() {
     java $JAVA_OPTS $SIDECAR_JAVA_OPTS -jar "$JAR" serve --conf "$conf" > "$BENCH_OUT/logs/sidecar.log" 2>&1 &
     SIDECAR_PID=$!
     wait_for_line "$BENCH_OUT/logs/sidecar.log" '^ready:' 60 "$SIDECAR_PID"
-    local url="http://127.0.0.1:$SIDECAR_PORT$(head -n1 "$BENCH_DATA/vid1.paths")" deadline=$((SECONDS + 30))
+    wait_for_rdma "$SIDECAR_PORT" 30
+}
+
+# wait_for_rdma PORT SECONDS — until the sidecar on PORT answers the first needle of volume 1 with X-Source: rdma.
+wait_for_rdma() {
+    local url="http://127.0.0.1:$1$(head -n1 "$BENCH_DATA/vid1.paths")" deadline=$((SECONDS + $2))
     until curl -s -D - -o /dev/null "$url" | grep -qi '^x-source: *rdma'; do
         [ $SECONDS -lt $deadline ] || { echo "the sidecar does not read over RDMA: $url" >&2; return 1; }
         sleep 0.2
@@ -309,7 +321,8 @@ hook_sidecar_http() {
     trap - EXIT
 }
 
-# hook_eventbus — the sidecar embedded in the bench's JVM (SeaweedRdma.deploy), its agent another process.
+# hook_eventbus — the sidecar embedded in the bench's JVM (SeaweedRdma.deploy), its agent another process: reads over
+# the event bus (kind eventbus), then through SeaweedRdma.client() from a verticle's event loop (kind client).
 hook_eventbus() {
     log "event bus: sidecar in the bench JVM, agent a process (UCX_TLS=$SHM_TLS)"
     trap stop_servers EXIT
@@ -442,4 +455,7 @@ main() {
     "$REPORT_PYTHON" "$BENCH_DIR/report.py" "$RESULTS" --out "$BENCH_OUT"
 }
 
-main "$@"
+# Sourced (bench/drill.sh reuses its functions): define only.
+if [[ "${BASH_SOURCE[0]}" == "$0" ]]; then
+    main "$@"
+fi

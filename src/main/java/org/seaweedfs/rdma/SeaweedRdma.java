@@ -14,6 +14,7 @@ import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.function.Supplier;
 import org.seaweedfs.rdma.agent.AgentVerticle;
+import org.seaweedfs.rdma.client.NeedleClient;
 import org.seaweedfs.rdma.config.Fallback;
 import org.seaweedfs.rdma.config.RdmaConfig;
 import org.seaweedfs.rdma.config.Role;
@@ -21,9 +22,12 @@ import org.seaweedfs.rdma.config.SidecarConfig;
 import org.seaweedfs.rdma.eventbus.EventBusApiVerticle;
 import org.seaweedfs.rdma.http.HttpApiContext;
 import org.seaweedfs.rdma.http.HttpApiVerticle;
+import org.seaweedfs.rdma.http.RoleStatus;
+import org.seaweedfs.rdma.http.StatusHistory;
 import org.seaweedfs.rdma.metrics.RdmaMetrics;
 import org.seaweedfs.rdma.metrics.ReadMeters;
 import org.seaweedfs.rdma.sidecar.connection.ConnectionManagerVerticle;
+import org.seaweedfs.rdma.sidecar.connection.LocationCache;
 import org.seaweedfs.rdma.sidecar.fallback.MasterClient;
 import org.seaweedfs.rdma.sidecar.ec.EcShardReader;
 import org.seaweedfs.rdma.sidecar.read.NeedleReader;
@@ -32,6 +36,7 @@ import org.seaweedfs.rdma.sidecar.read.ReadThroughSource;
 import org.seaweedfs.rdma.sidecar.memory.RegisteredBufferPool;
 import org.seaweedfs.rdma.sidecar.resilience.ResilienceSettings;
 import org.seaweedfs.rdma.sidecar.resilience.ResilientNeedleSource;
+import org.seaweedfs.rdma.sidecar.fallback.ReadTokens;
 import org.seaweedfs.rdma.sidecar.fallback.VolumeServerSource;
 import org.seaweedfs.rdma.ucx.UcxWorkerVerticle;
 
@@ -59,6 +64,7 @@ public final class SeaweedRdma {
     private AgentVerticle agent;
     private ConnectionManagerVerticle manager;
     private ResilientNeedleSource source;
+    private HttpApiContext sidecarApi;
 
     private SeaweedRdma(Vertx vertx, RdmaConfig config) {
         this.vertx = vertx;
@@ -83,6 +89,7 @@ public final class SeaweedRdma {
         if (config.runs(Role.SIDECAR)) {
             started = started.compose(v -> server.startSidecar(metrics));
         }
+        started = started.compose(v -> server.startHttp(metrics));
         return started.map(server).recover(e -> server.close().transform(x -> Future.failedFuture(e)));
     }
 
@@ -90,7 +97,7 @@ public final class SeaweedRdma {
         UcxWorkerVerticle ucx = new UcxWorkerVerticle(RoleSettings.ucx(config.ucx()));
         AgentVerticle agentVerticle = new AgentVerticle(ucx, RoleSettings.agent(config.agent()));
         if (metrics != null) {
-            RoleMetricsBinder binder = new RoleMetricsBinder(metrics.registry());
+            RoleMetricsBinder binder = new RoleMetricsBinder(metrics.meterRegistry());
             binder.bindUcx("agent", ucx.metrics());
             binder.bindAgent(agentVerticle.metrics());
         }
@@ -107,26 +114,29 @@ public final class SeaweedRdma {
         WebClient client = VolumeServerSource.newClient(vertx, 64);
         MasterClient master = sidecar.master() == null ? null
                 : new MasterClient(vertx, client, sidecar.master(), MasterClient.DEFAULT_TTL, sidecar.readTimeout());
+        LocationCache locations = new LocationCache(sidecar.locationCacheMaxBytes(),
+                metrics == null ? ReadMeters.nowhere() : metrics.registry());
         ConnectionManagerVerticle connections = new ConnectionManagerVerticle(sidecar,
-                ConnectionManagerVerticle.ucxConnector(vertx, ucx, sidecar, "sidecar-" + ProcessHandle.current().pid()),
+                ConnectionManagerVerticle.ucxConnector(vertx, ucx, sidecar, "sidecar-" + ProcessHandle.current().pid(),
+                        locations),
                 master, meters);
         ReadPathOptions options = new ReadPathOptions(sidecar.maxInFlightReads(), sidecar.readTimeout().toMillis(),
                 sidecar.maxNeedleBytes());
         NeedleReader reader = new NeedleReader(vertx, connections, pool, options,
-                new EcShardReader(connections::mirrorsOf, pool, sidecar.ecRebuild()));
+                new EcShardReader(connections::volumesOf, pool, sidecar.ecRebuild()));
         ReadThroughSource readThrough = new ReadThroughSource(vertx, connections, options);
         VolumeServerSource volumeServer = new VolumeServerSource(client, master, sidecar.volumeServers(), sidecar.maxNeedleBytes(),
-                sidecar.readTimeout());
+                sidecar.readTimeout(), ReadTokens.create(vertx, config.http().jwtReadKey()));
         ResilientNeedleSource resilient = new ResilientNeedleSource(vertx, connections, reader, readThrough,
                 volumeServer, ResilienceSettings.from(sidecar),
-                metrics == null ? ReadMeters.nowhere() : metrics.registry());
-        resilient.mirrorSizes(connections::mirrorEntries);
+                metrics == null ? ReadMeters.nowhere() : metrics.meterRegistry());
+        resilient.mirrorSizes(connections::cachedLocations);
         stops.push(() -> {
             resilient.close();
             return Future.succeededFuture();
         });
         if (metrics != null) {
-            RoleMetricsBinder binder = new RoleMetricsBinder(metrics.registry());
+            RoleMetricsBinder binder = new RoleMetricsBinder(metrics.meterRegistry());
             binder.bindUcx("sidecar", ucx.metrics());
             binder.bindVolumeServerSource(volumeServer);
         }
@@ -135,7 +145,10 @@ public final class SeaweedRdma {
                     + "to any host an HTTP client names. In production set sidecar.master, or list your volume servers "
                     + "in sidecar.volumeServers");
         }
-        HttpApiContext api = HttpApiContext.create(resilient, resilient, config, metrics);
+        HttpApiContext api = HttpApiContext.create(resilient,
+                config.http().readSliceFallback() ? resilient : resilient.withoutFallbacks(), resilient, config, metrics);
+        StatusHistory history = new StatusHistory(api.meters().tally(), resilient);
+        sidecarApi = api.withHistory(history);
         stops.push(() -> {
             client.close();
             return Future.succeededFuture();
@@ -158,10 +171,17 @@ public final class SeaweedRdma {
                     return deploy(() -> new EventBusApiVerticle(resilient, sidecar.maxNeedleBytes(), meters),
                             new DeploymentOptions().setInstances(sidecar.eventBusInstances()));
                 })
-                .compose(v -> deployHttp(api));
+                .onSuccess(v -> {
+                    long timer = history.start(vertx);
+                    stops.push(() -> Future.succeededFuture(vertx.cancelTimer(timer)));
+                });
     }
 
-    private Future<Void> deployHttp(HttpApiContext api) {
+    /** The HTTP listener every process opens, last: with the sidecar's read path when it runs, else status only. */
+    private Future<Void> startHttp(RdmaMetrics metrics) {
+        RoleStatus agentStatus = agent == null ? null : new AgentRoleStatus(agent);
+        HttpApiContext api = sidecarApi != null ? sidecarApi.withAgent(agentStatus)
+                : HttpApiContext.withoutSidecar(agentStatus, config, metrics);
         return deploy(() -> {
             HttpApiVerticle v = new HttpApiVerticle(api);
             httpInstances.add(v);
@@ -197,7 +217,19 @@ public final class SeaweedRdma {
         return source;
     }
 
-    /** The HTTP port actually bound (useful with {@code http.port: 0}), or -1 without a sidecar. */
+    /**
+     * A {@link NeedleClient} over this process's sidecar: each read runs on the caller's context (no event-bus
+     * message, no thread hop), its bytes a heap copy the caller owns. Fails with IllegalStateException when this
+     * process runs no sidecar.
+     */
+    public NeedleClient client() {
+        if (source == null) {
+            throw new IllegalStateException("no sidecar runs here (roles: " + config.roles() + ")");
+        }
+        return NeedleClient.overSource(vertx, source, config.sidecar().maxNeedleBytes());
+    }
+
+    /** The HTTP port actually bound (useful with {@code http.port: 0}), or -1 before the listener started. */
     public int httpPort() {
         return httpInstances.isEmpty() ? -1 : httpInstances.get(0).actualPort();
     }

@@ -1,5 +1,6 @@
 package org.seaweedfs.rdma.agent;
 
+import java.util.List;
 import java.util.Map;
 import java.util.concurrent.atomic.LongAdder;
 
@@ -16,6 +17,7 @@ public final class AgentMetrics {
     private final LongAdder hellos = new LongAdder();
     private final LongAdder unauthorized = new LongAdder();
     private final LongAdder lookups = new LongAdder();
+    private final LongAdder lookupBatches = new LongAdder();
     private final LongAdder syncs = new LongAdder();
     private final LongAdder readThroughs = new LongAdder();
     private final LongAdder readThroughBytes = new LongAdder();
@@ -25,6 +27,8 @@ public final class AgentMetrics {
     private final LongAdder overloaded = new LongAdder();
     private final LongAdder polls = new LongAdder();
     private volatile Map<Long, Integer> needlesPerVolume = Map.of();
+    private volatile List<AgentVolumeStatus> volumeStatus = List.of();
+    private volatile List<String> sidecars = List.of();
     private volatile long volumeCopyBytes;
 
     /** Control frames received. */
@@ -56,8 +60,14 @@ public final class AgentMetrics {
         return unauthorized;
     }
 
+    /** Needle ids looked up (one per Lookup, one per id of a LookupBatch). */
     public LongAdder lookups() {
         return lookups;
+    }
+
+    /** LookupBatch frames answered. */
+    public LongAdder lookupBatches() {
+        return lookupBatches;
     }
 
     /** SyncRequests answered (each one frame). */
@@ -125,7 +135,22 @@ public final class AgentMetrics {
         volumeCopyBytes = bytes;
     }
 
-    void publishVolumes(Map<Long, Integer> snapshot) {
+    /** The served volumes (id order), a snapshot. */
+    public List<AgentVolumeStatus> volumeStatus() {
+        return volumeStatus;
+    }
+
+    /** The sidecars connected now (their ids and channels; "unidentified" before their Hello), a snapshot. */
+    public List<String> sidecars() {
+        return sidecars;
+    }
+
+    void publishVolumes(Map<Long, Integer> snapshot, List<AgentVolumeStatus> status) {
         needlesPerVolume = Map.copyOf(snapshot);
+        volumeStatus = List.copyOf(status);
+    }
+
+    void publishSidecars(List<String> connected) {
+        sidecars = List.copyOf(connected);
     }
 }

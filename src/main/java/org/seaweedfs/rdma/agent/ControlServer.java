@@ -11,6 +11,8 @@ import org.seaweedfs.rdma.protocol.ErrorReply;
 import org.seaweedfs.rdma.protocol.Hello;
 import org.seaweedfs.rdma.protocol.HelloOk;
 import org.seaweedfs.rdma.protocol.Lookup;
+import org.seaweedfs.rdma.protocol.LookupBatch;
+import org.seaweedfs.rdma.protocol.LookupBatchResult;
 import org.seaweedfs.rdma.protocol.Ping;
 import org.seaweedfs.rdma.protocol.Pong;
 import org.seaweedfs.rdma.protocol.ProtocolException;
@@ -68,12 +70,19 @@ final class ControlServer implements VolumeFollower.Events, EcFollower.Events {
         return sessions.size();
     }
 
+    /** For /status: who is connected, read from any thread. */
+    private void publishSessions() {
+        metrics.publishSidecars(sessions.stream().map(ControlSession::toString).toList());
+    }
+
     /** A channel accepted by the listener: its frames are handled here from now on. */
     void accept(UcxChannel channel) {
         ControlSession session = new ControlSession(channel);
         sessions.add(session);
+        publishSessions();
         channel.closeHandler(cause -> {
             sessions.remove(session);
+            publishSessions();
             log.debug("Control channel closed: " + session + (cause == null ? "" : ": " + cause.getMessage()));
         });
         channel.frameHandler(frame -> onFrame(session, frame));
@@ -86,6 +95,7 @@ final class ControlServer implements VolumeFollower.Events, EcFollower.Events {
             closed.add(session.channel().close());
         }
         sessions.clear();
+        publishSessions();
         return Future.join(closed).<Void>mapEmpty().otherwiseEmpty();
     }
 
@@ -146,6 +156,9 @@ final class ControlServer implements VolumeFollower.Events, EcFollower.Events {
             EcServedVolume ec = ecVolume(lookup.volumeId());
             return ec != null ? ec.lookup(id, lookup.key()) : volume(id, lookup.volumeId()).lookup(id, lookup.key(), lookup.cookie());
         }
+        if (request instanceof LookupBatch batch) {
+            return lookupBatch(batch);
+        }
         if (request instanceof SyncRequest sync) {
             return sync(session, sync);
         }
@@ -176,12 +189,14 @@ final class ControlServer implements VolumeFollower.Events, EcFollower.Events {
                     + (hello.token() == null ? "no token" : "wrong token"));
             UcxChannel channel = session.channel();
             sessions.remove(session);
+            publishSessions();
             send(session, ErrorReply.of(id, ErrorCode.UNAUTHORIZED, "Hello.token: missing or wrong"))
                     .onComplete(sent -> channel.close());
             return null;
         }
         boolean first = !session.handshaken();
         session.handshakeDone(hello.clientId());
+        publishSessions();
         if (first) {
             log.info("Sidecar '" + hello.clientId() + "' connected from " + session.channel().peerAddress());
         }
@@ -211,6 +226,29 @@ final class ControlServer implements VolumeFollower.Events, EcFollower.Events {
             session.mirrored(volume.volumeId(), volume.epoch(), entries.toPosition());
         }
         return entries;
+    }
+
+    /**
+     * Each id answered from its volume's needle map (an EC volume's from its .ecx minus .ecj), in order; an unknown
+     * volume is a result, not an error.
+     */
+    private ControlMessage lookupBatch(LookupBatch batch) throws IOException {
+        int n = batch.count();
+        metrics.lookups().add(n);
+        metrics.lookupBatches().increment();
+        byte[] results = new byte[n * LookupBatchResult.RESULT_BYTES];
+        for (int i = 0; i < n; i++) {
+            ServedVolume volume = follower.volume(batch.volumeId(i));
+            EcServedVolume ec = volume == null ? ecVolume(batch.volumeId(i)) : null;
+            if (volume != null) {
+                volume.lookupInto(results, i, batch.requestId(), batch.key(i), batch.cookie(i));
+            } else if (ec != null) {
+                ec.lookupInto(results, i, batch.key(i));
+            } else {
+                LookupBatchResult.put(results, i, LookupBatchResult.UNKNOWN_VOLUME, 0, 0, 0);
+            }
+        }
+        return new LookupBatchResult(batch.requestId(), results);
     }
 
     /** The EC volume of that id, when no .dat volume of it is served. */

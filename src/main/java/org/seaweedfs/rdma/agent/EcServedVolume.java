@@ -3,6 +3,7 @@ package org.seaweedfs.rdma.agent;
 import io.vertx.core.Future;
 import org.seaweedfs.rdma.protocol.EcInfo;
 import org.seaweedfs.rdma.protocol.EcShard;
+import org.seaweedfs.rdma.protocol.LookupBatchResult;
 import org.seaweedfs.rdma.protocol.LookupResult;
 import org.seaweedfs.rdma.protocol.SyncEntries;
 import org.seaweedfs.rdma.protocol.SyncEntryWriter;
@@ -294,15 +295,27 @@ final class EcServedVolume implements SyncedIndex, Closeable {
      * here (its header may sit on a shard another agent holds): readers check it on the assembled record.
      */
     LookupResult lookup(long requestId, long key) throws IOException {
-        if (deletedSet.contains(key)) {
-            return LookupResult.notFound(requestId, epoch);
-        }
-        EcIndex.Entry entry = index.find(key);
-        if (entry == null || entry.size() == 0) {
+        EcIndex.Entry entry = liveEntry(key);
+        if (entry == null) {
             return LookupResult.notFound(requestId, epoch);
         }
         return new LookupResult(requestId, true, epoch, entry.offset(),
                 NeedleLayout.recordLength(entry.size(), info.version()), entry.size());
+    }
+
+    /** Writes result {@code i} of a batch lookup, as {@link #lookup} answers it. */
+    void lookupInto(byte[] results, int i, long key) throws IOException {
+        EcIndex.Entry entry = liveEntry(key);
+        if (entry == null) {
+            LookupBatchResult.put(results, i, LookupBatchResult.NOT_FOUND, epoch, 0, 0);
+        } else {
+            LookupBatchResult.put(results, i, LookupBatchResult.FOUND, epoch, entry.offset(), entry.size());
+        }
+    }
+
+    /** The .ecx entry of a live needle (Size 0 included: an empty file); null when missing or deleted in the .ecj. */
+    private EcIndex.Entry liveEntry(long key) throws IOException {
+        return deletedSet.contains(key) ? null : index.find(key);
     }
 
     VolumeInfo describe() {

@@ -1,6 +1,7 @@
 package org.seaweedfs.rdma.agent;
 
 import org.seaweedfs.rdma.protocol.ErrorCode;
+import org.seaweedfs.rdma.protocol.LookupBatchResult;
 import org.seaweedfs.rdma.protocol.LookupResult;
 import org.seaweedfs.rdma.protocol.ProtocolException;
 import org.seaweedfs.rdma.protocol.ReadThrough;
@@ -254,25 +255,40 @@ final class ServedVolume implements SyncedIndex, Closeable {
                 segments.describe());
     }
 
-    /** Where the needle's record is; not found when missing, deleted, Size 0 or the cookie differs. */
+    /** Where the needle's record is (Size 0 included: an empty file); not found when missing, deleted or the cookie differs. */
     LookupResult lookup(long requestId, long key, int cookie) {
-        int slot = map.slotOf(key);
-        if (slot < 0 || map.sizeAt(slot) == 0) {
+        int slot = liveSlot(requestId, key, cookie);
+        if (slot < 0) {
             return LookupResult.notFound(requestId, epoch);
         }
-        long offset = map.offsetAt(slot);
         int size = map.sizeAt(slot);
-        if (header(requestId, key, offset).cookie() != cookie) {
-            return LookupResult.notFound(requestId, epoch);
+        return new LookupResult(requestId, true, epoch, map.offsetAt(slot), NeedleLayout.recordLength(size, version()), size);
+    }
+
+    /** Writes result {@code i} of a batch lookup, read straight from the needle map (nothing copied). */
+    void lookupInto(byte[] results, int i, long requestId, long key, int cookie) {
+        int slot = liveSlot(requestId, key, cookie);
+        if (slot < 0) {
+            LookupBatchResult.put(results, i, LookupBatchResult.NOT_FOUND, epoch, 0, 0);
+        } else {
+            LookupBatchResult.put(results, i, LookupBatchResult.FOUND, epoch, map.offsetAt(slot), map.sizeAt(slot));
         }
-        return new LookupResult(requestId, true, epoch, offset, NeedleLayout.recordLength(size, version()), size);
+    }
+
+    /** The map slot of a live needle (Size 0 included) whose record carries {@code cookie}; -1 when there is none. */
+    private int liveSlot(long requestId, long key, int cookie) {
+        int slot = map.slotOf(key);
+        if (slot < 0 || header(requestId, key, map.offsetAt(slot)).cookie() != cookie) {
+            return -1;
+        }
+        return slot;
     }
 
     /** Copies bytes of a needle's record out of the served segments (the degraded path). */
     ReadThroughData readThrough(ReadThrough request) {
         long requestId = request.requestId();
         int slot = map.slotOf(request.key());
-        if (slot < 0 || map.sizeAt(slot) == 0
+        if (slot < 0
                 || header(requestId, request.key(), map.offsetAt(slot)).cookie() != request.cookie()) {
             throw new ProtocolException(ErrorCode.NOT_FOUND, requestId, "needle " + Long.toHexString(request.key())
                     + " of volume " + volumeId() + " is missing, deleted or has another cookie");

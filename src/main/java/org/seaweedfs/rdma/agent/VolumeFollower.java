@@ -349,8 +349,15 @@ final class VolumeFollower {
 
     private void publishGauges() {
         Map<Long, Integer> needles = new TreeMap<>();
-        volumes.values().forEach(v -> needles.put(v.volumeId(), v.needles()));
-        metrics.publishVolumes(needles);
+        Map<Long, AgentVolumeStatus> status = new TreeMap<>();
+        volumes.values().forEach(v -> {
+            needles.put(v.volumeId(), v.needles());
+            List<ServedSegment> served = v.segments().segments();
+            status.put(v.volumeId(), new AgentVolumeStatus(v.volumeId(), v.files().collection(), v.epoch(),
+                    served.stream().anyMatch(ServedSegment::isCopy) ? "ucx" : "mapped", v.needles(), served.size(),
+                    v.segments().mappedEnd()));
+        });
+        metrics.publishVolumes(needles, List.copyOf(status.values()));
     }
 
     /** Logs a problem once (the same problem recurs every pass until fixed). */

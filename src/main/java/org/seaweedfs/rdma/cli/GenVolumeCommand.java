@@ -18,7 +18,10 @@ import org.seaweedfs.rdma.volume.ec.EcLayout;
  * the real format, and optionally the same bytes as plain files for a peer web server; prints one URL path per
  * needle ({@code /<fid>}) so load generators can spread requests over them. With {@code --ec} the volume is then
  * erasure-coded ({@code .ec00..}, {@code .ecx}, {@code .ecj}, {@code .vif}; 10 + 4 unless
- * {@code --data-shards/--parity-shards} say otherwise) and its {@code .dat}/{@code .idx} removed.
+ * {@code --data-shards/--parity-shards} say otherwise) and its {@code .dat}/{@code .idx} removed. With
+ * {@code --derived} the needles are 1..count with cookie and bytes derived from (volume, key)
+ * ({@link SampleVolumes#derivedBytes}), and nothing is printed: a checker recomputes any needle (the scale
+ * benchmark, millions of needles).
  */
 @Command(name = "gen-volume", description = "Write a benchmark volume in SeaweedFS's format (<vid>.dat and <vid>.idx) "
         + "and print one URL path per needle (/<fid>).")
@@ -52,6 +55,10 @@ final class GenVolumeCommand implements Callable<Integer> {
             + "for a peer web server")
     Path plain;
 
+    @Option(names = "--derived", description = "needles 1..count with cookie and bytes derived from (volume, key); "
+            + "prints nothing (a checker recomputes any needle: the scale benchmark)")
+    boolean derived;
+
     @Option(names = "--ec", description = "erasure-code the volume as ec.encode leaves it: shards, .ecx, .ecj, .vif "
             + "(the .dat and .idx are removed)")
     boolean ec;
@@ -79,6 +86,9 @@ final class GenVolumeCommand implements Callable<Integer> {
             throw new ParameterException(spec.commandLine(),
                     "--count >= 1 and --size >= 1 are required (at most 64 GiB in all)");
         }
+        if (derived && plain != null) {
+            throw new ParameterException(spec.commandLine(), "--derived writes no plain copies");
+        }
         if (ec) {
             try {
                 EcLayout.of(dataShards, parityShards);
@@ -91,6 +101,13 @@ final class GenVolumeCommand implements Callable<Integer> {
 
     /** Writes the volume and prints its paths; returns the exit status. */
     int generate(Path dir, long volumeId, int count, int size, long seed, Path plain) throws Exception {
+        if (derived) {
+            SampleVolumes.writeDerived(dir, volumeId, count, size);
+            if (ec) {
+                EcVolumes.encode(dir, volumeId, dataShards, parityShards);
+            }
+            return 0;
+        }
         List<FileId> ids = SampleVolumes.writeBench(dir, volumeId, count, size, seed, plain);
         if (ec) {
             EcVolumes.encode(dir, volumeId, dataShards, parityShards);

@@ -122,6 +122,35 @@ public final class SampleVolumes {
         return ids;
     }
 
+    /**
+     * Writes volume {@code volumeId} with needles 1..count whose cookie and bytes derive from (volume, key) alone
+     * ({@link #derivedCookie}, {@link #derivedBytes}), so a load generator can pick any needle and check its answer
+     * without a list of ids or a copy of the data (the scale benchmark: millions of needles).
+     */
+    public static void writeDerived(Path dir, long volumeId, int count, int size) throws IOException {
+        Files.createDirectories(dir);
+        try (VolumeWriter w = VolumeWriter.create(dir, "", volumeId, SuperBlock.VERSION_3, IndexFormat.OFFSET4)) {
+            for (int key = 1; key <= count; key++) {
+                w.append(NewNeedle.builder(key, derivedCookie(volumeId, key), derivedBytes(volumeId, key, size)).build());
+            }
+            w.force();
+        }
+    }
+
+    public static int derivedCookie(long volumeId, long key) {
+        return derived(volumeId, key).nextInt();
+    }
+
+    public static byte[] derivedBytes(long volumeId, long key, int size) {
+        SplittableRandom random = derived(volumeId, key);
+        random.nextInt(); // the cookie
+        return randomBytes(random, size);
+    }
+
+    private static SplittableRandom derived(long volumeId, long key) {
+        return new SplittableRandom(volumeId * 0x9E3779B97F4A7C15L ^ key * 0xC2B2AE3D27D4EB4FL);
+    }
+
     private static FileId append(VolumeWriter w, long volumeId, NewNeedle needle) throws IOException {
         w.append(needle);
         return new FileId(volumeId, needle.key(), needle.cookie());

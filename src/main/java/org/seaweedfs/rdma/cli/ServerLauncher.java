@@ -8,6 +8,7 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import org.seaweedfs.rdma.BuildInfo;
 import org.seaweedfs.rdma.SeaweedRdma;
+import org.seaweedfs.rdma.cluster.ClusteredVertx;
 import org.seaweedfs.rdma.config.RdmaConfig;
 import org.seaweedfs.rdma.config.Role;
 import org.seaweedfs.rdma.metrics.RdmaMetrics;
@@ -23,7 +24,15 @@ final class ServerLauncher {
         RdmaMetrics metrics = config.metrics().enabled() ? RdmaMetrics.create() : null;
         // Netty's epoll transport where it loads (Linux); NIO otherwise. The ready line says which one runs.
         VertxOptions options = new VertxOptions().setPreferNativeTransport(true);
-        Vertx vertx = metrics == null ? Vertx.vertx(options) : metrics.newVertx(options);
+        // Clustered (Hazelcast, cluster.*) when enabled: the event-bus API then answers every member.
+        Vertx vertx;
+        try {
+            vertx = ClusteredVertx.create(config.cluster(), options, metrics).toCompletionStage().toCompletableFuture()
+                    .get(60, TimeUnit.SECONDS);
+        } catch (Exception e) {
+            Throwable cause = e.getCause() == null ? e : e.getCause();
+            throw new IllegalStateException("could not join the cluster: " + cause.getMessage(), cause);
+        }
         CompletableFuture<SeaweedRdma> started = SeaweedRdma.deploy(vertx, config, metrics).toCompletionStage()
                 .toCompletableFuture();
         SeaweedRdma server;
@@ -69,12 +78,17 @@ final class ServerLauncher {
         if (c.runs(Role.AGENT)) {
             line.append(" agent on ucx://").append(c.agent().listen().host()).append(':').append(server.agent().port())
                     .append(" serving ").append(c.agent().volumeDirs()).append(';');
+            if (!c.runs(Role.SIDECAR)) {
+                line.append(" HTTP (health, status, metrics) on http://").append(c.http().host()).append(':')
+                        .append(server.httpPort()).append(';');
+            }
         }
         if (c.runs(Role.SIDECAR)) {
             line.append(" sidecar HTTP on http://").append(c.http().host()).append(':').append(server.httpPort())
                     .append(", agents ").append(c.sidecar().agents())
                     .append(c.sidecar().master() == null ? "" : ", master " + c.sidecar().master())
                     .append(", event bus seaweedfs.needle.read / seaweedfs.needle.stat")
+                    .append(c.cluster().enabled() ? " (clustered on " + c.cluster().host() + ":" + c.cluster().port() + ")" : "")
                     .append(", network transport ").append(server.vertx().isNativeTransportEnabled() ? "epoll" : "nio");
         }
         return line.toString();

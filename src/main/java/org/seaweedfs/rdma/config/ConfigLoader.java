@@ -155,7 +155,8 @@ public final class ConfigLoader {
                 roles,
                 new HttpConfig(v.string("http.host"), v.integer("http.port"), v.integer("http.instances"),
                         v.integer("http.maxInFlight"), v.optionalString("http.jwtReadKey"),
-                        v.duration("http.headerTimeout"), v.duration("http.idleTimeout"), v.integer("http.maxConnections")),
+                        v.duration("http.headerTimeout"), v.duration("http.idleTimeout"), v.integer("http.maxConnections"),
+                        v.networks("http.readSliceClients"), (Boolean) v.get("http.readSliceFallback")),
                 new AgentConfig((HostPort) v.get("agent.listen"), v.strings("agent.volumeDirs"),
                         (Boolean) v.get("agent.offset5"), v.optionalString("agent.authToken"),
                         v.duration("agent.pollInterval"), v.number("agent.segmentBytes"),
@@ -173,12 +174,14 @@ public final class ConfigLoader {
                         v.duration("sidecar.readTimeout"),
                         new SidecarConfig.Ping(v.duration("sidecar.ping.interval"), v.duration("sidecar.ping.timeout")),
                         new SidecarConfig.Reconnect(v.duration("sidecar.reconnect.baseBackoff"),
-                                v.duration("sidecar.reconnect.maxBackoff")),
+                                v.duration("sidecar.reconnect.maxBackoff"), v.duration("sidecar.reconnect.quickBackoff"),
+                                v.duration("sidecar.reconnect.quickPeriod")),
                         new SidecarConfig.Breaker(v.integer("sidecar.breaker.failureRateThreshold"),
                                 v.integer("sidecar.breaker.slidingWindowSize"), v.integer("sidecar.breaker.minimumCalls"),
                                 v.duration("sidecar.breaker.openDuration"), v.integer("sidecar.breaker.halfOpenCalls")),
                         new SidecarConfig.Retry(v.integer("sidecar.retry.maxAttempts"), v.duration("sidecar.retry.waitDuration")),
                         fallback, v.integer("sidecar.eventBusInstances"),
+                        v.number("sidecar.locationCache.maxBytes"),
                         EcRebuild.valueOf(v.string("sidecar.ecRebuild").toUpperCase(Locale.ROOT))),
                 new UcxConfig(v.strings("ucx.tls"), v.strings("ucx.netDevices"),
                         v.string("ucx.errorHandling").toLowerCase(Locale.ROOT),
@@ -186,7 +189,9 @@ public final class ConfigLoader {
                         (Boolean) v.get("ucx.eventLoopLanes")),
                 new MetricsConfig((Boolean) v.get("metrics.enabled")),
                 new LoggingConfig(v.string("logging.level").toLowerCase(Locale.ROOT),
-                        v.string("logging.format").toLowerCase(Locale.ROOT)));
+                        v.string("logging.format").toLowerCase(Locale.ROOT)),
+                new ClusterConfig((Boolean) v.get("cluster.enabled"), v.string("cluster.host").strip(),
+                        v.integer("cluster.port"), v.hostPorts("cluster.members")));
     }
 
     /** Rules that relate several keys. */
@@ -199,6 +204,12 @@ public final class ConfigLoader {
         }
         if (c.agent().segmentBytes() % 4096 != 0) {
             problems.add("agent.segmentBytes: must be a multiple of 4096 (whole pages), got " + c.agent().segmentBytes());
+        }
+        ClusterConfig cluster = c.cluster();
+        if (cluster.enabled() && (cluster.host().isEmpty() || cluster.host().equals("0.0.0.0")
+                || cluster.host().equals("::"))) {
+            problems.add("cluster.host: must be the address other members reach this one at, not '"
+                    + cluster.host() + "'");
         }
         SidecarConfig s = c.sidecar();
         if (c.runs(Role.SIDECAR) && s.agents().isEmpty() && s.master() == null) {
@@ -215,6 +226,7 @@ public final class ConfigLoader {
             problems.add("sidecar.reconnect.baseBackoff: must not exceed sidecar.reconnect.maxBackoff ("
                     + s.reconnect().maxBackoff().toMillis() + "ms)");
         }
+
         if (s.breaker().minimumCalls() > s.breaker().slidingWindowSize()) {
             problems.add("sidecar.breaker.minimumCalls: must not exceed sidecar.breaker.slidingWindowSize ("
                     + s.breaker().slidingWindowSize() + ")");
@@ -255,6 +267,11 @@ public final class ConfigLoader {
         @SuppressWarnings("unchecked")
         List<String> strings(String key) {
             return ((List<Object>) map.get(key)).stream().map(String::valueOf).toList();
+        }
+
+        @SuppressWarnings("unchecked")
+        List<ClientNetwork> networks(String key) {
+            return (List<ClientNetwork>) map.get(key);
         }
 
         @SuppressWarnings("unchecked")

@@ -24,6 +24,8 @@ final class ConfigSchema {
             ConfigKey.ranged("http.instances", INTEGER, 2L, 1, 256),
             ConfigKey.ranged("http.maxInFlight", INTEGER, 1024L, 1, 1_000_000),
             ConfigKey.of("http.jwtReadKey", STRING, null),
+            ConfigKey.of("http.readSliceClients", NETWORK_LIST, HttpConfig.DEFAULT_READ_SLICE_CLIENTS),
+            ConfigKey.of("http.readSliceFallback", BOOLEAN, false),
             ConfigKey.ranged("http.headerTimeout", DURATION, HttpConfig.DEFAULT_HEADER_TIMEOUT, 1, MS_PER_HOUR),
             ConfigKey.ranged("http.idleTimeout", DURATION, HttpConfig.DEFAULT_IDLE_TIMEOUT, 1, MS_PER_HOUR),
             ConfigKey.ranged("http.maxConnections", INTEGER, (long) HttpConfig.DEFAULT_MAX_CONNECTIONS, 1, 1_000_000),
@@ -51,6 +53,8 @@ final class ConfigSchema {
             ConfigKey.ranged("sidecar.ping.timeout", DURATION, Duration.ofSeconds(1), 1, MS_PER_HOUR),
             ConfigKey.ranged("sidecar.reconnect.baseBackoff", DURATION, Duration.ofMillis(200), 1, MS_PER_HOUR),
             ConfigKey.ranged("sidecar.reconnect.maxBackoff", DURATION, Duration.ofSeconds(30), 1, MS_PER_HOUR),
+            ConfigKey.ranged("sidecar.reconnect.quickBackoff", DURATION, Duration.ofMillis(250), 1, MS_PER_HOUR),
+            ConfigKey.ranged("sidecar.reconnect.quickPeriod", DURATION, Duration.ofSeconds(30), 0, MS_PER_HOUR),
             ConfigKey.ranged("sidecar.breaker.failureRateThreshold", INTEGER, 50L, 1, 100),
             ConfigKey.ranged("sidecar.breaker.slidingWindowSize", INTEGER, 20L, 1, 10_000),
             ConfigKey.ranged("sidecar.breaker.minimumCalls", INTEGER, 10L, 1, 10_000),
@@ -59,6 +63,7 @@ final class ConfigSchema {
             ConfigKey.ranged("sidecar.retry.maxAttempts", INTEGER, 3L, 1, 10),
             ConfigKey.ranged("sidecar.retry.waitDuration", DURATION, Duration.ofMillis(50), 0, 60_000),
             ConfigKey.ranged("sidecar.eventBusInstances", INTEGER, 1L, 1, 256),
+            ConfigKey.ranged("sidecar.locationCache.maxBytes", BYTES, 64L << 20, 64 * 1024, 1024 * GIB),
             ConfigKey.choice("sidecar.fallback", STRING_LIST, List.of("read-through", "http"), "read-through", "http"),
             ConfigKey.choice("sidecar.ecRebuild", STRING, "rdma", "rdma", "fallback"),
             ConfigKey.of("ucx.tls", STRING_LIST, List.of()),
@@ -69,7 +74,11 @@ final class ConfigSchema {
             ConfigKey.of("ucx.eventLoopLanes", BOOLEAN, true),
             ConfigKey.of("metrics.enabled", BOOLEAN, true),
             ConfigKey.choice("logging.level", STRING, "info", "trace", "debug", "info", "warn", "error", "off"),
-            ConfigKey.choice("logging.format", STRING, "text", "text", "json"));
+            ConfigKey.choice("logging.format", STRING, "text", "text", "json"),
+            ConfigKey.of("cluster.enabled", BOOLEAN, false),
+            ConfigKey.of("cluster.host", STRING, "127.0.0.1"),
+            ConfigKey.ranged("cluster.port", INTEGER, 5701L, 0, 65535),
+            ConfigKey.of("cluster.members", HOST_PORT_LIST, List.of()));
 
     private static final Map<String, ConfigKey> BY_NAME = new LinkedHashMap<>();
     private static final Map<String, ConfigKey> BY_ENV = new LinkedHashMap<>();

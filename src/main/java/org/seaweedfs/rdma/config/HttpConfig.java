@@ -1,6 +1,7 @@
 package org.seaweedfs.rdma.config;
 
 import java.time.Duration;
+import java.util.List;
 
 /**
  * The sidecar's HTTP face.
@@ -12,9 +13,19 @@ import java.time.Duration;
  *                       connection's start or the end of its previous response), or it is closed
  * @param idleTimeout    a connection with nothing read or written for this long is closed
  * @param maxConnections HTTP connections open at once across all instances; beyond it new ones are closed at once
+ * @param readSliceClients clients that may call {@code /read} without a read token when {@code jwtReadKey} is set
+ *                       ({@code weed mount} sends none); needle URLs still need one from everybody
+ * @param readSliceFallback whether a {@code /read} that RDMA cannot serve is served by the fallbacks (true) or
+ *                       answered 503 at once (false: {@code weed mount} re-reads anything not marked RDMA from the
+ *                       volume server itself, so fallback bytes would cross the network twice)
  */
 public record HttpConfig(String host, int port, int instances, int maxInFlight, String jwtReadKey,
-                         Duration headerTimeout, Duration idleTimeout, int maxConnections) {
+                         Duration headerTimeout, Duration idleTimeout, int maxConnections,
+                         List<ClientNetwork> readSliceClients, boolean readSliceFallback) {
+
+    /** Loopback only: a mount on the sidecar's own host. */
+    public static final List<ClientNetwork> DEFAULT_READ_SLICE_CLIENTS =
+            List.of(ClientNetwork.parse("127.0.0.0/8"), ClientNetwork.parse("::1"));
 
     public static final Duration DEFAULT_HEADER_TIMEOUT = Duration.ofSeconds(60);
     public static final Duration DEFAULT_IDLE_TIMEOUT = Duration.ofSeconds(60);
@@ -25,6 +36,14 @@ public record HttpConfig(String host, int port, int instances, int maxInFlight, 
                 || maxConnections < 1) {
             throw new IllegalArgumentException("HTTP connection bounds must be positive");
         }
+        readSliceClients = List.copyOf(readSliceClients);
+    }
+
+    /** With the default {@code /read} settings. */
+    public HttpConfig(String host, int port, int instances, int maxInFlight, String jwtReadKey,
+                      Duration headerTimeout, Duration idleTimeout, int maxConnections) {
+        this(host, port, instances, maxInFlight, jwtReadKey, headerTimeout, idleTimeout, maxConnections,
+                DEFAULT_READ_SLICE_CLIENTS, false);
     }
 
     /** With the default connection bounds. */

@@ -10,7 +10,8 @@ public record RdmaConfig(
         SidecarConfig sidecar,
         UcxConfig ucx,
         MetricsConfig metrics,
-        LoggingConfig logging) {
+        LoggingConfig logging,
+        ClusterConfig cluster) {
 
     public RdmaConfig {
         roles = Set.copyOf(roles);

@@ -16,6 +16,7 @@ import java.util.List;
  * @param fallback         where reads degrade to, in order, when RDMA cannot serve them
  * @param eventBusInstances {@code EventBusApiVerticle} instances (each on an event loop; requests are dealt
  *                         round-robin): 1 keeps a requester on its own event loop fastest, more spread the reads
+ * @param locationCacheMaxBytes heap budget of the needle-location cache (all agents together)
  */
 public record SidecarConfig(
         List<HostPort> agents,
@@ -32,7 +33,11 @@ public record SidecarConfig(
         Retry retry,
         List<Fallback> fallback,
         int eventBusInstances,
+        long locationCacheMaxBytes,
         EcRebuild ecRebuild) {
+
+    /** {@code sidecar.locationCache.maxBytes}'s default. */
+    public static final long DEFAULT_LOCATION_CACHE_BYTES = 64L << 20;
 
     public SidecarConfig {
         agents = List.copyOf(agents);
@@ -41,13 +46,14 @@ public record SidecarConfig(
         java.util.Objects.requireNonNull(ecRebuild, "sidecar.ecRebuild");
     }
 
-    /** Everything but {@code sidecar.ecRebuild}, left at its default (rdma). */
+    /** Everything but {@code sidecar.locationCache.maxBytes} and {@code sidecar.ecRebuild}, left at their defaults. */
     public SidecarConfig(List<HostPort> agents, HostPort master, List<HostPort> volumeServers, String authToken,
                          long maxNeedleBytes, BufferPool bufferPool, int maxInFlightReads, Duration readTimeout,
                          Ping ping, Reconnect reconnect, Breaker breaker, Retry retry, List<Fallback> fallback,
                          int eventBusInstances) {
         this(agents, master, volumeServers, authToken, maxNeedleBytes, bufferPool, maxInFlightReads, readTimeout,
-                ping, reconnect, breaker, retry, fallback, eventBusInstances, EcRebuild.RDMA);
+                ping, reconnect, breaker, retry, fallback, eventBusInstances, DEFAULT_LOCATION_CACHE_BYTES,
+                EcRebuild.RDMA);
     }
 
     /** Registered read buffers: {@code totalBytes / bufferSize} of them. */
@@ -58,8 +64,22 @@ public record SidecarConfig(
     public record Ping(Duration interval, Duration timeout) {
     }
 
-    /** Exponential backoff with jitter between reconnection attempts. */
-    public record Reconnect(Duration baseBackoff, Duration maxBackoff) {
+    /**
+     * Backoff with jitter between reconnection attempts: for {@code quickPeriod} after an agent is lost the waits
+     * are at most {@code quickBackoff} (an agent back from a restart or a hang is found again at once), then they
+     * grow with the time it has been down, up to {@code maxBackoff}.
+     */
+    public record Reconnect(Duration baseBackoff, Duration maxBackoff, Duration quickBackoff, Duration quickPeriod) {
+
+        public static final Duration DEFAULT_QUICK_BACKOFF = Duration.ofMillis(250);
+        public static final Duration DEFAULT_QUICK_PERIOD = Duration.ofSeconds(30);
+
+        /** The default quick phase (30 s of waits of at most 500 ms, or maxBackoff if lower). */
+        public Reconnect(Duration baseBackoff, Duration maxBackoff) {
+            this(baseBackoff, maxBackoff,
+                    DEFAULT_QUICK_BACKOFF.compareTo(maxBackoff) < 0 ? DEFAULT_QUICK_BACKOFF : maxBackoff,
+                    DEFAULT_QUICK_PERIOD);
+        }
     }
 
     /** Resilience4j circuit breaker per agent (count-based window). */

@@ -22,7 +22,8 @@ enum ValueType {
     HOST_PORT("host:port"),
     LISTEN_ADDRESS("host:port (port 0: any free port)"),
     STRING_LIST("a list of strings"),
-    HOST_PORT_LIST("a list of host:port");
+    HOST_PORT_LIST("a list of host:port"),
+    NETWORK_LIST("a list of IP addresses or networks (127.0.0.1, 10.0.0.0/8, ::1)");
 
     private static final Pattern DURATION_TEXT = Pattern.compile("(\\d+)\\s*(ms|s|m|h)");
     private static final Pattern BYTES_TEXT = Pattern.compile("(\\d+)\\s*(B|KiB|MiB|GiB|KB|MB|GB)?");
@@ -37,7 +38,7 @@ enum ValueType {
     }
 
     boolean isList() {
-        return this == STRING_LIST || this == HOST_PORT_LIST;
+        return this == STRING_LIST || this == HOST_PORT_LIST || this == NETWORK_LIST;
     }
 
     /** @param raw a YAML scalar or list, or an environment string */
@@ -96,7 +97,7 @@ enum ValueType {
             if (text.isEmpty()) {
                 throw new IllegalArgumentException("expected " + expected + ", got an empty item");
             }
-            out.add(this == HOST_PORT_LIST ? HostPort.parse(text) : text);
+            out.add(this == HOST_PORT_LIST ? HostPort.parse(text) : this == NETWORK_LIST ? ClientNetwork.parse(text) : text);
         }
         return List.copyOf(out);
     }

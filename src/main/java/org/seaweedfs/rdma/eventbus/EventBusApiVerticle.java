@@ -6,17 +6,15 @@ import io.vertx.core.VerticleBase;
 import io.vertx.core.buffer.Buffer;
 import io.vertx.core.eventbus.Message;
 import io.vertx.core.eventbus.MessageConsumer;
-import io.vertx.core.json.JsonObject;
-import java.util.Map;
+import org.seaweedfs.rdma.client.NeedleClient;
+import org.seaweedfs.rdma.client.NeedleException;
+import org.seaweedfs.rdma.client.NeedleWire;
 import org.seaweedfs.rdma.metrics.ReadMeters;
-import org.seaweedfs.rdma.sidecar.ByteChunks;
 import org.seaweedfs.rdma.sidecar.NeedleContent;
-import org.seaweedfs.rdma.sidecar.NeedleContentType;
 import org.seaweedfs.rdma.sidecar.NeedleSlice;
 import org.seaweedfs.rdma.sidecar.NeedleSource;
 import org.seaweedfs.rdma.sidecar.NeedleStat;
 import org.seaweedfs.rdma.sidecar.ReadFailure;
-import org.seaweedfs.rdma.sidecar.ReadPath;
 
 /**
  * The event-bus API for Vert.x applications (same JVM or clustered).
@@ -30,7 +28,9 @@ import org.seaweedfs.rdma.sidecar.ReadPath;
  * </ul>
  * Failures: {@code message.fail(code, text)} with 400, 404, 416, 502 (corrupt), 503 (no path), 504 (timeout),
  * 500 (anything else). A needle above {@code sidecar.maxNeedleBytes} fails 400 (the contract's closed list of codes
- * has no 413; HTTP answers 413) with a text starting "too large: ", so consumers can tell it from a malformed request. Replies use {@link LocalBufferCodec}: in-JVM consumers get the buffer without a copy.
+ * has no 413; HTTP answers 413) with a text starting "too large: ", so consumers can tell it from a malformed request. On a bus that is not clustered, replies use {@link LocalBufferCodec}: in-JVM consumers get the buffer without a
+ * copy; on a clustered bus they are plain buffers (Vert.x's own codec), readable on every node.
+ * The headers, stat JSON and failure texts come from {@link NeedleWire}, which the {@link NeedleClient}s read.
  */
 public final class EventBusApiVerticle extends VerticleBase {
 
@@ -42,6 +42,7 @@ public final class EventBusApiVerticle extends VerticleBase {
     private final ReadMeters meters;
     private MessageConsumer<Object> reads;
     private MessageConsumer<Object> stats;
+    private boolean localReplies;
 
     public EventBusApiVerticle(NeedleSource source, long maxNeedleBytes, ReadMeters meters) {
         this.source = source;
@@ -51,6 +52,8 @@ public final class EventBusApiVerticle extends VerticleBase {
 
     @Override
     public Future<?> start() {
+        // A clustered bus may deliver a reply to another node, which would not know the local codec: plain buffers.
+        localReplies = !vertx.isClustered();
         LocalBufferCodec.registerOn(vertx.eventBus());
         reads = vertx.eventBus().consumer(READ_ADDRESS, m -> handle(m, this::read));
         stats = vertx.eventBus().consumer(STAT_ADDRESS, m -> handle(m, this::stat));
@@ -72,7 +75,7 @@ public final class EventBusApiVerticle extends VerticleBase {
         NeedleRequest request;
         try {
             request = NeedleRequest.parse(message.body());
-        } catch (IllegalArgumentException e) {
+        } catch (IllegalArgumentException | NeedleException e) {
             fail(message, e, start);
             return;
         }
@@ -96,22 +99,21 @@ public final class EventBusApiVerticle extends VerticleBase {
     /** Releases {@code content} before answering, so a consumer never sees pooled memory in use. */
     private void reply(Message<Object> message, NeedleContent content, long start) {
         NeedleStat stat = content.stat();
-        ByteChunks bytes = ByteChunks.of(content.chunks());
-        String contentType = NeedleContentType.of(stat, stat.name());
         DeliveryOptions options = new DeliveryOptions()
-                .setCodecName(LocalBufferCodec.NAME)
-                .addHeader("etag", stat.etag())
-                .addHeader("content-type", contentType == null ? NeedleContentType.DEFAULT : contentType)
-                .addHeader("name", stat.name())
-                .addHeader("last-modified", Long.toString(stat.lastModified()))
-                .addHeader("size", Long.toString(stat.size()))
-                .addHeader("source", ReadPath.RDMA.is(stat.source()) ? ReadPath.RDMA.wire : "fallback");
+                .addHeader(NeedleWire.ETAG, stat.etag())
+                .addHeader(NeedleWire.CONTENT_TYPE, NeedleWire.contentType(stat))
+                .addHeader(NeedleWire.NAME, stat.name())
+                .addHeader(NeedleWire.LAST_MODIFIED, Long.toString(stat.lastModified()))
+                .addHeader(NeedleWire.SIZE, Long.toString(stat.size()))
+                .addHeader(NeedleWire.SOURCE, NeedleWire.source(stat));
+        if (localReplies) {
+            options.setCodecName(LocalBufferCodec.NAME);
+        }
         if (stat.compressed()) { // only a raw read keeps the stored form
             options.addHeader("content-encoding", "gzip");
         }
         // The copy lets pooled memory go back now; the consumer owns the reply buffer.
-        Buffer body = bytes.copy();
-        content.release();
+        Buffer body = NeedleWire.takeBody(content);
         message.reply(body, options);
         meters.recordRead(stat.source(), "ok", System.nanoTime() - start);
         meters.recordBytesServed(stat.source(), body.length());
@@ -124,29 +126,16 @@ public final class EventBusApiVerticle extends VerticleBase {
                 return;
             }
             NeedleStat s = ar.result();
-            message.reply(new JsonObject()
-                    .put("fid", s.fid().toString())
-                    .put("size", s.size())
-                    .put("etag", s.etag())
-                    .put("name", s.name())
-                    .put("mime", s.mime())
-                    .put("contentType", NeedleContentType.of(s, s.name()))
-                    .put("lastModified", s.lastModified())
-                    .put("compressed", s.compressed())
-                    .put("chunkManifest", s.chunkManifest())
-                    .put("pairs", new JsonObject(Map.copyOf(s.pairs())))
-                    .put("source", s.source()));
+            message.reply(NeedleWire.info(s).toJson());
             meters.recordRead(s.source(), "ok", System.nanoTime() - start);
         });
     }
 
     private void fail(Message<Object> message, Throwable cause, long start) {
-        int code = cause instanceof IllegalArgumentException ? 400 : ReadFailure.codeOf(cause);
+        NeedleException failure = NeedleWire.failure(cause); // a needle too large: 400 "too large: ..." (no 413 here)
+        // The meters keep a needle too large (413) apart from a malformed request.
+        int code = cause instanceof ReadFailure rf ? rf.code() : failure.code();
         meters.recordRead("none", ReadMeters.resultOf(code), System.nanoTime() - start);
-        if (code == ReadFailure.Kind.TOO_LARGE.code) {
-            message.fail(400, "too large: " + cause.getMessage()); // the event-bus contract has no 413
-        } else {
-            message.fail(code, cause.getMessage());
-        }
+        message.fail(failure.code(), failure.getMessage());
     }
 }

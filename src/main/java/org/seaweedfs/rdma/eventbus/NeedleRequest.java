@@ -3,6 +3,7 @@ package org.seaweedfs.rdma.eventbus;
 import io.vertx.core.buffer.Buffer;
 import io.vertx.core.json.DecodeException;
 import io.vertx.core.json.JsonObject;
+import org.seaweedfs.rdma.client.NeedleWire;
 import org.seaweedfs.rdma.volume.FileId;
 
 /**
@@ -12,7 +13,8 @@ import org.seaweedfs.rdma.volume.FileId;
  */
 record NeedleRequest(FileId fid, long offset, long length, boolean raw) {
 
-    /** Accepts a JsonObject, or its text as a String or Buffer; the message says what is wrong. */
+    /** Accepts a JsonObject, or its text as a String or Buffer; the exception (IllegalArgumentException or a
+     * BAD_REQUEST NeedleException) says what is wrong. */
     static NeedleRequest parse(Object body) {
         JsonObject json;
         try {
@@ -26,16 +28,7 @@ record NeedleRequest(FileId fid, long offset, long length, boolean raw) {
         if (json == null) {
             throw new IllegalArgumentException("request must be a JSON object like {\"fid\":\"3,01637037d6\"}");
         }
-        Object fid = json.getValue("fid");
-        if (!(fid instanceof String text)) {
-            throw new IllegalArgumentException("fid: missing or not a string");
-        }
-        FileId parsed;
-        try {
-            parsed = FileId.parse(text);
-        } catch (IllegalArgumentException e) {
-            throw new IllegalArgumentException("fid: " + e.getMessage());
-        }
+        FileId parsed = NeedleWire.fileId(json.getValue("fid"));
         Object raw = json.getValue("raw", false);
         if (!(raw instanceof Boolean r)) {
             throw new IllegalArgumentException("raw: must be true or false");
@@ -48,9 +41,9 @@ record NeedleRequest(FileId fid, long offset, long length, boolean raw) {
         if (v == null) {
             return absent;
         }
-        if (!(v instanceof Integer || v instanceof Long) || ((Number) v).longValue() < 0) {
+        if (!(v instanceof Integer || v instanceof Long)) {
             throw new IllegalArgumentException(name + ": must be a non-negative integer, got " + v);
         }
-        return ((Number) v).longValue();
+        return NeedleWire.atLeast(name, ((Number) v).longValue(), 0);
     }
 }

@@ -2,6 +2,7 @@ package org.seaweedfs.rdma.http;
 
 import io.vertx.core.Future;
 import io.vertx.core.VerticleBase;
+import io.vertx.core.buffer.Buffer;
 import io.vertx.core.http.HttpConnection;
 import io.vertx.core.http.HttpMethod;
 import io.vertx.core.http.HttpServer;
@@ -16,9 +17,10 @@ import java.util.concurrent.TimeUnit;
 import org.seaweedfs.rdma.metrics.RdmaMetrics;
 
 /**
- * The sidecar's HTTP API: needle URLs (GET/HEAD, volume-server semantics), {@code /read} (weed mount),
- * {@code /health}, {@code /status}, {@code /metrics}. Several instances may share the port; give them
- * all the same {@link HttpApiContext} ({@link #deploy} does).
+ * The process's HTTP API. In every role: {@code /health}, {@code /ready}, {@code /status}, {@code /metrics} and the
+ * status page {@code /ui}; where the sidecar runs also needle URLs (GET/HEAD, volume-server semantics),
+ * {@code /read} (weed mount) and {@code /status/history}. Several instances may share the port; give them all the
+ * same {@link HttpApiContext}.
  */
 public final class HttpApiVerticle extends VerticleBase {
 
@@ -33,8 +35,16 @@ public final class HttpApiVerticle extends VerticleBase {
         this.api = api;
     }
 
+    /** The status page, a classpath resource (one self-contained HTML file). */
+    static final String UI_PAGE = "org/seaweedfs/rdma/http/status-page.html";
+
     @Override
     public Future<?> start() {
+        // Read through Vert.x's file system (it resolves classpath resources): no blocking read on the event loop.
+        return vertx.fileSystem().readFile(UI_PAGE).compose(this::listen);
+    }
+
+    private Future<?> listen(Buffer page) {
         JwtReadAuth auth = JwtReadAuth.create(vertx, api.http().jwtReadKey());
         StatusHandlers status = new StatusHandlers(api);
         HeaderDeadlines deadlines = new HeaderDeadlines(vertx, api.connections());
@@ -46,13 +56,24 @@ public final class HttpApiVerticle extends VerticleBase {
         });
         router.options().handler(Cors::preflight);
         router.get("/health").handler(status::health);
+        router.get("/ready").handler(status::ready);
         router.get("/status").handler(status::status);
+        router.get("/status/history").handler(status::history);
+        router.get("/ui").handler(ctx -> ctx.response()
+                .putHeader("Content-Type", "text/html; charset=utf-8")
+                .putHeader("Cache-Control", "no-cache")
+                .end(page));
         router.get(RdmaMetrics.SCRAPE_ROUTE).handler(api.scrapeRegistry() != null
                 ? PrometheusScrapingHandler.create(api.scrapeRegistry())
                 : ctx -> routeError(ctx, 404, "metrics are disabled (metrics.enabled: false)"));
-        router.get("/read").handler(new ReadSliceHandler(api, auth));
-        NeedleHandler needles = new NeedleHandler(vertx, api, auth);
-        router.route().method(HttpMethod.GET).method(HttpMethod.HEAD).handler(needles);
+        NeedleHandler needles = api.sidecar() ? new NeedleHandler(vertx, api, auth) : null;
+        if (needles != null) {
+            router.get("/read").handler(new ReadSliceHandler(api, auth));
+            router.route().method(HttpMethod.GET).method(HttpMethod.HEAD).handler(needles);
+        } else {
+            router.route().method(HttpMethod.GET).method(HttpMethod.HEAD).handler(ctx -> routeError(ctx, 404,
+                    "no such resource (needles are served only where the sidecar role runs)"));
+        }
         router.errorHandler(404, ctx -> routeError(ctx, 404, "no such resource"));
         router.errorHandler(405, ctx -> routeError(ctx, 405, "method not allowed"));
         router.errorHandler(500, ctx -> internalError(ctx.request(), ctx.failure()));
@@ -71,7 +92,7 @@ public final class HttpApiVerticle extends VerticleBase {
                     HttpConnection connection = request.connection();
                     deadlines.requestStarted(connection);
                     Cors.apply(request);
-                    if (NeedleHandler.isNeedleRead(request)) {
+                    if (needles != null && NeedleHandler.isNeedleRead(request)) {
                         request.response().endHandler(v -> deadlines.requestEnded(connection));
                         needles.serve(request);
                     } else {

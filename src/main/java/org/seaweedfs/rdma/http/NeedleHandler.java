@@ -24,6 +24,10 @@ import org.seaweedfs.rdma.sidecar.NeedleContent;
 import org.seaweedfs.rdma.sidecar.NeedleInflater;
 import org.seaweedfs.rdma.sidecar.NeedleStat;
 import org.seaweedfs.rdma.sidecar.ReadFailure;
+import org.seaweedfs.rdma.sidecar.manifest.ChunkManifest;
+import org.seaweedfs.rdma.sidecar.manifest.ChunkedFile;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * GET and HEAD of a needle URL with the volume server's semantics (headers, conditional requests,
@@ -37,6 +41,8 @@ final class NeedleHandler implements Handler<RoutingContext> {
     private static final DateTimeFormatter GO_DATE = DateTimeFormatter.ofPattern("dd MMM uuuu HH:mm:ss 'GMT'", Locale.US)
             .withResolverStyle(ResolverStyle.STRICT);
     private static final List<String> WEEKDAYS = List.of("Mon", "Tue", "Wed", "Thu", "Fri", "Sat", "Sun");
+
+    private static final Logger LOG = LoggerFactory.getLogger(NeedleHandler.class);
 
     private final Vertx vertx;
     private final HttpApiContext api;
@@ -116,12 +122,6 @@ final class NeedleHandler implements Handler<RoutingContext> {
     private void answer(HttpServerRequest request, NeedlePath path, NeedleContent content, ReadScope scope) {
         NeedleStat stat = content.stat();
         HttpServerResponse response = request.response();
-        if (stat.chunkManifest() && !"false".equals(request.getParam("cm"))) {
-            content.release();
-            scope.finish(stat.source(), "error", 0);
-            HttpErrors.send(response, 501, "needle " + stat.fid() + " is a chunk manifest; read it with cm=false");
-            return;
-        }
         if (stat.lastModified() != 0) {
             response.putHeader("Last-Modified", HTTP_DATE.format(Instant.ofEpochSecond(stat.lastModified())));
         }
@@ -131,6 +131,10 @@ final class NeedleHandler implements Handler<RoutingContext> {
             response.putHeader("ETag", "\"" + stat.etag() + "\"");
             ReadSliceHandler.putSourceHeaders(response, stat);
             response.setStatusCode(304).end();
+            return;
+        }
+        if (stat.chunkManifest() && !"false".equals(request.getParam("cm"))) {
+            expandManifest(request, path, content, scope);
             return;
         }
         writeHeaders(request, response, path, stat);
@@ -155,6 +159,55 @@ final class NeedleHandler implements Handler<RoutingContext> {
                 content.release();
                 scope.finish(stat.source(), sent.succeeded() ? "ok" : "aborted", sent.succeeded() ? sent.result() : 0);
             });
+        });
+    }
+
+    /**
+     * A chunk manifest read without {@code cm=false}: the file its chunks make ({@link ChunkedFile}, each chunk read
+     * like any needle), with {@code X-File-Store: chunked}, the manifest's name and mime, and ranges over the whole
+     * file. A manifest that cannot be parsed is served as the needle it is, as upstream does.
+     */
+    private void expandManifest(HttpServerRequest request, NeedlePath path, NeedleContent content, ReadScope scope) {
+        NeedleStat stat = content.stat();
+        HttpServerResponse response = request.response();
+        Future<Buffer> json;
+        if (stat.compressed()) {
+            json = NeedleInflater.inflate(vertx, ByteChunks.of(content.chunks()), api.maxNeedleBytes());
+        } else {
+            Buffer copy = Buffer.buffer();
+            content.chunks().forEach(copy::appendBuffer);
+            json = Future.succeededFuture(copy);
+        }
+        content.release();
+        json.compose(bytes -> {
+            ChunkManifest manifest;
+            try {
+                manifest = ChunkManifest.parse(bytes.getBytes());
+            } catch (IllegalArgumentException e) {
+                LOG.debug("Chunk manifest {} not expanded: {}", stat.fid(), e.getMessage());
+                return Future.succeededFuture((ChunkedFile.Expanded) null);
+            }
+            return ChunkedFile.expand(vertx, api.source(), manifest, api.maxNeedleBytes());
+        }).onComplete(ar -> {
+            if (ar.failed()) {
+                fail(response, ar.cause(), scope);
+                return;
+            }
+            ChunkedFile.Expanded file = ar.result();
+            if (file == null) { // not a manifest this can read: the stored bytes, as the needle they are
+                NeedleStat plain = new NeedleStat(stat.fid(), json.result().length(), stat.crc(), stat.name(), stat.mime(),
+                        stat.lastModified(), stat.pairs(), false, false, stat.source());
+                writeHeaders(request, response, path, plain);
+                sendBody(request, response, plain, ByteChunks.of(json.result())).onComplete(sent ->
+                        scope.finish(stat.source(), sent.succeeded() ? "ok" : "aborted", sent.succeeded() ? sent.result() : 0));
+                return;
+            }
+            NeedleStat whole = new NeedleStat(stat.fid(), file.manifest().size(), stat.crc(), file.manifest().name(),
+                    file.manifest().mime(), stat.lastModified(), stat.pairs(), false, false, file.source());
+            response.putHeader("X-File-Store", "chunked");
+            writeHeaders(request, response, path, whole);
+            sendBody(request, response, whole, file.bytes()).onComplete(sent ->
+                    scope.finish(file.source(), sent.succeeded() ? "ok" : "aborted", sent.succeeded() ? sent.result() : 0));
         });
     }
 

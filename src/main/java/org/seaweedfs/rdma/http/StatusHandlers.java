@@ -3,16 +3,20 @@ package org.seaweedfs.rdma.http;
 import io.vertx.core.json.JsonArray;
 import io.vertx.core.json.JsonObject;
 import io.vertx.ext.web.RoutingContext;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Set;
 import java.util.TreeMap;
+import org.seaweedfs.rdma.metrics.ReadTally;
 import org.seaweedfs.rdma.sidecar.ReadPathStatus;
 import org.seaweedfs.rdma.sidecar.ReadPathStatus.AgentStatus;
 
 /**
- * {@code /health} (the schema {@code weed mount} reads once, at mount start: {@code status} and {@code rdma.enabled})
+ * {@code /health}, {@code /ready}, {@code /status} and {@code /status/history} for whatever roles the process runs.
+ * Without the sidecar role {@code /health} is liveness alone (200 while the process answers) and {@code /status}
+ * shows the agent. With it, {@code /health} is the schema {@code weed mount} reads once, at mount start: {@code status} and {@code rdma.enabled})
  * and {@code /status} (agents, their states, breakers, volumes). Both share the summary:
  * <ul>
  *   <li>{@code status}: {@code healthy} (200) whenever RDMA can serve reads: at least one agent up whose breaker
@@ -21,6 +25,8 @@ import org.seaweedfs.rdma.sidecar.ReadPathStatus.AgentStatus;
  *   <li>{@code readPath}: the read path's own view ({@code healthy} only when every agent is up with a closed
  *       breaker), and {@code reasons}: why not, one line per agent that is not.</li>
  * </ul>
+ * {@code /ready} is 200 when every role serves (the sidecar: not {@code unhealthy}; the agent: its listener bound),
+ * else 503.
  */
 final class StatusHandlers {
 
@@ -34,6 +40,10 @@ final class StatusHandlers {
     }
 
     void health(RoutingContext ctx) {
+        if (!api.sidecar()) {
+            send(ctx, new JsonObject().put("status", "healthy").put("roles", roles()));
+            return;
+        }
         List<AgentStatus> agents = api.status().agents();
         JsonObject body = summary(agents)
                 .put("agents", new JsonObject()
@@ -43,7 +53,37 @@ final class StatusHandlers {
         send(ctx, body);
     }
 
+    void ready(RoutingContext ctx) {
+        JsonObject byRole = new JsonObject();
+        if (api.sidecar()) {
+            List<AgentStatus> agents = api.status().agents();
+            byRole.put("sidecar", overall(api.status().rdmaEnabled(), api.status().health(), agents)
+                    != ReadPathStatus.Health.UNHEALTHY);
+        }
+        if (api.agent() != null) {
+            byRole.put(api.agent().role(), api.agent().ready());
+        }
+        boolean ready = byRole.stream().allMatch(e -> Boolean.TRUE.equals(e.getValue()));
+        ctx.response()
+                .setStatusCode(ready ? 200 : 503)
+                .putHeader("Content-Type", "application/json")
+                .putHeader("Cache-Control", "no-store")
+                .end(new JsonObject().put("ready", ready).put("roles", byRole).encode());
+    }
+
+    void history(RoutingContext ctx) {
+        if (api.history() == null) {
+            HttpErrors.send(ctx.response(), 404, "no read history here (the sidecar role keeps it)");
+            return;
+        }
+        send(ctx, api.history().toJson());
+    }
+
     void status(RoutingContext ctx) {
+        if (!api.sidecar()) {
+            send(ctx, withAgent(new JsonObject().put("status", "healthy").put("roles", roles())));
+            return;
+        }
         List<AgentStatus> all = api.status().agents();
         JsonArray agents = new JsonArray();
         Map<String, JsonArray> volumes = new TreeMap<>();
@@ -58,8 +98,31 @@ final class StatusHandlers {
                     .put("lastError", a.lastError()));
             a.volumes().forEach(v -> volumes.computeIfAbsent(Long.toString(v), k -> new JsonArray()).add(a.address()));
         }
-        JsonObject body = summary(all).put("agents", agents).put("volumes", new JsonObject(Map.copyOf(volumes)));
-        send(ctx, body);
+        JsonObject body = summary(all).put("roles", roles()).put("agents", agents)
+                .put("volumes", new JsonObject(Map.copyOf(volumes)));
+        ReadTally tally = api.meters().tally();
+        long reads = tally.reads();
+        body.getJsonObject("reads")
+                .put("total", reads)
+                .put("bySource", new JsonObject(new LinkedHashMap<String, Object>(tally.bySource())))
+                .put("failed", tally.failed())
+                .put("meanMs", reads == 0 ? 0.0 : Math.round(tally.totalNanos() / 1e3 / reads) / 1000.0);
+        send(ctx, withAgent(body));
+    }
+
+    private JsonArray roles() {
+        JsonArray roles = new JsonArray();
+        if (api.sidecar()) {
+            roles.add("sidecar");
+        }
+        if (api.agent() != null) {
+            roles.add(api.agent().role());
+        }
+        return roles;
+    }
+
+    private JsonObject withAgent(JsonObject body) {
+        return api.agent() == null ? body : body.put(api.agent().role(), api.agent().status());
     }
 
     /** An agent RDMA reads can go to now: up, its breaker letting reads through (closed, half-open, disabled). */

@@ -1,10 +1,19 @@
 package org.seaweedfs.rdma.metrics;
 
 import io.micrometer.core.instrument.Gauge;
+import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.core.instrument.binder.jvm.ClassLoaderMetrics;
+import io.micrometer.core.instrument.binder.jvm.JvmGcMetrics;
+import io.micrometer.core.instrument.binder.jvm.JvmMemoryMetrics;
+import io.micrometer.core.instrument.binder.jvm.JvmThreadMetrics;
+import io.micrometer.core.instrument.binder.system.FileDescriptorMetrics;
+import io.micrometer.core.instrument.binder.system.ProcessorMetrics;
+import io.micrometer.core.instrument.binder.system.UptimeMetrics;
 import io.micrometer.core.instrument.config.MeterFilter;
 import io.micrometer.prometheusmetrics.PrometheusConfig;
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
 import io.vertx.core.Vertx;
+import io.vertx.core.VertxBuilder;
 import io.vertx.core.VertxOptions;
 import io.vertx.micrometer.Label;
 import io.vertx.micrometer.MicrometerMetricsFactory;
@@ -17,7 +26,7 @@ import java.util.concurrent.atomic.AtomicInteger;
  * Build Vert.x with {@link #newVertx(VertxOptions)} so HTTP server, event bus and pool metrics land in
  * the same registry that {@code /metrics} scrapes.
  */
-public final class RdmaMetrics {
+public final class RdmaMetrics implements AutoCloseable {
 
     /** Route of the scrape endpoint, left out of the HTTP server metrics. */
     public static final String SCRAPE_ROUTE = "/metrics";
@@ -25,13 +34,47 @@ public final class RdmaMetrics {
     /** Names each instance's registry for vertx-micrometer, which keeps registries in a JVM-wide map by name. */
     private static final AtomicInteger INSTANCES = new AtomicInteger();
 
-    private final PrometheusMeterRegistry registry;
+    /** Where every meter goes. */
+    private final MeterRegistry registry;
+    /** What {@code /metrics} serves: {@link #registry} when it is a Prometheus one, else null (no endpoint). */
+    private final PrometheusMeterRegistry scrapeRegistry;
     private final ReadMeters readMeters;
     private final String registryName = "seaweedfs-rdma-" + INSTANCES.incrementAndGet();
+    /** Listens to the JVM's GC notifications until {@link #close()}. */
+    private final JvmGcMetrics gcMetrics = new JvmGcMetrics();
 
-    private RdmaMetrics(PrometheusMeterRegistry registry) {
+    private RdmaMetrics(MeterRegistry registry) {
         this.registry = registry;
+        this.scrapeRegistry = registry instanceof PrometheusMeterRegistry p ? p : null;
         this.readMeters = new ReadMeters(registry);
+        bindProcessMetrics();
+    }
+
+    /** The JVM's and the process's own meters (memory, GC, threads, classes, CPU, uptime, file descriptors). */
+    private void bindProcessMetrics() {
+        new JvmMemoryMetrics().bindTo(registry);
+        gcMetrics.bindTo(registry);
+        new JvmThreadMetrics().bindTo(registry);
+        new ClassLoaderMetrics().bindTo(registry);
+        new ProcessorMetrics().bindTo(registry);
+        new UptimeMetrics().bindTo(registry);
+        new FileDescriptorMetrics().bindTo(registry);
+    }
+
+    /** Stops listening to GC notifications (the registry itself keeps answering scrapes). */
+    @Override
+    public void close() {
+        gcMetrics.close();
+    }
+
+    /**
+     * Meters into an application's own registry (any Micrometer registry; its filters and tags stay the app's).
+     * When it is a {@link PrometheusMeterRegistry}, the HTTP API's {@code /metrics} serves it; otherwise the app
+     * publishes it its own way and {@code /metrics} answers 404.
+     */
+    public static RdmaMetrics on(MeterRegistry appRegistry) {
+        VertxGaugeRegistrationFilter.install();
+        return new RdmaMetrics(java.util.Objects.requireNonNull(appRegistry, "appRegistry"));
     }
 
     public static RdmaMetrics create() {
@@ -58,19 +101,29 @@ public final class RdmaMetrics {
         return new MicrometerMetricsOptions()
                 .setEnabled(true)
                 .setRegistryName(registryName)
-                .setPrometheusOptions(new VertxPrometheusOptions().setEnabled(true))
+                .setPrometheusOptions(new VertxPrometheusOptions().setEnabled(scrapeRegistry != null))
                 .addLabels(Label.HTTP_ROUTE, Label.HTTP_METHOD, Label.HTTP_CODE);
     }
 
     /** A Vert.x instance whose metrics go to this registry. */
     public Vertx newVertx(VertxOptions options) {
-        return Vertx.builder()
-                .with(new VertxOptions(options).setMetricsOptions(vertxMetricsOptions()))
-                .withMetrics(new MicrometerMetricsFactory(registry))
-                .build();
+        return vertxBuilder(options).build();
     }
 
+    /** A Vert.x builder whose metrics go to this registry (add a cluster manager and {@code buildClustered()}). */
+    public VertxBuilder vertxBuilder(VertxOptions options) {
+        return Vertx.builder()
+                .with(new VertxOptions(options).setMetricsOptions(vertxMetricsOptions()))
+                .withMetrics(new MicrometerMetricsFactory(registry));
+    }
+
+    /** The Prometheus registry {@code /metrics} serves; null when bound to an app's non-Prometheus registry. */
     public PrometheusMeterRegistry registry() {
+        return scrapeRegistry;
+    }
+
+    /** The registry every meter is registered in (the app's with {@link #on(MeterRegistry)}). */
+    public MeterRegistry meterRegistry() {
         return registry;
     }
 
@@ -80,6 +133,9 @@ public final class RdmaMetrics {
 
     /** Prometheus text exposition of everything registered. */
     public String scrape() {
-        return registry.scrape();
+        if (scrapeRegistry == null) {
+            throw new IllegalStateException("bound to a registry that is not Prometheus: nothing to scrape here");
+        }
+        return scrapeRegistry.scrape();
     }
 }

@@ -34,6 +34,7 @@ public final class ReadMeters {
     /** Latency timers by [source][result] tag index, registered on first use (building one per read costs). */
     private final AtomicReferenceArray<Timer> latency = new AtomicReferenceArray<>(SOURCE_TAGS.size() * RESULT_TAGS.size());
     private final AtomicReferenceArray<DistributionSummary> served = new AtomicReferenceArray<>(SOURCE_TAGS.size());
+    private final ReadTally tally = new ReadTally();
 
     public ReadMeters(MeterRegistry registry) {
         this.registry = registry;
@@ -54,6 +55,7 @@ public final class ReadMeters {
 
     /** One finished read (HTTP or event bus), whatever its outcome. */
     public void recordRead(String source, String result, long nanos) {
+        tally.record(source, result, nanos);
         int slot = tagIndex(source, SOURCE_TAGS) * RESULT_TAGS.size() + tagIndex(result, RESULT_TAGS);
         Timer timer = latency.get(slot);
         if (timer == null) {
@@ -103,6 +105,11 @@ public final class ReadMeters {
                     .description("Agent connection state (1 = current)")
                     .tag("agent", agent).tag("state", s).strongReference(true).register(registry);
         }
+    }
+
+    /** Running totals of the reads recorded here (kept with metrics off too), for /status and its history. */
+    public ReadTally tally() {
+        return tally;
     }
 
     public MeterRegistry registry() {

@@ -16,7 +16,7 @@ import org.msgpack.core.buffer.MessageBuffer;
 public final class ControlCodec {
     /**
      * The version this codec speaks (the header's version byte and Hello.protocolVersion). Version 2 added
-     * {@code VolumeInfo.ec} (erasure-coded volumes).
+     * batched lookups ({@code LookupBatch} / {@code LookupBatchResult}) and {@code VolumeInfo.ec} (erasure-coded volumes).
      */
     public static final int PROTOCOL_VERSION = 2;
     /**
@@ -61,6 +61,11 @@ public final class ControlCodec {
     /** How many packed entries one SyncEntries frame carries at most. */
     public int maxSyncEntriesPerFrame() {
         return (maxFrameBytes - PAYLOAD_FRAME_OVERHEAD) / SyncEntryReader.ENTRY_BYTES;
+    }
+
+    /** How many ids one {@link LookupBatch} carries at most (its reply, 21 bytes an id, must fit one frame too). */
+    public int maxLookupsPerFrame() {
+        return Math.min(ProtocolLimits.MAX_LOOKUP_BATCH, (maxFrameBytes - PAYLOAD_FRAME_OVERHEAD) / LookupBatchResult.RESULT_BYTES);
     }
 
     /** The frame of a message. @throws ProtocolException TOO_LARGE when it would exceed the maximum frame size */

@@ -114,6 +114,14 @@ final class MessageBodies {
                 w.i64(m.offset());
                 w.bin(m.bytes());
             }
+            case LOOKUP_BATCH -> {
+                w.array(1);
+                w.bin(((LookupBatch) message).ids());
+            }
+            case LOOKUP_BATCH_RESULT -> {
+                w.array(1);
+                w.bin(((LookupBatchResult) message).results());
+            }
         }
     }
 
@@ -210,6 +218,16 @@ final class MessageBodies {
                 r.begin("ReadThroughData", 3);
                 yield new ReadThroughData(requestId, r.u64("ReadThroughData.epoch"),
                         r.nonNegative("ReadThroughData.offset"), r.bin("ReadThroughData.bytes", Integer.MAX_VALUE));
+            }
+            case LOOKUP_BATCH -> {
+                r.begin("LookupBatch", 1);
+                yield new LookupBatch(requestId, r.bin("LookupBatch.ids",
+                        ProtocolLimits.MAX_LOOKUP_BATCH * LookupBatch.ID_BYTES));
+            }
+            case LOOKUP_BATCH_RESULT -> {
+                r.begin("LookupBatchResult", 1);
+                yield new LookupBatchResult(requestId, r.bin("LookupBatchResult.results",
+                        ProtocolLimits.MAX_LOOKUP_BATCH * LookupBatchResult.RESULT_BYTES));
             }
         };
     }

@@ -15,7 +15,11 @@ public enum MessageType {
     SYNC_ENTRIES(11, Direction.ANY),
     VOLUME_CHANGED(12, Direction.PUSH),
     READ_THROUGH(13, Direction.REQUEST),
-    READ_THROUGH_DATA(14, Direction.REPLY);
+    READ_THROUGH_DATA(14, Direction.REPLY),
+    /** Since version 2. */
+    LOOKUP_BATCH(15, Direction.REQUEST),
+    /** Since version 2. */
+    LOOKUP_BATCH_RESULT(16, Direction.REPLY);
 
     /** What the request id of a message of this type may be. */
     public enum Direction {
@@ -29,7 +33,7 @@ public enum MessageType {
         ANY
     }
 
-    private static final MessageType[] BY_WIRE_ID = new MessageType[15];
+    private static final MessageType[] BY_WIRE_ID = new MessageType[17];
 
     static {
         for (MessageType type : values()) {

@@ -24,7 +24,7 @@ public interface ReadPathStatus {
      * @param state     "connecting", "up" or "down"
      * @param breaker   circuit-breaker state: "closed", "open", "half_open" (or "disabled")
      * @param volumes   volume ids the agent serves
-     * @param needles   entries in the sidecar's mirror of its needle map
+     * @param needles   locations of its needles in the sidecar's location cache
      * @param lastError the last failure seen, null when none
      */
     record AgentStatus(String address, String state, String breaker, List<Long> volumes, long needles,

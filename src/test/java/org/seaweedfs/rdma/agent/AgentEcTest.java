@@ -9,6 +9,8 @@ import org.seaweedfs.rdma.protocol.ErrorCode;
 import org.seaweedfs.rdma.protocol.ErrorReply;
 import org.seaweedfs.rdma.protocol.Hello;
 import org.seaweedfs.rdma.protocol.Lookup;
+import org.seaweedfs.rdma.protocol.LookupBatch;
+import org.seaweedfs.rdma.protocol.LookupBatchResult;
 import org.seaweedfs.rdma.protocol.LookupResult;
 import org.seaweedfs.rdma.protocol.ReadThrough;
 import org.seaweedfs.rdma.protocol.SyncEntries;
@@ -112,6 +114,17 @@ class AgentEcTest {
             assertEquals(victim, tombstone.key());
             assertFalse(tombstone.isLive());
             assertFalse(client.request(id -> new Lookup(id, 1, victim, 0), LookupResult.class).found());
+            // Batched lookups (what sidecars send) answer from the .ecx minus the .ecj too.
+            EcIndex.Entry live = entries.get(8);
+            LookupBatchResult batch = client.request(id -> new LookupBatch(id, LookupBatch.pack(
+                    new long[] {1, 1, 99}, new long[] {live.key(), victim, live.key()}, new int[3], 3)),
+                    LookupBatchResult.class);
+            assertEquals(LookupBatchResult.FOUND, batch.status(0));
+            assertEquals(live.offset(), batch.offset(0));
+            assertEquals(live.size(), batch.size(0));
+            assertEquals(volume.epoch(), batch.epoch(0));
+            assertEquals(LookupBatchResult.NOT_FOUND, batch.status(1));
+            assertEquals(LookupBatchResult.UNKNOWN_VOLUME, batch.status(2));
 
             // A shard leaves (moved to another server) and comes back.
             Path shard3 = ec.files().shard(3);

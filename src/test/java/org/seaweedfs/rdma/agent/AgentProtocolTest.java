@@ -82,7 +82,7 @@ class AgentProtocolTest extends AgentTestBase {
     @Test
     void anotherProtocolVersionIsRefused() throws Exception {
         AgentTestClient client = connect(start(s -> s));
-        assertError(ErrorCode.UNSUPPORTED_VERSION, client.request(id -> new Hello(id, 3, "future-sidecar", null)));
+        assertError(ErrorCode.UNSUPPORTED_VERSION, client.request(id -> new Hello(id, ControlCodec.PROTOCOL_VERSION + 1, "future-sidecar", null)));
     }
 
     @Test
@@ -257,11 +257,11 @@ class AgentProtocolTest extends AgentTestBase {
     void malformedAndOversizedFramesAreAnsweredCountedAndSurvived() throws Exception {
         AgentHarness h = start(s -> s);
         AgentTestClient client = sidecar(h);
-        byte[] badBody = {'S', 'W', 2, 8, 0, 0, 0, 0, 0, 0, 0, 42, (byte) 0xc1};
+        byte[] badBody = {'S', 'W', ControlCodec.PROTOCOL_VERSION, 8, 0, 0, 0, 0, 0, 0, 0, 42, (byte) 0xc1};
         ErrorReply bad = assertError(ErrorCode.BAD_FRAME, client.send(42, badBody));
         assertFalse(bad.retriable());
         assertError(ErrorCode.BAD_FRAME, client.send(0, "not a frame".getBytes()));
-        byte[] unknownType = {'S', 'W', 2, 99, 0, 0, 0, 0, 0, 0, 0, 43, (byte) 0x90};
+        byte[] unknownType = {'S', 'W', ControlCodec.PROTOCOL_VERSION, 99, 0, 0, 0, 0, 0, 0, 0, 43, (byte) 0x90};
         assertError(ErrorCode.BAD_FRAME, client.send(43, unknownType));
         byte[] oldVersion = {'S', 'W', 9, 4, 0, 0, 0, 0, 0, 0, 0, 44, (byte) 0x91, 0};
         assertError(ErrorCode.UNSUPPORTED_VERSION, client.send(44, oldVersion));

@@ -72,6 +72,19 @@ class ConfigLoaderTest {
     }
 
     @Test
+    void clusterKeysAreValidatedAndEnvOverridable() {
+        assertEquals(ClusterConfig.disabled(), parse("").cluster());
+        ClusterConfig c = ConfigLoader.parse("cluster: {enabled: true, host: 10.0.0.7, port: 5801}", "test.yaml",
+                Map.of("SEAWEEDFS_RDMA_CLUSTER_MEMBERS", "10.0.0.5:5701,10.0.0.6:5701")).cluster();
+        assertEquals(new ClusterConfig(true, "10.0.0.7", 5801,
+                List.of(HostPort.parse("10.0.0.5:5701"), HostPort.parse("10.0.0.6:5701"))), c);
+        assertTrue(ConfigLoader.parse("", "test.yaml", Map.of("SEAWEEDFS_RDMA_CLUSTER_ENABLED", "true")).cluster().enabled());
+        assertTrue(problem("cluster: {enabled: true, host: 0.0.0.0}", Map.of()).startsWith("cluster.host: "));
+        assertTrue(problem("cluster: {port: 70000}", Map.of()).startsWith("cluster.port: "));
+        assertTrue(problem("cluster: {members: [nohostport]}", Map.of()).startsWith("cluster.members: "));
+    }
+
+    @Test
     void documentedFileHoldsTheDefaultsAndNamesEveryKey() throws Exception {
         String text = Files.readString(Path.of("conf/config.yaml"));
         assertEquals(parse(""), parse(text));

@@ -16,14 +16,16 @@ import org.seaweedfs.rdma.sidecar.ReadFailure;
 import org.seaweedfs.rdma.sidecar.ReadPathHarness;
 import org.seaweedfs.rdma.sidecar.connection.AgentConnection;
 import org.seaweedfs.rdma.sidecar.connection.AgentRoute;
-import org.seaweedfs.rdma.sidecar.connection.VolumeMirror;
+import org.seaweedfs.rdma.sidecar.connection.RemoteVolume;
 import org.seaweedfs.rdma.sidecar.ec.EcShardReader;
 import org.seaweedfs.rdma.sidecar.memory.RegisteredBufferPool;
 import org.seaweedfs.rdma.sidecar.read.NeedleReader;
 import org.seaweedfs.rdma.sidecar.read.ReadPathOptions;
 import org.seaweedfs.rdma.testing.AgentHarness;
 import org.seaweedfs.rdma.volume.FileId;
+import org.seaweedfs.rdma.volume.IndexFormat;
 import org.seaweedfs.rdma.volume.NeedleLayout;
+import org.seaweedfs.rdma.volume.ec.EcIndex;
 import org.seaweedfs.rdma.volume.ec.EcLayout;
 import org.seaweedfs.rdma.volume.ec.EcTestVolumes;
 import org.seaweedfs.rdma.volume.ec.EcWriter;
@@ -103,9 +105,12 @@ class EcReadEndToEndTest {
 
             // Data shard 2 leaves agent a: with rdma it is rebuilt from the other shards, byte-exact.
             Files.delete(dirs[0].resolve("1.ec02"));
-            until("shard 2 unlisted", () -> toA.mirror(1).info().ec().shard(2) == null);
-            List<FixtureNeedles.Expected> onShard2 = needles.stream().filter(e -> !e.fid().equals(victim))
-                    .filter(e -> touches(toA.mirror(1), e.fid(), 2)).toList();
+            until("shard 2 unlisted", () -> toA.volume(1).info().ec().shard(2) == null);
+            List<FixtureNeedles.Expected> onShard2;
+            try (EcIndex ecx = EcIndex.open(dirs[0].resolve("1.ecx"), IndexFormat.OFFSET4)) {
+                onShard2 = needles.stream().filter(e -> !e.fid().equals(victim))
+                        .filter(e -> touches(toA.volume(1), ecx, e.fid(), 2)).toList();
+            }
             assertTrue(onShard2.size() > 5, "needles with bytes on shard 2: " + onShard2.size());
             for (FixtureNeedles.Expected e : needles) {
                 if (!e.fid().equals(victim)) {
@@ -134,7 +139,7 @@ class EcReadEndToEndTest {
                      + "  fallback: []\n"
                      + Stack.UCX)) {
             until("the sidecar connected to both agents", () -> sidecar.agentUp()
-                    && sidecar.server.connections().mirrorsOf(1).size() == 2);
+                    && sidecar.server.connections().volumesOf(1).size() == 2);
             WebClient http = WebClient.create(sidecar.vertx);
             for (FixtureNeedles.Expected e : needles) {
                 String fid = e.fid().toString();
@@ -180,7 +185,7 @@ class EcReadEndToEndTest {
                         + "  ecRebuild: " + mode + "\n"
                         + Stack.UCX)) {
                     until("the sidecar connected to both agents", () -> sidecar.agentUp()
-                            && sidecar.server.connections().mirrorsOf(1).size() == 2);
+                            && sidecar.server.connections().volumesOf(1).size() == 2);
                     int rebuiltOrFallen = 0;
                     for (FixtureNeedles.Expected e : needles) {
                         Message<Object> m = await(sidecar.vertx.eventBus().request("seaweedfs.needle.read",
@@ -207,18 +212,23 @@ class EcReadEndToEndTest {
 
     private static NeedleReader reader(ReadPathHarness.SidecarSide side, AgentConnection toA, AgentConnection toB,
                                        EcRebuild rebuild) {
-        EcShardReader ec = new EcShardReader(vid -> Stream.of(toA.mirror(vid), toB.mirror(vid))
+        EcShardReader ec = new EcShardReader(vid -> Stream.of(toA.volume(vid), toB.volume(vid))
                 .filter(Objects::nonNull).toList(), side.pool, rebuild);
         return new NeedleReader(side.vertx, vid -> AgentRoute.of(toA, vid), side.pool, ReadPathOptions.defaults(), ec);
     }
 
     /** Whether the needle's record has bytes on the shard. */
-    private static boolean touches(VolumeMirror mirror, FileId fid, int shardId) {
-        var info = mirror.info().ec();
+    private static boolean touches(RemoteVolume volume, EcIndex ecx, FileId fid, int shardId) {
+        var info = volume.info().ec();
         EcLayout layout = new EcLayout(info.dataShards(), info.parityShards(), info.largeBlockSize(), info.smallBlockSize());
-        var at = mirror.needles().find(fid.key());
+        EcIndex.Entry at;
+        try {
+            at = ecx.find(fid.key());
+        } catch (java.io.IOException e) {
+            throw new java.io.UncheckedIOException(e);
+        }
         return at != null && layout.locate(layout.shardDatSize(info.datFileSize(), info.shardSize()), at.offset(),
-                NeedleLayout.usedLength(at.size(), mirror.version())).stream().anyMatch(i -> i.shardId() == shardId);
+                NeedleLayout.usedLength(at.size(), volume.version())).stream().anyMatch(i -> i.shardId() == shardId);
     }
 
     private static byte[] read(ReadPathHarness.SidecarSide side, NeedleReader reader, FileId fid) {

@@ -14,6 +14,7 @@ import java.util.zip.GZIPInputStream;
 import org.seaweedfs.rdma.volume.FileId;
 import org.seaweedfs.rdma.volume.IndexFormat;
 import org.seaweedfs.rdma.volume.Needle;
+import org.seaweedfs.rdma.volume.NeedleHeader;
 import org.seaweedfs.rdma.volume.Volume;
 import org.seaweedfs.rdma.volume.VolumeDirectory;
 import org.seaweedfs.rdma.volume.VolumeFiles;
@@ -52,12 +53,30 @@ final class FixtureNeedles {
             volume.map().forEach((key, offset, size) -> entries.add(new long[] {key, offset, size}));
             for (long[] e : entries) {
                 if (e[2] == 0) {
-                    continue; // live but empty: the volume server answers 404
+                    continue; // live but empty (an empty file): see empty()
                 }
                 Needle n = Needle.parse(volume.readRecord(e[1], e[2]), 0, volume.version(), "fixture", e[1]);
                 out.add(new Expected(new FileId(volumeId, n.key(), n.cookie()), bytes(n.data()), n.meta().name(),
                         n.meta().mime(), n.meta().lastModified(), n.meta().isCompressed(),
                         String.format("%08x", n.computeCrc())));
+            }
+            return out;
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+    }
+
+    /** The live needles of volume {@code volumeId} without data (Size 0: empty files), with their cookies. */
+    static List<FileId> empty(Path dir, long volumeId) {
+        try (Volume volume = open(dir, volumeId)) {
+            List<long[]> entries = new ArrayList<>();
+            volume.map().forEach((key, offset, size) -> entries.add(new long[] {key, offset, size}));
+            List<FileId> out = new ArrayList<>();
+            for (long[] e : entries) {
+                if (e[2] == 0) {
+                    ByteBuffer record = volume.readRecord(e[1], 0);
+                    out.add(new FileId(volumeId, e[0], NeedleHeader.parse(record, 0, "fixture", e[1]).cookie()));
+                }
             }
             return out;
         } catch (IOException e) {

@@ -72,7 +72,8 @@ class ResilienceEndToEndTest {
 
     /** The sidecar, with an HTTP client on its port and its peer-state events recorded. */
     private Stack sidecar(Vertx vertx, int agentPort, String extra) {
-        Stack sidecar = Stack.sidecar(agentPort, extra);
+        // /read served by the fallbacks too (http.readSliceFallback), so the fallbacks' slices are checked here
+        Stack sidecar = Stack.sidecar(agentPort, extra, ", readSliceFallback: true");
         open.add(sidecar);
         sidecar.vertx.eventBus().<JsonObject>consumer("seaweedfs.rdma.peer-state", m -> peerEvents.add(m.body()));
         client = WebClient.create(vertx, new WebClientOptions().setDefaultHost("127.0.0.1")

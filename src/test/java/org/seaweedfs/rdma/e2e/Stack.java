@@ -47,14 +47,20 @@ final class Stack implements AutoCloseable {
     /** The agent role serving {@code volumes} on {@code port} (0: any). */
     static Stack agent(Path volumes, int port) {
         return start("roles: [agent]\n"
+                + "http: {host: 127.0.0.1, port: 0}\n"
                 + "agent: {listen: '127.0.0.1:" + port + "', volumeDirs: ['" + volumes + "']}\n"
                 + UCX);
     }
 
     /** The sidecar role's YAML, connecting to the agent on {@code agentPort}; {@code extra} adds sidecar keys. */
     static String sidecarYaml(int agentPort, String extra) {
+        return sidecarYaml(agentPort, extra, "");
+    }
+
+    /** As {@link #sidecarYaml(int, String)}; {@code httpExtra} adds http keys (", key: value" each). */
+    static String sidecarYaml(int agentPort, String extra, String httpExtra) {
         return "roles: [sidecar]\n"
-                + "http: {host: 127.0.0.1, port: 0, instances: 2}\n"
+                + "http: {host: 127.0.0.1, port: 0, instances: 2" + httpExtra + "}\n"
                 + "sidecar:\n"
                 + "  agents: ['127.0.0.1:" + agentPort + "']\n"
                 + "  bufferPool: {bufferSize: 1MiB, totalBytes: 16MiB}\n"
@@ -64,7 +70,11 @@ final class Stack implements AutoCloseable {
 
     /** The sidecar, returned once its agent is up and every needle map mirrored. */
     static Stack sidecar(int agentPort, String extra) {
-        Stack sidecar = start(sidecarYaml(agentPort, extra));
+        return sidecar(agentPort, extra, "");
+    }
+
+    static Stack sidecar(int agentPort, String extra, String httpExtra) {
+        Stack sidecar = start(sidecarYaml(agentPort, extra, httpExtra));
         until("the sidecar connected to its agent", sidecar::agentUp);
         return sidecar;
     }
@@ -73,6 +83,7 @@ final class Stack implements AutoCloseable {
         return server.connections().peers().stream().allMatch(p -> p.isUp());
     }
 
+    /** The process's HTTP listener (every role opens one). */
     int httpPort() {
         return server.httpPort();
     }

@@ -9,6 +9,7 @@ import io.vertx.core.Context;
 import io.vertx.core.Future;
 import io.vertx.core.Promise;
 import io.vertx.core.Vertx;
+import io.vertx.core.VerticleBase;
 import io.vertx.core.VertxOptions;
 import io.vertx.core.buffer.Buffer;
 import io.vertx.core.eventbus.Message;
@@ -18,7 +19,10 @@ import java.nio.file.Path;
 import java.util.Arrays;
 import java.util.List;
 import java.util.Locale;
+import java.util.function.IntFunction;
 import org.seaweedfs.rdma.SeaweedRdma;
+import org.seaweedfs.rdma.client.Needle;
+import org.seaweedfs.rdma.client.NeedleClient;
 import org.seaweedfs.rdma.config.ConfigLoader;
 import org.seaweedfs.rdma.config.RdmaConfig;
 import org.seaweedfs.rdma.metrics.RdmaMetrics;
@@ -27,15 +31,17 @@ import java.util.Objects;
 import org.seaweedfs.rdma.testing.Await;
 
 /**
- * Event-bus reads in the sidecar's own JVM (bench/run.sh, hook_eventbus), not a test: deploys the sidecar of
- * {@code --conf} with {@link SeaweedRdma#deploy} (its agent runs as another process), then per needle list sends
- * {@code seaweedfs.needle.read} requests from one event-loop context over the needles of the list: one read checked
- * against the plain file, warm-up, one-outstanding latency (send to reply), then {@code --concurrency} requests in
- * flight for {@code --seconds}, {@code --runs} times (default 3; ops_s is their median, ops_s_runs each run).
- * Prints one JSON line per list.
+ * Reads in the sidecar's own JVM (bench/run.sh, hook_eventbus), not a test: deploys the sidecar of {@code --conf}
+ * with {@link SeaweedRdma#deploy} (its agent runs as another process), then per mode ({@code --modes}, default
+ * both) and per needle list: {@code eventbus} sends {@code seaweedfs.needle.read} requests from one event-loop
+ * context; {@code client} reads with {@code SeaweedRdma.client()} from a verticle's own event loop (no event-bus hop).
+ * Each: one read checked against the plain file, warm-up, one-outstanding latency (call to completion), then
+ * {@code --concurrency} reads in flight for {@code --seconds}, {@code --runs} times (default 3; ops_s is their
+ * median, ops_s_runs each run). Prints one JSON line per mode and list (kind {@code eventbus} or {@code client}).
  * <pre>
  *   java -cp target/classes:target/test-classes:target/seaweedfs-rdma-sidecar.jar org.seaweedfs.rdma.eventbus.EventBusBenchMain \
- *       --conf sidecar.yaml --plain DIR [--seconds 5] [--concurrency 64] [--iters 20000] [--warmup-seconds 3] [--runs 3] PATHS_FILE...
+ *       --conf sidecar.yaml --plain DIR [--seconds 5] [--concurrency 64] [--iters 20000] [--warmup-seconds 3] [--runs 3] \
+ *       [--modes eventbus,client] PATHS_FILE...
  * </pre>
  */
 public final class EventBusBenchMain {
@@ -48,6 +54,7 @@ public final class EventBusBenchMain {
         int iters = 20_000;
         double warmupSeconds = 3;
         int runs = 3;
+        List<String> modes = List.of("eventbus", "client");
         List<String> lists = new java.util.ArrayList<>();
         for (int i = 0; i < args.length; i++) {
             switch (args[i]) {
@@ -58,11 +65,13 @@ public final class EventBusBenchMain {
                 case "--iters" -> iters = Integer.parseInt(args[++i]);
                 case "--warmup-seconds" -> warmupSeconds = Double.parseDouble(args[++i]);
                 case "--runs" -> runs = Integer.parseInt(args[++i]);
+                case "--modes" -> modes = List.of(args[++i].split(","));
                 default -> lists.add(args[i]);
             }
         }
         if (conf == null || plain == null || lists.isEmpty()) {
-            throw new IllegalArgumentException("usage: --conf FILE --plain DIR [--seconds S] [--concurrency N] [--iters N] [--runs N] PATHS_FILE...");
+            throw new IllegalArgumentException("usage: --conf FILE --plain DIR [--seconds S] [--concurrency N] [--iters N] [--runs N] "
+                    + "[--modes eventbus,client] PATHS_FILE...");
         }
         RdmaConfig config = ConfigLoader.parse(Files.readString(conf), conf.toString(), System.getenv());
         // As `serve` does: with metrics on, Vert.x's own (event-bus) metrics and the read meters are recorded too.
@@ -70,44 +79,78 @@ public final class EventBusBenchMain {
         Vertx vertx = metrics == null ? Vertx.vertx() : metrics.newVertx(new VertxOptions());
         SeaweedRdma server = await(SeaweedRdma.deploy(vertx, config, metrics));
         try {
-            Context context = vertx.getOrCreateContext();
-            for (String list : lists) {
-                String[] fids = Files.readAllLines(Path.of(list)).stream().map(String::strip).filter(s -> !s.isEmpty())
-                        .map(s -> s.startsWith("/") ? s.substring(1) : s).toArray(String[]::new);
-                Bench bench = new Bench(vertx, context, fids);
-                bench.ready(plain, 30_000);
-                // Warm-up (JIT, pool, mirror) at the throughput phase's concurrency, then one at a time.
-                bench.run(Integer.MAX_VALUE, null, System.nanoTime() + (long) (warmupSeconds * 1e9), concurrency);
-                bench.run(iters / 10, null, Long.MAX_VALUE, 1);
-                long[] samples = new long[iters];
-                int n = bench.run(iters, samples, System.nanoTime() + (long) (seconds * 1e9), 1);
-                long[] lat = Arrays.copyOf(samples, n);
-                Arrays.sort(lat);
-                // Throughput: the median of several runs (all printed), as one run on a shared VM can land on a
-                // neighbour's burst.
-                double[] rates = new double[runs];
-                long done = 0;
-                for (int r = 0; r < runs; r++) {
-                    long t0 = System.nanoTime();
-                    int reads = bench.run(Integer.MAX_VALUE, null, System.nanoTime() + (long) (seconds * 1e9), concurrency);
-                    rates[r] = reads / ((System.nanoTime() - t0) / 1e9);
-                    done += reads;
+            for (String mode : modes) {
+                for (String list : lists) {
+                    String[] fids = Files.readAllLines(Path.of(list)).stream().map(String::strip).filter(s -> !s.isEmpty())
+                            .map(s -> s.startsWith("/") ? s.substring(1) : s).toArray(String[]::new);
+                    Bench bench = bench(mode, vertx, server, fids);
+                    measure(bench, mode, plain, seconds, concurrency, iters, warmupSeconds, runs);
                 }
-                double median = median(rates);
-                System.out.printf(Locale.ROOT, "{\"impl\":\"java-eventbus\",\"kind\":\"eventbus\",\"size\":%d,\"concurrency\":%d,"
-                                + "\"ops_s\":%.1f,\"ops_s_runs\":[%s],\"gbps\":%.3f,\"p50_us\":%.2f,\"p99_us\":%.2f,\"mean_us\":%.2f,"
-                                + "\"lat_samples\":%d,\"reads\":%d,\"pcts_us\":{%s}}%n",
-                        bench.size, concurrency, median,
-                        Arrays.stream(rates).mapToObj(x -> String.format(Locale.ROOT, "%.1f", x)).collect(java.util.stream.Collectors.joining(",")),
-                        median * bench.size / 1e9,
-                        pct(lat, 50), pct(lat, 99), Arrays.stream(lat).average().orElse(0) / 1e3, n, done, pctsJson(lat));
-                System.out.flush();
             }
         } finally {
             await(server.close());
             await(vertx.close());
         }
         System.exit(0);
+    }
+
+    /**
+     * eventbus: {@code seaweedfs.needle.read} requests from an event-loop context; client: {@code SeaweedRdma.client()}
+     * reads from a verticle's own event loop (no event-bus hop).
+     */
+    private static Bench bench(String mode, Vertx vertx, SeaweedRdma server, String[] fids) throws Exception {
+        return switch (mode) {
+            case "eventbus" -> {
+                JsonObject[] requests = Arrays.stream(fids).map(f -> new JsonObject().put("fid", f)).toArray(JsonObject[]::new);
+                yield new Bench(vertx.getOrCreateContext(), fids,
+                        i -> vertx.eventBus().<Buffer>request(EventBusApiVerticle.READ_ADDRESS, requests[i]).map(Message::body));
+            }
+            case "client" -> {
+                NeedleClient client = server.client();
+                ContextVerticle verticle = new ContextVerticle();
+                await(vertx.deployVerticle(verticle));
+                yield new Bench(verticle.context(), fids, i -> client.read(fids[i]).map(Needle::body));
+            }
+            default -> throw new IllegalArgumentException("--modes: eventbus or client, not " + mode);
+        };
+    }
+
+    /** A verticle of the application: the client mode reads from its event loop. */
+    private static final class ContextVerticle extends VerticleBase {
+        Context context() {
+            return context;
+        }
+    }
+
+    private static void measure(Bench bench, String mode, Path plain, double seconds, int concurrency, int iters,
+                                double warmupSeconds, int runs) throws Exception {
+        bench.ready(plain, 30_000);
+        // Warm-up (JIT, pool, mirror) at the throughput phase's concurrency, then one at a time.
+        bench.run(Integer.MAX_VALUE, null, System.nanoTime() + (long) (warmupSeconds * 1e9), concurrency);
+        bench.run(iters / 10, null, Long.MAX_VALUE, 1);
+        long[] samples = new long[iters];
+        int n = bench.run(iters, samples, System.nanoTime() + (long) (seconds * 1e9), 1);
+        long[] lat = Arrays.copyOf(samples, n);
+        Arrays.sort(lat);
+        // Throughput: the median of several runs (all printed), as one run on a shared VM can land on a
+        // neighbour's burst.
+        double[] rates = new double[runs];
+        long done = 0;
+        for (int r = 0; r < runs; r++) {
+            long t0 = System.nanoTime();
+            int reads = bench.run(Integer.MAX_VALUE, null, System.nanoTime() + (long) (seconds * 1e9), concurrency);
+            rates[r] = reads / ((System.nanoTime() - t0) / 1e9);
+            done += reads;
+        }
+        double median = median(rates);
+        System.out.printf(Locale.ROOT, "{\"impl\":\"java-%s\",\"kind\":\"%s\",\"size\":%d,\"concurrency\":%d,"
+                        + "\"ops_s\":%.1f,\"ops_s_runs\":[%s],\"gbps\":%.3f,\"p50_us\":%.2f,\"p99_us\":%.2f,\"mean_us\":%.2f,"
+                        + "\"lat_samples\":%d,\"reads\":%d,\"pcts_us\":{%s}}%n",
+                mode, mode, bench.size, concurrency, median,
+                Arrays.stream(rates).mapToObj(x -> String.format(Locale.ROOT, "%.1f", x)).collect(java.util.stream.Collectors.joining(",")),
+                median * bench.size / 1e9,
+                pct(lat, 50), pct(lat, 99), Arrays.stream(lat).average().orElse(0) / 1e3, n, done, pctsJson(lat));
+        System.out.flush();
     }
 
     private static double median(double[] values) {
@@ -119,26 +162,23 @@ public final class EventBusBenchMain {
 
     /** Reads over one list of needles, from one context. */
     private static final class Bench {
-        final Vertx vertx;
         final Context context;
-        final JsonObject[] requests;
         final String[] fids;
+        final IntFunction<Future<Buffer>> read;
         int size;
         int next;
 
-        Bench(Vertx vertx, Context context, String[] fids) {
-            this.vertx = vertx;
+        Bench(Context context, String[] fids, IntFunction<Future<Buffer>> read) {
             this.context = context;
             this.fids = fids;
-            this.requests = Arrays.stream(fids).map(f -> new JsonObject().put("fid", f)).toArray(JsonObject[]::new);
+            this.read = read;
         }
 
         /** Until a read answers (the sidecar connects to its agent in the background), then checks its bytes. */
         void ready(Path plain, long timeoutMs) throws Exception {
             Buffer got = Await.until("an event-bus read of " + fids[0], () -> {
                 try {
-                    return await(onContext(context, () -> vertx.eventBus().<Buffer>request(EventBusApiVerticle.READ_ADDRESS,
-                            requests[0]).map(Message::body)));
+                    return await(onContext(context, () -> read.apply(0)));
                 } catch (RuntimeException e) {
                     return null;
                 }
@@ -164,9 +204,9 @@ public final class EventBusBenchMain {
 
         private void issue(int count, long[] samples, long deadline, int[] state, Promise<Integer> done) {
             state[0]++;
-            JsonObject request = requests[next++ % requests.length];
+            int index = next++ % fids.length;
             long start = System.nanoTime();
-            vertx.eventBus().<Buffer>request(EventBusApiVerticle.READ_ADDRESS, request).onComplete(ar -> {
+            read.apply(index).onComplete(ar -> {
                 if (ar.failed()) {
                     done.tryFail(ar.cause());
                     return;
@@ -183,8 +223,5 @@ public final class EventBusBenchMain {
                 }
             });
         }
-
     }
-
-
 }

@@ -44,13 +44,20 @@ abstract class HttpApiTestBase {
         return 64;
     }
 
+    /** http.readSliceClients (default: loopback, so this test's client). */
+    java.util.List<org.seaweedfs.rdma.config.ClientNetwork> readSliceClients() {
+        return HttpConfig.DEFAULT_READ_SLICE_CLIENTS;
+    }
+
     @BeforeEach
     void deploy(Vertx vertx) throws Exception {
         this.vertx = vertx;
         source = new InMemoryNeedleSource(vertx);
         status = new FixedReadPathStatus();
         source.put(FID, TEXT, "hello.txt", "text/plain; charset=utf-8", LAST_MODIFIED, Map.of("X-Custom", "yes"));
-        api = new HttpApiContext(source, status, new HttpConfig("127.0.0.1", 0, 1, maxInFlight(), jwtReadKey()),
+        api = new HttpApiContext(source, status, new HttpConfig("127.0.0.1", 0, 1, maxInFlight(), jwtReadKey(),
+                        HttpConfig.DEFAULT_HEADER_TIMEOUT, HttpConfig.DEFAULT_IDLE_TIMEOUT, HttpConfig.DEFAULT_MAX_CONNECTIONS,
+                        readSliceClients(), false),
                 1 << 20, new Admission(maxInFlight()), ReadMeters.noop(), null);
         HttpApiVerticle verticle = new HttpApiVerticle(api);
         vertx.deployVerticle(verticle).await(10, TimeUnit.SECONDS);

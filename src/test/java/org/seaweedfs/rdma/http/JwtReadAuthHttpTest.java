@@ -21,6 +21,11 @@ class JwtReadAuthHttpTest extends HttpApiTestBase {
     }
 
     private String token(String key, String fid, long expOffsetSeconds) {
+        return token(vertx, key, fid, expOffsetSeconds);
+    }
+
+    /** A SeaweedFS read token for {@code fid}, expiring {@code expOffsetSeconds} from now. */
+    static String token(io.vertx.core.Vertx vertx, String key, String fid, long expOffsetSeconds) {
         JWTAuth signer = JWTAuth.create(vertx, new JWTAuthOptions()
                 .addPubSecKey(new PubSecKeyOptions().setAlgorithm("HS256").setBuffer(key)));
         long now = System.currentTimeMillis() / 1000;
@@ -46,7 +51,6 @@ class JwtReadAuthHttpTest extends HttpApiTestBase {
                 "/3,01637037d6?jwt=" + token(KEY, "3,02637037d6", 60),
                 "/3,01637037d6?jwt=" + token("other-key", "3,01637037d6", 60),
                 "/3,01637037d6?jwt=garbage",
-                "/read?file_id=3,01637037d6",
         };
         for (String uri : uris) {
             var r = await(get(uri).send());
@@ -55,6 +59,15 @@ class JwtReadAuthHttpTest extends HttpApiTestBase {
         }
         assertTrue(await(get(uris[2]).send()).bodyAsJsonObject().getString("error").contains("not 3,01637037d6"));
         assertAllReleased();
+    }
+
+    @Test
+    void aReadSliceClientReadsSlicesWithoutATokenButNotNeedleUrls() throws Exception {
+        var slice = await(get("/read?file_id=3,01637037d6&offset=1&size=4").send());
+        assertEquals(200, slice.statusCode(), "loopback is in http.readSliceClients by default");
+        assertEquals("ello", slice.bodyAsString());
+        assertEquals(401, await(get("/3,01637037d6").send()).statusCode(), "needle URLs still need a token");
+        assertEquals(401, await(get("/3/01637037d6/hello.txt").send()).statusCode());
     }
 
     @Test

@@ -199,10 +199,15 @@ class NeedleHttpTest extends HttpApiTestBase {
     }
 
     @Test
-    void chunkManifestsAreServedOnlyRaw() throws Exception {
+    void chunkManifestsAreExpandedUnlessCmIsFalse() throws Exception {
         source.putManifest(FileId.parse("8,0100000001"), "{\"chunks\":[]}".getBytes());
-        assertEquals(501, await(get("/8,0100000001").send()).statusCode());
+        HttpResponse<Buffer> expanded = await(get("/8,0100000001").send());
+        assertEquals(200, expanded.statusCode());
+        assertEquals("chunked", expanded.getHeader("X-File-Store"));
+        assertEquals("0", expanded.getHeader("Content-Length"), "no chunks: an empty file");
         assertEquals("{\"chunks\":[]}", await(get("/8,0100000001?cm=false").send()).bodyAsString());
+        source.putManifest(FileId.parse("8,0200000001"), "not json".getBytes());
+        assertEquals("not json", await(get("/8,0200000001").send()).bodyAsString(), "unparsable: served as stored");
         assertAllReleased();
     }
 

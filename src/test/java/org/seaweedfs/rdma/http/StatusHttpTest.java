@@ -88,7 +88,40 @@ class StatusHttpTest extends HttpApiTestBase {
                 .put("serving", false).put("volumes", new JsonArray().add(7)).put("needles", 0).put("lastError", "ping timeout"), agents.getJsonObject(1));
         assertEquals(new JsonObject().put("3", new JsonArray().add("a:1")).put("7", new JsonArray().add("a:1").add("b:2")),
                 body.getJsonObject("volumes"));
-        assertEquals(new JsonObject().put("inFlight", 0).put("maxInFlight", 64), body.getJsonObject("reads"));
+        assertEquals(new JsonObject().put("inFlight", 0).put("maxInFlight", 64).put("total", 0)
+                .put("bySource", new JsonObject().put("rdma", 0).put("read-through", 0).put("http", 0).put("none", 0))
+                .put("failed", 0).put("meanMs", 0.0), body.getJsonObject("reads"));
+        assertEquals(new JsonArray().add("sidecar"), body.getJsonArray("roles"));
+    }
+
+    @Test
+    void statusCountsFinishedReadsBySourceWithTheirMeanLatency() throws Exception {
+        api.meters().recordRead("rdma", "ok", 2_000_000);
+        api.meters().recordRead("http", "timeout", 4_000_000);
+        JsonObject reads = await(get("/status").send()).bodyAsJsonObject().getJsonObject("reads");
+        assertEquals(2, reads.getLong("total"));
+        assertEquals(1, reads.getJsonObject("bySource").getLong("rdma"));
+        assertEquals(1, reads.getJsonObject("bySource").getLong("http"));
+        assertEquals(1, reads.getLong("failed"), "the timed-out read failed");
+        assertEquals(3.0, reads.getDouble("meanMs"));
+    }
+
+    @Test
+    void readyIs503OnlyWhenNothingCanServe() throws Exception {
+        status.set(ReadPathStatus.Health.DEGRADED, List.of(new AgentStatus("a:1", "down", "open", List.of(), 0, "x")));
+        HttpResponse<Buffer> degraded = await(get("/ready").send());
+        assertEquals(200, degraded.statusCode());
+        assertEquals(new JsonObject().put("ready", true).put("roles", new JsonObject().put("sidecar", true)),
+                degraded.bodyAsJsonObject());
+        status.set(ReadPathStatus.Health.UNHEALTHY, List.of(new AgentStatus("a:1", "down", "open", List.of(), 0, "x")));
+        HttpResponse<Buffer> unhealthy = await(get("/ready").send());
+        assertEquals(503, unhealthy.statusCode());
+        assertFalse(unhealthy.bodyAsJsonObject().getBoolean("ready"));
+    }
+
+    @Test
+    void historyIsAbsentWhereNoneIsKept() throws Exception {
+        assertEquals(404, await(get("/status/history").send()).statusCode());
     }
 
     @Test

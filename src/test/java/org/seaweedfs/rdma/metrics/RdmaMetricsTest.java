@@ -27,6 +27,27 @@ import org.seaweedfs.rdma.volume.FileId;
 
 class RdmaMetricsTest {
 
+    @Test
+    void bindsToAnApplicationsOwnRegistry() throws Exception {
+        io.micrometer.core.instrument.simple.SimpleMeterRegistry app = new io.micrometer.core.instrument.simple.SimpleMeterRegistry();
+        RdmaMetrics metrics = RdmaMetrics.on(app);
+        assertSame(app, metrics.meterRegistry());
+        assertNull(metrics.registry(), "not a Prometheus registry: nothing for /metrics to serve");
+        assertThrows(IllegalStateException.class, metrics::scrape);
+        metrics.read().recordRead("rdma", "ok", 1_000);
+        assertTrue(app.getMeters().stream().anyMatch(m -> m.getId().getName().startsWith("seaweedfs.")), "read meters in the app's registry");
+        Vertx vertx = metrics.newVertx(new VertxOptions());
+        try {
+            vertx.eventBus().consumer("test.app.registry", m -> { }).completion().await(10, TimeUnit.SECONDS);
+            assertTrue(app.getMeters().stream().anyMatch(m -> m.getId().getName().startsWith("vertx.")), "Vert.x meters too");
+        } finally {
+            vertx.close().await(10, TimeUnit.SECONDS);
+        }
+        io.micrometer.prometheusmetrics.PrometheusMeterRegistry prometheus =
+                new io.micrometer.prometheusmetrics.PrometheusMeterRegistry(io.micrometer.prometheusmetrics.PrometheusConfig.DEFAULT);
+        assertSame(prometheus, RdmaMetrics.on(prometheus).registry(), "an app's Prometheus registry is what /metrics serves");
+    }
+
     /** Where Micrometer logs through java.util.logging; the command line's Logback has the same filter (cli.LoggingTest). */
     @Test
     void vertxMicrometersOwnGaugeReRegistrationsAreNotWarnedButOursStillAre() {

@@ -71,11 +71,11 @@ class ControlCodecValidationTest {
         magic[0] = 'X';
         decodeFails(ErrorCode.BAD_FRAME, "bad magic", magic);
         byte[] version = frame.clone();
-        version[2] = 3;
-        assertEquals(77, decodeFails(ErrorCode.UNSUPPORTED_VERSION, "frame version 3", version).requestId());
+        version[2] = (byte) (ControlCodec.PROTOCOL_VERSION + 1);
+        assertEquals(77, decodeFails(ErrorCode.UNSUPPORTED_VERSION, "frame version " + version[2], version).requestId());
         version[2] = 1; // version 1 of a message that is not frozen
         assertEquals(77, decodeFails(ErrorCode.UNSUPPORTED_VERSION, "frame version 1", version).requestId());
-        for (int type : new int[] {0, 15, 99, 255}) {
+        for (int type : new int[] {0, 17, 99, 255}) {
             byte[] unknown = frame.clone();
             unknown[3] = (byte) type;
             assertEquals(77, decodeFails(ErrorCode.BAD_FRAME, "unknown message type " + type, unknown).requestId());

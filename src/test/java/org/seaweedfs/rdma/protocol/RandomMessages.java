@@ -54,6 +54,18 @@ final class RandomMessages {
                     1 + random.nextInt(1 << 20));
             case READ_THROUGH_DATA -> new ReadThroughData(id, random.nextLong(), nonNegative(),
                     bytes(random.nextInt(5000)));
+            case LOOKUP_BATCH -> new LookupBatch(id, bytes((1 + random.nextInt(100)) * LookupBatch.ID_BYTES));
+            case LOOKUP_BATCH_RESULT -> {
+                int n = 1 + random.nextInt(100);
+                byte[] results = new byte[n * LookupBatchResult.RESULT_BYTES];
+                for (int i = 0; i < n; i++) {
+                    int status = random.nextInt(3);
+                    LookupBatchResult.put(results, i, status, random.nextLong(),
+                            status == LookupBatchResult.FOUND ? 8 * (1 + (nonNegative() >>> 4)) : 0,
+                            status == LookupBatchResult.FOUND ? random.nextInt() : 0);
+                }
+                yield new LookupBatchResult(id, results);
+            }
         };
     }
 

@@ -5,6 +5,11 @@ import io.vertx.core.Vertx;
 import io.vertx.core.buffer.Buffer;
 import io.vertx.core.http.HttpServer;
 import io.vertx.core.http.HttpServerRequest;
+import io.vertx.core.json.JsonObject;
+import io.vertx.ext.auth.PubSecKeyOptions;
+import io.vertx.ext.auth.authentication.TokenCredentials;
+import io.vertx.ext.auth.jwt.JWTAuth;
+import io.vertx.ext.auth.jwt.JWTAuthOptions;
 import java.io.ByteArrayInputStream;
 import java.io.IOException;
 import java.nio.ByteBuffer;
@@ -36,7 +41,8 @@ import org.seaweedfs.rdma.volume.VolumeFiles;
  * package with the volume server's documented read semantics for {@code GET|HEAD /<vid>,<fid>} and
  * {@code /<vid>/<fid>}: ETag = CRC-32C of the stored data, Content-Type (stored mime), Content-Disposition
  * with the name, Last-Modified, gzip as stored when accepted (else decompressed), empty 404 for missing,
- * deleted or wrong-cookie needles, 400 for malformed ids, and one {@code Range} over the bytes it would send
+ * deleted or wrong-cookie needles, 200 empty for a Size-0 (empty) needle, the stored pairs as headers, 401 without
+ * a valid read token when {@link #requireReadToken} was called, 400 for malformed ids, and one {@code Range} over the bytes it would send
  * (206 with Content-Range; 416 without a length when it starts at or past the end, as SeaweedFS answers). Tests can
  * make it lie about the ETag, fail with a status, ignore ranges, or count requests, ranges and body bytes.
  */
@@ -53,6 +59,7 @@ public final class StubVolumeServer {
     private volatile boolean ignoreRanges;
     private volatile boolean corruptEtag;
     private volatile int failWith;
+    private volatile JWTAuth readAuth;
     private HttpServer server;
 
     public StubVolumeServer(Vertx vertx) {
@@ -79,6 +86,12 @@ public final class StubVolumeServer {
     /** {@code 127.0.0.1:<port>}, as the master lists volume servers. */
     public String url() {
         return "127.0.0.1:" + port();
+    }
+
+    /** Require a read token signed with {@code key} (HS256, {@code fid} claim), as a JWT-secured volume server does. */
+    public void requireReadToken(String key) {
+        readAuth = JWTAuth.create(vertx, new JWTAuthOptions()
+                .addPubSecKey(new PubSecKeyOptions().setAlgorithm("HS256").setBuffer(key)));
     }
 
     /** Answer with an ETag that does not match the body. */
@@ -137,6 +150,37 @@ public final class StubVolumeServer {
             request.response().setStatusCode(400).end();
             return;
         }
+        if (readAuth != null) {
+            request.pause();
+            authorize(request, fid).onComplete(ar -> {
+                request.resume();
+                if (ar.failed()) {
+                    request.response().setStatusCode(401).end("{\"error\":\"wrong jwt\"}");
+                } else {
+                    serve(request, fid);
+                }
+            });
+            return;
+        }
+        serve(request, fid);
+    }
+
+    /** As the volume server checks a read token: {@code jwt} parameter, else {@code Authorization: Bearer}; fid claim. */
+    private Future<Void> authorize(HttpServerRequest request, FileId fid) {
+        String token = request.getParam("jwt");
+        String bearer = request.getHeader("Authorization");
+        if ((token == null || token.isEmpty()) && bearer != null && bearer.regionMatches(true, 0, "Bearer ", 0, 7)) {
+            token = bearer.substring(7);
+        }
+        if (token == null || token.isEmpty()) {
+            return Future.failedFuture("missing jwt");
+        }
+        return readAuth.authenticate(new TokenCredentials(token)).compose(user ->
+                fid.toString().equals(user.principal().getString("fid")) ? Future.<Void>succeededFuture()
+                        : Future.failedFuture("jwt for another file"));
+    }
+
+    private void serve(HttpServerRequest request, FileId fid) {
         Volume volume = volumes.get(fid.volumeId());
         if (volume == null) {
             request.response().setStatusCode(404).end();
@@ -148,8 +192,13 @@ public final class StubVolumeServer {
                 request.response().setStatusCode(500).end();
                 return;
             }
-            if (ar.result().isEmpty() || ar.result().get().dataLength() == 0) {
-                request.response().setStatusCode(404).end();
+            if (ar.result().isEmpty()) {
+                int slot = volume.map().slotOf(fid.key());
+                if (slot >= 0 && volume.map().sizeAt(slot) == 0) { // an empty file: 200, nothing read (volume_read.go)
+                    request.response().putHeader("ETag", "\"00000000\"").end();
+                } else {
+                    request.response().setStatusCode(404).end();
+                }
                 return;
             }
             try {
@@ -176,6 +225,9 @@ public final class StubVolumeServer {
         }
         if (meta.hasLastModified()) {
             response.putHeader("Last-Modified", HTTP_DATE.format(Instant.ofEpochSecond(meta.lastModified())));
+        }
+        if (!meta.pairs().isEmpty()) { // one header per stored pair, after ETag as upstream writes them
+            new JsonObject(meta.pairs()).forEach(e -> response.putHeader(e.getKey(), String.valueOf(e.getValue())));
         }
         byte[] body = stored;
         if (meta.isCompressed()) {

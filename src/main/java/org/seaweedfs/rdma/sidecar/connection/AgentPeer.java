@@ -14,7 +14,9 @@ import org.seaweedfs.rdma.config.HostPort;
  * One agent as the sidecar sees it: a state machine (connecting -> up -> down -> up ...) around a control
  * {@link Link}. While up, it pings the agent every interval and declares it down when a pong does not come
  * back within the timeout, so an agent that hangs (its socket open, its worker stuck) is detected as well as
- * one that closes its connection. A down agent is reconnected after an exponential backoff with full jitter.
+ * one that closes its connection. A down agent is reconnected after a {@link Backoff} with full jitter: quick
+ * attempts for a while (an agent back from a restart is found within about the quick ceiling), then ever longer
+ * waits.
  *
  * <p>All transitions run on the context the peer was started on (the connection manager's). Readers on other
  * event loops only read its volatile snapshot fields ({@link #state()}, {@link #link()}, {@link #volumes()}).
@@ -81,6 +83,8 @@ public final class AgentPeer {
     /** Bumped on every connection attempt and loss, so callbacks of an older link are ignored. */
     private long generation;
     private int failures;
+    /** When the first of the current run of failures happened (System.nanoTime). */
+    private long downSinceNanos;
     private long pingTimer = -1;
     private long reconnectTimer = -1;
     private boolean pingInFlight;
@@ -139,10 +143,10 @@ public final class AgentPeer {
         return l == null ? null : l.connection();
     }
 
-    /** The route to {@code volumeId} through this agent's current connection and its mirror of the volume. */
+    /** The route to {@code volumeId} through this agent's current connection and its view of the volume. */
     public AgentRoute route(long volumeId) {
         AgentConnection c = connection();
-        return new AgentRoute(this, volumeId, c, c == null ? null : c.mirror(volumeId));
+        return new AgentRoute(this, volumeId, c, c == null ? null : c.volume(volumeId));
     }
 
     /** Volumes the agent serves now, or served when last up (for routing and for {@code /status}). */
@@ -256,8 +260,12 @@ public final class AgentPeer {
             volumes = l.volumes();
             l.close();
         }
-        long delay = timing.backoff().delayMillis(failures);
-        failures = Math.min(failures + 1, 62);
+        long now = System.nanoTime();
+        if (failures == 0) {
+            downSinceNanos = now;
+        }
+        long delay = timing.backoff().delayMillis(failures, (now - downSinceNanos) / 1_000_000);
+        failures = failures == Integer.MAX_VALUE ? failures : failures + 1;
         if (state != PeerState.DOWN) {
             transition(PeerState.DOWN, reason);
         } else {

@@ -32,7 +32,7 @@ import org.seaweedfs.rdma.ucx.VertxInternals;
  * {@link AgentPeer} (health pings, reconnection with backoff); every state change is published on the event bus
  * at {@value #PEER_STATE_ADDRESS} as {@code {"agent","state","previous","reason","time"}}, logged, and shown by
  * the gauges {@code seaweedfs.rdma.agent.state{agent,state}}; {@code seaweedfs.rdma.needle.map.size{agent}} counts
- * the entries mirrored from each agent.
+ * the locations of each agent's needles in the sidecar's location cache.
  *
  * <p>Routing: volume id -> agent comes from the agents' own volume lists (an up agent serving the volume first).
  * <p>Master discovery: an agent runs on the host of the volume server it sits beside (it maps that server's
@@ -77,12 +77,13 @@ public final class ConnectionManagerVerticle extends VerticleBase implements Age
 
     @Override
     public Future<?> start() {
-        // Connecting includes the hello and the first full sync of every needle map; AgentConnection bounds each
+        // Connecting is the hello and the volume list (no needle map is fetched); AgentConnection bounds each
         // request itself, this only catches an attempt that never ends.
         Duration connectTimeout = (config.readTimeout().compareTo(config.ping().timeout()) > 0
                 ? config.readTimeout() : config.ping().timeout()).multipliedBy(CONNECT_TIMEOUT_FACTOR);
         timing = new AgentPeer.Timing(config.ping().interval(), config.ping().timeout(), connectTimeout,
-                new Backoff(config.reconnect().baseBackoff(), config.reconnect().maxBackoff()));
+                new Backoff(config.reconnect().baseBackoff(), config.reconnect().maxBackoff(),
+                        config.reconnect().quickBackoff(), config.reconnect().quickPeriod()));
         config.agents().forEach(this::addPeer);
         return Future.succeededFuture();
     }
@@ -139,35 +140,30 @@ public final class ConnectionManagerVerticle extends VerticleBase implements Age
         return known;
     }
 
-    /** Entries in the sidecar's mirrors of an agent's needle maps (0 when it is unknown or not connected). */
-    public long mirrorEntries(String agent) {
+    /** Locations of an agent's needles in the sidecar's cache (0 when it is unknown or not connected). */
+    public long cachedLocations(String agent) {
         AgentPeer p = peer(agent);
         AgentConnection connection = p == null ? null : p.connection();
-        if (connection == null) {
-            return 0;
+        return connection == null ? 0 : connection.cachedLocations();
+    }
+
+    /**
+     * Every connected agent's current view of the volume (EC shards of one volume may be on several agents, each
+     * listing the volume with the shards it holds). Any thread.
+     */
+    public List<RemoteVolume> volumesOf(long volumeId) {
+        List<RemoteVolume> volumes = new ArrayList<>(2);
+        for (AgentPeer p : peers) {
+            AgentConnection connection = p.connection();
+            RemoteVolume volume = connection == null ? null : connection.volume(volumeId);
+            if (volume != null) {
+                volumes.add(volume);
+            }
         }
-        long entries = 0;
-        for (long volumeId : connection.volumeIds()) {
-            VolumeMirror mirror = connection.mirror(volumeId);
-            entries += mirror == null ? 0 : mirror.needles().size();
-        }
-        return entries;
+        return volumes;
     }
 
     /** {@link AgentRouter}: the route through the agent {@link #peerFor} picks, null when none is known. */
-    /** Every connected agent's mirror of the volume (EC shards of one volume may be on several agents). */
-    public List<VolumeMirror> mirrorsOf(long volumeId) {
-        List<VolumeMirror> mirrors = new ArrayList<>(2);
-        for (AgentPeer p : peers) {
-            AgentConnection connection = p.connection();
-            VolumeMirror mirror = connection == null ? null : connection.mirror(volumeId);
-            if (mirror != null) {
-                mirrors.add(mirror);
-            }
-        }
-        return mirrors;
-    }
-
     @Override
     public AgentRoute routeFor(long volumeId) {
         AgentPeer p = peerFor(volumeId);
@@ -192,9 +188,16 @@ public final class ConnectionManagerVerticle extends VerticleBase implements Age
      * {@code sidecar.readTimeout}.
      */
     public static AgentPeer.Connector ucxConnector(Vertx vertx, UcxWorkerVerticle ucx, SidecarConfig config, String clientId) {
+        return ucxConnector(vertx, ucx, config, clientId,
+                new LocationCache(config.locationCacheMaxBytes(), ReadMeters.nowhere()));
+    }
+
+    /** The production connector whose connections share {@code cache} (the sidecar's one location cache). */
+    public static AgentPeer.Connector ucxConnector(Vertx vertx, UcxWorkerVerticle ucx, SidecarConfig config, String clientId,
+                                                   LocationCache cache) {
         return agent -> AgentConnection.connect(vertx, ucx, new AgentConnection.Options(agent.host(), agent.port(),
                         clientId, config.authToken(), Math.max(1, config.readTimeout().toMillis()),
-                        Math.max(64, config.maxInFlightReads() * 2), ControlCodec.DEFAULT_MAX_FRAME_BYTES))
+                        Math.max(64, config.maxInFlightReads() * 2), ControlCodec.DEFAULT_MAX_FRAME_BYTES), cache)
                 .map(AgentLink::new);
     }
 
@@ -223,7 +226,7 @@ public final class ConnectionManagerVerticle extends VerticleBase implements Age
 
         @Override
         public boolean serves(long volumeId) {
-            return connection.mirror(volumeId) != null;
+            return connection.volume(volumeId) != null;
         }
 
         @Override
@@ -286,7 +289,7 @@ public final class ConnectionManagerVerticle extends VerticleBase implements Age
         firstAttempts.put(peer.name(), Promise.promise());
         peers.add(peer);
         meters.bindAgentState(peer.name(), () -> peer.state().label);
-        meters.bindNeedleMapSize(peer.name(), () -> mirrorEntries(peer.name()));
+        meters.bindNeedleMapSize(peer.name(), () -> cachedLocations(peer.name()));
         peer.start();
     }
 

@@ -1,6 +1,6 @@
 package org.seaweedfs.rdma.sidecar.ec;
 
-import org.seaweedfs.rdma.sidecar.connection.VolumeMirror;
+import org.seaweedfs.rdma.sidecar.connection.RemoteVolume;
 
 import java.util.List;
 
@@ -13,6 +13,6 @@ import java.util.List;
 @FunctionalInterface
 public interface EcShardHolders {
 
-    /** Each connection's mirror of the volume (empty when none lists it). */
-    List<VolumeMirror> mirrorsOf(long volumeId);
+    /** Each connection's current view of the volume (empty when none lists it). */
+    List<RemoteVolume> volumesOf(long volumeId);
 }

@@ -6,7 +6,7 @@ import org.seaweedfs.rdma.protocol.EcInfo;
 import org.seaweedfs.rdma.protocol.EcShard;
 import org.seaweedfs.rdma.protocol.Segment;
 import org.seaweedfs.rdma.sidecar.ReadFailure;
-import org.seaweedfs.rdma.sidecar.connection.VolumeMirror;
+import org.seaweedfs.rdma.sidecar.connection.RemoteVolume;
 import org.seaweedfs.rdma.sidecar.memory.PooledBuffer;
 import org.seaweedfs.rdma.sidecar.memory.RegisteredBufferPool;
 import org.seaweedfs.rdma.ucx.UcxRemoteKey;
@@ -51,7 +51,7 @@ public final class EcShardReader {
      * Gets {@code .dat} bytes {@code [datOffset, datOffset + length)} of the EC volume {@code primary} describes into
      * {@code buffer} from its first byte.
      */
-    public Future<Void> getInto(VolumeMirror primary, PooledBuffer buffer, long datOffset, int length) {
+    public Future<Void> getInto(RemoteVolume primary, PooledBuffer buffer, long datOffset, int length) {
         EcInfo ec = primary.info().ec();
         if (ec == null) {
             return Future.failedFuture(new IllegalArgumentException(primary.where() + " is not erasure-coded"));
@@ -62,7 +62,7 @@ public final class EcShardReader {
         }
         EcLayout layout = new EcLayout(ec.dataShards(), ec.parityShards(), ec.largeBlockSize(), ec.smallBlockSize());
         long shardDatSize = layout.shardDatSize(ec.datFileSize(), ec.shardSize());
-        List<VolumeMirror> sources = sources(primary);
+        List<RemoteVolume> sources = sources(primary);
         List<EcInterval> intervals = layout.locate(shardDatSize, datOffset, length);
         for (EcInterval interval : intervals) {
             if (interval.shardOffset() + interval.length() > ec.shardSize()) {
@@ -89,12 +89,12 @@ public final class EcShardReader {
         return Future.join(gets).mapEmpty();
     }
 
-    /** The primary mirror first, then every other connection's mirror of the same EC layout. */
-    private List<VolumeMirror> sources(VolumeMirror primary) {
-        List<VolumeMirror> sources = new ArrayList<>();
+    /** The primary volume first, then every other connection's view of it with the same EC layout. */
+    private List<RemoteVolume> sources(RemoteVolume primary) {
+        List<RemoteVolume> sources = new ArrayList<>();
         sources.add(primary);
         EcInfo ec = primary.info().ec();
-        for (VolumeMirror other : holders.mirrorsOf(primary.volumeId())) {
+        for (RemoteVolume other : holders.volumesOf(primary.volumeId())) {
             EcInfo o = other.info().ec();
             if (other != primary && o != null && o.dataShards() == ec.dataShards()
                     && o.parityShards() == ec.parityShards() && o.datFileSize() == ec.datFileSize()
@@ -107,9 +107,9 @@ public final class EcShardReader {
     }
 
     /** Gets {@code length} bytes at {@code shardOffset} of the shard from the first source listing it; null when none does. */
-    private static Future<Void> getShard(List<VolumeMirror> sources, int shardId, long shardOffset, long length,
+    private static Future<Void> getShard(List<RemoteVolume> sources, int shardId, long shardOffset, long length,
                                          long localAddress) {
-        for (VolumeMirror source : sources) {
+        for (RemoteVolume source : sources) {
             EcShard shard = source.info().ec().shard(shardId);
             if (shard == null) {
                 continue;
@@ -134,7 +134,7 @@ public final class EcShardReader {
     }
 
     /** Rebuilds the interval of a shard nobody lists from {@code dataShards} other shards at the same offsets. */
-    private Future<Void> rebuild(VolumeMirror primary, List<VolumeMirror> sources, EcInfo ec, EcInterval missing,
+    private Future<Void> rebuild(RemoteVolume primary, List<RemoteVolume> sources, EcInfo ec, EcInterval missing,
                                  PooledBuffer target, int targetAt) {
         String what = "shard " + missing.shardId() + " of " + primary.where() + " is listed by no connected agent";
         if (rebuild == EcRebuild.FALLBACK) {
@@ -192,8 +192,8 @@ public final class EcShardReader {
         });
     }
 
-    private static boolean listed(List<VolumeMirror> sources, int shardId) {
-        for (VolumeMirror source : sources) {
+    private static boolean listed(List<RemoteVolume> sources, int shardId) {
+        for (RemoteVolume source : sources) {
             if (source.info().ec().shard(shardId) != null) {
                 return true;
             }

@@ -9,7 +9,8 @@ import org.seaweedfs.rdma.sidecar.ec.EcShardReader;
 import org.seaweedfs.rdma.sidecar.connection.AgentRoute;
 import org.seaweedfs.rdma.sidecar.connection.AgentRouter;
 import org.seaweedfs.rdma.sidecar.connection.NeedleLocation;
-import org.seaweedfs.rdma.sidecar.connection.VolumeMirror;
+import org.seaweedfs.rdma.sidecar.connection.LookupAnswer;
+import org.seaweedfs.rdma.sidecar.connection.RemoteVolume;
 import org.seaweedfs.rdma.sidecar.memory.PooledBuffer;
 import org.seaweedfs.rdma.sidecar.memory.RegisteredBufferPool;
 
@@ -25,7 +26,8 @@ import org.seaweedfs.rdma.volume.FileId;
 import org.seaweedfs.rdma.volume.NeedleLayout;
 
 /**
- * The RDMA read path: locate the needle in the connection's mirror (a miss asks the agent), one UCX get of the
+ * The RDMA read path: locate the needle in the location cache (a miss asks the agent: one lookup, batched with
+ * other misses and shared with concurrent misses of the same needle), one UCX get of the
  * whole record into a pooled registered buffer (one get per segment it touches), verify it as a volume server
  * would, and hand the data back wrapping the pooled memory. Records larger than a large pool buffer are read
  * in chunks of that size, all at once, and verified across them.
@@ -89,7 +91,7 @@ public final class NeedleReader implements NeedleSource, RoutedNeedleSource {
     }
 
     private void locate(ReadAttempt read, AgentRoute route) {
-        NeedleLocation at = route.mirror().needles().find(read.fid().key());
+        NeedleLocation at = route.volume().locations().find(read.fid().key());
         if (at == null) {
             lookup(read, route);
         } else {
@@ -99,18 +101,19 @@ public final class NeedleReader implements NeedleSource, RoutedNeedleSource {
 
     private void lookup(ReadAttempt read, AgentRoute route) {
         gate.counters().lookedUp();
-        route.connection().lookup(read.fid()).onComplete(ar -> read.run(() -> {
+        route.volume().locations().lookup(read.fid()).onComplete(ar -> read.run(() -> {
             if (read.isDone()) {
                 return;
             }
-            if (ar.failed()) {
+            LookupAnswer answer = ar.succeeded() ? ar.result() : null;
+            if (answer == null) {
                 read.fail(ar.cause());
-            } else if (!ar.result().found()) {
+            } else if (answer.status() == LookupAnswer.Status.NOT_FOUND && answer.epoch() == route.volume().epoch()) {
                 read.fail(ReadFailure.notFound("needle " + read.fid() + " not found"));
-            } else if (ar.result().epoch() != route.mirror().epoch()) {
-                relistAndRetry(read, route, "volume " + read.fid().volumeId() + " changed epoch");
+            } else if (answer.status() != LookupAnswer.Status.FOUND || answer.epoch() != route.volume().epoch()) {
+                relistAndRetry(read, route, "volume " + read.fid().volumeId() + " changed epoch or went");
             } else {
-                fetch(read, route, ar.result().offset(), ar.result().size());
+                fetch(read, route, answer.location().offset(), answer.location().size());
             }
         }));
     }
@@ -128,16 +131,12 @@ public final class NeedleReader implements NeedleSource, RoutedNeedleSource {
     }
 
     private void fetch(ReadAttempt read, AgentRoute route, long offset, long size) {
-        VolumeMirror mirror = route.mirror();
-        if (size == 0) {
-            read.fail(ReadFailure.notFound("needle " + read.fid() + " has no data"));
-            return;
-        }
+        RemoteVolume volume = route.volume();
         if (size > gate.options().maxNeedleBytes()) {
             read.fail(ReadFailure.tooLarge(read.fid(), size, gate.options().maxNeedleBytes()));
             return;
         }
-        long used = NeedleLayout.usedLength(size, mirror.version());
+        long used = NeedleLayout.usedLength(size, volume.version());
         int chunk = pool.largeBufferBytes();
         List<PooledBuffer> buffers = used <= chunk ? single(pool.acquire(used))
                 : pool.acquireLarge((int) ((used + chunk - 1) / chunk));
@@ -152,12 +151,12 @@ public final class NeedleReader implements NeedleSource, RoutedNeedleSource {
             for (int i = 0; i < buffers.size(); i++) {
                 long start = (long) i * chunk;
                 int length = (int) Math.min(chunk, used - start);
-                if (mirror.info().ec() != null) { // erasure-coded: the record's bytes come from its shards
-                    gets.add(ec == null ? Future.failedFuture(ReadFailure.unavailable(mirror.where()
+                if (volume.info().ec() != null) { // erasure-coded: the record's bytes come from its shards
+                    gets.add(ec == null ? Future.failedFuture(ReadFailure.unavailable(volume.where()
                             + " is erasure-coded and this reader reads no EC shards", null))
-                            : ec.getInto(mirror, buffers.get(i), offset + start, length));
+                            : ec.getInto(volume, buffers.get(i), offset + start, length));
                 } else {
-                    getInto(buffers.get(i), mirror, offset + start, length, gets);
+                    getInto(buffers.get(i), volume, offset + start, length, gets);
                 }
                 pieces.add(buffers.get(i).buffer().limit(length));
             }
@@ -183,13 +182,14 @@ public final class NeedleReader implements NeedleSource, RoutedNeedleSource {
 
     private void verify(ReadAttempt read, AgentRoute route, long offset, long size, List<PooledBuffer> buffers,
                         List<ByteBuffer> pieces) {
-        VolumeMirror mirror = route.mirror();
+        RemoteVolume volume = route.volume();
         try {
-            VerifiedRecord record = VerifiedRecord.check(read.fid(), size, mirror.version(), pieces,
-                    System.currentTimeMillis(), ReadPath.RDMA.wire, mirror.where(), offset);
+            VerifiedRecord record = VerifiedRecord.check(read.fid(), size, volume.version(), pieces,
+                    System.currentTimeMillis(), ReadPath.RDMA.wire, volume.where(), offset);
             read.succeed(new VerifiedNeedle(record, buffers));
         } catch (StaleLocation e) {
             buffers.forEach(PooledBuffer::release);
+            volume.locations().evict(read.fid().key()); // whatever told us this location, it is wrong now
             if (read.mayRetry()) {
                 lookup(read, route);
             } else {
@@ -202,8 +202,8 @@ public final class NeedleReader implements NeedleSource, RoutedNeedleSource {
     }
 
     /** Gets {@code [datOffset, datOffset + length)} of the volume into the buffer: one get per segment touched. */
-    private static void getInto(PooledBuffer buffer, VolumeMirror mirror, long datOffset, int length, List<Future<Void>> gets) {
-        VolumeInfo info = mirror.info();
+    private static void getInto(PooledBuffer buffer, RemoteVolume volume, long datOffset, int length, List<Future<Void>> gets) {
+        VolumeInfo info = volume.info();
         long end = datOffset + length;
         long at = datOffset;
         while (at < end) {
@@ -213,8 +213,8 @@ public final class NeedleReader implements NeedleSource, RoutedNeedleSource {
                         + ") maps .dat offset " + at);
             }
             long n = Math.min(end, segment.end()) - at;
-            UcxRemoteKey key = mirror.keyOf(segment);
-            if (!key.isValid()) { // the mirror was replaced (volume grew or compacted) and its keys released
+            UcxRemoteKey key = volume.keyOf(segment);
+            if (!key.isValid()) { // the volume was replaced (grew or compacted) and its keys released
                 throw new StaleLocation("the key of segment " + segment.index() + " of volume " + info.volumeId()
                         + " (epoch " + info.epoch() + ") was released");
             }

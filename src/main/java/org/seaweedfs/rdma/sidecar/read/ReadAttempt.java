@@ -108,7 +108,7 @@ final class ReadAttempt {
     }
 
     /**
-     * Goes on with {@code route} once it has a ready connection and a mirror of the needle's volume; a volume the
+     * Goes on with {@code route} once it has a ready connection that lists the needle's volume; a volume the
      * connection does not list is re-listed once (it may just have been compacted or created) before the read fails
      * NOT_FOUND.
      */
@@ -119,7 +119,7 @@ final class ReadAttempt {
                     connection == null ? null : connection.closeCause()));
             return;
         }
-        if (route.mirror() != null) {
+        if (route.volume() != null) {
             then.accept(route);
         } else if (mayRetry()) {
             connection.refreshVolumes().onComplete(ar -> {

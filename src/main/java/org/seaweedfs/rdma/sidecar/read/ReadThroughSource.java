@@ -58,7 +58,7 @@ public final class ReadThroughSource implements NeedleSource, RoutedNeedleSource
     @Override
     public Future<NeedleContent> read(AgentRoute route, FileId fid) {
         return gate.start(fid, read -> read.route(route, r ->
-                next(read, r.connection(), r.mirror().version(), new ArrayList<>(), 0, -1, -1)));
+                next(read, r.connection(), r.volume().version(), new ArrayList<>(), 0, -1, -1)));
     }
 
     /**

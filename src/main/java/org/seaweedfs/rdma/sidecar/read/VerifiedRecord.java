@@ -35,7 +35,8 @@ record VerifiedRecord(NeedleStat stat, List<ByteBuffer> data) {
      *
      * @param expectedSize the Size the needle map (or lookup) gave for the record
      * @throws StaleLocation when the record holds another key or Size
-     * @throws ReadFailure   NOT_FOUND (wrong cookie, Size 0, ttl expired) or CORRUPT (malformed, bad checksum)
+     * @throws ReadFailure   NOT_FOUND (wrong cookie, ttl expired); a Size-0 record
+     *                       (an empty file) passes as empty data or CORRUPT (malformed, bad checksum)
      */
     static VerifiedRecord check(FileId fid, long expectedSize, int version, List<ByteBuffer> pieces, long nowMillis,
                                 String source, String where, long recordOffset) {
@@ -59,8 +60,8 @@ record VerifiedRecord(NeedleStat stat, List<ByteBuffer> data) {
             throw ReadFailure.notFound("needle " + fid + ": cookie does not match");
         }
         long size = header.size();
-        if (size == 0) {
-            throw ReadFailure.notFound("needle " + fid + " has no data (deleted)");
+        if (size == 0) { // an empty file: no data, no flags, nothing to checksum (the volume server answers 200 empty)
+            return new VerifiedRecord(new NeedleStat(fid, 0, 0, "", "", 0, Map.of(), false, false, source), List.of());
         }
         long available = 0;
         for (ByteBuffer piece : pieces) {

@@ -64,7 +64,8 @@ import org.seaweedfs.rdma.volume.FileId;
  * </ul>
  *
  * <p>An agent the connection manager declares down (pings, lost channel) has its breaker opened at once; its
- * reads go straight to the fallbacks until it is up and the breaker's half-open trials succeed.
+ * reads go straight to the fallbacks until it is up again; its successful reconnection turns the breaker half-open
+ * at once, and the half-open trials close it.
  *
  * <p>It also answers {@link ReadPathStatus} (healthy: every agent up with a closed breaker; degraded: some agent
  * down or breaker not closed, but RDMA, read-through or HTTP can still serve; unhealthy: no path).
@@ -110,6 +111,11 @@ public final class ResilientNeedleSource implements NeedleSource, ReadPathStatus
 
         /** Gives back a result nobody will use (a late answer after a timeout). */
         void discard(T late);
+
+        /** Whether the fallbacks may serve it when RDMA cannot ({@link #withoutFallbacks()}: no). */
+        default boolean mayFallBack() {
+            return true;
+        }
     }
 
     /**
@@ -147,16 +153,21 @@ public final class ResilientNeedleSource implements NeedleSource, ReadPathStatus
 
     /**
      * The pings are the strongest failure signal: a peer declared down opens its breaker at once (rather than after
-     * a window of failed reads); once it is up again, the breaker's half-open trials close it.
+     * a window of failed reads). A successful reconnection (connect, hello, volume list and needle-map sync) is
+     * evidence enough that the agent serves again: an open breaker goes half-open at once instead of waiting out
+     * {@code openDuration}, so reads return to RDMA as soon as the agent is back; its half-open trials close it
+     * (or open it again when they fail).
      */
     private void peerStateChanged(AgentPeer peer, PeerState previous, PeerState next, String reason) {
-        if (next == PeerState.DOWN) {
-            CircuitBreaker b = guard(peer.name()).breaker();
-            if (b.getState() == CircuitBreaker.State.CLOSED || b.getState() == CircuitBreaker.State.HALF_OPEN) {
-                b.transitionToOpenState();
-                transitions.observe(b);
-            }
+        CircuitBreaker b = guard(peer.name()).breaker();
+        CircuitBreaker.State state = b.getState();
+        if (next == PeerState.DOWN
+                && (state == CircuitBreaker.State.CLOSED || state == CircuitBreaker.State.HALF_OPEN)) {
+            b.transitionToOpenState();
+        } else if (next == PeerState.UP && state == CircuitBreaker.State.OPEN) {
+            b.transitionToHalfOpenState();
         }
+        transitions.observe(b);
     }
 
     /** Where {@link #agents()} gets the size of each agent's needle-map mirror (the NeedleReader knows). */
@@ -166,7 +177,11 @@ public final class ResilientNeedleSource implements NeedleSource, ReadPathStatus
 
     @Override
     public Future<NeedleStat> stat(FileId fid) {
-        return execute(fid, new Op<>() {
+        return execute(fid, statOp(fid, true));
+    }
+
+    private static Op<NeedleStat> statOp(FileId fid, boolean fallBack) {
+        return new Op<>() {
             @Override
             public Future<NeedleStat> on(NeedleSource source) {
                 return source.stat(fid);
@@ -175,7 +190,12 @@ public final class ResilientNeedleSource implements NeedleSource, ReadPathStatus
             @Override
             public void discard(NeedleStat late) {
             }
-        });
+
+            @Override
+            public boolean mayFallBack() {
+                return fallBack;
+            }
+        };
     }
 
     @Override
@@ -200,6 +220,10 @@ public final class ResilientNeedleSource implements NeedleSource, ReadPathStatus
 
     /** A read of content, which a late answer must give back. */
     private static Op<NeedleContent> contentOp(Function<NeedleSource, Future<NeedleContent>> read) {
+        return contentOp(read, true);
+    }
+
+    private static Op<NeedleContent> contentOp(Function<NeedleSource, Future<NeedleContent>> read, boolean fallBack) {
         return new Op<>() {
             @Override
             public Future<NeedleContent> on(NeedleSource source) {
@@ -209,6 +233,37 @@ public final class ResilientNeedleSource implements NeedleSource, ReadPathStatus
             @Override
             public void discard(NeedleContent late) {
                 late.release();
+            }
+
+            @Override
+            public boolean mayFallBack() {
+                return fallBack;
+            }
+        };
+    }
+
+    /**
+     * Slices through the same agents, breakers and retries, but never the fallbacks: a slice RDMA cannot serve
+     * fails (UNAVAILABLE, or the RDMA path's own answer) as soon as that is known. For {@code /read}, whose client
+     * ({@code weed mount}) re-reads anything not served over RDMA from the volume server itself.
+     */
+    public NeedleSource withoutFallbacks() {
+        return new NeedleSource() {
+            @Override
+            public Future<NeedleStat> stat(FileId fid) {
+                return execute(fid, statOp(fid, false));
+            }
+
+            @Override
+            public Future<NeedleContent> read(FileId fid) {
+                return execute(fid, contentOp(source -> source.read(fid), false));
+            }
+
+            @Override
+            public Future<NeedleContent> readSlice(FileId fid, String volumeServerHint, long offset, long length,
+                                                   long maxPlainBytes) {
+                return execute(fid, contentOp(source -> source.readSlice(fid, volumeServerHint, offset, length,
+                        maxPlainBytes), false));
             }
         };
     }
@@ -310,7 +365,7 @@ public final class ResilientNeedleSource implements NeedleSource, ReadPathStatus
 
     /** The configured fallbacks from {@code index} on; {@code cause} is reported when none can serve. */
     private <T> Future<T> fallback(Op<T> op, AgentRoute route, String reason, ReadFailure cause, int index) {
-        List<Fallback> order = settings.fallback();
+        List<Fallback> order = op.mayFallBack() ? settings.fallback() : List.of();
         for (int i = index; i < order.size(); i++) {
             Fallback path = order.get(i);
             NeedleSource source = fallbackSource(path, route);

@@ -69,7 +69,7 @@ class AgentConnectionKeysTest {
 
             Files.delete(dir.resolve("9.dat"));
             Files.delete(dir.resolve("9.idx"));
-            until("volume 9 dropped", () -> connection.mirror(9) == null);
+            until("volume 9 dropped", () -> connection.volume(9) == null);
             until("no keys held for a removed volume", () -> holds(connection) == 0);
             assertEquals(0, (int) await(connection.channel().remoteKeyCount()));
         }
@@ -80,7 +80,7 @@ class AgentConnectionKeysTest {
     }
 
     private static int segments(AgentConnection connection) {
-        VolumeMirror mirror = connection.mirror(9);
+        RemoteVolume mirror = connection.volume(9);
         return mirror == null ? 0 : mirror.info().segments().size();
     }
 

@@ -232,10 +232,10 @@ class VolumeServerSourceTest {
 
     @Test
     void parsesDispositionAndDates() {
-        assertEquals("a \"b\".txt", VolumeServerSource.filename("inline; filename=\"a \\\"b\\\".txt\""));
-        assertEquals("ü+x.txt", VolumeServerSource.filename("attachment; filename=\"x\"; filename*=UTF-8''%C3%BC+x.txt"));
-        assertEquals("", VolumeServerSource.filename(null));
-        assertEquals(784111777L, VolumeServerSource.lastModified("Sun, 06 Nov 1994 08:49:37 GMT"));
-        assertEquals(0, VolumeServerSource.lastModified("yesterday"));
+        assertEquals("a \"b\".txt", AnswerHeaders.filename("inline; filename=\"a \\\"b\\\".txt\""));
+        assertEquals("ü+x.txt", AnswerHeaders.filename("attachment; filename=\"x\"; filename*=UTF-8''%C3%BC+x.txt"));
+        assertEquals("", AnswerHeaders.filename(null));
+        assertEquals(784111777L, AnswerHeaders.lastModified("Sun, 06 Nov 1994 08:49:37 GMT"));
+        assertEquals(0, AnswerHeaders.lastModified("yesterday"));
     }
 }

@@ -125,8 +125,17 @@ class VerifiedRecordTest {
     }
 
     @Test
-    void aTombstoneIsNotFound() {
+    void aSizeZeroRecordIsAnEmptyFile() {
         NewNeedle n = NewNeedle.builder(FID.key(), FID.cookie(), new byte[0]).build();
+        VerifiedRecord record = check(n, 3, 4096, NOW);
+        assertEquals(0, record.stat().size());
+        assertEquals("00000000", record.stat().etag());
+        assertTrue(record.data().isEmpty());
+    }
+
+    @Test
+    void aSizeZeroRecordOfAnotherCookieIsNotFound() {
+        NewNeedle n = NewNeedle.builder(FID.key(), FID.cookie() ^ 1, new byte[0]).build();
         ReadFailure f = assertThrows(ReadFailure.class, () -> check(n, 3, 4096, NOW));
         assertEquals(ReadFailure.Kind.NOT_FOUND, f.kind());
     }

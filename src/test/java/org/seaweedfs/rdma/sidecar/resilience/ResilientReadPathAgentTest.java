@@ -79,12 +79,15 @@ class ResilientReadPathAgentTest {
         }
     }
 
-    private static SidecarConfig config(int agentPort) {
+    /** The breaker's open duration; long enough that only the reconnection can let reads back to RDMA before it. */
+    private static final Duration LONG_OPEN = Duration.ofMinutes(10);
+
+    private static SidecarConfig config(int agentPort, Duration openDuration) {
         return new SidecarConfig(List.of(new HostPort("127.0.0.1", agentPort)), null, List.of(), null, 64L << 20,
                 new SidecarConfig.BufferPool(1 << 20, 16L << 20), 64, Duration.ofSeconds(3),
                 new SidecarConfig.Ping(Duration.ofMillis(250), Duration.ofMillis(250)),
                 new SidecarConfig.Reconnect(Duration.ofMillis(20), Duration.ofMillis(300)),
-                new SidecarConfig.Breaker(50, 10, 5, Duration.ofMillis(300), 2),
+                new SidecarConfig.Breaker(50, 10, 5, openDuration, 2),
                 new SidecarConfig.Retry(3, Duration.ofMillis(10)),
                 List.of(Fallback.READ_THROUGH, Fallback.HTTP), 1);
     }
@@ -104,8 +107,12 @@ class ResilientReadPathAgentTest {
         final String agentName;
 
         Sidecar(int agentPort) {
+            this(agentPort, Duration.ofMillis(300));
+        }
+
+        Sidecar(int agentPort, Duration openDuration) {
             open.add(side);
-            SidecarConfig config = config(agentPort);
+            SidecarConfig config = config(agentPort, openDuration);
             agentName = config.agents().get(0).toString();
             side.vertx.eventBus().<JsonObject>consumer(ConnectionManagerVerticle.PEER_STATE_ADDRESS, m -> events.add(m.body()));
             manager = new ConnectionManagerVerticle(config,
@@ -127,6 +134,28 @@ class ResilientReadPathAgentTest {
 
         CircuitBreaker breaker() {
             return source.breaker(agentName);
+        }
+
+        /** The breaker's state right after each down -> up transition (listeners run in the order added). */
+        List<CircuitBreaker.State> breakerStatesOnReconnect() {
+            List<CircuitBreaker.State> states = new CopyOnWriteArrayList<>();
+            manager.addListener((peer, previous, next, reason) -> {
+                if (previous == PeerState.DOWN && next == PeerState.UP) {
+                    states.add(breaker().getState());
+                }
+            });
+            return states;
+        }
+
+        /** One read of a fixture needle, checked against its CRC; the path that served it. */
+        String readSource(FileId fid) {
+            NeedleContent c = await(source.read(fid, volumeServer.url()));
+            try {
+                assertEquals(KNOWN.get(fid), c.stat().etag(), fid.toString());
+                return c.stat().source();
+            } finally {
+                c.release();
+            }
         }
     }
 
@@ -229,12 +258,43 @@ class ResilientReadPathAgentTest {
         assertEquals(ReadPathStatus.Health.HEALTHY, sidecar.source.health());
     }
 
+    /**
+     * The agent killed and restarted on its port: the reconnection's handshake lets reads back through the breaker at
+     * once (half-open, whatever is left of openDuration), so the first read after it goes over RDMA.
+     */
     @Test
-    void anAgentThatHangsIsDetectedByThePingsWithinTheTimeout() throws Exception {
+    void aReconnectedAgentServesTheFirstReadOverRdmaBeforeTheOpenDurationEnds() throws Exception {
+        Fixtures.copyDir("volumes", dir);
+        AgentHarness agent = agent(0);
+        int port = agent.port();
+        Sidecar sidecar = new Sidecar(port, LONG_OPEN);
+        List<CircuitBreaker.State> onReconnect = sidecar.breakerStatesOnReconnect();
+        until("agent up", () -> sidecar.peer().isUp());
+        FileId fid = FileId.parse("1,01bb51ad02");
+        assertEquals("rdma", sidecar.readSource(fid));
+
+        agent.close();
+        until("agent down", () -> sidecar.peer().state() == PeerState.DOWN);
+        assertEquals(CircuitBreaker.State.OPEN, sidecar.breaker().getState(), "a down agent opens its breaker");
+        assertEquals("http", sidecar.readSource(fid), "down: the HTTP fallback serves");
+
+        open.add(restart(port));
+        until("agent up again", () -> sidecar.peer().isUp());
+        until("the reconnection's listeners ran", () -> !onReconnect.isEmpty());
+        assertEquals(List.of(CircuitBreaker.State.HALF_OPEN), List.copyOf(onReconnect), "the handshake turned the breaker half-open");
+        assertEquals("rdma", sidecar.readSource(fid), "the first read after the reconnection");
+        assertEquals("rdma", sidecar.readSource(FileId.parse("2,0306bfd555")));
+        assertEquals(CircuitBreaker.State.CLOSED, sidecar.breaker().getState(), "its half-open trials closed it");
+        assertEquals(ReadPathStatus.Health.HEALTHY, sidecar.source.health());
+    }
+
+    @Test
+    void anAgentThatHangsIsDetectedByThePingsWithinTheTimeoutAndServesRdmaOnceItAnswersAgain() throws Exception {
         Fixtures.copyDir("volumes", dir);
         AgentHarness agent = agent(0);
         open.add(agent);
-        Sidecar sidecar = new Sidecar(agent.port());
+        Sidecar sidecar = new Sidecar(agent.port(), LONG_OPEN);
+        List<CircuitBreaker.State> onReconnect = sidecar.breakerStatesOnReconnect();
         until("agent up", () -> sidecar.peer().isUp());
 
         // Hang the agent: occupy every worker thread of its Vert.x (the agent verticle runs on that pool), so it
@@ -262,5 +322,8 @@ class ResilientReadPathAgentTest {
             release.countDown();
         }
         until("agent up after it resumes", () -> sidecar.peer().isUp());
+        until("the reconnection's listeners ran", () -> !onReconnect.isEmpty());
+        assertEquals(List.of(CircuitBreaker.State.HALF_OPEN), List.copyOf(onReconnect), "the handshake turned the breaker half-open");
+        assertEquals("rdma", sidecar.readSource(FileId.parse("2,08578634e1")), "the first read after it answers again");
     }
 }

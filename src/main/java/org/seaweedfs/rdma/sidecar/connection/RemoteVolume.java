@@ -8,24 +8,24 @@ import org.seaweedfs.rdma.ucx.UcxRemoteKey;
 
 /**
  * What one connection knows of one agent volume: its list entry, each segment's remote key unpacked on the
- * connection's channel, and the needle map mirror. Immutable except for the map; a grown volume gets a new
- * instance sharing the same map, a compacted one (new epoch) a new map.
+ * connection's channel, and where its needles' locations are cached. Immutable; a grown volume gets a new instance
+ * sharing the same {@link VolumeLocations}, a compacted one (new epoch) new ones.
  */
-public final class VolumeMirror {
+public final class RemoteVolume {
 
     private final VolumeInfo info;
     private final List<UcxRemoteKey> keys;
-    private final NeedleMapMirror needles;
+    private final VolumeLocations locations;
     private final String where;
 
     /** @param agent the agent's address, for messages */
-    VolumeMirror(VolumeInfo info, List<UcxRemoteKey> keys, NeedleMapMirror needles, String agent) {
-        if (keys.size() != info.keyedSegments().size() || needles.epoch() != info.epoch()) {
-            throw new IllegalArgumentException("volume " + info.volumeId() + ": keys or map do not match the volume");
+    RemoteVolume(VolumeInfo info, List<UcxRemoteKey> keys, VolumeLocations locations, String agent) {
+        if (keys.size() != info.keyedSegments().size() || locations.epoch() != info.epoch()) {
+            throw new IllegalArgumentException("volume " + info.volumeId() + ": keys or locations do not match the volume");
         }
         this.info = info;
         this.keys = List.copyOf(keys);
-        this.needles = needles;
+        this.locations = locations;
         this.where = "volume " + info.volumeId() + " of agent " + agent; // built once, not per read
     }
 
@@ -50,11 +50,15 @@ public final class VolumeMirror {
         return info.version();
     }
 
-    public NeedleMapMirror needles() {
-        return needles;
+    /** The cached locations of this volume epoch's needles (and their lookup at the agent on a miss). */
+    public VolumeLocations locations() {
+        return locations;
     }
 
-    /** Every segment's key, in segment order (each one a hold on the channel, released with the mirror). */
+    /**
+     * Every segment's key, in {@link VolumeInfo#keyedSegments} order (the .dat's, then any EC shards'); each one a
+     * hold on the channel, released with this.
+     */
     List<UcxRemoteKey> keys() {
         return keys;
     }

@@ -1,0 +1,251 @@
+#!/usr/bin/env bash
+# The fault drill and the soak (see bench/README.md, "Fault drill and soak"; results in RELIABILITY.md).
+#   bench/drill.sh            faults under HTTP load: kill -9 + restart of the agent, SIGSTOP/SIGCONT, truncation
+#   bench/drill.sh soak       steady load at half capacity for DURATION; RSS, heap after GC and open fds over time
+# Agent and sidecar are separate `serve` processes; the load (lib/drill_checker.py) checks every byte of every
+# answer against the plain files gen-volume --plain wrote. No volume server runs here, so the sidecar's fallback is
+# read-through only: reads while the agent is down or hung cannot be served and are counted as failed.
+set -euo pipefail
+
+DRILL_DIR=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+# shellcheck source=run.sh
+source "$DRILL_DIR/run.sh"      # settings, gen_volume, build_java, wait_for_line, stop_pid, rss/heap helpers
+
+DRILL_OUT=${DRILL_OUT:-$BENCH_OUT/drill}
+DRILL_TLS=${DRILL_TLS:-$TCP_TLS}                          # mapped volumes without RDMA: tcp (see conf/config.yaml)
+DRILL_VOLUME_MEMORY=${DRILL_VOLUME_MEMORY:-mapped}        # the agent's default; ucx to drill the copies
+DRILL_THREADS=${DRILL_THREADS:-8}                         # the checker's connections
+DRILL_STEADY=${DRILL_STEADY:-10}                          # seconds of load before and after each event
+DRILL_DOWN=${DRILL_DOWN:-2}                               # seconds between kill -9 and the restart
+DRILL_HANG=${DRILL_HANG:-5}                               # seconds between SIGSTOP and SIGCONT
+DRILL_TRUNCATED=${DRILL_TRUNCATED:-5}                     # seconds the .dat stays cut
+DURATION=${DURATION:-30m}                                 # soak length: 90, 90s, 30m, 2h
+SOAK_SAMPLE=${SOAK_SAMPLE:-15}                            # seconds between soak samples
+SOAK_PROBE=${SOAK_PROBE:-5}                               # seconds of full-speed load to find the capacity
+DRILL_AGENT_PORT=${DRILL_AGENT_PORT:-18615}
+DRILL_SIDECAR_PORT=${DRILL_SIDECAR_PORT:-18681}
+CHECKER_PID=
+
+now() { date +%s.%N; }
+
+# mark NAME — a drill event with its time, for drill_report.py.
+mark() { printf '%s %s\n' "$(now)" "$1" >> "$DRILL_OUT/events.txt"; log "event: $1"; }
+
+drill_agent() {
+    cat > "$DRILL_OUT/agent.yaml" <<YAML
+roles: [agent]
+agent:
+  listen: 127.0.0.1:$DRILL_AGENT_PORT
+  volumeDirs: [$DRILL_DATA]
+  volumeMemory: $DRILL_VOLUME_MEMORY
+ucx:
+  tls: $(yaml_list "$DRILL_TLS")
+metrics:
+  enabled: false
+YAML
+    # shellcheck disable=SC2086
+    java $JAVA_OPTS $AGENT_JAVA_OPTS -jar "$JAR" serve --conf "$DRILL_OUT/agent.yaml" >> "$DRILL_OUT/logs/agent.log" 2>&1 &
+    AGENT_PID=$!
+}
+
+# ready_count LOG — "ready:" lines in a log (0 when it does not exist yet).
+ready_count() { local n; n=$(grep -c '^ready:' "$1" 2> /dev/null) || true; echo "${n:-0}"; }
+
+# wait_ready PID LOG BEFORE — until the process's log has more "ready:" lines than BEFORE (50 ms polls).
+wait_ready() {
+    local pid=$1 log=$2 before=$3 deadline=$((SECONDS + 60))
+    until [ "$(ready_count "$log")" -gt "$before" ]; do
+        kill -0 "$pid" 2> /dev/null || { echo "process $pid died, see $log" >&2; tail -n 20 "$log" >&2; return 1; }
+        [ $SECONDS -lt $deadline ] || { echo "not ready within 60 s, see $log" >&2; return 1; }
+        sleep 0.05
+    done
+}
+
+# no_relaunch PID — the drill signals PID: it must be the serving JVM, not a launcher that relaunched itself.
+no_relaunch() {
+    if pgrep -P "$1" > /dev/null; then
+        echo "process $1 relaunched itself (a UCX_* variable of cli/UcxEnvironment is not exported)" >&2
+        return 1
+    fi
+}
+
+# start_drill_agent — the agent on its port. Right after a kill -9 the port may still be held (UCX reports "Device
+# is busy" while the dead agent's sockets drain, even with UCX_TCP_CM_REUSEADDR=y): retry, as an operator would; the
+# "reachable" mark is set when it is ready, so the wait does not count against the recovery.
+start_drill_agent() {
+    local before tries=0
+    while :; do
+        before=$(ready_count "$DRILL_OUT/logs/agent.log")
+        drill_agent
+        if wait_ready "$AGENT_PID" "$DRILL_OUT/logs/agent.log" "$before" 2> /dev/null; then
+            no_relaunch "$AGENT_PID"
+            [ $tries -eq 0 ] || log "agent: listening after $tries retries (port still held)"
+            return 0
+        fi
+        tries=$((tries + 1))
+        if [ $tries -ge 300 ] || ! tail -n 3 "$DRILL_OUT/logs/agent.log" | grep -q 'cannot listen'; then
+            echo "the agent did not start, see $DRILL_OUT/logs/agent.log" >&2
+            return 1
+        fi
+        sleep 0.2
+    done
+}
+
+start_drill_sidecar() {
+    cat > "$DRILL_OUT/sidecar.yaml" <<YAML
+roles: [sidecar]
+http:
+  host: 127.0.0.1
+  port: $DRILL_SIDECAR_PORT
+sidecar:
+  agents: [127.0.0.1:$DRILL_AGENT_PORT]
+  fallback: [read-through]
+ucx:
+  tls: $(yaml_list "$DRILL_TLS")
+metrics:
+  enabled: true
+YAML
+    # shellcheck disable=SC2086
+    java $JAVA_OPTS $SIDECAR_JAVA_OPTS -jar "$JAR" serve --conf "$DRILL_OUT/sidecar.yaml" > "$DRILL_OUT/logs/sidecar.log" 2>&1 &
+    SIDECAR_PID=$!
+    wait_ready "$SIDECAR_PID" "$DRILL_OUT/logs/sidecar.log" 0
+    no_relaunch "$SIDECAR_PID"
+    wait_for_rdma "$DRILL_SIDECAR_PORT" 60
+}
+
+# start_checker OUT [extra options] — the byte-checking load in the background; sets CHECKER_PID.
+start_checker() {
+    local out=$1; shift
+    python3 "$BENCH_LIB/drill_checker.py" --base "http://127.0.0.1:$DRILL_SIDECAR_PORT" --plain "$BENCH_DATA/plain" \
+        --out "$out" "$@" "$BENCH_DATA/vid1.paths" > "$out.summary" &
+    CHECKER_PID=$!
+}
+
+stop_checker() {
+    [ -n "$CHECKER_PID" ] || return 0
+    kill -TERM "$CHECKER_PID" 2> /dev/null || true
+    wait "$CHECKER_PID" || true
+    CHECKER_PID=
+}
+
+cleanup() {
+    stop_checker
+    [ -n "${AGENT_PID:-}" ] && kill -CONT "$AGENT_PID" 2> /dev/null || true
+    stop_pid "${SIDECAR_PID:-}"; SIDECAR_PID=
+    stop_pid "${AGENT_PID:-}"; AGENT_PID=
+    if [ -f "$DRILL_OUT/1.dat.orig" ]; then   # a run cut short mid-truncation: put the volume back
+        cp "$DRILL_OUT/1.dat.orig" "$DRILL_DATA/1.dat"
+    fi
+}
+
+# Volume 1 (COUNT_4K x 4 KiB) copied to a directory of its own: the drill truncates it.
+prepare() {
+    local t
+    for t in java jcmd python3 curl truncate dd; do
+        command -v "$t" > /dev/null || { echo "missing: $t" >&2; exit 1; }
+    done
+    find_report_python
+    build_java
+    mkdir -p "$BENCH_DATA" "$DRILL_OUT/logs"
+    rm -f "$DRILL_OUT"/events.txt "$DRILL_OUT"/logs/*.log
+    gen_volume 1 4096 "$COUNT_4K"
+    DRILL_DATA=$DRILL_OUT/volumes
+    rm -rf "$DRILL_DATA"; mkdir -p "$DRILL_DATA"
+    cp "$BENCH_DATA/volumes/1.dat" "$BENCH_DATA/volumes/1.idx" "$DRILL_DATA/"
+    trap cleanup EXIT
+    start_drill_agent
+    start_drill_sidecar
+}
+
+run_drill() {
+    prepare
+    python3 -c 'import json, os; print(json.dumps({"kind": "meta", "loadavg_at_start": os.getloadavg()[0], "cpus": os.cpu_count()}))' \
+        > "$DRILL_OUT/meta.json"
+    start_checker "$DRILL_OUT/reads.txt" --threads "$DRILL_THREADS"
+    mark start
+    sleep "$DRILL_STEADY"
+
+    mark kill                                       # the agent dies at once, its connections with it
+    kill -9 "$AGENT_PID"; wait "$AGENT_PID" 2> /dev/null || true
+    sleep "$DRILL_DOWN"
+    start_drill_agent                               # same port (UCX_TCP_CM_REUSEADDR=y, set by run.sh)
+    mark kill.reachable
+    sleep "$DRILL_STEADY"
+
+    mark hang                                       # the agent stops answering; its sockets stay open
+    kill -STOP "$AGENT_PID"
+    sleep "$DRILL_HANG"
+    kill -CONT "$AGENT_PID"
+    mark hang.reachable
+    sleep "$DRILL_STEADY"
+
+    local dat=$DRILL_DATA/1.dat size
+    size=$(stat -c %s "$dat")
+    cp "$dat" "$DRILL_OUT/1.dat.orig"
+    mark truncate                                   # in place: the same inode, the agent's mappings see the cut
+    truncate -s $((size / 2)) "$dat"
+    sleep "$DRILL_TRUNCATED"
+    kill -0 "$AGENT_PID" 2> /dev/null && echo alive > "$DRILL_OUT/agent-after-truncation" \
+        || echo dead > "$DRILL_OUT/agent-after-truncation"
+    dd if="$DRILL_OUT/1.dat.orig" of="$dat" bs=1M conv=notrunc status=none   # the same bytes back, in place
+    rm -f "$DRILL_OUT/1.dat.orig"
+    mark truncate.reachable
+    sleep "$DRILL_STEADY"
+
+    mark end
+    stop_checker
+    kill -0 "$AGENT_PID" 2> /dev/null && echo alive > "$DRILL_OUT/agent-at-end" || echo dead > "$DRILL_OUT/agent-at-end"
+    cleanup
+    trap - EXIT
+    "$REPORT_PYTHON" "$DRILL_DIR/drill_report.py" drill "$DRILL_OUT"
+}
+
+# seconds DURATION — 90, 90s, 30m, 2h as seconds.
+seconds() {
+    case $1 in
+        *h) echo $(( ${1%h} * 3600 )) ;;
+        *m) echo $(( ${1%m} * 60 )) ;;
+        *s) echo "${1%s}" ;;
+        *) echo "$1" ;;
+    esac
+}
+
+# sample NAME PID — one soak sample of a process: RSS, heap in use after a full GC, open file descriptors.
+sample() {
+    printf '{"t":%s,"process":"%s","rss_mib":%s,"heap_after_gc_mib":%s,"fds":%s}\n' "$(now)" "$1" \
+        "$(rss_mib "$2")" "$(heap_used_mib "$2" gc)" "$(ls "/proc/$2/fd" | wc -l)" >> "$DRILL_OUT/soak.jsonl"
+}
+
+run_soak() {
+    local total
+    total=$(seconds "$DURATION")
+    prepare
+    rm -f "$DRILL_OUT/soak.jsonl"
+    log "soak: capacity probe, ${SOAK_PROBE}s at full speed ($DRILL_THREADS connections)"
+    python3 "$BENCH_LIB/drill_checker.py" --base "http://127.0.0.1:$DRILL_SIDECAR_PORT" --plain "$BENCH_DATA/plain" \
+        --out "$DRILL_OUT/probe.txt" --threads "$DRILL_THREADS" --seconds "$SOAK_PROBE" "$BENCH_DATA/vid1.paths" \
+        > "$DRILL_OUT/probe.summary"
+    local rate
+    rate=$(python3 -c 'import json, sys; print(max(1.0, json.load(open(sys.argv[1]))["reads_s"] / 2))' "$DRILL_OUT/probe.summary")
+    log "soak: ${total}s at $rate reads/s (half of the probe's rate), a sample every ${SOAK_SAMPLE}s"
+    echo "{\"capacity_reads_s\": $(python3 -c 'import json, sys; print(json.load(open(sys.argv[1]))["reads_s"])' "$DRILL_OUT/probe.summary"), \"rate\": $rate, \"duration_s\": $total}" \
+        > "$DRILL_OUT/soak-meta.json"
+    start_checker "$DRILL_OUT/soak-reads.txt" --threads "$DRILL_THREADS" --rate "$rate"
+    local end=$((SECONDS + total))
+    while :; do
+        sample sidecar "$SIDECAR_PID"
+        sample agent "$AGENT_PID"
+        [ $SECONDS -lt $end ] || break
+        sleep "$(( SOAK_SAMPLE < end - SECONDS ? SOAK_SAMPLE : end - SECONDS ))"
+    done
+    stop_checker
+    cleanup
+    trap - EXIT
+    "$REPORT_PYTHON" "$DRILL_DIR/drill_report.py" soak "$DRILL_OUT"
+}
+
+case ${1:-drill} in
+    drill) run_drill ;;
+    soak) run_soak ;;
+    *) echo "usage: bench/drill.sh [drill|soak]" >&2; exit 2 ;;
+esac

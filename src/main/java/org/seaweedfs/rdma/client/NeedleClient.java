@@ -1,0 +1,52 @@
+package org.seaweedfs.rdma.client;
+
+import io.vertx.core.Future;
+import io.vertx.core.Vertx;
+import io.vertx.core.eventbus.DeliveryOptions;
+import org.seaweedfs.rdma.sidecar.NeedleSource;
+
+/**
+ * Reads needles for a Vert.x application. Two implementations with the same results and the same failures
+ * ({@link NeedleException}, carrying the event bus's codes):
+ * <ul>
+ * <li>{@code SeaweedRdma.client()} — in the sidecar's own process: the read runs on the caller's context, with no
+ * event-bus message and no thread hop (the RDMA get itself completes on the calling event loop);</li>
+ * <li>{@link #overEventBus(Vertx)} — anywhere on the (possibly clustered) event bus of a sidecar: requests to
+ * {@code seaweedfs.needle.read} / {@code seaweedfs.needle.stat}.</li>
+ * </ul>
+ * Futures complete on the caller's context. A {@link Needle}'s body is a heap buffer the caller owns.
+ */
+public interface NeedleClient {
+
+    /** The whole needle (decompressed when stored gzipped). */
+    default Future<Needle> read(String fid) {
+        return read(fid, 0, -1);
+    }
+
+    /**
+     * {@code length} bytes (-1: to the end) from {@code offset} of the needle's plain bytes. Like a file read, a
+     * slice is cut short at the end; an offset past the end fails RANGE_NOT_SATISFIABLE.
+     */
+    Future<Needle> read(String fid, long offset, long length);
+
+    /** The needle's metadata (its record is read and its checksum verified). */
+    Future<NeedleInfo> stat(String fid);
+
+    /** A client that speaks the event-bus API of a sidecar reachable on {@code vertx}'s event bus. */
+    static NeedleClient overEventBus(Vertx vertx) {
+        return overEventBus(vertx, new DeliveryOptions());
+    }
+
+    /** As {@link #overEventBus(Vertx)}, with {@code options} for every request (send timeout, headers). */
+    static NeedleClient overEventBus(Vertx vertx, DeliveryOptions options) {
+        return new EventBusNeedleClient(vertx, options);
+    }
+
+    /**
+     * A client over a read path in this process ({@code SeaweedRdma.client()} returns one over the sidecar's).
+     * {@code maxNeedleBytes} bounds a gzipped needle's decompressed size, as {@code sidecar.maxNeedleBytes} does.
+     */
+    static NeedleClient overSource(Vertx vertx, NeedleSource source, long maxNeedleBytes) {
+        return new SourceNeedleClient(vertx, source, maxNeedleBytes);
+    }
+}

@@ -1,0 +1,65 @@
+package org.seaweedfs.rdma.client;
+
+import io.vertx.core.Context;
+import io.vertx.core.Future;
+import io.vertx.core.Promise;
+import io.vertx.core.Vertx;
+import java.util.function.Supplier;
+import org.seaweedfs.rdma.sidecar.NeedleSource;
+import org.seaweedfs.rdma.volume.FileId;
+
+/**
+ * {@link NeedleClient} over a read path in this process: the call goes straight to the {@link NeedleSource} on the
+ * caller's context (the read path completes there), the bytes are copied out of pooled memory and the pooled
+ * buffer released before the caller sees them. Called off any Vert.x context, it runs on a context of {@code vertx}.
+ */
+final class SourceNeedleClient implements NeedleClient {
+
+    private final Vertx vertx;
+    private final NeedleSource source;
+    private final long maxNeedleBytes;
+
+    SourceNeedleClient(Vertx vertx, NeedleSource source, long maxNeedleBytes) {
+        this.vertx = vertx;
+        this.source = source;
+        this.maxNeedleBytes = maxNeedleBytes;
+    }
+
+    @Override
+    public Future<Needle> read(String fid, long offset, long length) {
+        return onContext(() -> {
+            FileId id = NeedleWire.fileId(fid);
+            NeedleWire.atLeast("offset", offset, 0);
+            NeedleWire.atLeast("length", length, -1);
+            return source.readSlice(id, null, offset, length, maxNeedleBytes).transform(ar -> ar.succeeded()
+                    ? Future.succeededFuture(NeedleWire.needle(fid, ar.result().stat(), NeedleWire.takeBody(ar.result())))
+                    : Future.failedFuture(NeedleWire.failure(ar.cause())));
+        });
+    }
+
+    @Override
+    public Future<NeedleInfo> stat(String fid) {
+        return onContext(() -> source.stat(NeedleWire.fileId(fid)).transform(ar -> ar.succeeded()
+                ? Future.succeededFuture(NeedleWire.info(ar.result()))
+                : Future.failedFuture(NeedleWire.failure(ar.cause()))));
+    }
+
+    /** Runs {@code call} here when on a Vert.x context (the fast path), else on one of {@code vertx}'s. */
+    private <T> Future<T> onContext(Supplier<Future<T>> call) {
+        if (Vertx.currentContext() != null) {
+            return guarded(call);
+        }
+        Context context = vertx.getOrCreateContext();
+        Promise<T> promise = Promise.promise();
+        context.runOnContext(v -> guarded(call).onComplete(promise));
+        return promise.future();
+    }
+
+    private static <T> Future<T> guarded(Supplier<Future<T>> call) {
+        try {
+            return call.get();
+        } catch (RuntimeException e) {
+            return Future.failedFuture(NeedleWire.failure(e));
+        }
+    }
+}

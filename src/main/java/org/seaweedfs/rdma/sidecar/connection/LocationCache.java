@@ -1,0 +1,158 @@
+package org.seaweedfs.rdma.sidecar.connection;
+
+import com.github.benmanes.caffeine.cache.Cache;
+import com.github.benmanes.caffeine.cache.Caffeine;
+import com.github.benmanes.caffeine.cache.RemovalCause;
+import io.micrometer.core.instrument.DistributionSummary;
+import io.micrometer.core.instrument.FunctionCounter;
+import io.micrometer.core.instrument.Gauge;
+import io.micrometer.core.instrument.MeterRegistry;
+import java.util.concurrent.atomic.LongAdder;
+
+/**
+ * The sidecar's memory of where needles are: one cache for every agent connection, bounded by
+ * {@code sidecar.locationCache.maxBytes} whatever the number of needles behind the agents. Caffeine's W-TinyLFU
+ * keeps what is read often and lets one-off reads (a scan) pass through without flushing the hot set.
+ *
+ * <p>An entry is keyed by the {@link VolumeLocations} it belongs to (one per connection, volume and epoch) and the
+ * needle key, so a compacted volume's or a closed connection's entries can never be found again: their
+ * {@link VolumeLocations} is retired and its entries swept. Each entry weighs {@link #ENTRY_BYTES}: the measured
+ * heap cost of one entry (key, value, Caffeine's node, its hash-table slot and frequency-sketch share; see
+ * {@code LocationCacheFootprint}), so the budget is in real bytes, not a count.
+ *
+ * <p>Thread-safe; maintenance (eviction) runs on the thread that writes, in small amortised steps.
+ */
+public final class LocationCache {
+
+    /** Default budget: 64 MiB. */
+    public static final long DEFAULT_MAX_BYTES = 64L << 20;
+    /** Heap bytes one cached location costs (147.6 measured by LocationCacheFootprint at 1 M entries; rounded up). */
+    public static final int ENTRY_BYTES = 150;
+
+    /** The cache key: a needle of one volume epoch of one connection. */
+    record Key(VolumeLocations volume, long needle) {
+    }
+
+    private final long maxBytes;
+    private final Cache<Key, NeedleLocation> cache;
+    private final LongAdder hits = new LongAdder();
+    private final LongAdder misses = new LongAdder();
+    private final LongAdder evictions = new LongAdder();
+    private final LongAdder lookupsSent = new LongAdder();
+    private final LongAdder sharedLookups = new LongAdder();
+    private final DistributionSummary batchSizes;
+
+    /** A cache of {@code maxBytes} whose meters go to {@code registry}. */
+    public LocationCache(long maxBytes, MeterRegistry registry) {
+        if (maxBytes < ENTRY_BYTES) {
+            throw new IllegalArgumentException("location cache budget must be at least " + ENTRY_BYTES
+                    + " bytes, got " + maxBytes);
+        }
+        this.maxBytes = maxBytes;
+        this.cache = Caffeine.newBuilder()
+                .maximumWeight(maxBytes)
+                .<Key, NeedleLocation>weigher((k, v) -> ENTRY_BYTES)
+                .executor(Runnable::run) // no hand-off to a pool per write: the writer does the bounded upkeep
+                .removalListener((Key key, NeedleLocation value, RemovalCause cause) -> removed(key, cause))
+                .build();
+        String prefix = "seaweedfs.rdma.location.cache.";
+        FunctionCounter.builder(prefix + "hits", hits, LongAdder::sum)
+                .description("Reads whose needle location was in the sidecar's cache").register(registry);
+        FunctionCounter.builder(prefix + "misses", misses, LongAdder::sum)
+                .description("Reads whose needle location had to be looked up at the agent").register(registry);
+        FunctionCounter.builder(prefix + "evictions", evictions, LongAdder::sum)
+                .description("Locations evicted to stay within sidecar.locationCache.maxBytes").register(registry);
+        FunctionCounter.builder(prefix + "lookups.sent", lookupsSent, LongAdder::sum)
+                .description("Needle ids sent to agents in lookup batches").register(registry);
+        FunctionCounter.builder(prefix + "lookups.shared", sharedLookups, LongAdder::sum)
+                .description("Misses that joined a lookup already in flight for the same needle").register(registry);
+        batchSizes = DistributionSummary.builder(prefix + "batch.size").baseUnit("ids")
+                .description("Needle ids per lookup frame").register(registry);
+        Gauge.builder(prefix + "used.bytes", this, LocationCache::usedBytes).baseUnit("bytes")
+                .description("Heap the cached locations take (entries x their measured size)")
+                .strongReference(true).register(registry);
+        Gauge.builder(prefix + "max.bytes", this, c -> c.maxBytes).baseUnit("bytes")
+                .description("sidecar.locationCache.maxBytes").strongReference(true).register(registry);
+    }
+
+    /** The cached location of {@code needle} in {@code volume}, or null (counted as a hit or a miss). */
+    NeedleLocation find(VolumeLocations volume, long needle) {
+        NeedleLocation found = volume.isCacheable() ? cache.getIfPresent(new Key(volume, needle)) : null;
+        (found == null ? misses : hits).increment();
+        return found;
+    }
+
+    void put(VolumeLocations volume, long needle, NeedleLocation location) {
+        if (cache.asMap().put(new Key(volume, needle), location) == null) {
+            volume.cachedChanged(1);
+        }
+    }
+
+    void forget(VolumeLocations volume, long needle) {
+        cache.invalidate(new Key(volume, needle));
+    }
+
+    /** Drops every entry of a retired volume (O(cache size): runs off the event loop, on rare events). */
+    void sweep(VolumeLocations volume) {
+        cache.asMap().keySet().removeIf(k -> k.volume() == volume);
+    }
+
+    void lookupsSent(int ids) {
+        lookupsSent.add(ids);
+        batchSizes.record(ids);
+    }
+
+    void lookupShared() {
+        sharedLookups.increment();
+    }
+
+    private void removed(Key key, RemovalCause cause) {
+        if (cause == RemovalCause.REPLACED) {
+            return;
+        }
+        if (cause.wasEvicted()) {
+            evictions.increment();
+        }
+        key.volume().cachedChanged(-1);
+    }
+
+    /** Bytes the entries take now (entries x {@link #ENTRY_BYTES}). */
+    public long usedBytes() {
+        return cache.policy().eviction().map(e -> e.weightedSize().orElse(0)).orElse(0L);
+    }
+
+    public long maxBytes() {
+        return maxBytes;
+    }
+
+    /** Entries held now (approximate while writes run). */
+    public long size() {
+        return cache.estimatedSize();
+    }
+
+    public long hits() {
+        return hits.sum();
+    }
+
+    public long misses() {
+        return misses.sum();
+    }
+
+    public long evictions() {
+        return evictions.sum();
+    }
+
+    /** Needle ids sent to agents in lookups. */
+    public long lookupsSent() {
+        return lookupsSent.sum();
+    }
+
+    public long sharedLookups() {
+        return sharedLookups.sum();
+    }
+
+    /** Runs pending maintenance (eviction) now; tests use it to observe the bound. */
+    public void cleanUp() {
+        cache.cleanUp();
+    }
+}
