@@ -132,10 +132,10 @@ make_http_data() {
     gen_volume 2 1048576 "$COUNT_1M"
 }
 
-# gen_volume VID SIZE COUNT — reused while the stamp matches (a 1 GiB volume takes a while to write).
+# gen_volume VID SIZE COUNT [--ec] — reused while the stamp matches (a 1 GiB volume takes a while to write).
 gen_volume() {
-    local vid=$1 size=$2 count=$3 vols=$BENCH_DATA/volumes
-    local stamp=$vols/$vid.stamp want="gen-volume --vid $1 --size $2 --count $3"
+    local vid=$1 size=$2 count=$3 vols=$BENCH_DATA/volumes extra=("${@:4}")
+    local stamp=$vols/$vid.stamp want="gen-volume --vid $1 --size $2 --count $3 ${extra[*]}"
     if [ -f "$stamp" ] && [ "$(cat "$stamp")" = "$want" ] && [ -s "$BENCH_DATA/vid$vid.paths" ]; then
         log "volume $vid: reusing $count x $size B in $vols (plain copies in $BENCH_DATA/plain)"
         return
@@ -143,9 +143,9 @@ gen_volume() {
     log "volume $vid: $count x $size B in $vols, plain copies in $BENCH_DATA/plain"
     mkdir -p "$vols" "$BENCH_DATA/plain"
     find "$BENCH_DATA/plain" -maxdepth 1 -name "$vid,*" -delete
-    rm -f "$vols/$vid.dat" "$vols/$vid.idx" "$stamp"
+    rm -f "$vols/$vid.dat" "$vols/$vid.idx" "$vols/$vid".ec?? "$vols/$vid.ecx" "$vols/$vid.ecj" "$vols/$vid.vif" "$stamp"
     java -jar "$JAR" gen-volume "$vols" --vid "$vid" --count "$count" --size "$size" --plain "$BENCH_DATA/plain" \
-        > "$BENCH_DATA/vid$vid.paths"
+        "${extra[@]}" > "$BENCH_DATA/vid$vid.paths"
     echo "$want" > "$stamp"
 }
 
@@ -156,14 +156,15 @@ build_java() {
 }
 
 # http_suite IMPL URL_BASE — the three HTTP shapes of the issue, against any server holding the data.
+# http_suite IMPL BASE [VID_4K VID_1M] — the four wrk runs over the volumes' paths (default volumes 1 and 2).
 http_suite() {
-    local impl=$1 base=$2
-    http_verify "$base" "$BENCH_DATA/vid1.paths" "$BENCH_DATA/plain"
-    http_verify "$base" "$BENCH_DATA/vid2.paths" "$BENCH_DATA/plain"
-    log "$impl: 4 KiB, 64 connections";   wrk_measure "$impl" 4096 64 "$base" "$BENCH_DATA/vid1.paths" | record
-    log "$impl: 1 MiB, 8 connections";    wrk_measure "$impl" 1048576 8 "$base" "$BENCH_DATA/vid2.paths" | record
-    log "$impl: 4 KiB, 1 connection";     wrk_measure "$impl" 4096 1 "$base" "$BENCH_DATA/vid1.paths" | record
-    log "$impl: 1 MiB, 1 connection";     wrk_measure "$impl" 1048576 1 "$base" "$BENCH_DATA/vid2.paths" | record
+    local impl=$1 base=$2 small=$BENCH_DATA/vid${3:-1}.paths large=$BENCH_DATA/vid${4:-2}.paths
+    http_verify "$base" "$small" "$BENCH_DATA/plain"
+    http_verify "$base" "$large" "$BENCH_DATA/plain"
+    log "$impl: 4 KiB, 64 connections";   wrk_measure "$impl" 4096 64 "$base" "$small" | record
+    log "$impl: 1 MiB, 8 connections";    wrk_measure "$impl" 1048576 8 "$base" "$large" | record
+    log "$impl: 4 KiB, 1 connection";     wrk_measure "$impl" 4096 1 "$base" "$small" | record
+    log "$impl: 1 MiB, 1 connection";     wrk_measure "$impl" 1048576 1 "$base" "$large" | record
 }
 
 run_nginx() {
@@ -370,6 +371,24 @@ hook_eventbus() {
     trap - EXIT
 }
 
+# hook_ec CONFIG — erasure-coded reads against plain-volume reads in one agent + sidecar run: volumes 11 (4 KiB) and 12
+# (1 MiB) are the same sizes as 1 and 2, erasure-coded 10 + 4 by gen-volume --ec (SeaweedFS's layout, real block
+# sizes: each needle's record is read from its data shards, one get per shard interval). Records impl "sidecar-ec"
+# and, for the same run, "sidecar-dat".
+hook_ec() {
+    gen_volume 11 4096 "$COUNT_4K" --ec
+    gen_volume 12 1048576 "$COUNT_1M" --ec
+    log "ec ($1): agent + sidecar, EC volumes 11/12 against plain volumes 1/2"
+    trap stop_servers EXIT
+    start_agent "$1"
+    start_sidecar "$1"
+    warm_sidecar
+    http_suite sidecar-ec "http://127.0.0.1:$SIDECAR_PORT" 11 12
+    http_suite sidecar-dat "http://127.0.0.1:$SIDECAR_PORT"
+    stop_servers
+    trap - EXIT
+}
+
 # hook_agent_cpu CONFIG — agent process CPU (utime+stime, all threads) over a wrk run through the sidecar, per read.
 hook_agent_cpu() {
     local config=$1 size list t0 t1 reads errors
@@ -455,7 +474,7 @@ for_configs() {
 # ---------- main ----------
 
 main() {
-    local steps=${*:-c http sidecar eventbus cpu memory}
+    local steps=${*:-c http sidecar ec eventbus cpu memory}
     check_tools
     mkdir -p "$BENCH_OUT" "$BENCH_DATA"
     mkdir -p "$BENCH_OUT/logs"
@@ -467,10 +486,11 @@ main() {
             c) run_c_get ;;
             http) make_http_data; run_nginx ;;
             sidecar) make_http_data; for_configs hook_sidecar_http ;;
+            ec) make_http_data; for_configs hook_ec ;;
             eventbus) for_configs hook_eventbus ;;
             cpu) for_configs hook_agent_cpu ;;
             memory) RECORD_TAG='"config":"best"' hook_memory best ;;
-            *) echo "unknown step '$step' (steps: c http sidecar eventbus cpu memory)" >&2; exit 2 ;;
+            *) echo "unknown step '$step' (steps: c http sidecar ec eventbus cpu memory)" >&2; exit 2 ;;
         esac
     done
     log "report"

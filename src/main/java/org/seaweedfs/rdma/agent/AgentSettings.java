@@ -2,6 +2,7 @@ package org.seaweedfs.rdma.agent;
 
 import org.seaweedfs.rdma.protocol.ControlCodec;
 import org.seaweedfs.rdma.protocol.ProtocolLimits;
+import org.seaweedfs.rdma.volume.ec.EcLayout;
 
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
@@ -36,11 +37,14 @@ import java.util.Objects;
  *                      read over shared memory without the agent's CPU
  * @param volumeMemoryLimit the most bytes of UCX memory held for volume copies ({@code agent.volumeMemoryLimit},
  *                      default 4 GiB); volumes beyond it are served mapped
+ * @param ecLargeBlock  the large block of the EC layout the agent assumes ({@link EcLayout#LARGE_BLOCK}, as SeaweedFS
+ *                      writes); not a configuration key: only tests, whose EC volumes use small blocks, change it
+ * @param ecSmallBlock  the small block of the EC layout ({@link EcLayout#SMALL_BLOCK}); likewise
  */
 public record AgentSettings(String host, int port, List<Path> volumeDirs, boolean offset5, String authToken,
                             String agentId, Duration pollInterval, long segmentBytes, Duration retireGrace,
                             int maxFrameBytes, int maxRepliesInFlight, VolumeMemory volumeMemory,
-                            long volumeMemoryLimit) {
+                            long volumeMemoryLimit, long ecLargeBlock, long ecSmallBlock) {
 
     public static final int DEFAULT_MAX_REPLIES_IN_FLIGHT = 32;
     public static final long DEFAULT_VOLUME_MEMORY_LIMIT = 4L << 30;
@@ -89,6 +93,8 @@ public record AgentSettings(String host, int port, List<Path> volumeDirs, boolea
         require(maxRepliesInFlight >= 1 && maxRepliesInFlight <= 65_536,
                 "agent.maxRepliesInFlight must be between 1 and 65536, got " + maxRepliesInFlight);
         Objects.requireNonNull(volumeMemory, "agent.volumeMemory");
+        require(ecSmallBlock > 0 && ecLargeBlock >= ecSmallBlock, "EC block sizes must satisfy 0 < small <= large, got "
+                + ecLargeBlock + " and " + ecSmallBlock);
         require(volumeMemoryLimit >= 0, "agent.volumeMemoryLimit must not be negative, got " + volumeMemoryLimit);
     }
 
@@ -107,50 +113,64 @@ public record AgentSettings(String host, int port, List<Path> volumeDirs, boolea
                 maxFrameBytes, maxRepliesInFlight, VolumeMemory.MAPPED, DEFAULT_VOLUME_MEMORY_LIMIT);
     }
 
+    /** Everything but the EC block sizes, which are SeaweedFS's. */
+    public AgentSettings(String host, int port, List<Path> volumeDirs, boolean offset5, String authToken,
+                         String agentId, Duration pollInterval, long segmentBytes, Duration retireGrace,
+                         int maxFrameBytes, int maxRepliesInFlight, VolumeMemory volumeMemory, long volumeMemoryLimit) {
+        this(host, port, volumeDirs, offset5, authToken, agentId, pollInterval, segmentBytes, retireGrace,
+                maxFrameBytes, maxRepliesInFlight, volumeMemory, volumeMemoryLimit, EcLayout.LARGE_BLOCK, EcLayout.SMALL_BLOCK);
+    }
+
+    /** EC volumes laid out with other block sizes than SeaweedFS's (tests). */
+    public AgentSettings withEcBlockSizes(long large, long small) {
+        return new AgentSettings(host, port, volumeDirs, offset5, authToken, agentId, pollInterval, segmentBytes,
+                retireGrace, maxFrameBytes, maxRepliesInFlight, volumeMemory, volumeMemoryLimit, large, small);
+    }
+
     public AgentSettings withAuthToken(String token) {
         return new AgentSettings(host, port, volumeDirs, offset5, token, agentId, pollInterval, segmentBytes,
-                retireGrace, maxFrameBytes, maxRepliesInFlight, volumeMemory, volumeMemoryLimit);
+                retireGrace, maxFrameBytes, maxRepliesInFlight, volumeMemory, volumeMemoryLimit, ecLargeBlock, ecSmallBlock);
     }
 
     public AgentSettings withOffset5(boolean five) {
         return new AgentSettings(host, port, volumeDirs, five, authToken, agentId, pollInterval, segmentBytes,
-                retireGrace, maxFrameBytes, maxRepliesInFlight, volumeMemory, volumeMemoryLimit);
+                retireGrace, maxFrameBytes, maxRepliesInFlight, volumeMemory, volumeMemoryLimit, ecLargeBlock, ecSmallBlock);
     }
 
     public AgentSettings withAgentId(String id) {
         return new AgentSettings(host, port, volumeDirs, offset5, authToken, id, pollInterval, segmentBytes,
-                retireGrace, maxFrameBytes, maxRepliesInFlight, volumeMemory, volumeMemoryLimit);
+                retireGrace, maxFrameBytes, maxRepliesInFlight, volumeMemory, volumeMemoryLimit, ecLargeBlock, ecSmallBlock);
     }
 
     public AgentSettings withPollInterval(Duration interval) {
         return new AgentSettings(host, port, volumeDirs, offset5, authToken, agentId, interval, segmentBytes,
-                retireGrace, maxFrameBytes, maxRepliesInFlight, volumeMemory, volumeMemoryLimit);
+                retireGrace, maxFrameBytes, maxRepliesInFlight, volumeMemory, volumeMemoryLimit, ecLargeBlock, ecSmallBlock);
     }
 
     public AgentSettings withSegmentBytes(long bytes) {
         return new AgentSettings(host, port, volumeDirs, offset5, authToken, agentId, pollInterval, bytes,
-                retireGrace, maxFrameBytes, maxRepliesInFlight, volumeMemory, volumeMemoryLimit);
+                retireGrace, maxFrameBytes, maxRepliesInFlight, volumeMemory, volumeMemoryLimit, ecLargeBlock, ecSmallBlock);
     }
 
     public AgentSettings withRetireGrace(Duration grace) {
         return new AgentSettings(host, port, volumeDirs, offset5, authToken, agentId, pollInterval, segmentBytes,
-                grace, maxFrameBytes, maxRepliesInFlight, volumeMemory, volumeMemoryLimit);
+                grace, maxFrameBytes, maxRepliesInFlight, volumeMemory, volumeMemoryLimit, ecLargeBlock, ecSmallBlock);
     }
 
     public AgentSettings withMaxFrameBytes(int bytes) {
         return new AgentSettings(host, port, volumeDirs, offset5, authToken, agentId, pollInterval, segmentBytes,
-                retireGrace, bytes, maxRepliesInFlight, volumeMemory, volumeMemoryLimit);
+                retireGrace, bytes, maxRepliesInFlight, volumeMemory, volumeMemoryLimit, ecLargeBlock, ecSmallBlock);
     }
 
     public AgentSettings withMaxRepliesInFlight(int replies) {
         return new AgentSettings(host, port, volumeDirs, offset5, authToken, agentId, pollInterval, segmentBytes,
-                retireGrace, maxFrameBytes, replies, volumeMemory, volumeMemoryLimit);
+                retireGrace, maxFrameBytes, replies, volumeMemory, volumeMemoryLimit, ecLargeBlock, ecSmallBlock);
     }
 
     /** {@code agent.volumeMemory} and {@code agent.volumeMemoryLimit} together: the limit only means something for UCX. */
     public AgentSettings withVolumeMemory(VolumeMemory memory, long limit) {
         return new AgentSettings(host, port, volumeDirs, offset5, authToken, agentId, pollInterval, segmentBytes,
-                retireGrace, maxFrameBytes, maxRepliesInFlight, memory, limit);
+                retireGrace, maxFrameBytes, maxRepliesInFlight, memory, limit, ecLargeBlock, ecSmallBlock);
     }
 
     /** Never prints the token. */

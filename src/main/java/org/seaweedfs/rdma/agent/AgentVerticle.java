@@ -65,6 +65,7 @@ public final class AgentVerticle extends VerticleBase {
     // Agent-context state.
     private ControlServer server;
     private VolumeFollower follower;
+    private EcFollower ecFollower;
     private RetiredMappings retired;
     private volatile UcxListener listener;
     private long pollTimer = -1;
@@ -120,8 +121,9 @@ public final class AgentVerticle extends VerticleBase {
         retired = new RetiredMappings(vertx, memory, settings.retireGrace().toMillis());
         server = new ControlServer(settings, instanceId, codec, metrics);
         follower = new VolumeFollower(settings, memory, retired, metrics, server);
-        server.serve(follower);
-        return follower.poll(true)
+        ecFollower = new EcFollower(settings, memory, retired, follower::nextEpoch, server);
+        server.serve(follower, ecFollower);
+        return poll(true)
                 .compose(v -> ucx.listen(settings.host(), settings.port(), server::accept))
                 .onSuccess(l -> {
                     listener = l;
@@ -144,12 +146,17 @@ public final class AgentVerticle extends VerticleBase {
             return;
         }
         pollTimer = vertx.setTimer(settings.pollInterval().toMillis(), t -> {
-            pass = follower.poll(false);
+            pass = poll(false);
             pass.onComplete(x -> {
                 metrics.polls().increment();
                 schedulePoll();
             });
         });
+    }
+
+    /** One pass over the .dat volumes, then the EC volumes (a .dat volume of an id wins over EC shards of it). */
+    private Future<Void> poll(boolean startUp) {
+        return follower.poll(startUp).compose(v -> ecFollower.poll(startUp, id -> follower.volume(id) != null));
     }
 
     /** Listener, channels, then memory: no new reader can arrive while the registrations go. */
@@ -159,6 +166,7 @@ public final class AgentVerticle extends VerticleBase {
         return closed
                 .compose(v -> server == null ? Future.<Void>succeededFuture() : server.closeAll())
                 .compose(v -> follower == null ? Future.<Void>succeededFuture() : follower.close())
+                .compose(v -> ecFollower == null ? Future.<Void>succeededFuture() : ecFollower.close())
                 .compose(v -> retired == null ? Future.<Void>succeededFuture() : retired.releaseAll());
     }
 
@@ -167,7 +175,8 @@ public final class AgentVerticle extends VerticleBase {
         follower.volumes().forEach(v -> volumes.add(VolumeFollower.describe(v)));
         return "Agent " + instanceId + " listening on UCX " + l.address().getHostString() + ":" + l.port()
                 + " (UCX transports " + ucx.settings().tls() + ", devices " + ucx.settings().netDevices() + ")"
-                + "; serving " + follower.volumes().size() + " volumes from " + settings.volumeDirs()
+                + "; serving " + follower.volumes().size() + " volumes and " + ecFollower.volumes().size()
+                + " EC volumes from " + settings.volumeDirs()
                 + (follower.volumes().isEmpty() ? "" : ": " + volumes)
                 + "; volume memory " + settings.volumeMemory().configName()
                 + (settings.volumeMemory() == VolumeMemory.UCX ? " (limit " + settings.volumeMemoryLimit() + " bytes, "

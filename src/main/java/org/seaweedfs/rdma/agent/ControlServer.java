@@ -40,7 +40,7 @@ import java.util.Set;
  * to its end). Exactly one reply per request; a frame that does not decode is answered with its error and counted,
  * and the channel stays up. Confined to the agent's context.
  */
-final class ControlServer implements VolumeFollower.Events {
+final class ControlServer implements VolumeFollower.Events, EcFollower.Events {
 
     private static final Logger log = LoggerFactory.getLogger(ControlServer.class);
 
@@ -49,6 +49,7 @@ final class ControlServer implements VolumeFollower.Events {
     private final ControlCodec codec;
     private final AgentMetrics metrics;
     private VolumeFollower follower;
+    private EcFollower ecVolumes;
     private final Set<ControlSession> sessions = new LinkedHashSet<>();
     private final byte[] token;
 
@@ -60,8 +61,9 @@ final class ControlServer implements VolumeFollower.Events {
         this.token = settings.authToken() == null ? null : settings.authToken().getBytes(StandardCharsets.UTF_8);
     }
 
-    void serve(VolumeFollower volumes) {
+    void serve(VolumeFollower volumes, EcFollower ec) {
         follower = volumes;
+        ecVolumes = ec;
     }
 
     int sessions() {
@@ -146,11 +148,13 @@ final class ControlServer implements VolumeFollower.Events {
         if (request instanceof VolumeListRequest) {
             List<VolumeInfo> volumes = new ArrayList<>();
             follower.volumes().forEach(v -> volumes.add(v.describe()));
+            ecVolumes.volumes().forEach(v -> volumes.add(v.describe()));
             return new VolumeList(id, volumes);
         }
         if (request instanceof Lookup lookup) {
             metrics.lookups().increment();
-            return volume(id, lookup.volumeId()).lookup(id, lookup.key(), lookup.cookie());
+            EcServedVolume ec = ecVolume(lookup.volumeId());
+            return ec != null ? ec.lookup(id, lookup.key()) : volume(id, lookup.volumeId()).lookup(id, lookup.key(), lookup.cookie());
         }
         if (request instanceof LookupBatch batch) {
             return lookupBatch(batch);
@@ -160,6 +164,10 @@ final class ControlServer implements VolumeFollower.Events {
         }
         if (request instanceof ReadThrough read) {
             metrics.readThroughs().increment();
+            if (ecVolume(read.volumeId()) != null) {
+                throw new ProtocolException(ErrorCode.BAD_REQUEST, id, "volume " + read.volumeId()
+                        + " is erasure-coded: read its shards (read-through serves .dat volumes only)");
+            }
             ReadThroughData data = volume(id, read.volumeId()).readThrough(read);
             metrics.readThroughBytes().add(data.bytes().length);
             return data;
@@ -198,9 +206,10 @@ final class ControlServer implements VolumeFollower.Events {
     private ControlMessage sync(ControlSession session, SyncRequest request) throws IOException {
         metrics.syncs().increment();
         long id = request.requestId();
-        ServedVolume volume = volume(id, request.volumeId());
+        EcServedVolume ec = ecVolume(request.volumeId());
+        SyncedIndex volume = ec != null ? ec : volume(id, request.volumeId());
         if (request.epoch() != 0 && request.epoch() != volume.epoch()) {
-            throw new ProtocolException(ErrorCode.STALE_EPOCH, id, "volume " + volume.name() + " is at epoch "
+            throw new ProtocolException(ErrorCode.STALE_EPOCH, id, "volume " + volume.volumeId() + " is at epoch "
                     + Long.toUnsignedString(volume.epoch()) + ", not " + Long.toUnsignedString(request.epoch())
                     + ": re-fetch the volume list and sync from 0");
         }
@@ -219,21 +228,32 @@ final class ControlServer implements VolumeFollower.Events {
         return entries;
     }
 
-    /** Each id answered from its volume's needle map, in order; an unknown volume is a result, not an error. */
-    private ControlMessage lookupBatch(LookupBatch batch) {
+    /**
+     * Each id answered from its volume's needle map (an EC volume's from its .ecx minus .ecj), in order; an unknown
+     * volume is a result, not an error.
+     */
+    private ControlMessage lookupBatch(LookupBatch batch) throws IOException {
         int n = batch.count();
         metrics.lookups().add(n);
         metrics.lookupBatches().increment();
         byte[] results = new byte[n * LookupBatchResult.RESULT_BYTES];
         for (int i = 0; i < n; i++) {
             ServedVolume volume = follower.volume(batch.volumeId(i));
-            if (volume == null) {
-                LookupBatchResult.put(results, i, LookupBatchResult.UNKNOWN_VOLUME, 0, 0, 0);
-            } else {
+            EcServedVolume ec = volume == null ? ecVolume(batch.volumeId(i)) : null;
+            if (volume != null) {
                 volume.lookupInto(results, i, batch.requestId(), batch.key(i), batch.cookie(i));
+            } else if (ec != null) {
+                ec.lookupInto(results, i, batch.key(i));
+            } else {
+                LookupBatchResult.put(results, i, LookupBatchResult.UNKNOWN_VOLUME, 0, 0, 0);
             }
         }
         return new LookupBatchResult(batch.requestId(), results);
+    }
+
+    /** The EC volume of that id, when no .dat volume of it is served. */
+    private EcServedVolume ecVolume(long volumeId) {
+        return ecVolumes == null || follower.volume(volumeId) != null ? null : ecVolumes.volume(volumeId);
     }
 
     private ServedVolume volume(long requestId, long volumeId) {
@@ -269,6 +289,11 @@ final class ControlServer implements VolumeFollower.Events {
 
     @Override
     public void applied(ServedVolume volume, long from, byte[] packed) {
+        pushEntries(volume, from, packed);
+    }
+
+    /** Pushes index entries [from, volume.appliedPosition()) to the sessions mirroring the volume to {@code from}. */
+    private void pushEntries(SyncedIndex volume, long from, byte[] packed) {
         for (ControlSession session : sessions) {
             ControlSession.Mirror mirror = session.mirror(volume.volumeId());
             if (mirror == null || mirror.epoch() != volume.epoch() || mirror.position() >= volume.appliedPosition()) {
@@ -305,6 +330,35 @@ final class ControlServer implements VolumeFollower.Events {
 
     @Override
     public void removed(ServedVolume volume) {
+        sessions.forEach(s -> s.forget(volume.volumeId()));
+        pushToAll(new VolumeChanged(volume.volumeId(), volume.epoch(), VolumeChanged.Reason.REMOVED));
+    }
+
+    // ---- EC pushes (EcFollower.Events) ----
+
+    @Override
+    public void ecAdded(EcServedVolume volume) {
+        pushToAll(new VolumeChanged(volume.volumeId(), volume.epoch(), VolumeChanged.Reason.NEW));
+    }
+
+    @Override
+    public void ecShardsChanged(EcServedVolume volume) {
+        pushToAll(new VolumeChanged(volume.volumeId(), volume.epoch(), VolumeChanged.Reason.GROWN));
+    }
+
+    @Override
+    public void ecDeleted(EcServedVolume volume, long from) {
+        pushEntries(volume, from, null);
+    }
+
+    @Override
+    public void ecReplaced(EcServedVolume old, EcServedVolume now) {
+        sessions.forEach(s -> s.forget(old.volumeId()));
+        pushToAll(new VolumeChanged(now.volumeId(), now.epoch(), VolumeChanged.Reason.COMPACTED));
+    }
+
+    @Override
+    public void ecRemoved(EcServedVolume volume) {
         sessions.forEach(s -> s.forget(volume.volumeId()));
         pushToAll(new VolumeChanged(volume.volumeId(), volume.epoch(), VolumeChanged.Reason.REMOVED));
     }

@@ -32,7 +32,7 @@ import java.util.Objects;
  * (registered mappings or UCX copies). The needle map only holds entries whose records lie inside the served part of
  * the {@code .dat}, so every position it hands out is readable remotely. Confined to the agent's context.
  */
-final class ServedVolume implements Closeable {
+final class ServedVolume implements SyncedIndex, Closeable {
 
     private static final org.slf4j.Logger LOG = org.slf4j.LoggerFactory.getLogger(ServedVolume.class);
     /** How many entries at the end of an .idx are checked against the .dat when the volume is opened. */
@@ -102,7 +102,8 @@ final class ServedVolume implements Closeable {
         return Files.readAttributes(path, BasicFileAttributes.class).fileKey();
     }
 
-    long volumeId() {
+    @Override
+    public long volumeId() {
         return files.volumeId();
     }
 
@@ -114,7 +115,8 @@ final class ServedVolume implements Closeable {
         return files.name();
     }
 
-    long epoch() {
+    @Override
+    public long epoch() {
         return epoch;
     }
 
@@ -143,11 +145,13 @@ final class ServedVolume implements Closeable {
     }
 
     /** Bytes of the .idx applied: the end of what sidecars can sync. */
-    long appliedPosition() {
+    @Override
+    public long appliedPosition() {
         return applied;
     }
 
-    int idxEntryBytes() {
+    @Override
+    public int idxEntryBytes() {
         return tail.format().entrySize();
     }
 
@@ -238,7 +242,8 @@ final class ServedVolume implements Closeable {
     }
 
     /** One SyncEntries of the applied .idx range from {@code from}: at most {@code maxEntries}, {@code more} when cut. */
-    SyncEntries syncFrame(long requestId, long from, int maxEntries) throws IOException {
+    @Override
+    public SyncEntries syncFrame(long requestId, long from, int maxEntries) throws IOException {
         long to = Math.min(applied, from + (long) maxEntries * idxEntryBytes());
         SyncEntryWriter writer = new SyncEntryWriter(maxEntries);
         tail.read(idx, from, to, writer::append, files.idx().toString());

@@ -341,7 +341,7 @@ final class VolumeFollower {
         return found;
     }
 
-    private long nextEpoch() {
+    long nextEpoch() {
         // Strictly increasing, and above any epoch an earlier run handed out a moment ago (microseconds of wall time).
         lastEpoch = Math.max(lastEpoch + 1, System.currentTimeMillis() * 1000);
         return lastEpoch;

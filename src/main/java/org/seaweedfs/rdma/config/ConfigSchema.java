@@ -65,6 +65,7 @@ final class ConfigSchema {
             ConfigKey.ranged("sidecar.eventBusInstances", INTEGER, 1L, 1, 256),
             ConfigKey.ranged("sidecar.locationCache.maxBytes", BYTES, 64L << 20, 64 * 1024, 1024 * GIB),
             ConfigKey.choice("sidecar.fallback", STRING_LIST, List.of("read-through", "http"), "read-through", "http"),
+            ConfigKey.choice("sidecar.ecRebuild", STRING, "rdma", "rdma", "fallback"),
             ConfigKey.of("ucx.tls", STRING_LIST, List.of()),
             ConfigKey.of("ucx.netDevices", STRING_LIST, List.of()),
             ConfigKey.choice("ucx.errorHandling", STRING, "peer", "peer", "none"),

@@ -33,24 +33,27 @@ public record SidecarConfig(
         Retry retry,
         List<Fallback> fallback,
         int eventBusInstances,
-        long locationCacheMaxBytes) {
+        long locationCacheMaxBytes,
+        EcRebuild ecRebuild) {
 
     /** {@code sidecar.locationCache.maxBytes}'s default. */
     public static final long DEFAULT_LOCATION_CACHE_BYTES = 64L << 20;
-
-    /** The same with the default location cache budget. */
-    public SidecarConfig(List<HostPort> agents, HostPort master, List<HostPort> volumeServers, String authToken,
-                         long maxNeedleBytes, BufferPool bufferPool, int maxInFlightReads, Duration readTimeout,
-                         Ping ping, Reconnect reconnect, Breaker breaker, Retry retry, List<Fallback> fallback,
-                         int eventBusInstances) {
-        this(agents, master, volumeServers, authToken, maxNeedleBytes, bufferPool, maxInFlightReads, readTimeout, ping,
-                reconnect, breaker, retry, fallback, eventBusInstances, DEFAULT_LOCATION_CACHE_BYTES);
-    }
 
     public SidecarConfig {
         agents = List.copyOf(agents);
         volumeServers = List.copyOf(volumeServers);
         fallback = List.copyOf(fallback);
+        java.util.Objects.requireNonNull(ecRebuild, "sidecar.ecRebuild");
+    }
+
+    /** Everything but {@code sidecar.locationCache.maxBytes} and {@code sidecar.ecRebuild}, left at their defaults. */
+    public SidecarConfig(List<HostPort> agents, HostPort master, List<HostPort> volumeServers, String authToken,
+                         long maxNeedleBytes, BufferPool bufferPool, int maxInFlightReads, Duration readTimeout,
+                         Ping ping, Reconnect reconnect, Breaker breaker, Retry retry, List<Fallback> fallback,
+                         int eventBusInstances) {
+        this(agents, master, volumeServers, authToken, maxNeedleBytes, bufferPool, maxInFlightReads, readTimeout,
+                ping, reconnect, breaker, retry, fallback, eventBusInstances, DEFAULT_LOCATION_CACHE_BYTES,
+                EcRebuild.RDMA);
     }
 
     /** Registered read buffers: {@code totalBytes / bufferSize} of them. */

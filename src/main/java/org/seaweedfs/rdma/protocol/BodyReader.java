@@ -110,6 +110,15 @@ final class BodyReader {
         }
     }
 
+    /** Consumes a nil and says so; anything else is left for the next read. */
+    boolean nil() {
+        try {
+            return in.tryUnpackNil();
+        } catch (MessagePackException | IOException e) {
+            throw failure("nil", e);
+        }
+    }
+
     /** A string of at most maxBytes strict UTF-8 bytes; nil gives null when {@code nullable}. */
     String string(String field, int maxBytes, boolean nullable) {
         byte[] utf8;

@@ -50,6 +50,10 @@ final class BodyWriter {
         write(() -> out.packBoolean(value));
     }
 
+    void nil() {
+        write(out::packNil);
+    }
+
     /** A string, or nil for null. */
     void string(String value) {
         if (value == null) {

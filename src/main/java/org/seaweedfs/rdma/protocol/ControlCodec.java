@@ -14,8 +14,16 @@ import org.msgpack.core.buffer.MessageBuffer;
  * else. Decoding validates everything and throws only {@link ProtocolException} for bad input.
  */
 public final class ControlCodec {
-    /** The version this codec speaks (the header's version byte and Hello.protocolVersion). */
+    /**
+     * The version this codec speaks (the header's version byte and Hello.protocolVersion). Version 2 added
+     * batched lookups ({@code LookupBatch} / {@code LookupBatchResult}) and {@code VolumeInfo.ec} (erasure-coded volumes).
+     */
     public static final int PROTOCOL_VERSION = 2;
+    /**
+     * The header version byte of the messages frozen for all versions ({@code Hello}, {@code Error}): written as 1
+     * and accepted under any version, so peers of different versions can still refuse each other readably.
+     */
+    public static final int FROZEN_FRAME_VERSION = 1;
     public static final int HEADER_BYTES = 12;
     public static final int DEFAULT_MAX_FRAME_BYTES = 4 * 1024 * 1024;
     public static final int MIN_MAX_FRAME_BYTES = 4 * 1024;
@@ -109,12 +117,12 @@ public final class ControlCodec {
         }
         long requestId = frame.getLong(at + 4);
         int version = Byte.toUnsignedInt(frame.get(at + 2));
-        if (version != PROTOCOL_VERSION) {
+        int typeId = Byte.toUnsignedInt(frame.get(at + 3));
+        MessageType type = MessageType.fromWireId(typeId);
+        if (version != PROTOCOL_VERSION && !(version >= 1 && isFrozen(type))) {
             throw new ProtocolException(ErrorCode.UNSUPPORTED_VERSION, requestId,
                     "frame version " + version + ", this peer speaks " + PROTOCOL_VERSION);
         }
-        int typeId = Byte.toUnsignedInt(frame.get(at + 3));
-        MessageType type = MessageType.fromWireId(typeId);
         if (type == null) {
             throw new ProtocolException(ErrorCode.BAD_FRAME, requestId, "unknown message type " + typeId);
         }
@@ -165,10 +173,14 @@ public final class ControlCodec {
         byte[] header = new byte[HEADER_BYTES];
         header[0] = MAGIC_0;
         header[1] = MAGIC_1;
-        header[2] = PROTOCOL_VERSION;
+        header[2] = (byte) (isFrozen(message.type()) ? FROZEN_FRAME_VERSION : PROTOCOL_VERSION);
         header[3] = (byte) message.type().wireId();
         SyncEntryReader.LONG.set(header, 4, message.requestId());
         return header;
+    }
+
+    private static boolean isFrozen(MessageType type) {
+        return type == MessageType.HELLO || type == MessageType.ERROR;
     }
 
     private ProtocolException tooLongRead(ReadThrough read) {

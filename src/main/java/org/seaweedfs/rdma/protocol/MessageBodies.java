@@ -9,8 +9,9 @@ import java.util.List;
  */
 final class MessageBodies {
     /** Smallest encodings, to reject element counts the rest of the frame cannot hold before allocating. */
-    private static final int MIN_VOLUME_BYTES = 8;
+    private static final int MIN_VOLUME_BYTES = 9;
     private static final int MIN_SEGMENT_BYTES = 7;
+    private static final int MIN_SHARD_BYTES = 2;
 
     private MessageBodies() {
     }
@@ -232,15 +233,37 @@ final class MessageBodies {
     }
 
     private static void writeVolume(BodyWriter w, VolumeInfo volume) {
-        w.array(7);
+        w.array(8);
         w.i64(volume.volumeId());
         w.string(volume.collection());
         w.i64(volume.version());
         w.u64(volume.epoch());
         w.i64(volume.datSize());
         w.i64(volume.idxPosition());
-        w.array(volume.segments().size());
-        for (Segment segment : volume.segments()) {
+        writeSegments(w, volume.segments());
+        EcInfo ec = volume.ec();
+        if (ec == null) {
+            w.nil();
+            return;
+        }
+        w.array(7);
+        w.i64(ec.dataShards());
+        w.i64(ec.parityShards());
+        w.i64(ec.datFileSize());
+        w.i64(ec.shardSize());
+        w.i64(ec.largeBlockSize());
+        w.i64(ec.smallBlockSize());
+        w.array(ec.shards().size());
+        for (EcShard shard : ec.shards()) {
+            w.array(2);
+            w.i64(shard.shardId());
+            writeSegments(w, shard.segments());
+        }
+    }
+
+    private static void writeSegments(BodyWriter w, List<Segment> segments) {
+        w.array(segments.size());
+        for (Segment segment : segments) {
             w.array(5);
             w.i64(segment.index());
             w.i64(segment.fileOffset());
@@ -251,14 +274,42 @@ final class MessageBodies {
     }
 
     private static VolumeInfo readVolume(BodyReader r) {
-        r.begin("VolumeInfo", 7);
+        r.begin("VolumeInfo", 8);
         long volumeId = r.u32("VolumeInfo.volumeId");
         String collection = r.string("VolumeInfo.collection", ProtocolLimits.MAX_COLLECTION_BYTES, false);
         int version = r.bounded("VolumeInfo.version", 1, 3);
         long epoch = r.u64("VolumeInfo.epoch");
         long datSize = r.nonNegative("VolumeInfo.datSize");
         long idxPosition = r.nonNegative("VolumeInfo.idxPosition");
-        int n = r.arrayHeader("VolumeInfo.segments", ProtocolLimits.MAX_SEGMENTS, MIN_SEGMENT_BYTES);
+        List<Segment> segments = readSegments(r, "VolumeInfo.segments");
+        EcInfo ec = r.nil() ? null : readEc(r);
+        return new VolumeInfo(volumeId, collection, version, epoch, datSize, idxPosition, segments, ec);
+    }
+
+    private static EcInfo readEc(BodyReader r) {
+        r.begin("EcInfo", 7);
+        int data = r.bounded("EcInfo.dataShards", 1, EcInfo.MAX_SHARDS - 1);
+        int parity = r.bounded("EcInfo.parityShards", 1, EcInfo.MAX_SHARDS - 1);
+        long datFileSize = r.nonNegative("EcInfo.datFileSize");
+        long shardSize = r.nonNegative("EcInfo.shardSize");
+        long large = r.nonNegative("EcInfo.largeBlockSize");
+        long small = r.nonNegative("EcInfo.smallBlockSize");
+        int n = r.arrayHeader("EcInfo.shards", EcInfo.MAX_SHARDS, MIN_SHARD_BYTES);
+        List<EcShard> shards = new ArrayList<>(n);
+        for (int i = 0; i < n; i++) {
+            try {
+                r.begin("EcShard", 2);
+                int shardId = r.bounded("EcShard.shardId", 0, EcInfo.MAX_SHARDS - 1);
+                shards.add(new EcShard(shardId, readSegments(r, "EcShard.segments")));
+            } catch (ProtocolException e) {
+                throw e.within(0, "EcInfo.shards[" + i + "]");
+            }
+        }
+        return new EcInfo(data, parity, datFileSize, shardSize, large, small, shards);
+    }
+
+    private static List<Segment> readSegments(BodyReader r, String field) {
+        int n = r.arrayHeader(field, ProtocolLimits.MAX_SEGMENTS, MIN_SEGMENT_BYTES);
         List<Segment> segments = new ArrayList<>(n);
         for (int i = 0; i < n; i++) {
             try {
@@ -267,9 +318,9 @@ final class MessageBodies {
                         r.nonNegative("Segment.fileOffset"), r.nonNegative("Segment.length"),
                         r.u64("Segment.address"), r.bin("Segment.remoteKey", ProtocolLimits.MAX_REMOTE_KEY_BYTES)));
             } catch (ProtocolException e) {
-                throw e.within(0, "VolumeInfo.segments[" + i + "]");
+                throw e.within(0, field + "[" + i + "]");
             }
         }
-        return new VolumeInfo(volumeId, collection, version, epoch, datSize, idxPosition, segments);
+        return segments;
     }
 }

@@ -13,9 +13,14 @@ import java.util.List;
  * @param datSize     bytes of the .dat the agent knows of
  * @param idxPosition bytes of the .idx the agent has applied (where an incremental sync continues)
  * @param segments    the registered mappings of the .dat, in file order, non-overlapping, none past datSize
+ *                    (empty for an EC volume)
+ * @param ec          null for a normal volume; for an erasure-coded one (version 2) its shard layout and the
+ *                    shards this agent serves. Then {@code datSize} is the original {@code .dat}'s size (0 when
+ *                    unknown) and {@code idxPosition} the length of its virtual index (.ecx entries, then one
+ *                    tombstone per .ecj id)
  */
 public record VolumeInfo(long volumeId, String collection, int version, long epoch, long datSize, long idxPosition,
-                         List<Segment> segments) {
+                         List<Segment> segments, EcInfo ec) {
     public VolumeInfo {
         FieldCheck.u32("VolumeInfo.volumeId", volumeId);
         if (collection == null) {
@@ -27,38 +32,34 @@ public record VolumeInfo(long volumeId, String collection, int version, long epo
         FieldCheck.nonNegative("VolumeInfo.idxPosition", idxPosition);
         FieldCheck.count("VolumeInfo.segments", segments, ProtocolLimits.MAX_SEGMENTS);
         segments = List.copyOf(segments);
-        long previousEnd = 0;
-        for (int i = 0; i < segments.size(); i++) {
-            Segment segment = segments.get(i);
-            String field = "VolumeInfo.segments[" + i + "]";
-            if (segment.index() != i) {
-                throw FieldCheck.bad(field + ".index", "must be " + i + ", got " + segment.index());
-            }
-            if (segment.fileOffset() < previousEnd) {
-                throw FieldCheck.bad(field + ".fileOffset", "overlaps the previous segment");
-            }
-            if (segment.end() > datSize) {
-                throw FieldCheck.bad(field, "ends at " + segment.end() + ", past datSize " + datSize);
-            }
-            previousEnd = segment.end();
+        Segments.check("VolumeInfo.segments", segments, datSize, "datSize");
+        if (ec != null && !segments.isEmpty()) {
+            throw FieldCheck.bad("VolumeInfo.segments", "must be empty for an EC volume");
         }
+    }
+
+    /** A normal (not erasure-coded) volume. */
+    public VolumeInfo(long volumeId, String collection, int version, long epoch, long datSize, long idxPosition,
+                      List<Segment> segments) {
+        this(volumeId, collection, version, epoch, datSize, idxPosition, segments, null);
     }
 
     /** The segment holding the byte at {@code fileOffset} of the .dat, or null when none is mapped there. */
     public Segment segmentAt(long fileOffset) {
-        int low = 0;
-        int high = segments.size() - 1;
-        while (low <= high) {
-            int mid = (low + high) >>> 1;
-            Segment segment = segments.get(mid);
-            if (fileOffset < segment.fileOffset()) {
-                high = mid - 1;
-            } else if (fileOffset >= segment.end()) {
-                low = mid + 1;
-            } else {
-                return segment;
-            }
+        return Segments.at(segments, fileOffset);
+    }
+
+    /**
+     * Every segment a reader unpacks a remote key for, in order: the .dat's, then each EC shard's in shard order
+     * (the key of EC shard segment {@code s} of the {@code k}-th listed shard is at {@code segments.size()} plus the
+     * segments of the shards before it plus {@code s.index()}).
+     */
+    public List<Segment> keyedSegments() {
+        if (ec == null) {
+            return segments;
         }
-        return null;
+        List<Segment> all = new java.util.ArrayList<>(segments);
+        ec.shards().forEach(shard -> all.addAll(shard.segments()));
+        return all;
     }
 }

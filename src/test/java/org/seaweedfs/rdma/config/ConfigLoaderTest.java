@@ -114,7 +114,9 @@ class ConfigLoaderTest {
                   bufferPool: {bufferSize: 64KiB, totalBytes: 1MB}
                   ping: {interval: 1m, timeout: 250ms}
                   fallback: [http]
+                  ecRebuild: fallback
                 """);
+        assertEquals(EcRebuild.FALLBACK, c.sidecar().ecRebuild());
         assertEquals(9000, c.http().port());
         assertEquals("secret", c.http().jwtReadKey());
         assertEquals(List.of("/data/a", "/data/b"), c.agent().volumeDirs());
@@ -194,6 +196,7 @@ class ConfigLoaderTest {
             "sidecar: {maxNeedleBytes: 5GiB}         | sidecar.maxNeedleBytes: must be between 1 and 4294967296, got 5GiB",
             "sidecar: {fallback: [http, smoke]}      | sidecar.fallback: 'smoke' is not one of read-through, http",
             "sidecar: {fallback: [http, http]}       | sidecar.fallback: lists a path twice",
+            "sidecar: {ecRebuild: parity}            | sidecar.ecRebuild: 'parity' is not one of rdma, fallback",
             "ucx: {errorHandling: maybe}             | ucx.errorHandling: 'maybe' is not one of peer, none",
             "roles: [agent, proxy]                   | roles: 'proxy' is not one of agent, sidecar",
             "roles: []                               | roles: must name at least one of agent, sidecar",

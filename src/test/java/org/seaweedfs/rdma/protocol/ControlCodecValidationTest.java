@@ -73,6 +73,8 @@ class ControlCodecValidationTest {
         byte[] version = frame.clone();
         version[2] = (byte) (ControlCodec.PROTOCOL_VERSION + 1);
         assertEquals(77, decodeFails(ErrorCode.UNSUPPORTED_VERSION, "frame version " + version[2], version).requestId());
+        version[2] = 1; // version 1 of a message that is not frozen
+        assertEquals(77, decodeFails(ErrorCode.UNSUPPORTED_VERSION, "frame version 1", version).requestId());
         for (int type : new int[] {0, 17, 99, 255}) {
             byte[] unknown = frame.clone();
             unknown[3] = (byte) type;
@@ -133,7 +135,7 @@ class ControlCodecValidationTest {
                 MessageType.SYNC_ENTRIES, 0, b -> b.packArrayHeader(6).packLong(1).packLong(1).packLong(0)
                         .packLong(16).packBoolean(false).packBinaryHeader(7).writePayload(new byte[7])));
         decodeFails(ErrorCode.BAD_FRAME, "Segment.remoteKey: length 5000 above the bound of 4096", Frames.frame(
-                MessageType.VOLUME_LIST, 1, b -> b.packArrayHeader(1).packArrayHeader(1).packArrayHeader(7)
+                MessageType.VOLUME_LIST, 1, b -> b.packArrayHeader(1).packArrayHeader(1).packArrayHeader(8)
                         .packLong(1).packString("").packLong(3).packLong(1).packLong(100).packLong(0)
                         .packArrayHeader(1).packArrayHeader(5).packLong(0).packLong(0).packLong(10).packLong(0)
                         .packBinaryHeader(5000)));
@@ -160,8 +162,8 @@ class ControlCodecValidationTest {
         decodeFails(ErrorCode.BAD_FRAME, "Hello.protocolVersion: must be in 1..255, got 256", Frames.frame(
                 MessageType.HELLO, 1, b -> b.packArrayHeader(3).packLong(256).packString("c").packNil()));
         decodeFails(ErrorCode.BAD_FRAME, "VolumeInfo.version: must be in 1..3, got 4", Frames.frame(
-                MessageType.VOLUME_LIST, 1, b -> b.packArrayHeader(1).packArrayHeader(1).packArrayHeader(7)
-                        .packLong(1).packString("").packLong(4).packLong(1).packLong(0).packLong(0).packArrayHeader(0)));
+                MessageType.VOLUME_LIST, 1, b -> b.packArrayHeader(1).packArrayHeader(1).packArrayHeader(8)
+                        .packLong(1).packString("").packLong(4).packLong(1).packLong(0).packLong(0).packArrayHeader(0).packNil()));
         Lookup max = (Lookup) codec.decode(Frames.frame(MessageType.LOOKUP, 1,
                 b -> b.packArrayHeader(3).packLong(1).packBigInteger(maxU64).packLong(0xFFFF_FFFFL)));
         assertEquals(-1L, max.key());
@@ -193,7 +195,7 @@ class ControlCodecValidationTest {
                 () -> new VolumeInfo(1, "", 3, 1, 1000, 0, List.of(first, overlapping)));
         fails(ErrorCode.BAD_FRAME, "past datSize", () -> new VolumeInfo(1, "", 3, 1, 99, 0, List.of(first)));
         byte[] frame = Frames.frame(MessageType.VOLUME_LIST, 33, b -> b.packArrayHeader(1).packArrayHeader(1)
-                .packArrayHeader(7).packLong(1).packString("").packLong(3).packLong(1).packLong(100).packLong(0)
+                .packArrayHeader(8).packLong(1).packString("").packLong(3).packLong(1).packLong(100).packLong(0)
                 .packArrayHeader(1).packArrayHeader(5).packLong(0).packLong(0).packLong(0).packLong(0)
                 .packBinaryHeader(1).writePayload(new byte[1]));
         ProtocolException e = decodeFails(ErrorCode.BAD_FRAME,

@@ -83,8 +83,35 @@ final class RandomMessages {
             segments.add(new Segment(i, offset, length, random.nextLong(), bytes(1 + random.nextInt(300))));
             offset += length;
         }
+        if (random.nextInt(3) == 0) {
+            return new VolumeInfo(volumeId, text(0, 40), 1 + random.nextInt(3), random.nextLong(),
+                    random.nextInt(1000), nonNegative(), List.of(), ecInfo());
+        }
         return new VolumeInfo(volumeId, text(0, 40), 1 + random.nextInt(3), random.nextLong(),
                 offset + random.nextInt(1000), nonNegative(), segments);
+    }
+
+    /** An EC layout with some of its shards, each with a few segments inside the shard size. */
+    private EcInfo ecInfo() {
+        int data = 1 + random.nextInt(20);
+        int parity = 1 + random.nextInt(EcInfo.MAX_SHARDS - data);
+        long shardSize = 1 + random.nextInt(Integer.MAX_VALUE);
+        List<EcShard> shards = new ArrayList<>();
+        for (int id = 0; id < data + parity; id++) {
+            if (random.nextBoolean()) {
+                List<Segment> segments = new ArrayList<>();
+                long at = 0;
+                int n = random.nextInt(3);
+                for (int i = 0; i < n && at < shardSize; i++) {
+                    long length = 1 + random.nextInt((int) Math.min(Integer.MAX_VALUE, shardSize - at));
+                    segments.add(new Segment(i, at, length, random.nextLong(), bytes(1 + random.nextInt(300))));
+                    at += length;
+                }
+                shards.add(new EcShard(id, segments));
+            }
+        }
+        long small = 1 + random.nextInt(1 << 20);
+        return new EcInfo(data, parity, nonNegative(), shardSize, small + random.nextInt(1 << 30), small, shards);
     }
 
     private long requestId() {

@@ -147,6 +147,22 @@ public final class ConnectionManagerVerticle extends VerticleBase implements Age
         return connection == null ? 0 : connection.cachedLocations();
     }
 
+    /**
+     * Every connected agent's current view of the volume (EC shards of one volume may be on several agents, each
+     * listing the volume with the shards it holds). Any thread.
+     */
+    public List<RemoteVolume> volumesOf(long volumeId) {
+        List<RemoteVolume> volumes = new ArrayList<>(2);
+        for (AgentPeer p : peers) {
+            AgentConnection connection = p.connection();
+            RemoteVolume volume = connection == null ? null : connection.volume(volumeId);
+            if (volume != null) {
+                volumes.add(volume);
+            }
+        }
+        return volumes;
+    }
+
     /** {@link AgentRouter}: the route through the agent {@link #peerFor} picks, null when none is known. */
     @Override
     public AgentRoute routeFor(long volumeId) {

@@ -2,6 +2,7 @@ package org.seaweedfs.rdma.sidecar.connection;
 
 import java.util.List;
 import org.seaweedfs.rdma.protocol.Segment;
+import org.seaweedfs.rdma.protocol.EcShard;
 import org.seaweedfs.rdma.protocol.VolumeInfo;
 import org.seaweedfs.rdma.ucx.UcxRemoteKey;
 
@@ -19,7 +20,7 @@ public final class RemoteVolume {
 
     /** @param agent the agent's address, for messages */
     RemoteVolume(VolumeInfo info, List<UcxRemoteKey> keys, VolumeLocations locations, String agent) {
-        if (keys.size() != info.segments().size() || locations.epoch() != info.epoch()) {
+        if (keys.size() != info.keyedSegments().size() || locations.epoch() != info.epoch()) {
             throw new IllegalArgumentException("volume " + info.volumeId() + ": keys or locations do not match the volume");
         }
         this.info = info;
@@ -54,7 +55,10 @@ public final class RemoteVolume {
         return locations;
     }
 
-    /** Every segment's key, in segment order (each one a hold on the channel, released with this). */
+    /**
+     * Every segment's key, in {@link VolumeInfo#keyedSegments} order (the .dat's, then any EC shards'); each one a
+     * hold on the channel, released with this.
+     */
     List<UcxRemoteKey> keys() {
         return keys;
     }
@@ -62,5 +66,17 @@ public final class RemoteVolume {
     /** The remote key of a segment of this volume. */
     public UcxRemoteKey keyOf(Segment segment) {
         return keys.get(segment.index());
+    }
+
+    /** The remote key of a segment of one of this EC volume's shards (keys follow {@link VolumeInfo#keyedSegments}). */
+    public UcxRemoteKey keyOf(EcShard shard, Segment segment) {
+        int at = info.segments().size();
+        for (EcShard listed : info.ec().shards()) {
+            if (listed.shardId() == shard.shardId()) {
+                return keys.get(at + segment.index());
+            }
+            at += listed.segments().size();
+        }
+        throw new IllegalArgumentException("shard " + shard.shardId() + " is not listed in " + where);
     }
 }

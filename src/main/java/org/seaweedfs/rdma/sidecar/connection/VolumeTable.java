@@ -143,8 +143,9 @@ final class VolumeTable {
      * grows (its tail segment re-mapped) or is compacted does not accumulate keys.
      */
     private Future<Void> publish(VolumeInfo info, VolumeLocations locations) {
-        List<Future<UcxRemoteKey>> keys = new ArrayList<>(info.segments().size());
-        for (Segment segment : info.segments()) {
+        List<Segment> keyed = info.keyedSegments(); // the .dat's segments, then any EC shards' (issue 13)
+        List<Future<UcxRemoteKey>> keys = new ArrayList<>(keyed.size());
+        for (Segment segment : keyed) {
             keys.add(channel.unpackRemoteKey(segment.remoteKey()));
         }
         return Future.join(keys).transform(ar -> {

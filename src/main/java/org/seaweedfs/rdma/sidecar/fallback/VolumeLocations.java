@@ -14,7 +14,9 @@ public record VolumeLocations(long volumeId, List<VolumeLocation> locations) {
 
     /**
      * Parses the master's {@code /dir/lookup} answer:
-     * {@code {"volumeOrRootId":"3","locations":[{"url":"host:port","publicUrl":"host:port"}]}}.
+     * {@code {"volumeOrRootId":"3","locations":[{"url":"host:port","publicUrl":"host:port"}]}}. For an
+     * erasure-coded volume the master lists the servers holding its shards, a server once per shard it holds:
+     * each server is kept once, at its first place (they all serve EC reads over HTTP).
      *
      * @throws IllegalArgumentException naming what is wrong
      */
@@ -36,6 +38,9 @@ public record VolumeLocations(long volumeId, List<VolumeLocation> locations) {
                 throw new IllegalArgumentException("locations[" + i + "] has no 'url' string");
             }
             Object pub = loc.getValue("publicUrl");
+            if (out.stream().anyMatch(l -> l.url().equals(url))) {
+                continue; // an EC volume's holders come once per shard they hold (issue 13)
+            }
             try {
                 out.add(new VolumeLocation(url, pub instanceof String p ? p : null));
             } catch (IllegalArgumentException e) {

@@ -6,6 +6,7 @@ import org.seaweedfs.rdma.sidecar.NeedleStat;
 import org.seaweedfs.rdma.sidecar.ReadFailure;
 import org.seaweedfs.rdma.sidecar.ReadPath;
 import org.seaweedfs.rdma.sidecar.connection.AgentError;
+import org.seaweedfs.rdma.sidecar.ec.EcShardReader;
 import org.seaweedfs.rdma.sidecar.connection.AgentRoute;
 import org.seaweedfs.rdma.sidecar.connection.AgentRouter;
 import org.seaweedfs.rdma.sidecar.connection.NeedleLocation;
@@ -42,15 +43,23 @@ public final class NeedleReader implements NeedleSource, RoutedNeedleSource {
     private final AgentRouter router;
     private final RegisteredBufferPool pool;
     private final ReadGate gate;
+    private final EcShardReader ec;
 
     /**
      * @param router where {@link #read(FileId)} finds the agent; the resilient source resolves its own routes
      * @param pool   registered with the worker the router's connections use
      */
     public NeedleReader(Vertx vertx, AgentRouter router, RegisteredBufferPool pool, ReadPathOptions options) {
+        this(vertx, router, pool, options, null);
+    }
+
+    /** @param ec reads the records of erasure-coded volumes from their shards; null = EC volumes fail UNAVAILABLE */
+    public NeedleReader(Vertx vertx, AgentRouter router, RegisteredBufferPool pool, ReadPathOptions options,
+                        EcShardReader ec) {
         this.router = router;
         this.pool = pool;
         this.gate = new ReadGate(vertx, options, new ReadCounters(), ReadPath.RDMA);
+        this.ec = ec;
     }
 
     public ReadCounters counters() {
@@ -156,7 +165,13 @@ public final class NeedleReader implements NeedleSource, RoutedNeedleSource {
             for (int i = 0; i < buffers.size(); i++) {
                 long start = (long) i * chunk;
                 int length = (int) Math.min(chunk, used - start);
-                getInto(buffers.get(i), volume, offset + start, length, gets);
+                if (volume.info().ec() != null) { // erasure-coded: the record's bytes come from its shards
+                    gets.add(ec == null ? Future.failedFuture(ReadFailure.unavailable(volume.where()
+                            + " is erasure-coded and this reader reads no EC shards", null))
+                            : ec.getInto(volume, buffers.get(i), offset + start, length));
+                } else {
+                    getInto(buffers.get(i), volume, offset + start, length, gets);
+                }
                 pieces.add(buffers.get(i).buffer().limit(length));
             }
         } catch (StaleLocation e) {

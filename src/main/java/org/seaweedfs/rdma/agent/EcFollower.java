@@ -1,0 +1,228 @@
+package org.seaweedfs.rdma.agent;
+
+import io.vertx.core.Future;
+import org.seaweedfs.rdma.volume.IndexFormat;
+import org.seaweedfs.rdma.volume.ec.EcFiles;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import java.io.IOException;
+import java.nio.file.DirectoryStream;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.HashSet;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.Set;
+import java.util.TreeMap;
+import java.util.function.LongPredicate;
+import java.util.function.LongSupplier;
+
+/**
+ * Follows the erasure-coded volumes in the volume directories, one pass per poll after the {@code .dat} pass, on
+ * the agent's context: an {@code <base>.ecx} makes an EC volume (unless a {@code .dat} volume of that id is
+ * served: the {@code .dat} wins); its shards are served as they appear and dropped as they go, the {@code .ecj}
+ * followed, and a replaced {@code .ecx} or shrunk {@code .ecj} reopens it under a new epoch.
+ */
+final class EcFollower {
+
+    /** What a pass found; called on the agent's context. */
+    interface Events {
+        void ecAdded(EcServedVolume volume);
+
+        /** The shards served changed (same epoch): sidecars re-fetch the list. */
+        void ecShardsChanged(EcServedVolume volume);
+
+        /** Virtual index entries [from, appliedPosition) are new (deletions). */
+        void ecDeleted(EcServedVolume volume, long from);
+
+        void ecReplaced(EcServedVolume old, EcServedVolume now);
+
+        void ecRemoved(EcServedVolume volume);
+    }
+
+    private static final Logger log = LoggerFactory.getLogger(EcFollower.class);
+
+    private final AgentSettings settings;
+    private final IndexFormat format;
+    private final SegmentMemory memory;
+    private final RetiredMappings retired;
+    private final LongSupplier epochs;
+    private final Events events;
+    private final Map<Long, EcServedVolume> volumes = new TreeMap<>();
+    private final Set<String> reported = new HashSet<>();
+    private boolean closed;
+
+    EcFollower(AgentSettings settings, SegmentMemory memory, RetiredMappings retired, LongSupplier epochs, Events events) {
+        this.settings = settings;
+        this.format = IndexFormat.of(settings.offset5());
+        this.memory = memory;
+        this.retired = retired;
+        this.epochs = epochs;
+        this.events = events;
+    }
+
+    EcServedVolume volume(long volumeId) {
+        return volumes.get(volumeId);
+    }
+
+    Collection<EcServedVolume> volumes() {
+        return volumes.values();
+    }
+
+    /** One pass; {@code datServed} tells which ids a .dat volume already serves. */
+    Future<Void> poll(boolean startUp, LongPredicate datServed) {
+        Map<Long, EcFiles> found = scan(datServed);
+        for (EcServedVolume volume : List.copyOf(volumes.values())) {
+            EcFiles now = found.get(volume.volumeId());
+            if (now == null || !now.equals(volume.files())) {
+                volumes.remove(volume.volumeId());
+                log.info("EC volume " + volume.name() + " is gone; no longer served");
+                events.ecRemoved(volume);
+                retire(volume);
+            }
+        }
+        Future<Void> pass = Future.succeededFuture();
+        for (EcFiles files : found.values()) {
+            pass = pass.compose(v -> closed ? Future.<Void>succeededFuture() : step(files, startUp).otherwise(e -> {
+                report(files.baseName() + " (EC): " + e.getMessage());
+                return null;
+            }));
+        }
+        return pass;
+    }
+
+    private Future<Void> step(EcFiles files, boolean startUp) {
+        EcServedVolume current = volumes.get(files.volumeId());
+        if (current == null) {
+            return open(files).map(now -> {
+                volumes.put(now.volumeId(), now);
+                log.info("Now serving " + now);
+                if (!startUp) {
+                    events.ecAdded(now);
+                }
+                return null;
+            });
+        }
+        try {
+            if (Objects.equals(ServedVolume.fileKey(files.ecx()), current.ecxKey())) {
+                return follow(current);
+            }
+        } catch (IOException e) {
+            return Future.succeededFuture(); // renamed away mid-pass: the next scan tells
+        }
+        return reopen(current);
+    }
+
+    /** Serves a new epoch from the files as they are now, in place of {@code current}. */
+    private Future<Void> reopen(EcServedVolume current) {
+        return open(current.files()).map(now -> {
+            volumes.put(now.volumeId(), now);
+            log.info("EC volume " + current.name() + " was replaced on disk; now serving " + now);
+            events.ecReplaced(current, now);
+            retire(current);
+            return null;
+        });
+    }
+
+    private Future<EcServedVolume> open(EcFiles files) {
+        EcServedVolume volume;
+        try {
+            volume = EcServedVolume.open(files, format, epochs.getAsLong(), settings.ecLargeBlock(),
+                    settings.ecSmallBlock(), settings.segmentBytes(), memory);
+            volume.followDeletions();
+        } catch (IOException | RuntimeException e) {
+            return Future.failedFuture(e);
+        }
+        List<String> problems = new ArrayList<>();
+        return volume.refreshShards(new boolean[1], problems).<EcServedVolume>map(gone -> {
+            problems.forEach(this::report);
+            return volume;
+        }).compose(v -> {
+            if (closed) {
+                release(volume);
+                return Future.failedFuture("agent stopping");
+            }
+            return Future.succeededFuture(v);
+        });
+    }
+
+    private Future<Void> follow(EcServedVolume volume) {
+        boolean[] changed = new boolean[1];
+        List<String> problems = new ArrayList<>();
+        return volume.refreshShards(changed, problems).compose(gone -> {
+            problems.forEach(this::report);
+            retired.retire(gone);
+            if (closed || volumes.get(volume.volumeId()) != volume) {
+                return Future.succeededFuture();
+            }
+            if (changed[0]) {
+                log.info("EC volume " + volume.name() + " now serves shards " + volume.shardIds());
+                events.ecShardsChanged(volume);
+            }
+            try {
+                long from = volume.followDeletions();
+                if (volume.appliedPosition() > from) {
+                    events.ecDeleted(volume, from);
+                }
+                return Future.succeededFuture();
+            } catch (IOException e) {
+                log.info("EC volume " + volume.name() + ": " + e.getMessage() + "; reopening it");
+                return reopen(volume);
+            }
+        });
+    }
+
+    Future<Void> close() {
+        closed = true;
+        List<Future<Void>> released = new ArrayList<>();
+        volumes.values().forEach(v -> released.add(release(v)));
+        volumes.clear();
+        return Future.join(released).<Void>mapEmpty().otherwiseEmpty();
+    }
+
+    private void retire(EcServedVolume volume) {
+        retired.retire(volume.segments());
+        volume.close();
+    }
+
+    private Future<Void> release(EcServedVolume volume) {
+        List<Future<Void>> released = new ArrayList<>();
+        volume.segments().forEach(s -> released.add(memory.release(s)));
+        volume.close();
+        return Future.join(released).mapEmpty();
+    }
+
+    /** The EC volumes (by their .ecx) in every directory; the first directory holding an id wins. */
+    private Map<Long, EcFiles> scan(LongPredicate datServed) {
+        Map<Long, EcFiles> found = new LinkedHashMap<>();
+        for (Path dir : settings.volumeDirs()) {
+            try (DirectoryStream<Path> list = Files.newDirectoryStream(dir, "*.ecx")) {
+                for (Path ecx : list) {
+                    EcFiles files = EcFiles.ofIndex(ecx);
+                    if (files == null || datServed.test(files.volumeId())) {
+                        continue;
+                    }
+                    EcFiles other = found.putIfAbsent(files.volumeId(), files);
+                    if (other != null && !other.equals(files)) {
+                        report("skipping " + ecx + ": EC volume " + files.volumeId() + " is already served from "
+                                + other.ecx());
+                    }
+                }
+            } catch (IOException e) {
+                report("cannot list volume directory " + dir + " for EC volumes: " + e.getMessage());
+            }
+        }
+        return found;
+    }
+
+    private void report(String problem) {
+        if (reported.size() < 10_000 && reported.add(problem)) {
+            log.warn(problem);
+        }
+    }
+}

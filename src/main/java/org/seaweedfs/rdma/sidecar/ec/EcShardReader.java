@@ -1,0 +1,208 @@
+package org.seaweedfs.rdma.sidecar.ec;
+
+import io.vertx.core.Future;
+import org.seaweedfs.rdma.config.EcRebuild;
+import org.seaweedfs.rdma.protocol.EcInfo;
+import org.seaweedfs.rdma.protocol.EcShard;
+import org.seaweedfs.rdma.protocol.Segment;
+import org.seaweedfs.rdma.sidecar.ReadFailure;
+import org.seaweedfs.rdma.sidecar.connection.RemoteVolume;
+import org.seaweedfs.rdma.sidecar.memory.PooledBuffer;
+import org.seaweedfs.rdma.sidecar.memory.RegisteredBufferPool;
+import org.seaweedfs.rdma.ucx.UcxRemoteKey;
+import org.seaweedfs.rdma.volume.ec.EcInterval;
+import org.seaweedfs.rdma.volume.ec.EcLayout;
+import org.seaweedfs.rdma.volume.ec.ReedSolomon;
+
+import java.nio.ByteBuffer;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.concurrent.ConcurrentHashMap;
+
+/**
+ * Reads bytes of an erasure-coded volume's original {@code .dat} with one-sided gets from its shards: the range is
+ * cut into shard intervals with SeaweedFS's layout ({@link EcLayout#locate}), and each interval is read from an
+ * agent that lists that shard (the one that located the needle first, then any other connected agent listing the
+ * same EC layout). An interval whose shard no agent lists is, with {@code sidecar.ecRebuild: rdma}, rebuilt from
+ * {@code dataShards} other shards at the same shard offsets (Reed-Solomon, as SeaweedFS encodes), or with
+ * {@code fallback} fails retriably so the resilient path reads over HTTP. The caller verifies the assembled
+ * record (key, cookie, CRC) exactly as for a normal needle, so wrong bytes are never served.
+ *
+ * <p>Thread-safe; futures complete on the caller's context (the gets do), and only once every get it started has
+ * finished (the caller may then reuse the buffer). The Reed-Solomon decode of a rebuilt interval (at most one
+ * pool buffer of each of dataShards shards) runs on that context.
+ */
+public final class EcShardReader {
+
+    private final EcShardHolders holders;
+    private final RegisteredBufferPool pool;
+    private final EcRebuild rebuild;
+    private final Map<Long, ReedSolomon> codecs = new ConcurrentHashMap<>();
+
+    public EcShardReader(EcShardHolders holders, RegisteredBufferPool pool, EcRebuild rebuild) {
+        this.holders = Objects.requireNonNull(holders, "holders");
+        this.pool = Objects.requireNonNull(pool, "pool");
+        this.rebuild = Objects.requireNonNull(rebuild, "rebuild");
+    }
+
+    /**
+     * Gets {@code .dat} bytes {@code [datOffset, datOffset + length)} of the EC volume {@code primary} describes into
+     * {@code buffer} from its first byte.
+     */
+    public Future<Void> getInto(RemoteVolume primary, PooledBuffer buffer, long datOffset, int length) {
+        EcInfo ec = primary.info().ec();
+        if (ec == null) {
+            return Future.failedFuture(new IllegalArgumentException(primary.where() + " is not erasure-coded"));
+        }
+        if (length > buffer.capacity()) {
+            return Future.failedFuture(new IllegalArgumentException(length + " bytes do not fit a "
+                    + buffer.capacity() + "-byte buffer"));
+        }
+        EcLayout layout = new EcLayout(ec.dataShards(), ec.parityShards(), ec.largeBlockSize(), ec.smallBlockSize());
+        long shardDatSize = layout.shardDatSize(ec.datFileSize(), ec.shardSize());
+        List<RemoteVolume> sources = sources(primary);
+        List<EcInterval> intervals = layout.locate(shardDatSize, datOffset, length);
+        for (EcInterval interval : intervals) {
+            if (interval.shardOffset() + interval.length() > ec.shardSize()) {
+                return Future.failedFuture(ReadFailure.corrupt(primary.where() + ": .dat bytes " + datOffset + ".."
+                        + (datOffset + length) + " fall past the " + ec.shardSize() + "-byte shards"));
+            }
+        }
+        List<Future<Void>> gets = new ArrayList<>();
+        // Rebuilds run one after another (each holds dataShards pool buffers), alongside the direct gets.
+        Future<Void> rebuilds = Future.succeededFuture();
+        long at = 0;
+        for (EcInterval interval : intervals) {
+            Future<Void> get = getShard(sources, interval.shardId(), interval.shardOffset(), interval.length(),
+                    buffer.address() + at);
+            if (get != null) {
+                gets.add(get);
+            } else {
+                int targetAt = (int) at;
+                rebuilds = rebuilds.compose(v -> rebuild(primary, sources, ec, interval, buffer, targetAt));
+            }
+            at += interval.length();
+        }
+        gets.add(rebuilds);
+        return Future.join(gets).mapEmpty();
+    }
+
+    /** The primary volume first, then every other connection's view of it with the same EC layout. */
+    private List<RemoteVolume> sources(RemoteVolume primary) {
+        List<RemoteVolume> sources = new ArrayList<>();
+        sources.add(primary);
+        EcInfo ec = primary.info().ec();
+        for (RemoteVolume other : holders.volumesOf(primary.volumeId())) {
+            EcInfo o = other.info().ec();
+            if (other != primary && o != null && o.dataShards() == ec.dataShards()
+                    && o.parityShards() == ec.parityShards() && o.datFileSize() == ec.datFileSize()
+                    && o.shardSize() == ec.shardSize() && o.largeBlockSize() == ec.largeBlockSize()
+                    && o.smallBlockSize() == ec.smallBlockSize() && other.version() == primary.version()) {
+                sources.add(other);
+            }
+        }
+        return sources;
+    }
+
+    /** Gets {@code length} bytes at {@code shardOffset} of the shard from the first source listing it; null when none does. */
+    private static Future<Void> getShard(List<RemoteVolume> sources, int shardId, long shardOffset, long length,
+                                         long localAddress) {
+        for (RemoteVolume source : sources) {
+            EcShard shard = source.info().ec().shard(shardId);
+            if (shard == null) {
+                continue;
+            }
+            List<Future<Void>> gets = new ArrayList<>(1);
+            long at = shardOffset;
+            long end = shardOffset + length;
+            while (at < end) {
+                Segment segment = shard.segmentAt(at);
+                UcxRemoteKey key = segment == null ? null : source.keyOf(shard, segment);
+                if (key == null || !key.isValid()) {
+                    return Future.failedFuture(ReadFailure.unavailable(source.where() + ": shard " + shardId
+                            + " offset " + at + " is not mapped or its key was released (list changed)", null));
+                }
+                long n = Math.min(end, segment.end()) - at;
+                gets.add(key.channel().get(segment.addressOf(at), key, localAddress + (at - shardOffset), n));
+                at += n;
+            }
+            return gets.size() == 1 ? gets.get(0) : Future.join(gets).mapEmpty();
+        }
+        return null;
+    }
+
+    /** Rebuilds the interval of a shard nobody lists from {@code dataShards} other shards at the same offsets. */
+    private Future<Void> rebuild(RemoteVolume primary, List<RemoteVolume> sources, EcInfo ec, EcInterval missing,
+                                 PooledBuffer target, int targetAt) {
+        String what = "shard " + missing.shardId() + " of " + primary.where() + " is listed by no connected agent";
+        if (rebuild == EcRebuild.FALLBACK) {
+            return Future.failedFuture(ReadFailure.unavailable(what + " (sidecar.ecRebuild: fallback)", null));
+        }
+        List<Integer> chosen = new ArrayList<>(ec.dataShards());
+        for (int id = 0; id < ec.totalShards() && chosen.size() < ec.dataShards(); id++) {
+            if (id != missing.shardId() && listed(sources, id)) {
+                chosen.add(id);
+            }
+        }
+        if (chosen.size() < ec.dataShards()) {
+            return Future.failedFuture(ReadFailure.unavailable(what + ", and only " + chosen.size() + " of the "
+                    + ec.dataShards() + " shards a rebuild needs are", null));
+        }
+        int length = (int) missing.length();
+        List<PooledBuffer> pieces = new ArrayList<>(chosen.size());
+        for (int i = 0; i < chosen.size(); i++) {
+            PooledBuffer piece = pool.acquire(length);
+            if (piece == null) {
+                pieces.forEach(PooledBuffer::release);
+                return Future.failedFuture(ReadFailure.overloaded("registered buffer pool is used up rebuilding " + what));
+            }
+            pieces.add(piece);
+        }
+        List<Future<Void>> gets = new ArrayList<>(chosen.size());
+        for (int i = 0; i < chosen.size(); i++) {
+            gets.add(getShard(sources, chosen.get(i), missing.shardOffset(), length, pieces.get(i).address()));
+        }
+        return Future.join(gets).transform(done -> {
+            try {
+                if (done.failed()) {
+                    return Future.failedFuture(done.cause());
+                }
+                byte[][] shards = new byte[ec.totalShards()][];
+                boolean[] present = new boolean[ec.totalShards()];
+                for (int i = 0; i < chosen.size(); i++) {
+                    shards[chosen.get(i)] = new byte[length];
+                    pieces.get(i).buffer().get(shards[chosen.get(i)], 0, length);
+                    present[chosen.get(i)] = true;
+                }
+                for (int id = 0; id < ec.dataShards(); id++) {
+                    if (shards[id] == null) {
+                        shards[id] = new byte[length];
+                    }
+                }
+                codec(ec).reconstructData(shards, present, 0, length);
+                ByteBuffer into = target.buffer();
+                into.position(targetAt);
+                into.put(shards[missing.shardId()], 0, length);
+                return Future.<Void>succeededFuture();
+            } finally {
+                pieces.forEach(PooledBuffer::release);
+            }
+        });
+    }
+
+    private static boolean listed(List<RemoteVolume> sources, int shardId) {
+        for (RemoteVolume source : sources) {
+            if (source.info().ec().shard(shardId) != null) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    private ReedSolomon codec(EcInfo ec) {
+        return codecs.computeIfAbsent(((long) ec.dataShards() << 32) | ec.parityShards(),
+                k -> new ReedSolomon(ec.dataShards(), ec.parityShards()));
+    }
+}
