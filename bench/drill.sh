@@ -38,6 +38,9 @@ agent:
   listen: 127.0.0.1:$DRILL_AGENT_PORT
   volumeDirs: [$DRILL_DATA]
   volumeMemory: $DRILL_VOLUME_MEMORY
+http:  # every role answers /health, /metrics: any free port, so several agents fit on one host
+  host: 127.0.0.1
+  port: 0
 ucx:
   tls: $(yaml_list "$DRILL_TLS")
 metrics:

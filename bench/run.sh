@@ -213,6 +213,9 @@ agent:
   listen: 127.0.0.1:$AGENT_PORT
   volumeDirs: [$BENCH_DATA/volumes]
 $([ "$1" = best ] && echo "  volumeMemory: ucx")
+http:  # every role answers /health, /metrics: any free port, so several agents fit on one host
+  host: 127.0.0.1
+  port: 0
 $(config_ucx "$1")
 metrics:
   enabled: $METRICS

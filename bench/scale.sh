@@ -104,6 +104,9 @@ agent:
   listen: 127.0.0.1:$port
   volumeDirs: [$SCALE_DATA/agent$i]
   volumeMemory: $VOLUME_MEMORY
+http:  # every role answers /health, /metrics: any free port, so several agents fit on one host
+  host: 127.0.0.1
+  port: 0
 ucx:
   tls: [${TLS//,/, }]
 metrics:
