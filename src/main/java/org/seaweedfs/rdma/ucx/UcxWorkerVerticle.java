@@ -43,8 +43,10 @@ import java.util.concurrent.atomic.AtomicInteger;
  * registrations, and lanes connect to the peer's worker address exchanged in the handshake.
  *
  * <p>Undeploying closes, in order: every lane on its event loop (gets failed, endpoints and workers closed); then on
- * the owner thread outstanding operations are flushed, remote keys closed, endpoints closed (progressed to
- * completion), listeners closed, memory deregistered; then the thread ends and the worker and context are destroyed.
+ * the owner thread outstanding operations are flushed, listeners closed, remote keys closed, endpoints closed
+ * (progressed to completion), peers' emulated gets still in flight served until the worker is flushed and quiet
+ * (UCX 1.13 crashes destroying a worker with get replies queued), memory deregistered; then the thread ends and the
+ * worker and context are destroyed. Tasks handed to the thread after that are rejected, never run.
  */
 public final class UcxWorkerVerticle extends VerticleBase {
 
