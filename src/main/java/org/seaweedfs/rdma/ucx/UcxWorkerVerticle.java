@@ -43,14 +43,18 @@ import java.util.concurrent.atomic.AtomicInteger;
  * registrations, and lanes connect to the peer's worker address exchanged in the handshake.
  *
  * <p>Undeploying closes, in order: every lane on its event loop (gets failed, endpoints and workers closed); then on
- * the owner thread outstanding operations are flushed, remote keys closed, endpoints closed (progressed to
- * completion), listeners closed, memory deregistered; then the thread ends and the worker and context are destroyed.
+ * the owner thread outstanding operations are flushed, listeners closed, remote keys closed, endpoints closed
+ * (progressed to completion), peers' emulated gets still in flight served until the worker is flushed and quiet
+ * (UCX 1.13 crashes destroying a worker with get replies queued), memory deregistered; then the thread ends and the
+ * worker and context are destroyed. Tasks handed to the thread after that are rejected, never run.
  */
 public final class UcxWorkerVerticle extends VerticleBase {
 
     private static final Logger log = LoggerFactory.getLogger(UcxWorkerVerticle.class);
     private static final AtomicInteger INSTANCES = new AtomicInteger();
     private static final long SHUTDOWN_TIMEOUT_MS = 5_000;
+    /** How long the worker must see no UCX event, after a flush, before it is destroyed (see serveUntilQuiet). */
+    private static final long QUIET_MS = 50;
 
     private final UcxSettings settings;
     private final UcxMetrics metrics = new UcxMetrics();
@@ -455,20 +459,50 @@ public final class UcxWorkerVerticle extends VerticleBase {
         } catch (UcxException e) {
             log.debug("UCX worker flush failed: " + e.getMessage());
         }
+        for (UcxListener listener : listeners) {
+            listener.closeNow(); // no new peers while the ones there are told to stop
+        }
+        listeners.clear();
         for (UcxChannel channel : new ArrayList<>(channels.values())) {
             channel.closer().shutdown(stopping);
         }
         channels.clear();
         loop.progressUntil(() -> !loop.hasWatches(), SHUTDOWN_TIMEOUT_MS);
-        for (UcxListener listener : listeners) {
-            listener.closeNow();
-        }
-        listeners.clear();
+        serveUntilQuiet();
         for (UcxMemoryRegion region : regions) {
             region.deregister();
         }
         regions.clear();
         loop.stopAfterThisPass();
+    }
+
+    /**
+     * Owner thread, after the channels were closed: keeps serving the peers' emulated gets (their lanes stop issuing
+     * once they see the channel closed, and finish the gets in flight) until the worker is flushed and quiet. UCX
+     * 1.13 must not tear down an endpoint with replies to a peer's software-emulated get still queued on it: its
+     * purge of such a reply ({@code ucp_request_send_state_ff}) releases memory by the request's {@code datatype},
+     * which the get-reply path never sets, and a stale value from a recycled request sends
+     * {@code ucp_mem_rereg_mds} to a garbage pointer (SIGSEGV in {@code ucp_worker_destroy}). A worker flush
+     * completes only once those replies are sent.
+     */
+    private void serveUntilQuiet() {
+        long deadline = System.nanoTime() + SHUTDOWN_TIMEOUT_MS * 1_000_000L;
+        while (System.nanoTime() - deadline < 0) {
+            long remainingMs = Math.max(1, (deadline - System.nanoTime()) / 1_000_000L);
+            boolean[] flushed = {false};
+            try {
+                loop.watch(worker.flushNonBlocking(null), remainingMs, () -> flushed[0] = true);
+            } catch (UcxException e) {
+                log.debug("UCX worker flush failed: " + e.getMessage());
+                return;
+            }
+            loop.progressUntil(() -> flushed[0], remainingMs);
+            if (!loop.progressQuietly(QUIET_MS, remainingMs)) {
+                return; // nothing arrived for QUIET_MS after the flush: no peer get is being served
+            }
+        }
+        log.warn("UCX worker " + loop.thread().getName() + ": peers were still reading after "
+                + SHUTDOWN_TIMEOUT_MS + " ms; closing anyway");
     }
 
     private void closeWorker(UcpWorker w) {

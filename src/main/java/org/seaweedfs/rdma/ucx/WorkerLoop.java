@@ -117,6 +117,29 @@ final class WorkerLoop {
         return true;
     }
 
+    /**
+     * Owner thread, inside a task: progresses until {@code quietMillis} pass without a UCX event (counted again from
+     * the last one), or for at most {@code maxMillis}. Returns whether any event happened meanwhile.
+     */
+    boolean progressQuietly(long quietMillis, long maxMillis) {
+        boolean any = false;
+        long start = System.nanoTime();
+        long quietSince = start;
+        while (System.nanoTime() - quietSince < quietMillis * 1_000_000L
+                && System.nanoTime() - start < maxMillis * 1_000_000L) {
+            boolean busy = progressAll();
+            busy |= checkWatches();
+            completions.flush();
+            if (busy) {
+                any = true;
+                quietSince = System.nanoTime();
+            } else {
+                Thread.yield();
+            }
+        }
+        return any;
+    }
+
     /** Owner thread: an operation was started (the loop spins for completions while any is in flight). */
     void operationStarted() {
         outstanding++;
@@ -222,7 +245,9 @@ final class WorkerLoop {
 
     private boolean runTasks() {
         boolean any = false;
-        for (LoopTask task; (task = tasks.poll()) != null; ) {
+        // Not past a task that stopped the loop: one queued after the shutdown (say a registration) must be rejected,
+        // not run on a worker whose memory was already released (the context would be destroyed with it mapped).
+        for (LoopTask task; running && (task = tasks.poll()) != null; ) {
             any = true;
             try {
                 task.runOnLoop();
