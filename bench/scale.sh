@@ -38,7 +38,7 @@ JAR=${JAR:-$ROOT/target/seaweedfs-rdma-sidecar.jar}
 BASELINE_JAR=${BASELINE_JAR:-}
 LOAD_CP=$ROOT/target/classes:$ROOT/target/test-classes:$JAR
 # The jar relaunches its JVM unless these are set (cli/UcxEnvironment): set, the PIDs below are the JVMs measured.
-export UCX_POSIX_ERROR_HANDLING=y UCX_SYSV_ERROR_HANDLING=y UCX_TCP_CM_REUSEADDR=y UCX_ERROR_SIGNALS=
+export UCX_POSIX_ERROR_HANDLING=y UCX_SYSV_ERROR_HANDLING=y UCX_TCP_CM_REUSEADDR=y UCX_ERROR_SIGNALS= UCX_LOG_FILE=stderr
 export UCX_TCP_TX_SEG_SIZE=${UCX_TCP_TX_SEG_SIZE:-256k} UCX_TCP_RX_SEG_SIZE=${UCX_TCP_RX_SEG_SIZE:-256k}
 
 RESULTS=$BENCH_OUT/scale.jsonl
