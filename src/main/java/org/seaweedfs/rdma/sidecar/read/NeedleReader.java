@@ -1,8 +1,6 @@
 package org.seaweedfs.rdma.sidecar.read;
 
 import org.seaweedfs.rdma.sidecar.NeedleContent;
-import org.seaweedfs.rdma.sidecar.NeedleSource;
-import org.seaweedfs.rdma.sidecar.NeedleStat;
 import org.seaweedfs.rdma.sidecar.ReadFailure;
 import org.seaweedfs.rdma.sidecar.ReadPath;
 import org.seaweedfs.rdma.sidecar.connection.AgentError;
@@ -38,11 +36,9 @@ import org.seaweedfs.rdma.volume.NeedleLayout;
  * beyond {@link ReadPathOptions#maxInFlight()}, or finding the pool used up, fail at once with a retriable
  * UNAVAILABLE; a read past its deadline fails TIMEOUT (its buffers return to the pool when its gets finish).
  */
-public final class NeedleReader implements NeedleSource, RoutedNeedleSource {
+public final class NeedleReader extends GatedReadPath {
 
-    private final AgentRouter router;
     private final RegisteredBufferPool pool;
-    private final ReadGate gate;
     private final EcShardReader ec;
 
     /**
@@ -56,35 +52,14 @@ public final class NeedleReader implements NeedleSource, RoutedNeedleSource {
     /** @param ec reads the records of erasure-coded volumes from their shards; null = EC volumes fail UNAVAILABLE */
     public NeedleReader(Vertx vertx, AgentRouter router, RegisteredBufferPool pool, ReadPathOptions options,
                         EcShardReader ec) {
-        this.router = router;
+        super(router, new ReadGate(vertx, options, new ReadCounters(), ReadPath.RDMA));
         this.pool = pool;
-        this.gate = new ReadGate(vertx, options, new ReadCounters(), ReadPath.RDMA);
         this.ec = ec;
-    }
-
-    public ReadCounters counters() {
-        return gate.counters();
-    }
-
-    /** Every read fails TIMEOUT after this long ({@code sidecar.readTimeout}): callers need no timer of their own. */
-    @Override
-    public long readTimeoutMs() {
-        return gate.options().readTimeoutMs();
     }
 
     /** Reads in progress. */
     public int inFlight() {
         return gate.inFlight();
-    }
-
-    @Override
-    public Future<NeedleStat> stat(FileId fid) {
-        return VerifiedNeedle.statOnly(read(fid));
-    }
-
-    @Override
-    public Future<NeedleContent> read(FileId fid) {
-        return read(router.routeFor(fid.volumeId()), fid);
     }
 
     @Override

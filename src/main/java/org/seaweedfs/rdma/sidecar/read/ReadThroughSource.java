@@ -1,8 +1,6 @@
 package org.seaweedfs.rdma.sidecar.read;
 
 import org.seaweedfs.rdma.sidecar.NeedleContent;
-import org.seaweedfs.rdma.sidecar.NeedleSource;
-import org.seaweedfs.rdma.sidecar.NeedleStat;
 import org.seaweedfs.rdma.sidecar.ReadFailure;
 import org.seaweedfs.rdma.sidecar.ReadPath;
 import org.seaweedfs.rdma.sidecar.connection.AgentConnection;
@@ -26,33 +24,10 @@ import org.seaweedfs.rdma.volume.NeedleLayout;
  * <p>Threads: as {@link NeedleReader}: any caller thread, completion on the caller's context, bounded in-flight
  * reads and a per-read deadline.
  */
-public final class ReadThroughSource implements NeedleSource, RoutedNeedleSource {
-
-    private final AgentRouter router;
-    private final ReadGate gate;
+public final class ReadThroughSource extends GatedReadPath {
 
     public ReadThroughSource(Vertx vertx, AgentRouter router, ReadPathOptions options) {
-        this.router = router;
-        this.gate = new ReadGate(vertx, options, new ReadCounters(), ReadPath.READ_THROUGH);
-    }
-
-    public ReadCounters counters() {
-        return gate.counters();
-    }
-
-    @Override
-    public long readTimeoutMs() {
-        return gate.options().readTimeoutMs();
-    }
-
-    @Override
-    public Future<NeedleStat> stat(FileId fid) {
-        return VerifiedNeedle.statOnly(read(fid));
-    }
-
-    @Override
-    public Future<NeedleContent> read(FileId fid) {
-        return read(router.routeFor(fid.volumeId()), fid);
+        super(router, new ReadGate(vertx, options, new ReadCounters(), ReadPath.READ_THROUGH));
     }
 
     @Override
