@@ -2,7 +2,7 @@
 # The project's two entry points on a fresh Debian 12 machine (JDK 17 + Maven):
 #   ./run.sh demo   build the jar and run the embedded demo (agent + sidecar in one process)
 #   ./run.sh test   run the test suite (real UCX over loopback; headless Chromium for the status page)
-# Both first make sure UCX (Debian's libucx0 + ucx-utils) is installed; `test` also Debian's chromium.
+# Both first make sure UCX (Debian's libucx0 + ucx-utils) is installed; `test` also python3 and chromium.
 set -euo pipefail
 cd "$(dirname "$0")"
 
@@ -37,6 +37,21 @@ ensure_chromium() {
     fi
 }
 
+# The EC tests read volumes erasure-coded by an independent writer (tools/independent_ec_encode.py, Python 3).
+ensure_python() {
+    if command -v python3 >/dev/null; then
+        return
+    fi
+    if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null; then
+        echo "run.sh: installing python3 from Debian (the independent EC writer the tests read)..." >&2
+        DEBIAN_FRONTEND=noninteractive apt-get update -qq >&2
+        DEBIAN_FRONTEND=noninteractive apt-get install -y -qq python3 >&2
+    else
+        echo "run.sh: python3 is missing. Install it with:  sudo apt-get install -y python3" >&2
+        exit 3
+    fi
+}
+
 ensure_tools() {
     for tool in java mvn; do
         command -v "$tool" >/dev/null || { echo "run.sh: '$tool' not found; install JDK 17 and Maven (apt-get install -y openjdk-17-jdk maven)" >&2; exit 3; }
@@ -60,7 +75,7 @@ case "${1:-}" in
         ;;
     test)
         shift
-        ensure_tools; ensure_ucx; ensure_chromium
+        ensure_tools; ensure_ucx; ensure_python; ensure_chromium
         exec mvn -B test "$@"
         ;;
     *)

@@ -150,7 +150,20 @@ public final class EcShardReader {
             return Future.failedFuture(ReadFailure.unavailable(what + ", and only " + chosen.size() + " of the "
                     + ec.dataShards() + " shards a rebuild needs are", null));
         }
-        int length = (int) missing.length();
+        return rebuildSlices(sources, ec, chosen, missing, target, targetAt, 0, what);
+    }
+
+    /**
+     * Rebuilds {@code missing} from offset {@code done} on, one slice at a time: a slice is at most the pool's small
+     * buffer, so a rebuild holds {@code dataShards} small buffers whatever the interval's size (a 1 MiB interval of
+     * a 10 + 4 volume would otherwise hold ten large buffers, most of a small pool).
+     */
+    private Future<Void> rebuildSlices(List<RemoteVolume> sources, EcInfo ec, List<Integer> chosen, EcInterval missing,
+                                       PooledBuffer target, int targetAt, long done, String what) {
+        if (done == missing.length()) {
+            return Future.succeededFuture();
+        }
+        int length = (int) Math.min(missing.length() - done, pool.settings().smallBufferBytes());
         List<PooledBuffer> pieces = new ArrayList<>(chosen.size());
         for (int i = 0; i < chosen.size(); i++) {
             PooledBuffer piece = pool.acquire(length);
@@ -162,12 +175,12 @@ public final class EcShardReader {
         }
         List<Future<Void>> gets = new ArrayList<>(chosen.size());
         for (int i = 0; i < chosen.size(); i++) {
-            gets.add(getShard(sources, chosen.get(i), missing.shardOffset(), length, pieces.get(i).address()));
+            gets.add(getShard(sources, chosen.get(i), missing.shardOffset() + done, length, pieces.get(i).address()));
         }
-        return Future.join(gets).transform(done -> {
+        return Future.join(gets).transform(got -> {
             try {
-                if (done.failed()) {
-                    return Future.failedFuture(done.cause());
+                if (got.failed()) {
+                    return Future.<Void>failedFuture(got.cause());
                 }
                 byte[][] shards = new byte[ec.totalShards()][];
                 boolean[] present = new boolean[ec.totalShards()];
@@ -183,12 +196,12 @@ public final class EcShardReader {
                 }
                 codec(ec).reconstructData(shards, present, 0, length);
                 ByteBuffer into = target.buffer();
-                into.position(targetAt);
+                into.position(targetAt + (int) done);
                 into.put(shards[missing.shardId()], 0, length);
-                return Future.<Void>succeededFuture();
             } finally {
                 pieces.forEach(PooledBuffer::release);
             }
+            return rebuildSlices(sources, ec, chosen, missing, target, targetAt, done + length, what);
         });
     }
 
