@@ -37,7 +37,8 @@ JAVA_OPTS=${JAVA_OPTS:-}
 JAR=${JAR:-$ROOT/target/seaweedfs-rdma-sidecar.jar}
 BASELINE_JAR=${BASELINE_JAR:-}
 LOAD_CP=$ROOT/target/classes:$ROOT/target/test-classes:$JAR
-# The jar relaunches its JVM unless these are set (cli/UcxEnvironment): set, the PIDs below are the JVMs measured.
+# The jar relaunches its JVM unless these are set (cli/UcxEnvironment): set, the agents' PIDs are the JVMs measured;
+# the sidecar still relaunches once to bound its heap (sidecar.maxHeap), and its child is measured.
 export UCX_POSIX_ERROR_HANDLING=y UCX_SYSV_ERROR_HANDLING=y UCX_TCP_CM_REUSEADDR=y UCX_ERROR_SIGNALS= UCX_LOG_FILE=stderr
 export UCX_TCP_TX_SEG_SIZE=${UCX_TCP_TX_SEG_SIZE:-256k} UCX_TCP_RX_SEG_SIZE=${UCX_TCP_RX_SEG_SIZE:-256k}
 
@@ -154,6 +155,9 @@ except Exception:
         sleep 0.05
     done
     ready_ms=$(( $(now_ms) - started ))
+    # serve relaunches a sidecar-only JVM once with its heap bound (sidecar.maxHeap): measure the child that serves.
+    child=$(pgrep -P "$pid" java | head -n 1 || true)
+    pid=${child:-$pid}
     printf '{"kind":"scale_sidecar","impl":"%s","what":"ready","agents":%d,"volumes":%d,"needles":%d,"ready_ms":%d,"rss_mib":%s,"heap_after_gc_mib":%s}\n' \
         "$name" "$AGENTS" "$VOLUMES" "$((PER_VOLUME * VOLUMES))" "$ready_ms" "$(rss_mib "$pid")" "$(heap_after_gc_mib "$pid")" | record
     local set hot

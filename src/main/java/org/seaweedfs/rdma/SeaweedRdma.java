@@ -87,9 +87,15 @@ public final class SeaweedRdma {
             started = started.compose(v -> server.startAgent(metrics));
         }
         if (config.runs(Role.SIDECAR)) {
-            started = started.compose(v -> server.startSidecar(metrics));
+            // The HTTP listener starts while the sidecar connects to its agents (startSidecar builds the read path
+            // before it returns): class loading and binding overlap the network round trips instead of following them.
+            started = started.compose(v -> {
+                Future<Void> sidecar = server.startSidecar(metrics);
+                return Future.all(sidecar, server.startHttp(metrics)).mapEmpty();
+            });
+        } else {
+            started = started.compose(v -> server.startHttp(metrics));
         }
-        started = started.compose(v -> server.startHttp(metrics));
         return started.map(server).recover(e -> server.close().transform(x -> Future.failedFuture(e)));
     }
 

@@ -56,7 +56,7 @@ final class DemoCommand implements Callable<Integer> {
 
     /** Runs the demo; with {@code check}, verifies the samples and exits the JVM with the result. */
     int demo(boolean check) throws Exception {
-        int relaunched = UcxEnvironment.relaunchIfNeeded(Main.originalArgs());
+        int relaunched = UcxEnvironment.relaunchIfNeeded(Main.originalArgs(), List.of());
         if (relaunched >= 0) {
             return relaunched;
         }

@@ -1,22 +1,28 @@
 package org.seaweedfs.rdma.cli;
 
 import java.io.IOException;
+import java.lang.management.ManagementFactory;
 import java.io.PrintStream;
 import java.nio.file.Files;
 import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
+import java.util.List;
 import java.util.concurrent.Callable;
 import org.seaweedfs.rdma.SeaweedRdma;
 import org.seaweedfs.rdma.config.ConfigException;
 import org.seaweedfs.rdma.config.ConfigLoader;
 import org.seaweedfs.rdma.config.RdmaConfig;
 import picocli.CommandLine.Command;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 import picocli.CommandLine.Option;
 
 /** {@code serve --conf <file.yaml>}: runs the roles the file enables until the process is stopped. */
 @Command(name = "serve", description = "Run the roles (agent, sidecar) the configuration file enables, until stopped. "
         + "SEAWEEDFS_RDMA_* environment variables override the file's keys.")
 final class ServeCommand implements Callable<Integer> {
+
+    private static final Logger LOG = LoggerFactory.getLogger(ServeCommand.class);
 
     private final PrintStream out;
     private final PrintStream err;
@@ -51,7 +57,13 @@ final class ServeCommand implements Callable<Integer> {
             return 2;
         }
         Logging.configure(config.logging());
-        int relaunched = UcxEnvironment.relaunchIfNeeded(Main.originalArgs());
+        List<String> jvmOptions = HeapBound.option(config,
+                ManagementFactory.getRuntimeMXBean().getInputArguments(), System.getenv()).stream().toList();
+        if (!jvmOptions.isEmpty()) {
+            LOG.info("Sidecar heap bounded to {} MiB (sidecar.maxHeap; an -Xmx of your own wins): relaunching with {}",
+                    config.sidecar().maxHeapBytes() >> 20, jvmOptions);
+        }
+        int relaunched = UcxEnvironment.relaunchIfNeeded(Main.originalArgs(), jvmOptions);
         if (relaunched >= 0) {
             return relaunched;
         }

@@ -11,7 +11,8 @@ import java.util.Map;
  * UCX 1.13 reads some settings only from the process environment, and a JVM cannot change its own: without them
  * peer error handling silently turns shared memory off, and UCX's signal handlers fight the JVM's. The commands
  * that start UCX relaunch the JVM once with them set (unless the operator already set them), so
- * {@code java -jar ... serve} behaves like the scripted start.
+ * {@code java -jar ... serve} behaves like the scripted start. The same relaunch adds JVM options a role needs
+ * and the command line lacks ({@link HeapBound}).
  */
 final class UcxEnvironment {
 
@@ -51,13 +52,14 @@ final class UcxEnvironment {
     }
 
     /**
-     * Relaunches this JVM with the missing variables and returns its exit status, or -1 when nothing was missing
-     * (or this already is the relaunched child, or the launch command cannot be determined).
+     * Relaunches this JVM with the missing variables (and {@code jvmOptions}, e.g. a heap bound) and returns its exit
+     * status, or -1 when nothing was missing (or this already is the relaunched child, or the launch command cannot
+     * be determined).
      */
-    static int relaunchIfNeeded(String[] args) throws IOException, InterruptedException {
+    static int relaunchIfNeeded(String[] args, List<String> jvmOptions) throws IOException, InterruptedException {
         Map<String, String> env = System.getenv();
         Map<String, String> missing = missing(env);
-        if (missing.isEmpty() || env.containsKey(RELAUNCHED)) {
+        if ((missing.isEmpty() && jvmOptions.isEmpty()) || env.containsKey(RELAUNCHED)) {
             return -1;
         }
         String javaHome = System.getProperty("java.home");
@@ -68,6 +70,7 @@ final class UcxEnvironment {
         List<String> command = new ArrayList<>();
         command.add(Path.of(javaHome, "bin", "java").toString());
         command.addAll(java.lang.management.ManagementFactory.getRuntimeMXBean().getInputArguments());
+        command.addAll(jvmOptions);
         if (Runtime.version().feature() >= 22) {
             // The jar's Enable-Native-Access manifest entry applies to -jar only; the child runs with -cp.
             command.add("--enable-native-access=ALL-UNNAMED");

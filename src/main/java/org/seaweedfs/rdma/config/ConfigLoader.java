@@ -182,7 +182,8 @@ public final class ConfigLoader {
                         new SidecarConfig.Retry(v.integer("sidecar.retry.maxAttempts"), v.duration("sidecar.retry.waitDuration")),
                         fallback, v.integer("sidecar.eventBusInstances"),
                         v.number("sidecar.locationCache.maxBytes"),
-                        EcRebuild.valueOf(v.string("sidecar.ecRebuild").toUpperCase(Locale.ROOT))),
+                        EcRebuild.valueOf(v.string("sidecar.ecRebuild").toUpperCase(Locale.ROOT)),
+                        v.number("sidecar.maxHeap")),
                 new UcxConfig(v.strings("ucx.tls"), v.strings("ucx.netDevices"),
                         v.string("ucx.errorHandling").toLowerCase(Locale.ROOT),
                         v.string("ucx.onDemandPaging").toLowerCase(Locale.ROOT), v.integer("ucx.maxRemoteKeys"),
@@ -233,6 +234,11 @@ public final class ConfigLoader {
         }
         if (new HashSet<>(s.fallback()).size() != s.fallback().size()) {
             problems.add("sidecar.fallback: lists a path twice");
+        }
+        long heapNeeded = s.locationCacheMaxBytes() + SidecarConfig.WORKING_HEAP_BYTES;
+        if (s.maxHeapBytes() != 0 && s.maxHeapBytes() < heapNeeded) {
+            problems.add("sidecar.maxHeap: must be 0 (the JVM's default) or at least sidecar.locationCache.maxBytes + 64MiB ("
+                    + heapNeeded + " bytes)");
         }
     }
 

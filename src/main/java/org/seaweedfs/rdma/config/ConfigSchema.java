@@ -66,6 +66,7 @@ final class ConfigSchema {
             ConfigKey.ranged("sidecar.locationCache.maxBytes", BYTES, 64L << 20, 64 * 1024, 1024 * GIB),
             ConfigKey.choice("sidecar.fallback", STRING_LIST, List.of("read-through", "http"), "read-through", "http"),
             ConfigKey.choice("sidecar.ecRebuild", STRING, "rdma", "rdma", "fallback"),
+            ConfigKey.ranged("sidecar.maxHeap", BYTES, 192L << 20, 0, 1024 * GIB),
             ConfigKey.of("ucx.tls", STRING_LIST, List.of()),
             ConfigKey.of("ucx.netDevices", STRING_LIST, List.of()),
             ConfigKey.choice("ucx.errorHandling", STRING, "peer", "peer", "none"),

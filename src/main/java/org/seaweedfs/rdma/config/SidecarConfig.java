@@ -17,6 +17,9 @@ import java.util.List;
  * @param eventBusInstances {@code EventBusApiVerticle} instances (each on an event loop; requests are dealt
  *                         round-robin): 1 keeps a requester on its own event loop fastest, more spread the reads
  * @param locationCacheMaxBytes heap budget of the needle-location cache (all agents together)
+ * @param ecRebuild        what a read needing a shard no agent lists does
+ * @param maxHeapBytes     the JVM heap {@code serve} gives a sidecar-only process started without a heap option
+ *                         ({@code -Xmx} and the like win); 0 leaves it to the JVM
  */
 public record SidecarConfig(
         List<HostPort> agents,
@@ -34,10 +37,17 @@ public record SidecarConfig(
         List<Fallback> fallback,
         int eventBusInstances,
         long locationCacheMaxBytes,
-        EcRebuild ecRebuild) {
+        EcRebuild ecRebuild,
+        long maxHeapBytes) {
 
     /** {@code sidecar.locationCache.maxBytes}'s default. */
     public static final long DEFAULT_LOCATION_CACHE_BYTES = 64L << 20;
+
+    /** {@code sidecar.maxHeap}'s default: the location cache's default budget plus 128 MiB of working heap. */
+    public static final long DEFAULT_MAX_HEAP_BYTES = 192L << 20;
+
+    /** Heap a sidecar needs besides its location cache (buffers of reads in flight, HTTP, metrics, classes' data). */
+    public static final long WORKING_HEAP_BYTES = 64L << 20;
 
     public SidecarConfig {
         agents = List.copyOf(agents);
@@ -46,14 +56,14 @@ public record SidecarConfig(
         java.util.Objects.requireNonNull(ecRebuild, "sidecar.ecRebuild");
     }
 
-    /** Everything but {@code sidecar.locationCache.maxBytes} and {@code sidecar.ecRebuild}, left at their defaults. */
+    /** Everything but {@code sidecar.locationCache.maxBytes}, {@code ecRebuild} and {@code maxHeap}, left at their defaults. */
     public SidecarConfig(List<HostPort> agents, HostPort master, List<HostPort> volumeServers, String authToken,
                          long maxNeedleBytes, BufferPool bufferPool, int maxInFlightReads, Duration readTimeout,
                          Ping ping, Reconnect reconnect, Breaker breaker, Retry retry, List<Fallback> fallback,
                          int eventBusInstances) {
         this(agents, master, volumeServers, authToken, maxNeedleBytes, bufferPool, maxInFlightReads, readTimeout,
                 ping, reconnect, breaker, retry, fallback, eventBusInstances, DEFAULT_LOCATION_CACHE_BYTES,
-                EcRebuild.RDMA);
+                EcRebuild.RDMA, DEFAULT_MAX_HEAP_BYTES);
     }
 
     /** Registered read buffers: {@code totalBytes / bufferSize} of them. */

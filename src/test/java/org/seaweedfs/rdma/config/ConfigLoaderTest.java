@@ -79,6 +79,10 @@ class ConfigLoaderTest {
         assertEquals(new ClusterConfig(true, "10.0.0.7", 5801,
                 List.of(HostPort.parse("10.0.0.5:5701"), HostPort.parse("10.0.0.6:5701"))), c);
         assertTrue(ConfigLoader.parse("", "test.yaml", Map.of("SEAWEEDFS_RDMA_CLUSTER_ENABLED", "true")).cluster().enabled());
+        assertEquals(192L << 20, parse("").sidecar().maxHeapBytes());
+        assertEquals(0L, parse("sidecar: {maxHeap: 0}").sidecar().maxHeapBytes());
+        assertTrue(problem("sidecar: {maxHeap: 100MiB}", Map.of()).startsWith("sidecar.maxHeap: must be 0"));
+        assertEquals(160L << 20, parse("sidecar: {maxHeap: 160MiB, locationCache: {maxBytes: 96MiB}}").sidecar().maxHeapBytes());
         assertTrue(problem("cluster: {enabled: true, host: 0.0.0.0}", Map.of()).startsWith("cluster.host: "));
         assertTrue(problem("cluster: {port: 70000}", Map.of()).startsWith("cluster.port: "));
         assertTrue(problem("cluster: {members: [nohostport]}", Map.of()).startsWith("cluster.members: "));
