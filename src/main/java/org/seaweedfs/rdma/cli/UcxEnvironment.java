@@ -71,6 +71,10 @@ final class UcxEnvironment {
         command.add(Path.of(javaHome, "bin", "java").toString());
         command.addAll(java.lang.management.ManagementFactory.getRuntimeMXBean().getInputArguments());
         command.addAll(jvmOptions);
+        ClassArchive classes = ClassArchive.forThisJvm(javaHome, classPath);
+        if (classes != null) {
+            command.addAll(classes.jvmOptions());
+        }
         if (Runtime.version().feature() >= 22) {
             // The jar's Enable-Native-Access manifest entry applies to -jar only; the child runs with -cp.
             command.add("--enable-native-access=ALL-UNNAMED");
@@ -87,7 +91,21 @@ final class UcxEnvironment {
         builder.environment().putAll(missing);
         builder.environment().put(RELAUNCHED, "1");
         Process child = builder.start();
-        Runtime.getRuntime().addShutdownHook(new Thread(child::destroy, "relaunch-stop"));
-        return child.waitFor();
+        Runtime.getRuntime().addShutdownHook(new Thread(() -> {
+            child.destroy();
+            try {
+                // The child records its class archive as it exits: wait for that before this JVM goes.
+                if (child.waitFor(30, java.util.concurrent.TimeUnit.SECONDS) && classes != null) {
+                    classes.settle();
+                }
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+        }, "relaunch-stop"));
+        int status = child.waitFor();
+        if (classes != null) {
+            classes.settle();
+        }
+        return status;
     }
 }
