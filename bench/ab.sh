@@ -3,7 +3,9 @@
 # requests/s, latency and the CPU each process spent per request (/proc/<pid>/stat). Run the jars alternately.
 #   bench/run.sh sidecar                         # once: volumes, path lists, bench/out/{agent,sidecar}.yaml
 #   bench/ab.sh before /tmp/before.jar; bench/ab.sh after target/seaweedfs-rdma-sidecar.jar; (repeat)
-# Env: JAVA_OPTS, CONNS ("64 1"), SECONDS_EACH (5), WARMUP (6), LIST (4 KiB path list), SIDECAR_CONF, AGENT_CONF.
+# Then the event bus from bench/ab/EventBusAb.java (sidecar embedded, same agent), requester EVENTBUS ("other-loop").
+# Env: JAVA_OPTS, CONNS ("64 1"), SECONDS_EACH (5), WARMUP (6), LIST (4 KiB path list), SIDECAR_CONF, AGENT_CONF,
+#      EVENTBUS ("other-loop"; "same-loop" too, or empty), EB_SECONDS (4).
 # CPU is counted for each JVM and its children (a `serve` missing a UCX_* variable relaunches itself as a child).
 set -euo pipefail
 label=${1:?label}; jar=${2:?jar}
@@ -36,4 +38,17 @@ r = json.loads(sys.argv[5]); n = r["requests"]; hz = os.sysconf("SC_CLK_TCK")
 print("%-10s c%-3s %8.0f req/s  p50 %6s us  p99 %7s us  agent %6.1f us/req  sidecar %6.1f us/req  errors %d" % (
     sys.argv[1], sys.argv[2], n / r["duration_s"], r["p50_us"], r["p99_us"], int(sys.argv[3]) * 1e6 / hz / n,
     int(sys.argv[4]) * 1e6 / hz / n, r["errors"] + r["non_2xx"]))' "$label" "$c" $((a1 - a0)) $((s1 - s0)) "$r"
+done
+# The event bus (EVENTBUS="other-loop same-loop"; empty skips it): the sidecar in the harness's JVM, the same agent.
+# bench/ab/EventBusAb.java uses only what every build exports, so one source measures each jar.
+kill "$sidecar"; wait "$sidecar" 2> /dev/null || true; sidecar=
+for placement in ${EVENTBUS-other-loop}; do
+    r=$(java -Dlogback.configurationFile="$BENCH_DIR/../src/test/resources/logback-test.xml" -cp "$jar" \
+        "$BENCH_DIR/ab/EventBusAb.java" "$sidecar_conf" "$list" "${EB_SECONDS:-4}" "$placement" 2>> "$out/logs/ab-eventbus.log" \
+        | grep '^{' || true)
+    python3 -c 'import json, sys
+r = json.loads(sys.argv[3]) if sys.argv[3] else None
+print("%-10s eventbus %-10s %8s reads/s (runs %s)  p50 %6s us  p99 %7s us" % (sys.argv[1], sys.argv[2],
+    r["ops_s"] if r else "FAILED", r["ops_s_runs"] if r else "-", r["p50_us"] if r else "-", r["p99_us"] if r else "-"))' \
+        "$label" "$placement" "$r"
 done

@@ -25,12 +25,12 @@ public final class RoleSettings {
     }
 
     /**
-     * The {@code ucx.*} keys for a UCX worker whose memory peers read ({@code servesMemory}: the agent's) or not, with
+     * The {@code ucx.*} keys for a UCX worker whose process serves {@code served} memory to peers, with
      * the owner thread's progress mode chosen from the host ({@link ProgressPlan}) and logged in one line.
      */
-    public static UcxSettings ucx(UcxConfig ucx, String role, boolean servesMemory) {
+    public static UcxSettings ucx(UcxConfig ucx, String role, ProgressPlan.Served served) {
         UcxSettings settings = ucx(ucx);
-        ProgressPlan plan = ProgressPlan.choose(ucx.progress(), servesMemory, settings.tls(),
+        ProgressPlan plan = ProgressPlan.choose(ucx.progress(), served, settings.tls(),
                 ProgressPlan.rdmaDevices(ProgressPlan.RDMA_DEVICES));
         log.info("UCX progress of the " + role + "'s owner thread: "
                 + (plan.idleSpinMicros() > 0 ? "spin " + plan.idleSpinMicros() + " µs, then wait" : "wait at once")

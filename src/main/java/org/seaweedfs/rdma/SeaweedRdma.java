@@ -38,6 +38,7 @@ import org.seaweedfs.rdma.sidecar.resilience.ResilienceSettings;
 import org.seaweedfs.rdma.sidecar.resilience.ResilientNeedleSource;
 import org.seaweedfs.rdma.sidecar.fallback.ReadTokens;
 import org.seaweedfs.rdma.sidecar.fallback.VolumeServerSource;
+import org.seaweedfs.rdma.ucx.ProgressPlan;
 import org.seaweedfs.rdma.ucx.UcxWorkerVerticle;
 
 /**
@@ -100,7 +101,8 @@ public final class SeaweedRdma {
     }
 
     private Future<Void> startAgent(RdmaMetrics metrics) {
-        UcxWorkerVerticle ucx = new UcxWorkerVerticle(RoleSettings.ucx(config.ucx(), "agent", true));
+        UcxWorkerVerticle ucx = new UcxWorkerVerticle(RoleSettings.ucx(config.ucx(), "agent",
+                "ucx".equals(config.agent().volumeMemory()) ? ProgressPlan.Served.UCX_COPIES : ProgressPlan.Served.FILE_MAPPINGS));
         AgentVerticle agentVerticle = new AgentVerticle(ucx, RoleSettings.agent(config.agent()));
         if (metrics != null) {
             RoleMetricsBinder binder = new RoleMetricsBinder(metrics.meterRegistry());
@@ -115,7 +117,7 @@ public final class SeaweedRdma {
     private Future<Void> startSidecar(RdmaMetrics metrics) {
         SidecarConfig sidecar = config.sidecar();
         ReadMeters meters = metrics == null ? ReadMeters.noop() : metrics.read();
-        UcxWorkerVerticle ucx = new UcxWorkerVerticle(RoleSettings.ucx(config.ucx(), "sidecar", false));
+        UcxWorkerVerticle ucx = new UcxWorkerVerticle(RoleSettings.ucx(config.ucx(), "sidecar", ProgressPlan.Served.NOTHING));
         RegisteredBufferPool pool = new RegisteredBufferPool(RoleSettings.bufferPool(sidecar.bufferPool()));
         WebClient client = VolumeServerSource.newClient(vertx, 64);
         MasterClient master = sidecar.master() == null ? null

@@ -8,6 +8,7 @@ import org.junit.jupiter.api.Test;
 import org.seaweedfs.rdma.agent.VolumeMemory;
 import org.seaweedfs.rdma.config.ConfigLoader;
 import org.seaweedfs.rdma.config.RdmaConfig;
+import org.seaweedfs.rdma.ucx.ProgressPlan;
 
 class RoleSettingsTest {
 
@@ -58,8 +59,8 @@ class RoleSettingsTest {
         assertEquals(12, RoleSettings.ucx(parse("ucx: {maxRemoteKeys: 12}").ucx()).maxRemoteKeys());
         assertTrue(RoleSettings.ucx(parse("").ucx()).eventLoopLanes());
         assertFalse(RoleSettings.ucx(parse("ucx: {eventLoopLanes: false}").ucx()).eventLoopLanes());
-        assertEquals(0, RoleSettings.ucx(parse("ucx: {progress: wait}").ucx(), "agent", true).idleSpinMicros());
-        assertEquals(100, RoleSettings.ucx(parse("ucx: {progress: spin}").ucx(), "sidecar", false).idleSpinMicros());
-        assertEquals(0, RoleSettings.ucx(parse("").ucx(), "sidecar", false).idleSpinMicros(), "auto: nobody reads its memory");
+        assertEquals(0, RoleSettings.ucx(parse("ucx: {progress: wait}").ucx(), "agent", ProgressPlan.Served.FILE_MAPPINGS).idleSpinMicros());
+        assertEquals(100, RoleSettings.ucx(parse("ucx: {progress: spin}").ucx(), "sidecar", ProgressPlan.Served.NOTHING).idleSpinMicros());
+        assertEquals(0, RoleSettings.ucx(parse("").ucx(), "sidecar", ProgressPlan.Served.NOTHING).idleSpinMicros(), "auto: nobody reads its memory");
     }
 }

@@ -16,7 +16,9 @@ import java.util.Locale;
  * thread sleeps in the kernel after each one, every get pays a wake-up; spinning {@value #SERVING_SPIN_MICROS} µs
  * after its last event lets it catch the next request of a steady stream without one (the C reference's agent loop,
  * {@code bench/ucp_get_bench.c}, does the same). With an RDMA device the NIC serves gets one-sidedly, and a
- * sidecar's owner thread carries only control messages (its gets run on event-loop lanes): both sleep at once.
+ * sidecar's owner thread carries only control messages (its gets run on event-loop lanes): both sleep at once. So
+ * does an agent whose volumes are copies in UCX memory when shared memory may carry them: same-host peers read those
+ * one-sidedly through the shared mapping, and spinning would only take a core from them (measured: BENCHMARKS.md).
  *
  * @param idleSpinMicros the owner thread's idle spin ({@link UcxSettings#idleSpinMicros()})
  * @param reason         why, for the start-up log line
@@ -29,13 +31,23 @@ public record ProgressPlan(int idleSpinMicros, String reason) {
     /** Where the kernel lists RDMA devices (what UCX's verbs transports open). */
     public static final Path RDMA_DEVICES = Path.of("/sys/class/infiniband");
 
+    /** What memory of this worker's process peers read. */
+    public enum Served {
+        /** None (a sidecar: it reads others' memory). */
+        NOTHING,
+        /** Registered file mappings (an agent's mapped volumes): without RDMA every get is emulated by this thread. */
+        FILE_MAPPINGS,
+        /** Copies in UCX-allocated memory (volumeMemory: ucx): same-host peers read them over shared memory. */
+        UCX_COPIES
+    }
+
     /**
-     * @param mode         {@code ucx.progress}: auto, wait or spin
-     * @param servesMemory whether this worker's memory is read by peers (the agent's)
-     * @param tls          the UCX_TLS list in use (whether an RDMA transport may be chosen at all)
-     * @param rdmaDevices  RDMA devices on this host ({@link #rdmaDevices(Path)})
+     * @param mode        {@code ucx.progress}: auto, wait or spin
+     * @param served      what memory of this process peers read
+     * @param tls         the UCX_TLS list in use (whether an RDMA or a shared-memory transport may be chosen)
+     * @param rdmaDevices RDMA devices on this host ({@link #rdmaDevices(Path)})
      */
-    public static ProgressPlan choose(String mode, boolean servesMemory, String tls, List<String> rdmaDevices) {
+    public static ProgressPlan choose(String mode, Served served, String tls, List<String> rdmaDevices) {
         switch (mode.toLowerCase(Locale.ROOT)) {
             case "spin":
                 return new ProgressPlan(SERVING_SPIN_MICROS, "ucx.progress: spin");
@@ -46,13 +58,18 @@ public record ProgressPlan(int idleSpinMicros, String reason) {
             default:
                 throw new IllegalArgumentException("ucx.progress must be auto, wait or spin, got '" + mode + "'");
         }
-        if (!servesMemory) {
+        if (served == Served.NOTHING) {
             return new ProgressPlan(0, "auto: no memory of this process is read by peers (gets run on event-loop"
                     + " lanes; the owner thread carries control messages)");
         }
         boolean rdmaTransports = UcxSettings.mayUseRdma(tls);
         if (!rdmaDevices.isEmpty() && rdmaTransports) {
             return new ProgressPlan(0, "auto: RDMA devices " + rdmaDevices + " read registered memory one-sidedly");
+        }
+        if (served == Served.UCX_COPIES && UcxSettings.mayUseSharedMemory(tls)) {
+            return new ProgressPlan(0, "auto: volumes are copies in UCX memory, which same-host peers read one-sidedly"
+                    + " over shared memory (peers on other hosts without RDMA pay a wake-up per get; ucx.progress: spin"
+                    + " polls for them)");
         }
         String why = rdmaDevices.isEmpty() ? "no RDMA device in " + RDMA_DEVICES
                 : "ucx.tls [" + tls + "] excludes RDMA (devices " + rdmaDevices + " unused)";

@@ -74,6 +74,7 @@ public record UcxSettings(String tls, String netDevices, boolean peerErrorHandli
     private static final Pattern UCX_KEY = Pattern.compile("[A-Z][A-Z0-9_]*");
     private static final int MAX_SEG_SIZE = 64 << 20;
     private static final Pattern RDMA_TRANSPORT = Pattern.compile("all|ib|(rc|ud|dc)[A-Za-z0-9_]*");
+    private static final Pattern SHARED_MEMORY_TRANSPORT = Pattern.compile("all|sm|shm|mm|posix|sysv|cma|knem|xpmem");
     private static final int MAX_REMOTE_KEYS = 1 << 24;
     static final int MAX_IDLE_SPIN_MICROS = 10_000;
 
@@ -125,6 +126,20 @@ public record UcxSettings(String tls, String netDevices, boolean peerErrorHandli
                 10_000, true, 65_536,
                 mayUseRdma(DEFAULT_TLS),
                 Boolean.parseBoolean(System.getProperty(LANES_PROPERTY, "true")), 0, Map.of());
+    }
+
+    /** Whether a UCX_TLS list could select a shared-memory transport (sm, shm, posix, sysv, cma, knem, xpmem). */
+    public static boolean mayUseSharedMemory(String tls) {
+        String list = tls.strip();
+        if (list.startsWith("^") || list.isEmpty()) {
+            return true;
+        }
+        for (String name : list.split(",")) {
+            if (SHARED_MEMORY_TRANSPORT.matcher(name.strip()).matches()) {
+                return true;
+            }
+        }
+        return false;
     }
 
     /** Whether a UCX_TLS list could select an RDMA transport (and so wants on-demand paging by default). */

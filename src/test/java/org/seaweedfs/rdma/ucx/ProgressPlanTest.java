@@ -12,35 +12,47 @@ class ProgressPlanTest {
 
     @Test
     void anAgentWithoutRdmaSpinsAfterEachEvent() {
-        ProgressPlan plan = ProgressPlan.choose("auto", true, "all", List.of());
+        ProgressPlan plan = ProgressPlan.choose("auto", ProgressPlan.Served.FILE_MAPPINGS, "all", List.of());
         assertEquals(ProgressPlan.SERVING_SPIN_MICROS, plan.idleSpinMicros());
         assertTrue(plan.reason().contains("no RDMA device"), plan.reason());
     }
 
     @Test
     void anAgentWithRdmaDevicesItMayUseWaitsAtOnce() {
-        ProgressPlan plan = ProgressPlan.choose("auto", true, "all", List.of("mlx5_0"));
+        ProgressPlan plan = ProgressPlan.choose("auto", ProgressPlan.Served.FILE_MAPPINGS, "all", List.of("mlx5_0"));
         assertEquals(0, plan.idleSpinMicros());
         assertTrue(plan.reason().contains("mlx5_0"), plan.reason());
     }
 
     @Test
     void rdmaDevicesExcludedByTheTransportListStillMeanEmulatedGets() {
-        ProgressPlan plan = ProgressPlan.choose("auto", true, "tcp,sm", List.of("mlx5_0"));
+        ProgressPlan plan = ProgressPlan.choose("auto", ProgressPlan.Served.FILE_MAPPINGS, "tcp,sm", List.of("mlx5_0"));
         assertEquals(ProgressPlan.SERVING_SPIN_MICROS, plan.idleSpinMicros());
         assertTrue(plan.reason().contains("excludes RDMA"), plan.reason());
     }
 
     @Test
+    void anAgentServingUcxCopiesWaitsWhenSharedMemoryCarriesThemAndSpinsWhenOnlyTcpDoes() {
+        ProgressPlan shm = ProgressPlan.choose("auto", ProgressPlan.Served.UCX_COPIES, "shm,tcp", List.of());
+        assertEquals(0, shm.idleSpinMicros());
+        assertTrue(shm.reason().contains("shared memory"), shm.reason());
+        assertEquals(0, ProgressPlan.choose("auto", ProgressPlan.Served.UCX_COPIES, "all", List.of()).idleSpinMicros());
+        assertEquals(ProgressPlan.SERVING_SPIN_MICROS,
+                ProgressPlan.choose("auto", ProgressPlan.Served.UCX_COPIES, "tcp", List.of()).idleSpinMicros());
+        assertEquals(ProgressPlan.SERVING_SPIN_MICROS,
+                ProgressPlan.choose("spin", ProgressPlan.Served.UCX_COPIES, "shm,tcp", List.of()).idleSpinMicros());
+    }
+
+    @Test
     void aWorkerWhoseMemoryNobodyReadsWaitsAtOnce() {
-        assertEquals(0, ProgressPlan.choose("auto", false, "all", List.of()).idleSpinMicros());
+        assertEquals(0, ProgressPlan.choose("auto", ProgressPlan.Served.NOTHING, "all", List.of()).idleSpinMicros());
     }
 
     @Test
     void explicitModesWinAndUnknownOnesAreRefused() {
-        assertEquals(0, ProgressPlan.choose("wait", true, "all", List.of()).idleSpinMicros());
-        assertEquals(ProgressPlan.SERVING_SPIN_MICROS, ProgressPlan.choose("SPIN", false, "all", List.of("mlx5_0")).idleSpinMicros());
-        assertThrows(IllegalArgumentException.class, () -> ProgressPlan.choose("busy", true, "all", List.of()));
+        assertEquals(0, ProgressPlan.choose("wait", ProgressPlan.Served.FILE_MAPPINGS, "all", List.of()).idleSpinMicros());
+        assertEquals(ProgressPlan.SERVING_SPIN_MICROS, ProgressPlan.choose("SPIN", ProgressPlan.Served.NOTHING, "all", List.of("mlx5_0")).idleSpinMicros());
+        assertThrows(IllegalArgumentException.class, () -> ProgressPlan.choose("busy", ProgressPlan.Served.FILE_MAPPINGS, "all", List.of()));
     }
 
     @Test
