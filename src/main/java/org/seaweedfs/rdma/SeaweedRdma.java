@@ -29,6 +29,7 @@ import org.seaweedfs.rdma.metrics.ReadMeters;
 import org.seaweedfs.rdma.sidecar.connection.ConnectionManagerVerticle;
 import org.seaweedfs.rdma.sidecar.connection.LocationCache;
 import org.seaweedfs.rdma.sidecar.fallback.MasterClient;
+import org.seaweedfs.rdma.sidecar.ec.EcShardHolders;
 import org.seaweedfs.rdma.sidecar.ec.EcShardReader;
 import org.seaweedfs.rdma.sidecar.read.NeedleReader;
 import org.seaweedfs.rdma.sidecar.read.ReadPathOptions;
@@ -131,7 +132,9 @@ public final class SeaweedRdma {
         ReadPathOptions options = new ReadPathOptions(sidecar.maxInFlightReads(), sidecar.readTimeout().toMillis(),
                 sidecar.maxNeedleBytes());
         NeedleReader reader = new NeedleReader(vertx, connections, pool, options,
-                new EcShardReader(connections::volumesOf, pool, sidecar.ecRebuild()));
+                new EcShardReader(EcShardHolders.of(connections::volumesOf, vid -> connections.discover(vid)
+                        .onFailure(e -> LOG.debug("Discovery of EC volume " + vid + ": " + e.getMessage()))), pool,
+                        sidecar.ecRebuild()));
         ReadThroughSource readThrough = new ReadThroughSource(vertx, connections, options);
         VolumeServerSource volumeServer = new VolumeServerSource(client, master, sidecar.volumeServers(), sidecar.maxNeedleBytes(),
                 sidecar.readTimeout(), ReadTokens.create(vertx, config.http().jwtReadKey()));

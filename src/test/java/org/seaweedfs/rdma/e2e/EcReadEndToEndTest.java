@@ -17,6 +17,7 @@ import org.seaweedfs.rdma.sidecar.ReadPathHarness;
 import org.seaweedfs.rdma.sidecar.connection.AgentConnection;
 import org.seaweedfs.rdma.sidecar.connection.AgentRoute;
 import org.seaweedfs.rdma.sidecar.connection.RemoteVolume;
+import org.seaweedfs.rdma.sidecar.ec.EcShardHolders;
 import org.seaweedfs.rdma.sidecar.ec.EcShardReader;
 import org.seaweedfs.rdma.sidecar.memory.RegisteredBufferPool;
 import org.seaweedfs.rdma.sidecar.read.NeedleReader;
@@ -62,6 +63,9 @@ class EcReadEndToEndTest {
 
     @TempDir
     Path tmp;
+
+    /** Reads that found a shard no agent lists (each asks for more holders: the master, in the product). */
+    private final java.util.concurrent.atomic.AtomicInteger shardsMissing = new java.util.concurrent.atomic.AtomicInteger();
 
     /** Writes the EC volume and splits its shards: those {@code inA} to directory a, the rest to b. */
     private Path[] split(EcWriter.Result ec, IntPredicate inA) throws Exception {
@@ -112,11 +116,13 @@ class EcReadEndToEndTest {
                         .filter(e -> touches(toA.volume(1), ecx, e.fid(), 2)).toList();
             }
             assertTrue(onShard2.size() > 5, "needles with bytes on shard 2: " + onShard2.size());
+            int missingBefore = shardsMissing.get();
             for (FixtureNeedles.Expected e : needles) {
                 if (!e.fid().equals(victim)) {
                     assertArrayEquals(e.stored(), read(side, rdma, e.fid()), e.fid() + " (rebuilt)");
                 }
             }
+            assertTrue(shardsMissing.get() - missingBefore >= onShard2.size(), "each read needing shard 2 asked for holders");
             // With fallback, a needle needing shard 2 fails retriably (the resilient path then reads over HTTP).
             NeedleReader fallback = reader(side, toA, toB, EcRebuild.FALLBACK);
             ReadFailure.Kind kind = failure(side, fallback, onShard2.get(0).fid());
@@ -210,10 +216,10 @@ class EcReadEndToEndTest {
                 .withEcBlockSizes(EcTestVolumes.TEST_LARGE_BLOCK, EcTestVolumes.TEST_SMALL_BLOCK));
     }
 
-    private static NeedleReader reader(ReadPathHarness.SidecarSide side, AgentConnection toA, AgentConnection toB,
+    private NeedleReader reader(ReadPathHarness.SidecarSide side, AgentConnection toA, AgentConnection toB,
                                        EcRebuild rebuild) {
-        EcShardReader ec = new EcShardReader(vid -> Stream.of(toA.volume(vid), toB.volume(vid))
-                .filter(Objects::nonNull).toList(), side.pool, rebuild);
+        EcShardReader ec = new EcShardReader(EcShardHolders.of(vid -> Stream.of(toA.volume(vid), toB.volume(vid))
+                .filter(Objects::nonNull).toList(), vid -> shardsMissing.incrementAndGet()), side.pool, rebuild);
         return new NeedleReader(side.vertx, vid -> AgentRoute.of(toA, vid), side.pool, ReadPathOptions.defaults(), ec);
     }
 

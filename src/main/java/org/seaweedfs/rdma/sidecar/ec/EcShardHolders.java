@@ -15,4 +15,26 @@ public interface EcShardHolders {
 
     /** Each connection's current view of the volume (empty when none lists it). */
     List<RemoteVolume> volumesOf(long volumeId);
+
+    /**
+     * A read needed a shard of {@code volumeId} that no connected agent lists: look for more holders (the master's
+     * {@code /dir/lookup} answers with an EC volume's shard holders). Asynchronous; the default looks nowhere.
+     */
+    default void shardMissing(long volumeId) {
+    }
+
+    /** Holders from {@code volumes}, asking {@code discovery} for more when a shard is missing. */
+    static EcShardHolders of(EcShardHolders volumes, java.util.function.LongConsumer discovery) {
+        return new EcShardHolders() {
+            @Override
+            public List<RemoteVolume> volumesOf(long volumeId) {
+                return volumes.volumesOf(volumeId);
+            }
+
+            @Override
+            public void shardMissing(long volumeId) {
+                discovery.accept(volumeId);
+            }
+        };
+    }
 }

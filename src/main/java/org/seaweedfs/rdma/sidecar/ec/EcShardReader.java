@@ -137,6 +137,7 @@ public final class EcShardReader {
     private Future<Void> rebuild(RemoteVolume primary, List<RemoteVolume> sources, EcInfo ec, EcInterval missing,
                                  PooledBuffer target, int targetAt) {
         String what = "shard " + missing.shardId() + " of " + primary.where() + " is listed by no connected agent";
+        holders.shardMissing(primary.volumeId());
         if (rebuild == EcRebuild.FALLBACK) {
             return Future.failedFuture(ReadFailure.unavailable(what + " (sidecar.ecRebuild: fallback)", null));
         }
