@@ -130,26 +130,22 @@ public record UcxSettings(String tls, String netDevices, boolean peerErrorHandli
 
     /** Whether a UCX_TLS list could select a shared-memory transport (sm, shm, posix, sysv, cma, knem, xpmem). */
     public static boolean mayUseSharedMemory(String tls) {
-        String list = tls.strip();
-        if (list.startsWith("^") || list.isEmpty()) {
-            return true;
-        }
-        for (String name : list.split(",")) {
-            if (SHARED_MEMORY_TRANSPORT.matcher(name.strip()).matches()) {
-                return true;
-            }
-        }
-        return false;
+        return mayUse(tls, SHARED_MEMORY_TRANSPORT);
     }
 
     /** Whether a UCX_TLS list could select an RDMA transport (and so wants on-demand paging by default). */
     public static boolean mayUseRdma(String tls) {
+        return mayUse(tls, RDMA_TRANSPORT);
+    }
+
+    /** Whether a UCX_TLS list names a transport {@code transports} matches ("^..." excludes some: the rest stay in). */
+    private static boolean mayUse(String tls, Pattern transports) {
         String list = tls.strip();
         if (list.startsWith("^")) {
-            return true; // "everything but ...": RDMA stays in
+            return true;
         }
         for (String name : list.split(",")) {
-            if (RDMA_TRANSPORT.matcher(name.strip()).matches()) {
+            if (transports.matcher(name.strip()).matches()) {
                 return true;
             }
         }

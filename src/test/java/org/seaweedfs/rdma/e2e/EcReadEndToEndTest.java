@@ -67,21 +67,10 @@ class EcReadEndToEndTest {
     /** Reads that found a shard no agent lists (each asks for more holders: the master, in the product). */
     private final java.util.concurrent.atomic.AtomicInteger shardsMissing = new java.util.concurrent.atomic.AtomicInteger();
 
-    /** Writes the EC volume and splits its shards: those {@code inA} to directory a, the rest to b. */
+    /** Splits the written EC volume's shards: those {@code inA} to directory a, the rest to b. */
     private Path[] split(EcWriter.Result ec, IntPredicate inA) throws Exception {
-        Path a = Files.createDirectories(tmp.resolve("a"));
-        Path b = Files.createDirectories(tmp.resolve("b"));
-        for (Path p : List.of(ec.files().ecx(), ec.files().ecj(), ec.files().vif())) {
-            if (Files.exists(p)) {
-                Files.copy(p, a.resolve(p.getFileName()));
-                Files.copy(p, b.resolve(p.getFileName()));
-            }
-        }
-        for (int id = 0; id < ec.info().dataShards() + ec.info().parityShards(); id++) {
-            Path shard = ec.files().shard(id);
-            Files.move(shard, (inA.test(id) ? a : b).resolve(shard.getFileName()));
-        }
-        return new Path[] {a, b};
+        return EcShardSplit.overTwo(ec.files().ecx().getParent(), ec.info().dataShards() + ec.info().parityShards(),
+                tmp, inA);
     }
 
     @Test

@@ -51,7 +51,8 @@ class IndependentEcWriterTest {
     @CsvSource({"10, 4", "6, 3"})
     void everyNeedleReadsByteExactFromTwoAgentsAndWithADataShardMissing(int dataShards, int parityShards)
             throws Exception {
-        Path[] dirs = splitOverTwo(independentlyEncoded(dataShards, parityShards), dataShards + parityShards);
+        Path[] dirs = EcShardSplit.overTwo(independentlyEncoded(dataShards, parityShards), dataShards + parityShards,
+                tmp, id -> id % 2 == 0);
         Path a = dirs[0];
         Path b = dirs[1];
         List<FixtureNeedles.Expected> needles = FixtureNeedles.live(Fixtures.volumes(), 1);
@@ -97,21 +98,6 @@ class IndependentEcWriterTest {
         }
         assertEquals(-1L, Files.mismatch(files.ecx(), independent.resolve("1.ecx")), ".ecx");
         assertEquals(ours.info(), EcVolumeInfo.read(independent.resolve("1.vif")));
-    }
-
-    /** Even shards to directory a, odd ones to b; the .ecx, .ecj and .vif to both (as ec.encode spreads them). */
-    private Path[] splitOverTwo(Path src, int shards) throws IOException {
-        Path a = Files.createDirectories(tmp.resolve("a"));
-        Path b = Files.createDirectories(tmp.resolve("b"));
-        for (String shared : List.of("1.ecx", "1.ecj", "1.vif")) {
-            Files.copy(src.resolve(shared), a.resolve(shared));
-            Files.copy(src.resolve(shared), b.resolve(shared));
-        }
-        for (int id = 0; id < shards; id++) {
-            String shard = String.format("1.ec%02d", id);
-            Files.move(src.resolve(shard), (id % 2 == 0 ? a : b).resolve(shard));
-        }
-        return new Path[] {a, b};
     }
 
     private void readsAllOverRdma(Stack sidecar, WebClient http, List<FixtureNeedles.Expected> needles, String when) {
