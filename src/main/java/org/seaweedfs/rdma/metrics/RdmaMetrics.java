@@ -16,7 +16,6 @@ import io.vertx.core.Vertx;
 import io.vertx.core.VertxBuilder;
 import io.vertx.core.VertxOptions;
 import io.vertx.micrometer.Label;
-import io.vertx.micrometer.MicrometerMetricsFactory;
 import io.vertx.micrometer.MicrometerMetricsOptions;
 import io.vertx.micrometer.VertxPrometheusOptions;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -39,6 +38,9 @@ public final class RdmaMetrics implements AutoCloseable {
     /** What {@code /metrics} serves: {@link #registry} when it is a Prometheus one, else null (no endpoint). */
     private final PrometheusMeterRegistry scrapeRegistry;
     private final ReadMeters readMeters;
+    /** Vert.x's HTTP server and event-bus meters, shared by every Vert.x instance built here ({@link VertxMetersFactory}). */
+    private final HttpServerMeters httpServerMeters;
+    private final EventBusMeters eventBusMeters;
     private final String registryName = "seaweedfs-rdma-" + INSTANCES.incrementAndGet();
     /** Listens to the JVM's GC notifications until {@link #close()}. */
     private final JvmGcMetrics gcMetrics = new JvmGcMetrics();
@@ -47,6 +49,8 @@ public final class RdmaMetrics implements AutoCloseable {
         this.registry = registry;
         this.scrapeRegistry = registry instanceof PrometheusMeterRegistry p ? p : null;
         this.readMeters = new ReadMeters(registry);
+        this.httpServerMeters = new HttpServerMeters(registry);
+        this.eventBusMeters = new EventBusMeters(registry);
         bindProcessMetrics();
     }
 
@@ -114,7 +118,7 @@ public final class RdmaMetrics implements AutoCloseable {
     public VertxBuilder vertxBuilder(VertxOptions options) {
         return Vertx.builder()
                 .with(new VertxOptions(options).setMetricsOptions(vertxMetricsOptions()))
-                .withMetrics(new MicrometerMetricsFactory(registry));
+                .withMetrics(new VertxMetersFactory(registry, httpServerMeters, eventBusMeters));
     }
 
     /** The Prometheus registry {@code /metrics} serves; null when bound to an app's non-Prometheus registry. */

@@ -88,10 +88,8 @@ class LoggingTest {
         RdmaMetrics metrics = RdmaMetrics.create();
         Vertx vertx = metrics.newVertx(new VertxOptions());
         try (LogCapture capture = LogCapture.of("io.micrometer", "DEBUG")) {
-            // every consumer registration registers vertx.eventbus.handlers again inside vertx-micrometer
-            for (int i = 0; i < 3; i++) {
-                vertx.eventBus().consumer("test.address." + i, m -> { }).completion().await(10, TimeUnit.SECONDS);
-            }
+            // a second Vert.x on the same registry registers its pools' gauges (vertx.pool.*) again in vertx-micrometer
+            metrics.newVertx(new VertxOptions()).close().await(10, TimeUnit.SECONDS);
             assertTrue(capture.messages().stream().noneMatch(m -> m.contains("name='vertx.")), capture.messages().toString());
             Gauge.builder("seaweedfs.test.gauge", () -> 1).register(metrics.registry());
             Gauge.builder("seaweedfs.test.gauge", () -> 2).register(metrics.registry());

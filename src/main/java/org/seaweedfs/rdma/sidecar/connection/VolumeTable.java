@@ -38,6 +38,8 @@ final class VolumeTable {
     private final BooleanSupplier closed;
     private IndexFollower follower;
     private final Map<Long, RemoteVolume> volumes = new ConcurrentHashMap<>();
+    /** What readers see: {@link #volumes} as of its last change (home context writes both). */
+    private volatile VolumeIndex index = VolumeIndex.EMPTY;
     private boolean listing;
     private List<Promise<Void>> waitingForThisList = new ArrayList<>();
     private List<Promise<Void>> waitingForNextList = new ArrayList<>();
@@ -60,7 +62,7 @@ final class VolumeTable {
 
     /** Any thread. */
     RemoteVolume get(long volumeId) {
-        return volumes.get(volumeId);
+        return index.get(volumeId);
     }
 
     /** Any thread. */
@@ -158,7 +160,9 @@ final class VolumeTable {
             // A newer epoch may have been published meanwhile; never go back to an older one.
             if (!closed.getAsBoolean() && (current == null || current.locations() == locations
                     || current.epoch() != locations.epoch())) {
-                release(volumes.put(info.volumeId(), new RemoteVolume(info, unpacked, locations, peer)), locations);
+                RemoteVolume replaced = volumes.put(info.volumeId(), new RemoteVolume(info, unpacked, locations, peer));
+                index = new VolumeIndex(volumes);
+                release(replaced, locations);
             } else {
                 unpacked.forEach(channel::releaseRemoteKey);
                 locations.retire(home);
@@ -175,7 +179,9 @@ final class VolumeTable {
 
     /** Home context: a volume goes (re-listed, compacted, removed, its index lost); readers holding it fail stale. */
     void drop(long volumeId) {
-        release(volumes.remove(volumeId), null);
+        RemoteVolume dropped = volumes.remove(volumeId);
+        index = new VolumeIndex(volumes);
+        release(dropped, null);
     }
 
     /** Home context: drops the volume and fetches the list again. */
@@ -203,5 +209,6 @@ final class VolumeTable {
             v.locations().retire(home);
         }
         volumes.clear();
+        index = VolumeIndex.EMPTY;
     }
 }
