@@ -3,31 +3,42 @@ package org.seaweedfs.rdma.sidecar.resilience;
 import io.github.resilience4j.circuitbreaker.CircuitBreaker;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
-import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.ConcurrentMap;
 
 /**
- * Logs each agent breaker's state changes, found by comparing its state after every call that may change it.
+ * Logs one agent breaker's state changes, found by comparing its state after every call that may change it.
  * Resilience4j would tell us through its event publisher, but any consumer there makes every call build an
- * event (with a time-zone lookup) on every read, which the hot path cannot afford.
- * Thread-safe; each change is logged once.
+ * event (with a time-zone lookup) on every read, which the hot path cannot afford. Held by the agent's guard, so a
+ * read that changed nothing costs one volatile read (no map lookup by agent name). Thread-safe; each change is
+ * logged once.
  */
 final class BreakerTransitions {
 
     private static final Logger LOG = LoggerFactory.getLogger(BreakerTransitions.class);
 
-    private final ConcurrentMap<String, CircuitBreaker.State> lastSeen = new ConcurrentHashMap<>();
+    private final CircuitBreaker breaker;
+    private volatile CircuitBreaker.State lastSeen;
+
+    BreakerTransitions(CircuitBreaker breaker) {
+        this.breaker = breaker;
+    }
 
     /** Call after {@code tryAcquirePermission}, {@code onSuccess}/{@code onError} or a forced transition. */
-    void observe(CircuitBreaker breaker) {
+    void observe() {
         CircuitBreaker.State now = breaker.getState();
-        if (lastSeen.get(breaker.getName()) == now) {
-            return; // the common case: a read that changed nothing takes no lock here
+        if (lastSeen == now) {
+            return; // the common case
         }
-        CircuitBreaker.State before = lastSeen.put(breaker.getName(), now);
-        if (before != null && before != now) {
+        CircuitBreaker.State before;
+        synchronized (this) {
+            before = lastSeen;
+            if (before == now) {
+                return;
+            }
+            lastSeen = now;
+        }
+        if (before != null) {
             LOG.info("Circuit breaker of agent " + breaker.getName() + ": " + before + " -> " + now);
-        } else if (before == null && now != CircuitBreaker.State.CLOSED) {
+        } else if (now != CircuitBreaker.State.CLOSED) {
             LOG.info("Circuit breaker of agent " + breaker.getName() + ": " + now);
         }
     }

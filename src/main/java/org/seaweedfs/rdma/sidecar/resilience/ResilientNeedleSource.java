@@ -88,14 +88,13 @@ public final class ResilientNeedleSource implements NeedleSource, ReadPathStatus
     private final AgentPeer.Listener peerStates = this::peerStateChanged;
     private final ResilienceSettings settings;
     private final CircuitBreakerRegistry breakers;
-    private final BreakerTransitions transitions = new BreakerTransitions();
     private final RetryRegistry retries;
     private final ConcurrentMap<String, AgentGuard> guards = new ConcurrentHashMap<>();
     private final MeterRegistry registry;
     private volatile ToLongFunction<String> mirrorSizes = agent -> 0;
 
-    /** An agent's breaker, retry and breaker meters, looked up once per read by the agent's name. */
-    private record AgentGuard(CircuitBreaker breaker, Retry retry, BreakerMeters meters) {
+    /** An agent's breaker, retry, breaker meters and transition log, looked up once per read by the agent's name. */
+    private record AgentGuard(CircuitBreaker breaker, Retry retry, BreakerMeters meters, BreakerTransitions transitions) {
 
         /** The breaker counts the call a success: the path worked, whatever the answer. */
         void succeeded(long nanos) {
@@ -163,7 +162,8 @@ public final class ResilientNeedleSource implements NeedleSource, ReadPathStatus
      * (or open it again when they fail).
      */
     private void peerStateChanged(AgentPeer peer, PeerState previous, PeerState next, String reason) {
-        CircuitBreaker b = guard(peer.name()).breaker();
+        AgentGuard guard = guard(peer.name());
+        CircuitBreaker b = guard.breaker();
         CircuitBreaker.State state = b.getState();
         if (next == PeerState.DOWN
                 && (state == CircuitBreaker.State.CLOSED || state == CircuitBreaker.State.HALF_OPEN)) {
@@ -171,7 +171,7 @@ public final class ResilientNeedleSource implements NeedleSource, ReadPathStatus
         } else if (next == PeerState.UP && state == CircuitBreaker.State.OPEN) {
             b.transitionToHalfOpenState();
         }
-        transitions.observe(b);
+        guard.transitions().observe();
     }
 
     /** Where {@link #agents()} gets the size of each agent's needle-map mirror (the NeedleReader knows). */
@@ -284,7 +284,8 @@ public final class ResilientNeedleSource implements NeedleSource, ReadPathStatus
     private AgentGuard guard(String agent) {
         return guards.computeIfAbsent(agent, name -> {
             CircuitBreaker breaker = breakers.circuitBreaker(name);
-            return new AgentGuard(breaker, retries.retry(name), new BreakerMeters(breaker, registry));
+            return new AgentGuard(breaker, retries.retry(name), new BreakerMeters(breaker, registry),
+                    new BreakerTransitions(breaker));
         });
     }
 
@@ -324,7 +325,7 @@ public final class ResilientNeedleSource implements NeedleSource, ReadPathStatus
         AgentPeer peer = route.peer();
         CircuitBreaker breaker = guard.breaker();
         boolean permitted = breaker.tryAcquirePermission();
-        transitions.observe(breaker);
+        guard.transitions().observe();
         if (!permitted) {
             guard.meters().notPermitted();
             CallNotPermittedException notPermitted = CallNotPermittedException.createCallNotPermittedException(breaker);
@@ -337,7 +338,7 @@ public final class ResilientNeedleSource implements NeedleSource, ReadPathStatus
             long nanos = System.nanoTime() - start;
             if (ar.succeeded()) {
                 guard.succeeded(nanos);
-                transitions.observe(breaker);
+                guard.transitions().observe();
                 retry.onComplete();
                 outcome.complete(ar.result());
                 return;
@@ -356,7 +357,7 @@ public final class ResilientNeedleSource implements NeedleSource, ReadPathStatus
             } else {
                 guard.failed(nanos, failure);
             }
-            transitions.observe(breaker);
+            guard.transitions().observe();
             long wait = retry.onError(failure);
             if (wait < 0 || !peer.isUp()) {
                 outcome.fail(failure);
