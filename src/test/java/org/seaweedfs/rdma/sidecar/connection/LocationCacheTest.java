@@ -1,0 +1,59 @@
+package org.seaweedfs.rdma.sidecar.connection;
+
+import static org.junit.jupiter.api.Assertions.*;
+
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+import org.junit.jupiter.api.Test;
+
+/** The cache's policy: what is read often survives a scan of one-off reads going on beside it. */
+class LocationCacheTest {
+
+    private static final int CAPACITY = 2_000;
+
+    @Test
+    void aHotSetReadOftenSurvivesAScanOfOneOffEntries() {
+        LocationCache cache = new LocationCache((long) CAPACITY * LocationCache.ENTRY_BYTES, new SimpleMeterRegistry());
+        VolumeLocations volume = new VolumeLocations(1, 1, cache, null);
+        int hot = CAPACITY / 4;
+        for (long key = 0; key < hot; key++) {
+            cache.put(volume, key, new NeedleLocation(key * 8, 100));
+        }
+        for (int round = 0; round < 20; round++) {
+            for (long key = 0; key < hot; key++) {
+                assertEquals(new NeedleLocation(key * 8, 100), volume.find(key));
+            }
+        }
+        long next = 0;
+        for (long key = 1_000_000; key < 1_000_000 + 10L * CAPACITY; key++) { // a scan: each read once, then cached
+            assertNull(volume.find(key));
+            cache.put(volume, key, new NeedleLocation(key * 8, 100));
+            for (int i = 0; i < 2; i++) { // while the hot set is still read
+                long hotKey = next++ % hot;
+                assertEquals(new NeedleLocation(hotKey * 8, 100), volume.find(hotKey));
+            }
+        }
+        int survivors = 0;
+        for (long key = 0; key < hot; key++) {
+            NeedleLocation found = volume.find(key);
+            if (found != null) {
+                assertEquals(new NeedleLocation(key * 8, 100), found, "never a wrong location");
+                survivors++;
+            }
+        }
+        assertTrue(survivors >= hot * 9 / 10, survivors + " of " + hot + " hot entries survived the scan");
+        assertTrue(cache.size() <= CAPACITY + CAPACITY / 10, "bounded: " + cache.size());
+    }
+
+    @Test
+    void findsWhatWasPutUntilEvicted() {
+        LocationCache cache = new LocationCache(1 << 20, new SimpleMeterRegistry());
+        VolumeLocations volume = new VolumeLocations(7, 3, cache, null);
+        cache.put(volume, 42, new NeedleLocation(4096, 10));
+        for (int i = 0; i < 16; i++) {
+            assertEquals(new NeedleLocation(4096, 10), volume.find(42));
+            assertNull(volume.find(43));
+        }
+        volume.evict(42);
+        assertNull(volume.find(42));
+    }
+}
