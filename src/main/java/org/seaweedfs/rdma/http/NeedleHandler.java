@@ -4,6 +4,7 @@ import io.vertx.core.Future;
 import io.vertx.core.Handler;
 import io.vertx.core.Vertx;
 import io.vertx.core.buffer.Buffer;
+import io.vertx.core.http.HttpHeaders;
 import io.vertx.core.http.HttpMethod;
 import io.vertx.core.http.HttpServerRequest;
 import io.vertx.core.http.HttpServerResponse;
@@ -34,6 +35,9 @@ import org.slf4j.LoggerFactory;
  * ranges, gzip). HEAD answers exactly what GET would, without the body.
  */
 final class NeedleHandler implements Handler<RoutingContext> {
+
+    /** Header values sent with every read, encoded once (Vert.x writes their bytes as they are). */
+    private static final CharSequence BYTES = HttpHeaders.createOptimized("bytes");
 
     /** Go's http.TimeFormat (RFC 1123 with a two-digit day, always GMT). */
     private static final DateTimeFormatter HTTP_DATE = DateTimeFormatter.ofPattern("EEE, dd MMM uuuu HH:mm:ss 'GMT'", Locale.US)
@@ -285,18 +289,18 @@ final class NeedleHandler implements Handler<RoutingContext> {
      */
     private static void writeHeaders(HttpServerRequest request, HttpServerResponse response, NeedlePath path,
                                      NeedleStat stat) {
-        response.putHeader("ETag", "\"" + stat.etag() + "\"");
+        response.putHeader(HttpHeaders.ETAG, "\"" + stat.etag() + "\"");
         stat.pairs().forEach(response::putHeader);
         String filename = path.filename().isEmpty() ? stat.name() : path.filename();
         String contentType = contentType(stat, filename);
         if (contentType != null) {
-            response.putHeader("Content-Type", contentType);
+            response.putHeader(HttpHeaders.CONTENT_TYPE, contentType);
         }
-        response.putHeader("Accept-Ranges", "bytes");
+        response.putHeader(HttpHeaders.ACCEPT_RANGES, BYTES);
         ResponseOverrides.apply(request, response);
         if (!filename.isEmpty() && !response.headers().contains("Content-Disposition")) {
             String type = goTrue(request.getParam("dl")) ? "attachment" : "inline";
-            response.putHeader("Content-Disposition", GoMediaType.disposition(type, filename));
+            response.putHeader(HttpHeaders.CONTENT_DISPOSITION, GoMediaType.disposition(type, filename));
         }
         ReadSliceHandler.putSourceHeaders(response, stat);
     }

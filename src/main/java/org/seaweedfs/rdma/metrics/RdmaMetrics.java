@@ -3,7 +3,6 @@ package org.seaweedfs.rdma.metrics;
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.binder.jvm.ClassLoaderMetrics;
-import io.micrometer.core.instrument.binder.jvm.JvmGcMetrics;
 import io.micrometer.core.instrument.binder.jvm.JvmMemoryMetrics;
 import io.micrometer.core.instrument.binder.jvm.JvmThreadMetrics;
 import io.micrometer.core.instrument.binder.system.FileDescriptorMetrics;
@@ -42,8 +41,6 @@ public final class RdmaMetrics implements AutoCloseable {
     private final HttpServerMeters httpServerMeters;
     private final EventBusMeters eventBusMeters;
     private final String registryName = "seaweedfs-rdma-" + INSTANCES.incrementAndGet();
-    /** Listens to the JVM's GC notifications until {@link #close()}. */
-    private final JvmGcMetrics gcMetrics = new JvmGcMetrics();
 
     private RdmaMetrics(MeterRegistry registry) {
         this.registry = registry;
@@ -57,7 +54,7 @@ public final class RdmaMetrics implements AutoCloseable {
     /** The JVM's and the process's own meters (memory, GC, threads, classes, CPU, uptime, file descriptors). */
     private void bindProcessMetrics() {
         new JvmMemoryMetrics().bindTo(registry);
-        gcMetrics.bindTo(registry);
+        GcMeters.bindTo(registry);
         new JvmThreadMetrics().bindTo(registry);
         new ClassLoaderMetrics().bindTo(registry);
         new ProcessorMetrics().bindTo(registry);
@@ -65,10 +62,12 @@ public final class RdmaMetrics implements AutoCloseable {
         new FileDescriptorMetrics().bindTo(registry);
     }
 
-    /** Stops listening to GC notifications (the registry itself keeps answering scrapes). */
+    /**
+     * Releases nothing today: every meter is read when scraped (GC meters included, see {@link GcMeters}); kept so
+     * that callers closing their metrics need not change if a meter ever holds a listener again.
+     */
     @Override
     public void close() {
-        gcMetrics.close();
     }
 
     /**

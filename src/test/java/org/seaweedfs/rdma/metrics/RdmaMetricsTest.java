@@ -119,4 +119,14 @@ class RdmaMetricsTest {
             vertx.close().await(10, TimeUnit.SECONDS);
         }
     }
+
+    @Test
+    void garbageCollectionsAreReadFromTheJvmWhenScraped() {
+        RdmaMetrics metrics = RdmaMetrics.create();
+        System.gc(); // at least one collection to count, whatever the collector
+        String text = metrics.scrape();
+        assertTrue(text.lines().anyMatch(l -> l.startsWith("jvm_gc_collection_seconds_count{gc=\"")
+                && Double.parseDouble(l.substring(l.lastIndexOf(' ') + 1)) >= 1), text);
+        assertTrue(text.contains("jvm_gc_collection_seconds_sum{gc=\""), text);
+    }
 }

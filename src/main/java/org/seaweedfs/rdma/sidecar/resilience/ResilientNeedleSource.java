@@ -282,7 +282,8 @@ public final class ResilientNeedleSource implements NeedleSource, ReadPathStatus
     }
 
     private AgentGuard guard(String agent) {
-        return guards.computeIfAbsent(agent, name -> {
+        AgentGuard known = guards.get(agent); // the common case, without computeIfAbsent's bin check
+        return known != null ? known : guards.computeIfAbsent(agent, name -> {
             CircuitBreaker breaker = breakers.circuitBreaker(name);
             return new AgentGuard(breaker, retries.retry(name), new BreakerMeters(breaker, registry),
                     new BreakerTransitions(breaker));

@@ -1,0 +1,32 @@
+package org.seaweedfs.rdma.metrics;
+
+import io.micrometer.core.instrument.FunctionTimer;
+import io.micrometer.core.instrument.MeterRegistry;
+import java.lang.management.GarbageCollectorMXBean;
+import java.lang.management.ManagementFactory;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * Garbage collections per collector, read from the JVM's counters when scraped: {@code jvm_gc_collection_seconds}
+ * (count and total time, tag {@code gc}, as the Prometheus JVM exporter names them). Micrometer's JvmGcMetrics
+ * listens to a JMX notification per collection instead; at 50k reads/s the sidecar collects several times a second,
+ * and those notifications (open-MBean conversions on a notification thread, and the JIT compiling them again and
+ * again) cost about 5 % of a core (BENCHMARKS.md, sixth session). Nothing here runs between scrapes.
+ */
+final class GcMeters {
+
+    private GcMeters() {
+    }
+
+    static void bindTo(MeterRegistry registry) {
+        for (GarbageCollectorMXBean gc : ManagementFactory.getGarbageCollectorMXBeans()) {
+            FunctionTimer.builder("jvm.gc.collection", gc,
+                            b -> Math.max(0, b.getCollectionCount()), b -> Math.max(0, b.getCollectionTime()),
+                            TimeUnit.MILLISECONDS)
+                    .description("Garbage collections of this collector and the time they took (pauses, and for"
+                            + " concurrent collectors their cycles)")
+                    .tag("gc", gc.getName())
+                    .register(registry);
+        }
+    }
+}
