@@ -9,9 +9,9 @@ import java.util.concurrent.TimeUnit;
 /**
  * Garbage collections per collector, read from the JVM's counters when scraped: {@code jvm_gc_collection_seconds}
  * (count and total time, tag {@code gc}, as the Prometheus JVM exporter names them). Micrometer's JvmGcMetrics
- * listens to a JMX notification per collection instead; at 50k reads/s the sidecar collects several times a second,
- * and those notifications (open-MBean conversions on a notification thread, and the JIT compiling them again and
- * again) cost about 5 % of a core (BENCHMARKS.md, sixth session). Nothing here runs between scrapes.
+ * listens to a JMX notification per collection instead, and under load the sidecar collects several times a second:
+ * each notification is converted through open MBeans on a notification thread, work the JIT kept recompiling in the
+ * profiled runs (BENCHMARKS.md, sixth session). Here nothing runs between scrapes.
  */
 final class GcMeters {
 
