@@ -36,7 +36,14 @@ import org.slf4j.LoggerFactory;
  */
 final class NeedleHandler implements Handler<RoutingContext> {
 
-    /** Header values sent with every read, encoded once (Vert.x writes their bytes as they are). */
+    /**
+     * Header names and values sent with every read, encoded once (Vert.x writes their bytes as they are). Spelled as
+     * the volume server's Go code sends them; Vert.x's own HttpHeaders constants are lower case.
+     */
+    private static final CharSequence ETAG = HttpHeaders.createOptimized("ETag");
+    private static final CharSequence CONTENT_TYPE = HttpHeaders.createOptimized("Content-Type");
+    private static final CharSequence ACCEPT_RANGES = HttpHeaders.createOptimized("Accept-Ranges");
+    private static final CharSequence CONTENT_DISPOSITION = HttpHeaders.createOptimized("Content-Disposition");
     private static final CharSequence BYTES = HttpHeaders.createOptimized("bytes");
 
     /** Go's http.TimeFormat (RFC 1123 with a two-digit day, always GMT). */
@@ -289,18 +296,18 @@ final class NeedleHandler implements Handler<RoutingContext> {
      */
     private static void writeHeaders(HttpServerRequest request, HttpServerResponse response, NeedlePath path,
                                      NeedleStat stat) {
-        response.putHeader(HttpHeaders.ETAG, "\"" + stat.etag() + "\"");
+        response.putHeader(ETAG, "\"" + stat.etag() + "\"");
         stat.pairs().forEach(response::putHeader);
         String filename = path.filename().isEmpty() ? stat.name() : path.filename();
         String contentType = contentType(stat, filename);
         if (contentType != null) {
-            response.putHeader(HttpHeaders.CONTENT_TYPE, contentType);
+            response.putHeader(CONTENT_TYPE, contentType);
         }
-        response.putHeader(HttpHeaders.ACCEPT_RANGES, BYTES);
+        response.putHeader(ACCEPT_RANGES, BYTES);
         ResponseOverrides.apply(request, response);
         if (!filename.isEmpty() && !response.headers().contains("Content-Disposition")) {
             String type = goTrue(request.getParam("dl")) ? "attachment" : "inline";
-            response.putHeader(HttpHeaders.CONTENT_DISPOSITION, GoMediaType.disposition(type, filename));
+            response.putHeader(CONTENT_DISPOSITION, GoMediaType.disposition(type, filename));
         }
         ReadSliceHandler.putSourceHeaders(response, stat);
     }

@@ -246,4 +246,26 @@ class NeedleHttpTest extends HttpApiTestBase {
         assertEquals(405, r.statusCode());
         assertEquals(405, r.bodyAsJsonObject().getInteger("code"));
     }
+
+    /** As the volume server's Go code spells them (header names are case-insensitive, but clients and logs see these). */
+    @Test
+    void headerNamesAreSpelledAsTheVolumeServerSpellsThem() throws Exception {
+        source.put(FileId.parse("9,0300000001"), "spelled".getBytes(), "text/plain", "a.txt", 0, Map.of());
+        NetSocket socket = await(vertx.createNetClient().connect(port, "127.0.0.1"));
+        StringBuilder head = new StringBuilder();
+        CountDownLatch done = new CountDownLatch(1);
+        socket.handler(b -> {
+            head.append(b.toString(java.nio.charset.StandardCharsets.ISO_8859_1));
+            if (head.indexOf("spelled") >= 0) {
+                done.countDown();
+            }
+        });
+        await(socket.write("GET /9,0300000001 HTTP/1.1\r\nHost: x\r\n\r\n"));
+        assertTrue(done.await(10, TimeUnit.SECONDS), head.toString());
+        await(socket.close());
+        for (String name : new String[] {"\r\nETag: ", "\r\nContent-Type: ", "\r\nAccept-Ranges: bytes\r\n",
+                "\r\nContent-Disposition: ", "\r\nContent-Length: "}) {
+            assertTrue(head.indexOf(name) >= 0, name.trim() + " in " + head);
+        }
+    }
 }
