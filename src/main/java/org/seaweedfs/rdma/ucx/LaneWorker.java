@@ -44,11 +44,14 @@ final class LaneWorker {
     private static final int SYNC_COMPLETIONS = 32;
     static final long IDLE_PROGRESS_MS = 100;
     /**
-     * While gets are in flight the loop polls back to back for this long after the last UCX event (an issued or
-     * completed get): a get served one-sidedly or by a responsive peer completes within it. Past it (a peer that
-     * serves emulated gets and is slow to answer, e.g. its thread is descheduled on a busy host) polls are timers,
-     * spaced a quarter of the time since the last event (at most {@value #MAX_POLL_DELAY_MICROS} µs), so the event
-     * loop stops taking the core that the peer (on the same host) needs to answer.
+     * The loop polls back to back for this long after the last UCX event (an issued or completed get), also when
+     * nothing is left in flight: a get served one-sidedly or by a responsive peer completes within it, and a loop that
+     * just served one (a get of shared memory completes inside the call) stays awake for the next request instead of
+     * paying a thread wake-up for it (event bus one at a time, best configuration: p50 65-82 µs asleep, 20-32 µs
+     * awake; BENCHMARKS.md, sixth session). Past it, with gets still in flight (a peer that serves emulated gets
+     * and is slow to answer, e.g. its thread is descheduled on a busy host), polls are timers, spaced a quarter of
+     * the time since the last event (at most {@value #MAX_POLL_DELAY_MICROS} µs), so the event loop stops taking the
+     * core that the peer (on the same host) needs to answer; with none in flight, polling stops.
      */
     static final long BUSY_POLL_NANOS = 50_000;
     static final long MIN_POLL_DELAY_MICROS = 5;
@@ -124,9 +127,7 @@ final class LaneWorker {
             settle(op);
             op.handle(null);
         }
-        if (pending > 0) {
-            schedulePoll();
-        }
+        schedulePoll(); // also after a get that completed here: the loop stays awake for the next one (BUSY_POLL_NANOS)
         return op.future();
     }
 
@@ -281,12 +282,14 @@ final class LaneWorker {
             return;
         }
         boolean events = progressPass();
-        if (pending > 0) {
-            long now = System.nanoTime();
-            if (events) {
-                lastEventNanos = now;
-            }
-            long quiet = now - lastEventNanos;
+        long now = System.nanoTime();
+        if (events) {
+            lastEventNanos = now;
+        }
+        long quiet = now - lastEventNanos;
+        if (pending == 0 && quiet < BUSY_POLL_NANOS) {
+            schedulePoll(); // nothing in flight, but a get was issued just now: the next is likely soon
+        } else if (pending > 0) {
             if (quiet < BUSY_POLL_NANOS) {
                 // Back to back (no yield, no sleep) while a completion is likely soon (BUSY_POLL_NANOS).
                 schedulePoll();
