@@ -68,6 +68,12 @@ final class VolumeFollower {
     private final Events events;
     private final Map<Long, ServedVolume> volumes = new TreeMap<>();
     private final Map<Long, Integer> replaceWaits = new HashMap<>();
+    /**
+     * Volumes whose mapped pages the SIGBUS guard replaced, until a reopen succeeds: the guard's flag is taken once,
+     * and a reopen that fails (the .dat being rewritten at that moment) must be tried again on the next pass rather
+     * than leave zero pages served for good.
+     */
+    private final Set<Long> lostPagesToReopen = new HashSet<>();
     private final Set<String> reported = new HashSet<>();
     private long lastEpoch;
     private boolean closed;
@@ -140,6 +146,7 @@ final class VolumeFollower {
             if (replacedOnDisk(current)) {
                 return openEpoch(files).map(now -> {
                     volumes.put(now.volumeId(), now);
+                    lostPagesToReopen.remove(now.volumeId());
                     metrics.reopens().increment();
                     log.info("Volume " + now.name() + " was replaced on disk (compaction); serving epoch "
                             + Long.toUnsignedString(now.epoch()) + " instead of " + Long.toUnsignedString(current.epoch())
@@ -240,6 +247,9 @@ final class VolumeFollower {
         if (lostPages(volume)) {
             log.warn("Volume " + volume.name() + ": pages of its mapped .dat could not be read (truncated in place or"
                     + " an I/O error) and were replaced by zero pages; reopening it");
+            lostPagesToReopen.add(volume.volumeId());
+        }
+        if (lostPagesToReopen.contains(volume.volumeId())) {
             return true;
         }
         VolumeFiles files = volume.files();
@@ -286,6 +296,7 @@ final class VolumeFollower {
     private void remove(ServedVolume volume) {
         volumes.remove(volume.volumeId());
         replaceWaits.remove(volume.volumeId());
+        lostPagesToReopen.remove(volume.volumeId());
         log.info("Volume " + volume.name() + " is gone from " + volume.files().dat().getParent() + "; no longer served");
         events.removed(volume);
         retire(volume);

@@ -15,6 +15,7 @@ import java.util.Random;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
 import org.junit.jupiter.api.Test;
+import org.seaweedfs.rdma.LogCapture;
 import org.seaweedfs.rdma.protocol.VolumeInfo;
 import org.seaweedfs.rdma.testing.AgentHarness;
 import org.seaweedfs.rdma.testing.Await;
@@ -81,6 +82,42 @@ class AgentTruncationTest extends AgentTestBase {
         }, served -> Arrays.equals(original, served));
         System.out.println("SIGBUS guard: " + (SigbusGuard.faults() - faultsBefore) + " pages replaced over " + ROUNDS
                 + " rounds");
+    }
+
+    /**
+     * The reopen after lost pages fails when it meets the .dat mid-rewrite (empty): the volume must still be reopened
+     * once the file is whole again, not left serving the zero pages the guard put in.
+     */
+    @Test
+    void aReopenThatMeetsTheDatMidRewriteIsTriedAgain() throws Exception {
+        AgentHarness h = start(s -> s);
+        AgentTestClient reader = sidecar(h);
+        AgentTestClient control = sidecar(h);
+        Path dat = h.dir.resolve("2.dat");
+        byte[] original = Files.readAllBytes(dat);
+        VolumeInfo served = awaitVolume(control, 2, v -> v.datSize() == original.length);
+        try (LogCapture log = LogCapture.of(VolumeFollower.class.getName(), "WARN")) {
+            try (FileChannel ch = FileChannel.open(dat, StandardOpenOption.WRITE)) {
+                ch.truncate(0); // every page gone: the reopen that the lost pages start finds no super block
+            }
+            Await.until("a read of the cut pages faults", () -> {
+                try {
+                    reader.get(served, 0, 4096);
+                } catch (Exception gone) {
+                    // the bytes are gone; the agent must not be
+                }
+                return log.messages().stream().anyMatch(m -> m.contains("super block"));
+            });
+            Files.write(dat, original); // whole again, same inode
+        }
+        Await.until("the restored volume is served", () -> {
+            VolumeInfo two = awaitVolume(control, 2, v -> v.datSize() == original.length);
+            try {
+                return control.get(two, 0, original.length);
+            } catch (Exception retired) {
+                return null; // a mapping retired between the listing and the get
+            }
+        }, bytes -> Arrays.equals(original, bytes));
     }
 
     private static void awaitAtLeast(AtomicLong counter, long n) {
