@@ -72,14 +72,7 @@ class AgentTruncationTest extends AgentTestBase {
         int length = (int) Math.min(one.datSize(), 1 << 20);
         assertArrayEquals(Arrays.copyOf(other, length), control.get(one, 0, length), "the other volume is served");
         // Pages lost under a mapping are zero until the agent reopens the volume (its next poll): then all is served.
-        Await.until("the restored volume is served", () -> {
-            VolumeInfo two = awaitVolume(control, 2, v -> v.datSize() == original.length);
-            try {
-                return control.get(two, 0, original.length);
-            } catch (Exception retired) {
-                return null; // a mapping retired between the listing and the get
-            }
-        }, served -> Arrays.equals(original, served));
+        awaitRestored(control, original);
         System.out.println("SIGBUS guard: " + (SigbusGuard.faults() - faultsBefore) + " pages replaced over " + ROUNDS
                 + " rounds");
     }
@@ -110,6 +103,11 @@ class AgentTruncationTest extends AgentTestBase {
             });
             Files.write(dat, original); // whole again, same inode
         }
+        awaitRestored(control, original);
+    }
+
+    /** Volume 2 listed at its original size and served byte for byte. */
+    private static void awaitRestored(AgentTestClient control, byte[] original) {
         Await.until("the restored volume is served", () -> {
             VolumeInfo two = awaitVolume(control, 2, v -> v.datSize() == original.length);
             try {
@@ -117,7 +115,7 @@ class AgentTruncationTest extends AgentTestBase {
             } catch (Exception retired) {
                 return null; // a mapping retired between the listing and the get
             }
-        }, bytes -> Arrays.equals(original, bytes));
+        }, served -> Arrays.equals(original, served));
     }
 
     private static void awaitAtLeast(AtomicLong counter, long n) {
