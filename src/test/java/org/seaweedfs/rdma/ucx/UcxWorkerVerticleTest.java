@@ -288,7 +288,7 @@ class UcxWorkerVerticleTest {
             for (int i = 0; i < 32; i++) {
                 gets.add(channel.get(setup.remote().address(), a, setup.local().address(), 1 << 20));
             }
-            channel.releaseRemoteKey(a);
+            gets.add(channel.releaseRemoteKey(a)); // last: completes once the owner thread took the release
             issued.complete(gets);
         });
         for (Future<Void> get : issued.get(TIMEOUT_S, TimeUnit.SECONDS)) {
