@@ -287,19 +287,15 @@ final class LaneWorker {
             lastEventNanos = now;
         }
         long quiet = now - lastEventNanos;
-        if (pending == 0 && quiet < BUSY_POLL_NANOS) {
-            schedulePoll(); // nothing in flight, but a get was issued just now: the next is likely soon
+        if (quiet < BUSY_POLL_NANOS) {
+            // Back to back (no yield, no sleep): a completion, or the next get, is likely soon (BUSY_POLL_NANOS).
+            schedulePoll();
         } else if (pending > 0) {
-            if (quiet < BUSY_POLL_NANOS) {
-                // Back to back (no yield, no sleep) while a completion is likely soon (BUSY_POLL_NANOS).
-                schedulePoll();
-            } else {
-                long delayMicros = Math.min(MAX_POLL_DELAY_MICROS, Math.max(MIN_POLL_DELAY_MICROS, quiet / 4_000));
-                try {
-                    delayedPoll = eventLoop.schedule(delayedPollTask, delayMicros, TimeUnit.MICROSECONDS);
-                } catch (RejectedExecutionException e) {
-                    delayedPoll = null; // the event loop is shutting down; close() fails what is left
-                }
+            long delayMicros = Math.min(MAX_POLL_DELAY_MICROS, Math.max(MIN_POLL_DELAY_MICROS, quiet / 4_000));
+            try {
+                delayedPoll = eventLoop.schedule(delayedPollTask, delayMicros, TimeUnit.MICROSECONDS);
+            } catch (RejectedExecutionException e) {
+                delayedPoll = null; // the event loop is shutting down; close() fails what is left
             }
         }
     }
