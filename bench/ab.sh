@@ -4,7 +4,7 @@
 #   bench/run.sh sidecar                         # once: volumes, path lists, bench/out/{agent,sidecar}.yaml
 #   bench/ab.sh before /tmp/before.jar; bench/ab.sh after target/seaweedfs-rdma-sidecar.jar; (repeat)
 # Then the event bus from bench/ab/EventBusAb.java (sidecar embedded, same agent), requester EVENTBUS ("other-loop").
-# Env: JAVA_OPTS, CONNS ("64 1"), SECONDS_EACH (5), WARMUP (6), LIST (4 KiB path list), SIDECAR_CONF, AGENT_CONF,
+# Env: JAVA_OPTS (every JVM, the event-bus harness too), CONNS ("64 1"), SECONDS_EACH (5), WARMUP (6), LIST (4 KiB path list), SIDECAR_CONF, AGENT_CONF,
 #      EVENTBUS ("other-loop"; "same-loop" too, or empty), EB_SECONDS (4).
 # CPU is counted for each JVM and its children (a `serve` missing a UCX_* variable relaunches itself as a child).
 set -euo pipefail
@@ -43,7 +43,7 @@ done
 # bench/ab/EventBusAb.java uses only what every build exports, so one source measures each jar.
 kill "$sidecar"; wait "$sidecar" 2> /dev/null || true; sidecar=
 for placement in ${EVENTBUS-other-loop}; do
-    r=$(java -Dlogback.configurationFile="$BENCH_DIR/../src/test/resources/logback-test.xml" -cp "$jar" \
+    r=$(java ${JAVA_OPTS:-} -Dlogback.configurationFile="$BENCH_DIR/../src/test/resources/logback-test.xml" -cp "$jar" \
         "$BENCH_DIR/ab/EventBusAb.java" "$sidecar_conf" "$list" "${EB_SECONDS:-4}" "$placement" 2>> "$out/logs/ab-eventbus.log" \
         | grep '^{' || true)
     python3 -c 'import json, sys

@@ -68,7 +68,22 @@ final class HttpServerMeters implements HttpServerMetrics<HttpServerMeters.Excha
         }
     }
 
-    record MethodMeters(String name, AtomicLong active, DistributionSummary requestBytes) {
+    /** One method's meters, and the response meters its last response used (most responses repeat it). */
+    static final class MethodMeters {
+        final String name;
+        final AtomicLong active;
+        final DistributionSummary requestBytes;
+        /** Shared by event loops without a lock: an immutable memo, so a racing reader sees a whole one. */
+        ResponseMemo last;
+
+        MethodMeters(String name, AtomicLong active, DistributionSummary requestBytes) {
+            this.name = name;
+            this.active = active;
+            this.requestBytes = requestBytes;
+        }
+    }
+
+    record ResponseMemo(String route, int code, ResponseMeters meters) {
     }
 
     record ResponseKey(String route, String method, int code) {
@@ -110,13 +125,13 @@ final class HttpServerMeters implements HttpServerMetrics<HttpServerMeters.Excha
     @Override
     public Exchange requestBegin(Object socketMetric, HttpRequest request) {
         MethodMeters method = methodMeters(request.method());
-        method.active().incrementAndGet();
+        method.active.incrementAndGet();
         return new Exchange(method);
     }
 
     @Override
     public void requestEnd(Exchange exchange, HttpRequest request, long bytesRead) {
-        exchange.method.requestBytes().record(bytesRead);
+        exchange.method.requestBytes.record(bytesRead);
     }
 
     @Override
@@ -129,7 +144,7 @@ final class HttpServerMeters implements HttpServerMetrics<HttpServerMeters.Excha
     @Override
     public void requestReset(Exchange exchange) {
         String route = routeOf(exchange);
-        resets.computeIfAbsent(new ResetKey(route, exchange.method.name()), k -> Counter.builder(PREFIX + "request.resets")
+        resets.computeIfAbsent(new ResetKey(route, exchange.method.name), k -> Counter.builder(PREFIX + "request.resets")
                 .description("Number of request resets").tag("route", k.route()).tag("method", k.method())
                 .register(registry)).increment();
         finish(exchange);
@@ -138,10 +153,16 @@ final class HttpServerMeters implements HttpServerMetrics<HttpServerMeters.Excha
     @Override
     public void responseEnd(Exchange exchange, HttpResponse response, long bytesWritten) {
         long nanos = System.nanoTime() - exchange.startNanos;
-        ResponseKey key = new ResponseKey(routeOf(exchange), exchange.method.name(), response.statusCode());
-        ResponseMeters meters = byResponse.get(key);
-        if (meters == null) {
-            meters = byResponse.computeIfAbsent(key, this::responseMeters);
+        String route = routeOf(exchange);
+        int code = response.statusCode();
+        MethodMeters method = exchange.method;
+        ResponseMemo last = method.last;
+        ResponseMeters meters;
+        if (last != null && last.code() == code && last.route().equals(route)) {
+            meters = last.meters();
+        } else {
+            meters = byResponse.computeIfAbsent(new ResponseKey(route, method.name, code), this::responseMeters);
+            method.last = new ResponseMemo(route, code, meters);
         }
         meters.requests().increment();
         meters.time().record(nanos, TimeUnit.NANOSECONDS);
@@ -156,7 +177,7 @@ final class HttpServerMeters implements HttpServerMetrics<HttpServerMeters.Excha
     private static void finish(Exchange exchange) {
         if (!exchange.done) {
             exchange.done = true;
-            exchange.method.active().decrementAndGet();
+            exchange.method.active.decrementAndGet();
         }
     }
 

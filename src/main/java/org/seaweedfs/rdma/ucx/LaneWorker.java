@@ -44,14 +44,16 @@ final class LaneWorker {
     private static final int SYNC_COMPLETIONS = 32;
     static final long IDLE_PROGRESS_MS = 100;
     /**
-     * The loop polls back to back for this long after the last UCX event (an issued or completed get), also when
-     * nothing is left in flight: a get served one-sidedly or by a responsive peer completes within it, and a loop that
-     * just served one (a get of shared memory completes inside the call) stays awake for the next request instead of
-     * paying a thread wake-up for it (event bus one at a time, best configuration: p50 65-82 µs asleep, 20-32 µs
-     * awake; BENCHMARKS.md, sixth session). Past it, with gets still in flight (a peer that serves emulated gets
-     * and is slow to answer, e.g. its thread is descheduled on a busy host), polls are timers, spaced a quarter of
-     * the time since the last event (at most {@value #MAX_POLL_DELAY_MICROS} µs), so the event loop stops taking the
-     * core that the peer (on the same host) needs to answer; with none in flight, polling stops.
+     * The loop polls back to back for this long after the last UCX event (an issued or completed get) while gets are
+     * in flight, since a get served by a responsive peer completes within it, and after its last get had to wait for
+     * the peer (an emulated get), since the same client's next one is likely to follow as soon. After a get that
+     * completed inside its call (shared memory of UCX copies) it does so only when told to spin
+     * ({@code ucx.progress: spin}, {@link UcxSettings#idleSpinMicros()}): staying awake spares one request at a time
+     * a thread wake-up, but on a busy host takes a core from the clients and peers (BENCHMARKS.md, seventh session).
+     * Past it, with gets still in flight (a peer that serves emulated gets and is slow to answer, e.g. its thread is
+     * descheduled on a busy host), polls are timers, spaced a quarter of the time since the last event (at most
+     * {@value #MAX_POLL_DELAY_MICROS} µs), so the event loop stops taking the core that the peer (on the same host)
+     * needs to answer; with none in flight, polling stops.
      */
     static final long BUSY_POLL_NANOS = 50_000;
     static final long MIN_POLL_DELAY_MICROS = 5;
@@ -63,6 +65,8 @@ final class LaneWorker {
     private final EventLoop eventLoop;
     private final String name;
     private final UcpWorker worker; // null when it could not be made: this loop uses the owner path
+    private final boolean awakeWhenIdle; // polls back to back with no get in flight (ucx.progress: spin)
+    private boolean lastGetWaited; // the last get issued did not complete inside its call
     private final Map<UcxChannel, EventLoopLane> lanes = new HashMap<>();
     private final Set<UcxChannel> refused = new HashSet<>(); // channels whose lane could not be made here
     private final ArrayDeque<LaneGetOp> completed = new ArrayDeque<>();
@@ -84,6 +88,7 @@ final class LaneWorker {
         this.eventLoop = eventLoop;
         this.name = name;
         this.worker = worker;
+        this.awakeWhenIdle = owner.settings().idleSpinMicros() > 0;
     }
 
     /** On the event loop: a worker for it, or a disabled one (owner path) when UCX refuses; never throws. */
@@ -117,6 +122,7 @@ final class LaneWorker {
         for (int i = 0; !op.isDone() && i < PROGRESS_ON_ISSUE; i++) {
             progressOnce();
         }
+        lastGetWaited = !op.isDone();
         if (!failedLanes.isEmpty()) {
             retireFailedLanes();
         }
@@ -127,7 +133,7 @@ final class LaneWorker {
             settle(op);
             op.handle(null);
         }
-        schedulePoll(); // also after a get that completed here: the loop stays awake for the next one (BUSY_POLL_NANOS)
+        schedulePoll(); // also after a get that completed here: it may keep the loop awake (BUSY_POLL_NANOS)
         return op.future();
     }
 
@@ -287,7 +293,7 @@ final class LaneWorker {
             lastEventNanos = now;
         }
         long quiet = now - lastEventNanos;
-        if (quiet < BUSY_POLL_NANOS) {
+        if (pollsBackToBack(quiet, pending, awakeWhenIdle || lastGetWaited)) {
             // Back to back (no yield, no sleep): a completion, or the next get, is likely soon (BUSY_POLL_NANOS).
             schedulePoll();
         } else if (pending > 0) {
@@ -298,6 +304,14 @@ final class LaneWorker {
                 delayedPoll = null; // the event loop is shutting down; close() fails what is left
             }
         }
+    }
+
+    /**
+     * Whether the next poll follows at once ({@link #BUSY_POLL_NANOS}), {@code quiet} ns after the last UCX event;
+     * {@code awake}: also with none in flight.
+     */
+    static boolean pollsBackToBack(long quiet, int pending, boolean awake) {
+        return quiet < BUSY_POLL_NANOS && (pending > 0 || awake);
     }
 
     /** The timer poll: skipped when an immediate poll is queued (a get was issued meanwhile), which cancels it. */

@@ -19,6 +19,9 @@ import java.util.Locale;
  * sidecar's owner thread carries only control messages (its gets run on event-loop lanes): both sleep at once. So
  * does an agent whose volumes are copies in UCX memory when shared memory may carry them: same-host peers read those
  * one-sidedly through the shared mapping, and spinning would only take a core from them (measured: BENCHMARKS.md).
+ * A plan that spins also keeps a sidecar's event-loop lanes polling after a get with none in flight: one request at a
+ * time then waits for no wake-up of the loop, at the price of a core per busy loop, which a host whose clients share
+ * its cores cannot pay ({@code ucx.progress: spin} asks for it; auto never does).
  *
  * @param idleSpinMicros the owner thread's idle spin ({@link UcxSettings#idleSpinMicros()})
  * @param reason         why, for the start-up log line
@@ -60,7 +63,8 @@ public record ProgressPlan(int idleSpinMicros, String reason) {
         }
         if (served == Served.NOTHING) {
             return new ProgressPlan(0, "auto: no memory of this process is read by peers (gets run on event-loop"
-                    + " lanes; the owner thread carries control messages)");
+                    + " lanes, which sleep once none is in flight; the owner thread carries control messages;"
+                    + " ucx.progress: spin keeps both polling, for latency on hosts with spare cores)");
         }
         boolean rdmaTransports = UcxSettings.mayUseRdma(tls);
         if (!rdmaDevices.isEmpty() && rdmaTransports) {

@@ -54,7 +54,8 @@ import java.util.regex.Pattern;
  *                           before it sleeps in the kernel, whether or not operations of its own are in flight
  *                           (0 = sleep at once, the default; chosen by {@link ProgressPlan} from {@code ucx.progress}):
  *                           an agent that serves emulated gets (no RDMA, mapped volumes) catches the next request
- *                           without a wake-up.
+ *                           without a wake-up. Above 0, event-loop lanes also keep polling after a get with none in
+ *                           flight ({@link LaneWorker#BUSY_POLL_NANOS}).
  * @param extraConfig        raw UCX context settings without the UCX_ prefix (e.g. {@code RNDV_THRESH -> 64K});
  *                           applied last on the context. Transport-level keys (TCP_*, POSIX_*, RC_* ...) are ignored
  *                           there by UCX 1.13: put them in the environment.

@@ -118,6 +118,15 @@ class EventLoopLaneTest {
     }
 
     @Test
+    void aLoopStaysAwakeWithNoGetInFlightOnlyWhenToldTo() {
+        long soon = LaneWorker.BUSY_POLL_NANOS / 2;
+        assertTrue(LaneWorker.pollsBackToBack(soon, 1, false), "a get in flight is polled for back to back");
+        assertFalse(LaneWorker.pollsBackToBack(soon, 0, false), "none in flight: the loop may sleep");
+        assertTrue(LaneWorker.pollsBackToBack(soon, 0, true), "after a get that waited, or with ucx.progress: spin");
+        assertFalse(LaneWorker.pollsBackToBack(LaneWorker.BUSY_POLL_NANOS, 3, true), "past the window: timers");
+    }
+
+    @Test
     void getsOffTheVerticlesEventLoopsTakeTheOwnerPath() throws Exception {
         UcxPair pair = pair(UcxSettings.defaults());
         byte[] content = randomBytes(REGION, 6);
