@@ -290,8 +290,8 @@ stop_servers() {
     stop_pid "${AGENT_PID:-}"; AGENT_PID=
 }
 
-# cpu_ticks PID — utime + stime of the whole process (all threads), in clock ticks.
-cpu_ticks() { awk '{ print $14 + $15 }' "/proc/$1/stat"; }
+# cpu_ticks PID — utime + stime of the whole process (all threads) and its children, in clock ticks.
+cpu_ticks() { local p t=0; for p in $1 $(pgrep -P "$1"); do t=$((t + $(awk '{ print $14 + $15 }' "/proc/$p/stat"))); done; echo $t; }
 
 rss_mib() { awk '/^VmRSS:/ { printf "%.1f", $2 / 1024 }' "/proc/$1/status"; }
 # The process's own resident memory (RssAnon + RssFile): VmRSS without RssShmem, the shared memory it attached: with
@@ -348,9 +348,18 @@ hook_sidecar_http() {
 with_cpu() {
     python3 -c 'import json, os, sys
 r = json.loads(sys.stdin.read()); hz = os.sysconf("SC_CLK_TCK")
-def ticks(pid):
-    f = open(f"/proc/{pid}/stat").read().rsplit(")", 1)[1].split()
-    return int(f[11]) + int(f[12])
+def stat(pid):
+    return open(f"/proc/{pid}/stat").read().rsplit(")", 1)[1].split()
+def ticks(pid):  # the process and its children (serve relaunches itself as a child JVM to bound the sidecar's heap, or to set UCX_* variables)
+    kids = []
+    for p in os.listdir("/proc"):
+        try:
+            if p.isdigit() and stat(p)[1] == str(pid):
+                kids.append(p)
+        except OSError:
+            pass
+    f = stat(pid)
+    return int(f[11]) + int(f[12]) + sum(ticks(k) for k in kids)
 n = r["requests"] * (1 + float(sys.argv[5]) / r["duration_s"])
 r["agent_us_per_req"] = round((ticks(sys.argv[3]) - int(sys.argv[1])) * 1e6 / hz / n, 2)
 r["sidecar_us_per_req"] = round((ticks(sys.argv[4]) - int(sys.argv[2])) * 1e6 / hz / n, 2)
