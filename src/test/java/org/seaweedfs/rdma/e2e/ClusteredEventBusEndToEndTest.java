@@ -53,10 +53,22 @@ class ClusteredEventBusEndToEndTest {
     @BeforeAll
     void clusteredSidecar() throws IOException {
         SharedStack.Running stack = SharedStack.get();
-        clusterPort = freePort();
-        RdmaConfig config = ConfigLoader.parse(Stack.sidecarYaml(stack.agent.agentPort(), "")
-                + "cluster: {enabled: true, host: 127.0.0.1, port: " + clusterPort + "}\n", "clustered sidecar", Map.of());
-        sidecarVertx = await(ClusteredVertx.create(config.cluster(), new VertxOptions(), null));
+        RdmaConfig config = null;
+        // The members need the port before Hazelcast binds it: another process can take a free port in between
+        // (seen once in a full run), so a port found taken is replaced by another.
+        for (int attempt = 1; sidecarVertx == null; attempt++) {
+            clusterPort = freePort();
+            config = ConfigLoader.parse(Stack.sidecarYaml(stack.agent.agentPort(), "")
+                    + "cluster: {enabled: true, host: 127.0.0.1, port: " + clusterPort + "}\n", "clustered sidecar",
+                    Map.of());
+            try {
+                sidecarVertx = await(ClusteredVertx.create(config.cluster(), new VertxOptions(), null));
+            } catch (RuntimeException e) {
+                if (attempt == 3 || !portTaken(e)) {
+                    throw e;
+                }
+            }
+        }
         sidecar = await(SeaweedRdma.deploy(sidecarVertx, config, null));
         needles = FixtureNeedles.live(stack.volumes, 2);
     }
@@ -190,6 +202,15 @@ class ClusteredEventBusEndToEndTest {
             }
         }
         return null;
+    }
+
+    private static boolean portTaken(Throwable e) {
+        for (Throwable t = e; t != null; t = t.getCause()) {
+            if (String.valueOf(t.getMessage()).contains("already in use")) {
+                return true;
+            }
+        }
+        return false;
     }
 
     private static int freePort() throws IOException {
