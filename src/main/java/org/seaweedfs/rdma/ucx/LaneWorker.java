@@ -133,7 +133,9 @@ final class LaneWorker {
             settle(op);
             op.handle(null);
         }
-        schedulePoll(); // also after a get that completed here: it may keep the loop awake (BUSY_POLL_NANOS)
+        if (pending > 0 || awakeWhenIdle) {
+            schedulePoll(); // a poll after a get that completed here only when it is to keep the loop awake
+        }
         return op.future();
     }
 
