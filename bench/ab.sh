@@ -48,7 +48,9 @@ for placement in ${EVENTBUS-other-loop}; do
         | grep '^{' || true)
     python3 -c 'import json, sys
 r = json.loads(sys.argv[3]) if sys.argv[3] else None
-print("%-10s eventbus %-10s %8s reads/s (runs %s)  p50 %6s us  p99 %7s us" % (sys.argv[1], sys.argv[2],
-    r["ops_s"] if r else "FAILED", r["ops_s_runs"] if r else "-", r["p50_us"] if r else "-", r["p99_us"] if r else "-"))' \
+print("%-10s eventbus %-10s %8s reads/s (runs %s)  p50 %6s us  p99 %7s us  cpu us/read: %s process, %s consumer loop"
+      % (sys.argv[1], sys.argv[2], r["ops_s"] if r else "FAILED", r["ops_s_runs"] if r else "-", r["p50_us"] if r else "-",
+         r["p99_us"] if r else "-", r.get("cpu_us_per_read", "-") if r else "-",
+         r.get("consumer_cpu_us_per_read", "-") if r else "-"))' \
         "$label" "$placement" "$r"
 done

@@ -59,6 +59,7 @@ public class EventBusAb {
             throw new IllegalStateException("no requester verticle landed " + args[3] + " with the consumer " + consumer[0]);
         }
         Requester chosen = requester;
+        chosen.consumer = consumer[0];
         chosen.begin();
         System.out.println(chosen.result.future().await());
         server.close().await();
@@ -74,6 +75,9 @@ public class EventBusAb {
         volatile Thread thread;
         private int next;
         private int size;
+        Thread consumer;
+        private long[] cpuStart; // CPU when the 64-in-flight runs began: process (the sidecar's too), consumer, requester
+        private long reads; // reads those runs completed
 
         Requester(List<String> fids, double seconds) {
             this.fids = fids;
@@ -121,6 +125,18 @@ public class EventBusAb {
             });
         }
 
+        /**
+         * CPU time of this JVM, of the consumer's event loop and of this requester's. Throughput here is bound by the
+         * consumer's loop and by how often either loop sleeps and must be woken; the consumer's CPU per read is what
+         * a build's read path costs.
+         */
+        private long[] cpuNanos() {
+            java.lang.management.ThreadMXBean threads = java.lang.management.ManagementFactory.getThreadMXBean();
+            long process = ((com.sun.management.OperatingSystemMXBean) java.lang.management.ManagementFactory
+                    .getOperatingSystemMXBean()).getProcessCpuTime();
+            return new long[] {process, threads.getThreadCpuTime(consumer.getId()), threads.getThreadCpuTime(thread.getId())};
+        }
+
         /** Starts the measurement on this verticle's event loop. */
         void begin() {
             context.runOnContext(v -> measure());
@@ -133,21 +149,30 @@ public class EventBusAb {
         }
 
         private void round(double[] rates, int i) {
+            if (i == 0) {
+                cpuStart = cpuNanos();
+            }
             if (i == rates.length) {
+                long[] cpu = cpuNanos();
+                String cpuPerRead = String.format(Locale.ROOT, "\"cpu_us_per_read\":%.2f,\"consumer_cpu_us_per_read\":%.2f,"
+                        + "\"requester_cpu_us_per_read\":%.2f", (cpu[0] - cpuStart[0]) / 1e3 / reads,
+                        (cpu[1] - cpuStart[1]) / 1e3 / reads, (cpu[2] - cpuStart[2]) / 1e3 / reads);
                 long[] lat = new long[20_000];
                 run(1, Long.MAX_VALUE, lat.length, lat, n -> {
                     Arrays.sort(lat, 0, n);
                     double[] sorted = rates.clone();
                     Arrays.sort(sorted);
                     result.tryComplete(String.format(Locale.ROOT,
-                            "{\"kind\":\"eventbus\",\"size\":%d,\"ops_s\":%.0f,\"ops_s_runs\":%s,\"p50_us\":%.1f,\"p99_us\":%.1f}",
-                            size, sorted[1], Arrays.toString(rates), lat[n / 2] / 1e3, lat[(int) (n * 0.99)] / 1e3));
+                            "{\"kind\":\"eventbus\",\"size\":%d,\"ops_s\":%.0f,\"ops_s_runs\":%s,\"p50_us\":%.1f,\"p99_us\":%.1f,%s}",
+                            size, sorted[1], Arrays.toString(rates), lat[n / 2] / 1e3, lat[(int) (n * 0.99)] / 1e3,
+                            cpuPerRead));
                 });
                 return;
             }
             long t0 = System.nanoTime();
             run(64, t0 + (long) (seconds * 1e9), Integer.MAX_VALUE, null, n -> {
                 rates[i] = Math.round(n / ((System.nanoTime() - t0) / 1e9));
+                reads += n;
                 round(rates, i + 1);
             });
         }
