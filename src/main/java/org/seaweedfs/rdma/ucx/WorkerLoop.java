@@ -33,6 +33,14 @@ final class WorkerLoop {
     private final String name;
     private final int spinIterations;
     private final long idleSpinNanos;
+    /**
+     * While serving, the loop yields its core on every {@value}th idle pass and pauses the CPU on the others: with a
+     * yield on every pass a third of a serving agent's CPU went to the scheduler (sched_yield and the switches it
+     * causes); never yielding keeps the core from the event loops beside it (BENCHMARKS.md, eighth session: 8 measured
+     * against 1, 32 and never).
+     */
+    static final int SERVING_YIELD_EVERY = 8;
+    private int servingSpins; // owner thread only
     private final Queue<LoopTask> tasks = new ConcurrentLinkedQueue<>();
     private final CompletionBatch completions = new CompletionBatch();
     private final ArrayList<Watch> watches = new ArrayList<>();
@@ -207,7 +215,11 @@ final class WorkerLoop {
             // get itself; under a steady stream the next request arrives within microseconds, and polling a little
             // longer catches it without an epoll wake-up (the C reference's agent loop does the same).
             if (idleSpinNanos > 0 && System.nanoTime() - lastEvent < idleSpinNanos) {
-                Thread.yield();
+                if (yieldsAt(++servingSpins)) {
+                    Thread.yield();
+                } else {
+                    Thread.onSpinWait();
+                }
                 continue;
             }
             idle = 0;
@@ -222,6 +234,11 @@ final class WorkerLoop {
             workerClosed = true;
         }
         teardown.close(worker);
+    }
+
+    /** Whether the {@code spin}th idle pass of a serving loop yields the core. */
+    static boolean yieldsAt(int spin) {
+        return spin % SERVING_YIELD_EVERY == 0;
     }
 
     private void sleep() {

@@ -221,6 +221,13 @@ class UcxWorkerVerticleTest {
     }
 
     @Test
+    void aServingLoopYieldsItsCoreOnEveryEighthIdlePassOnly() {
+        for (int spin = 1; spin <= 3 * WorkerLoop.SERVING_YIELD_EVERY; spin++) {
+            assertEquals(spin % 8 == 0, WorkerLoop.yieldsAt(spin), "idle pass " + spin);
+        }
+    }
+
+    @Test
     void closingAChannelTellsBothSides() throws Exception {
         startPair(quiet(UcxSettings.defaults()));
         UcxChannel channel = await(client.connect("127.0.0.1", listener.port()));
