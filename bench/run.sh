@@ -350,7 +350,7 @@ with_cpu() {
 r = json.loads(sys.stdin.read()); hz = os.sysconf("SC_CLK_TCK")
 def stat(pid):
     return open(f"/proc/{pid}/stat").read().rsplit(")", 1)[1].split()
-def ticks(pid):  # the process and its children (serve relaunches itself as a child JVM to bound the sidecar's heap, or to set UCX_* variables)
+def ticks(pid):  # the process and its children (serve relaunches itself as a child JVM to bound the sidecar heap, or to set UCX_* variables)
     kids = []
     for p in os.listdir("/proc"):
         try:
