@@ -10,6 +10,7 @@
 set -euo pipefail
 label=${1:?label}; jar=${2:?jar}
 BENCH_DIR=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+source "$BENCH_DIR/lib/proc.sh"
 out=${BENCH_OUT:-$BENCH_DIR/out}
 data=${BENCH_DATA:-/tmp/seaweedfs-rdma-bench}
 list=${LIST:-$data/vid1.paths}
@@ -27,12 +28,11 @@ java ${JAVA_OPTS:-} -jar "$jar" serve --conf "$sidecar_conf" > "$out/logs/ab-sid
 url="http://127.0.0.1:$port$(head -n1 "$list")"
 until curl -s -D - -o /dev/null "$url" | grep -qi '^x-source: *rdma'; do sleep 0.2; done
 wrk -t1 -c64 -d"${WARMUP:-6}s" -s "$BENCH_DIR/lib/random_path.lua" "http://127.0.0.1:$port/" -- "$list" > /dev/null
-ticks() { local p t=0; for p in $1 $(pgrep -P "$1"); do t=$((t + $(awk '{ print $14 + $15 }' "/proc/$p/stat"))); done; echo $t; }
 for c in ${CONNS:-64 1}; do
-    a0=$(ticks $agent); s0=$(ticks $sidecar)
+    a0=$(cpu_ticks $agent); s0=$(cpu_ticks $sidecar)
     r=$(wrk -t1 -c"$c" -d"${SECONDS_EACH:-5}s" --latency -s "$BENCH_DIR/lib/random_path.lua" "http://127.0.0.1:$port/" -- "$list" \
         | sed -n 's/^WRK_JSON //p')
-    a1=$(ticks $agent); s1=$(ticks $sidecar)
+    a1=$(cpu_ticks $agent); s1=$(cpu_ticks $sidecar)
     python3 -c 'import json, os, sys
 r = json.loads(sys.argv[5]); n = r["requests"]; hz = os.sysconf("SC_CLK_TCK")
 print("%-10s c%-3s %8.0f req/s  p50 %6s us  p99 %7s us  agent %6.1f us/req  sidecar %6.1f us/req  errors %d" % (

@@ -50,6 +50,7 @@ export UCX_TCP_TX_SEG_SIZE=${UCX_TCP_TX_SEG_SIZE:-256k} UCX_TCP_RX_SEG_SIZE=${UC
 
 RESULTS=$BENCH_OUT/results.jsonl
 source "$BENCH_DIR/lib/http.sh"
+source "$BENCH_DIR/lib/proc.sh"
 
 # record — JSON lines on stdin are shown and appended to the results; any other line goes to stderr.
 record() {
@@ -290,9 +291,6 @@ stop_servers() {
     stop_pid "${AGENT_PID:-}"; AGENT_PID=
 }
 
-# cpu_ticks PID — utime + stime of the whole process (all threads) and its children, in clock ticks.
-cpu_ticks() { local p t=0; for p in $1 $(pgrep -P "$1"); do t=$((t + $(awk '{ print $14 + $15 }' "/proc/$p/stat"))); done; echo $t; }
-
 rss_mib() { awk '/^VmRSS:/ { printf "%.1f", $2 / 1024 }' "/proc/$1/status"; }
 # The process's own resident memory (RssAnon + RssFile): VmRSS without RssShmem, the shared memory it attached: with
 # agent.volumeMemory ucx, the agent's volume copies the sidecar reads one-sidedly (the agent's pages, counted in the
@@ -346,24 +344,14 @@ hook_sidecar_http() {
 # with_cpu AGENT_TICKS0 SIDECAR_TICKS0 — adds to a wrk line (stdin) each process's CPU per request since the given
 # ticks, read once the line is in (the wrk warm-up inside wrk_measure is counted as requests at the same rate).
 with_cpu() {
+    local line a1 s1
+    line=$(cat); a1=$(cpu_ticks "$AGENT_PID"); s1=$(cpu_ticks "$SIDECAR_PID")
     python3 -c 'import json, os, sys
-r = json.loads(sys.stdin.read()); hz = os.sysconf("SC_CLK_TCK")
-def stat(pid):
-    return open(f"/proc/{pid}/stat").read().rsplit(")", 1)[1].split()
-def ticks(pid):  # the process and its children (serve relaunches itself as a child JVM to bound the sidecar heap, or to set UCX_* variables)
-    kids = []
-    for p in os.listdir("/proc"):
-        try:
-            if p.isdigit() and stat(p)[1] == str(pid):
-                kids.append(p)
-        except OSError:
-            pass
-    f = stat(pid)
-    return int(f[11]) + int(f[12]) + sum(ticks(k) for k in kids)
-n = r["requests"] * (1 + float(sys.argv[5]) / r["duration_s"])
-r["agent_us_per_req"] = round((ticks(sys.argv[3]) - int(sys.argv[1])) * 1e6 / hz / n, 2)
-r["sidecar_us_per_req"] = round((ticks(sys.argv[4]) - int(sys.argv[2])) * 1e6 / hz / n, 2)
-print(json.dumps(r))' "$1" "$2" "$AGENT_PID" "$SIDECAR_PID" "${WRK_WARMUP_SECONDS:-2}"
+r = json.loads(sys.argv[1]); hz = os.sysconf("SC_CLK_TCK")
+n = r["requests"] * (1 + float(sys.argv[4]) / r["duration_s"])
+r["agent_us_per_req"] = round(int(sys.argv[2]) * 1e6 / hz / n, 2)
+r["sidecar_us_per_req"] = round(int(sys.argv[3]) * 1e6 / hz / n, 2)
+print(json.dumps(r))' "$line" "$((a1 - $1))" "$((s1 - $2))" "${WRK_WARMUP_SECONDS:-2}"
 }
 
 # hook_eventbus CONFIG — the sidecar embedded in the bench's JVM (SeaweedRdma.deploy), its agent another process; the
