@@ -10,13 +10,14 @@ import io.vertx.core.Vertx;
 import io.vertx.core.buffer.Buffer;
 import io.vertx.core.internal.ContextInternal;
 import io.vertx.core.internal.buffer.BufferInternal;
+import io.vertx.core.impl.VertxThread;
 
 import java.nio.ByteBuffer;
 
 /**
  * The one door to Vert.x internal APIs, used where nothing public does the job: the event-loop lanes need the
- * caller's Netty event loop, a completion must land on a given context (not merely "a" context), and zero-copy
- * buffers need the Netty {@link ByteBuf} behind a Vert.x {@link Buffer}. Everything else uses the public API.
+ * caller's Netty event loop and to tell one dispatch of it from the next, a completion must land on a given context
+ * (not merely "a" context), and zero-copy buffers need the Netty {@link ByteBuf} behind a Vert.x {@link Buffer}. Everything else uses the public API.
  */
 public final class VertxInternals {
 
@@ -75,5 +76,14 @@ public final class VertxInternals {
      */
     static void emit(Context context, Handler<Void> handler) {
         ((ContextInternal) context).emit(null, handler);
+    }
+
+    /**
+     * When the calling Vert.x thread's current top-level dispatch began (the time its blocked-thread checker reads):
+     * it tells one event of an event loop from the next. 0 when unknown (not a Vert.x thread, or context timings
+     * disabled with {@code -Dvertx.disableContextTimings=true}).
+     */
+    static long dispatchStart() {
+        return Thread.currentThread() instanceof VertxThread thread ? thread.startTime() : 0;
     }
 }

@@ -117,6 +117,71 @@ class EventLoopLaneTest {
         }
     }
 
+    /**
+     * Independent events queued on one loop (64 event-bus requests arriving at once) each get their own budget of
+     * synchronous completions: every one-sided get completes inside its call, none waits for a polling task.
+     */
+    @Test
+    void independentEventsQueuedTogetherEachCompleteTheirGetInsideTheCall() throws Exception {
+        UcxPair pair = pair(UcxSettings.defaults());
+        UcxPair.GetSetup setup = pair.connectForGets(serverRegion(pair, "ucx", randomBytes(REGION, 7)), 4096);
+        Context context = setup.context();
+        long remote = setup.remote().address();
+        onContext(context, () -> setup.channel().get(remote, setup.key(), setup.local().address(), 4096)); // wired up
+        int events = 3 * LaneWorker.SYNC_COMPLETIONS;
+        List<Boolean> doneInCall = new ArrayList<>();
+        onContext(context, () -> {
+            Promise<Void> all = Promise.promise();
+            for (int i = 0; i < events; i++) {
+                int slot = i;
+                context.runOnContext(v -> {
+                    Future<Void> get = setup.channel().get(remote + slot * 4096L, setup.key(),
+                            setup.local().address(), 4096);
+                    doneInCall.add(get.isComplete());
+                    if (doneInCall.size() == events) {
+                        all.complete();
+                    }
+                });
+            }
+            return all.future();
+        });
+        assertEquals(events, doneInCall.stream().filter(done -> done).count(),
+                "gets completed inside their call, one event each: " + doneInCall);
+    }
+
+    /** A caller chaining gets from their completions nests at most {@link LaneWorker#SYNC_COMPLETIONS} deep. */
+    @Test
+    void aChainOfGetsRecursesNoDeeperThanTheBudget() throws Exception {
+        UcxPair pair = pair(UcxSettings.defaults());
+        UcxPair.GetSetup setup = pair.connectForGets(serverRegion(pair, "ucx", randomBytes(REGION, 8)), 4096);
+        Context context = setup.context();
+        onContext(context, () -> setup.channel().get(setup.remote().address(), setup.key(), setup.local().address(), 64));
+        int chain = 20 * LaneWorker.SYNC_COMPLETIONS;
+        int[] depth = {0, 0, 0}; // now, deepest, gets completed
+        Promise<Void> done = Promise.promise();
+        Runnable[] next = new Runnable[1];
+        next[0] = () -> {
+            depth[0]++;
+            setup.channel().get(setup.remote().address(), setup.key(), setup.local().address(), 64).onComplete(ar -> {
+                depth[1] = Math.max(depth[1], depth[0]);
+                if (ar.failed()) {
+                    done.tryFail(ar.cause());
+                } else if (++depth[2] == chain) {
+                    done.complete();
+                } else {
+                    next[0].run();
+                }
+            });
+            depth[0]--;
+        };
+        onContext(context, () -> {
+            next[0].run();
+            return done.future();
+        });
+        assertTrue(depth[1] > 1, "completions inside the call nest");
+        assertTrue(depth[1] <= LaneWorker.SYNC_COMPLETIONS + 1, "nested " + depth[1] + " deep");
+    }
+
     @Test
     void aLoopStaysAwakeWithNoGetInFlightOnlyWhenToldTo() {
         long soon = LaneWorker.BUSY_POLL_NANOS / 2;
