@@ -26,7 +26,7 @@ final class ReadAttempt {
     private final FileId fid;
     private final Context context;
     private final Promise<NeedleContent> promise;
-    private long timerId = -1;
+    long deadlineNanos; // set and read by ReadDeadlines
     private boolean done;
     private int retries;
 
@@ -47,13 +47,16 @@ final class ReadAttempt {
 
     void begin(Consumer<ReadAttempt> body) {
         run(() -> body.accept(this));
-        // A read served within the call (a lane get of shared memory completes there) never needs its deadline;
-        // only one that waits arms it: a timer per read is a scheduled task and a map entry in Vert.x.
+        // A read served within the call (a lane get of shared memory completes there) never needs its deadline.
         if (!done) {
-            long timeout = gate.options().readTimeoutMs();
-            timerId = context.owner().setTimer(timeout, t -> fail(new ReadFailure(ReadFailure.Kind.TIMEOUT,
-                    "reading " + fid + " over " + gate.path().wire + " took more than " + timeout + " ms")));
+            gate.deadlines(context).arm(this);
         }
+    }
+
+    /** Its deadline passed before it finished. */
+    void timedOut() {
+        fail(new ReadFailure(ReadFailure.Kind.TIMEOUT, "reading " + fid + " over " + gate.path().wire
+                + " took more than " + gate.options().readTimeoutMs() + " ms"));
     }
 
     /** Runs a step; anything it throws fails the read. */
@@ -101,9 +104,6 @@ final class ReadAttempt {
 
     private void end() {
         done = true;
-        if (timerId >= 0) {
-            context.owner().cancelTimer(timerId);
-        }
         gate.finished();
     }
 

@@ -14,7 +14,7 @@ import org.seaweedfs.rdma.volume.FileId;
 
 /**
  * Admits reads up to the in-flight bound (refusing the rest at once, never queueing), runs each on its caller's
- * context with a deadline, and counts the outcomes. Thread-safe.
+ * context with a deadline ({@link ReadDeadlines}), and counts the outcomes. Thread-safe.
  */
 final class ReadGate {
 
@@ -23,12 +23,14 @@ final class ReadGate {
     private final ReadCounters counters;
     private final ReadPath path;
     private final AtomicInteger inFlight = new AtomicInteger();
+    private final ThreadLocal<ReadDeadlines> loopDeadlines;
 
     ReadGate(Vertx vertx, ReadPathOptions options, ReadCounters counters, ReadPath path) {
         this.vertx = vertx;
         this.options = options;
         this.counters = counters;
         this.path = path;
+        this.loopDeadlines = ThreadLocal.withInitial(() -> new ReadDeadlines(vertx, options.readTimeoutMs()));
     }
 
     /** Starts {@code body} on the caller's context (a new one for a non-Vert.x thread); fails at once when full. */
@@ -49,6 +51,14 @@ final class ReadGate {
             context.runOnContext(v -> attempt.begin(body));
         }
         return attempt.future();
+    }
+
+    /**
+     * On {@code context}: where its reads' deadlines are kept. An event loop's contexts share its thread's; a worker
+     * context's tasks may run on any pool thread, so each of its reads has its own.
+     */
+    ReadDeadlines deadlines(Context context) {
+        return context.isEventLoopContext() ? loopDeadlines.get() : new ReadDeadlines(vertx, options.readTimeoutMs());
     }
 
     int inFlight() {
