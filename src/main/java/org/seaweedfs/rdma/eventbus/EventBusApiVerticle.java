@@ -31,6 +31,7 @@ import org.seaweedfs.rdma.sidecar.ReadFailure;
  * has no 413; HTTP answers 413) with a text starting "too large: ", so consumers can tell it from a malformed request. On a bus that is not clustered, replies use {@link LocalBufferCodec}: in-JVM consumers get the buffer without a
  * copy; on a clustered bus they are plain buffers (Vert.x's own codec), readable on every node.
  * The headers, stat JSON and failure texts come from {@link NeedleWire}, which the {@link NeedleClient}s read.
+ * Answers leave in batches ({@link ReplyBatch}): one wake-up of a requester's event loop for many replies.
  */
 public final class EventBusApiVerticle extends VerticleBase {
 
@@ -43,6 +44,7 @@ public final class EventBusApiVerticle extends VerticleBase {
     private MessageConsumer<Object> reads;
     private MessageConsumer<Object> stats;
     private boolean localReplies;
+    private ReplyBatch replies;
 
     public EventBusApiVerticle(NeedleSource source, long maxNeedleBytes, ReadMeters meters) {
         this.source = source;
@@ -54,6 +56,7 @@ public final class EventBusApiVerticle extends VerticleBase {
     public Future<?> start() {
         // A clustered bus may deliver a reply to another node, which would not know the local codec: plain buffers.
         localReplies = !vertx.isClustered();
+        replies = new ReplyBatch(context);
         LocalBufferCodec.registerOn(vertx.eventBus());
         reads = vertx.eventBus().consumer(READ_ADDRESS, m -> handle(m, this::read));
         stats = vertx.eventBus().consumer(STAT_ADDRESS, m -> handle(m, this::stat));
@@ -114,9 +117,11 @@ public final class EventBusApiVerticle extends VerticleBase {
         }
         // The copy lets pooled memory go back now; the consumer owns the reply buffer.
         Buffer body = NeedleWire.takeBody(content);
-        message.reply(body, options);
-        meters.recordRead(stat.source(), "ok", System.nanoTime() - start);
-        meters.recordBytesServed(stat.source(), body.length());
+        replies.add(() -> {
+            message.reply(body, options);
+            meters.recordRead(stat.source(), "ok", System.nanoTime() - start);
+            meters.recordBytesServed(stat.source(), body.length());
+        });
     }
 
     private void stat(Message<Object> message, NeedleRequest request, long start) {
@@ -126,8 +131,10 @@ public final class EventBusApiVerticle extends VerticleBase {
                 return;
             }
             NeedleStat s = ar.result();
-            message.reply(NeedleWire.info(s).toJson());
-            meters.recordRead(s.source(), "ok", System.nanoTime() - start);
+            replies.add(() -> {
+                message.reply(NeedleWire.info(s).toJson());
+                meters.recordRead(s.source(), "ok", System.nanoTime() - start);
+            });
         });
     }
 
@@ -135,7 +142,9 @@ public final class EventBusApiVerticle extends VerticleBase {
         NeedleException failure = NeedleWire.failure(cause); // a needle too large: 400 "too large: ..." (no 413 here)
         // The meters keep a needle too large (413) apart from a malformed request.
         int code = cause instanceof ReadFailure rf ? rf.code() : failure.code();
-        meters.recordRead("none", ReadMeters.resultOf(code), System.nanoTime() - start);
-        message.fail(failure.code(), failure.getMessage());
+        replies.add(() -> {
+            meters.recordRead("none", ReadMeters.resultOf(code), System.nanoTime() - start);
+            message.fail(failure.code(), failure.getMessage());
+        });
     }
 }
