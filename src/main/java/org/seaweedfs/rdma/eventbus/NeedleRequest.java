@@ -41,9 +41,14 @@ record NeedleRequest(FileId fid, long offset, long length, boolean raw) {
         if (v == null) {
             return absent;
         }
-        if (!(v instanceof Integer || v instanceof Long)) {
+        long value;
+        if (v instanceof Integer i) {
+            value = i;
+        } else if (v instanceof Long l) {
+            value = l;
+        } else {
             throw new IllegalArgumentException(name + ": must be a non-negative integer, got " + v);
         }
-        return NeedleWire.atLeast(name, ((Number) v).longValue(), 0);
+        return NeedleWire.atLeast(name, value, 0);
     }
 }

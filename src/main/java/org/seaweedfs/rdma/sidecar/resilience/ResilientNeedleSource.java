@@ -310,7 +310,7 @@ public final class ResilientNeedleSource implements NeedleSource, ReadPathStatus
                 return fallback(op, route, "breaker_open", ReadFailure.unavailable(
                         "circuit breaker of agent " + peer.name() + " is open", e), 0);
             }
-            ReadFailure failure = (ReadFailure) e;
+            ReadFailure failure = asReadFailure(e);
             if (isAnswer(failure)) {
                 return Future.failedFuture(failure);
             }
