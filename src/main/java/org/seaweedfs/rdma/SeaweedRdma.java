@@ -179,7 +179,8 @@ public final class SeaweedRdma {
                 .compose(v -> {
                     manager = connections;
                     source = resilient;
-                    return deploy(() -> new EventBusApiVerticle(resilient, sidecar.maxNeedleBytes(), meters),
+                    return deploy(() -> new EventBusApiVerticle(resilient, sidecar.maxNeedleBytes(), meters,
+                                    sidecar.eventBusAwakeMicros()),
                             new DeploymentOptions().setInstances(sidecar.eventBusInstances()));
                 })
                 .onSuccess(v -> {

@@ -183,7 +183,7 @@ public final class ConfigLoader {
                         fallback, v.integer("sidecar.eventBusInstances"),
                         v.number("sidecar.locationCache.maxBytes"),
                         EcRebuild.valueOf(v.string("sidecar.ecRebuild").toUpperCase(Locale.ROOT)),
-                        v.number("sidecar.maxHeap")),
+                        v.number("sidecar.maxHeap"), v.integer("sidecar.eventBusAwakeMicros")),
                 new UcxConfig(v.strings("ucx.tls"), v.strings("ucx.netDevices"),
                         v.string("ucx.errorHandling").toLowerCase(Locale.ROOT),
                         v.string("ucx.onDemandPaging").toLowerCase(Locale.ROOT), v.integer("ucx.maxRemoteKeys"),

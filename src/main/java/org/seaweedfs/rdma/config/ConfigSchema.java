@@ -63,6 +63,7 @@ final class ConfigSchema {
             ConfigKey.ranged("sidecar.retry.maxAttempts", INTEGER, 3L, 1, 10),
             ConfigKey.ranged("sidecar.retry.waitDuration", DURATION, Duration.ofMillis(50), 0, 60_000),
             ConfigKey.ranged("sidecar.eventBusInstances", INTEGER, 1L, 1, 256),
+            ConfigKey.ranged("sidecar.eventBusAwakeMicros", INTEGER, 50L, 0, 10_000),
             ConfigKey.ranged("sidecar.locationCache.maxBytes", BYTES, 64L << 20, 64 * 1024, 1024 * GIB),
             ConfigKey.choice("sidecar.fallback", STRING_LIST, List.of("read-through", "http"), "read-through", "http"),
             ConfigKey.choice("sidecar.ecRebuild", STRING, "rdma", "rdma", "fallback"),

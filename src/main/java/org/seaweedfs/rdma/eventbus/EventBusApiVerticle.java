@@ -31,7 +31,9 @@ import org.seaweedfs.rdma.sidecar.ReadFailure;
  * has no 413; HTTP answers 413) with a text starting "too large: ", so consumers can tell it from a malformed request. On a bus that is not clustered, replies use {@link LocalBufferCodec}: in-JVM consumers get the buffer without a
  * copy; on a clustered bus they are plain buffers (Vert.x's own codec), readable on every node.
  * The headers, stat JSON and failure texts come from {@link NeedleWire}, which the {@link NeedleClient}s read.
- * Answers leave in batches ({@link ReplyBatch}): one wake-up of a requester's event loop for many replies.
+ * Answers leave in batches ({@link ReplyBatch}): one wake-up of a requester's event loop for many replies; after
+ * answering, the event loop keeps polling for {@code sidecar.eventBusAwakeMicros} ({@link AwakeWindow}), so a
+ * requester sending one request at a time finds it awake.
  */
 public final class EventBusApiVerticle extends VerticleBase {
 
@@ -41,22 +43,30 @@ public final class EventBusApiVerticle extends VerticleBase {
     private final NeedleSource source;
     private final long maxNeedleBytes;
     private final ReadMeters meters;
+    private final long awakeMicros;
     private MessageConsumer<Object> reads;
     private MessageConsumer<Object> stats;
     private boolean localReplies;
     private ReplyBatch replies;
 
+    /** A consumer whose event loop sleeps as soon as it has answered (no {@link AwakeWindow}). */
     public EventBusApiVerticle(NeedleSource source, long maxNeedleBytes, ReadMeters meters) {
+        this(source, maxNeedleBytes, meters, 0);
+    }
+
+    /** @param awakeMicros how long the event loop keeps polling after it answered ({@link AwakeWindow}); 0: none */
+    public EventBusApiVerticle(NeedleSource source, long maxNeedleBytes, ReadMeters meters, long awakeMicros) {
         this.source = source;
         this.maxNeedleBytes = maxNeedleBytes;
         this.meters = meters;
+        this.awakeMicros = awakeMicros;
     }
 
     @Override
     public Future<?> start() {
         // A clustered bus may deliver a reply to another node, which would not know the local codec: plain buffers.
         localReplies = !vertx.isClustered();
-        replies = new ReplyBatch(context);
+        replies = new ReplyBatch(context, new AwakeWindow(context, awakeMicros));
         LocalBufferCodec.registerOn(vertx.eventBus());
         reads = vertx.eventBus().consumer(READ_ADDRESS, m -> handle(m, this::read));
         stats = vertx.eventBus().consumer(STAT_ADDRESS, m -> handle(m, this::stat));

@@ -20,12 +20,15 @@ final class ReplyBatch {
     private static final Logger LOG = LoggerFactory.getLogger(ReplyBatch.class);
 
     private final Context context;
+    private final AwakeWindow awake;
     private final ArrayDeque<Runnable> pending = new ArrayDeque<>();
     private final Handler<Void> flush = v -> flush();
     private boolean flushQueued;
 
-    ReplyBatch(Context context) {
+    /** @param awake told when a batch left */
+    ReplyBatch(Context context, AwakeWindow awake) {
         this.context = context;
+        this.awake = awake;
     }
 
     /** Sends {@code reply} with the others answered before the loop gets to the flush task. */
@@ -46,5 +49,6 @@ final class ReplyBatch {
                 LOG.warn("An event-bus reply could not be sent: " + e, e);
             }
         }
+        awake.answered();
     }
 }

@@ -72,6 +72,12 @@ class ConfigLoaderTest {
     }
 
     @Test
+    void eventBusAwakeMicros() {
+        assertEquals(50, parse("").sidecar().eventBusAwakeMicros());
+        assertEquals(0, parse("sidecar: {eventBusAwakeMicros: 0}").sidecar().eventBusAwakeMicros());
+    }
+
+    @Test
     void clusterKeysAreValidatedAndEnvOverridable() {
         assertEquals(ClusterConfig.disabled(), parse("").cluster());
         ClusterConfig c = ConfigLoader.parse("cluster: {enabled: true, host: 10.0.0.7, port: 5801}", "test.yaml",
@@ -178,6 +184,7 @@ class ConfigLoaderTest {
             "agent: {offset5: yes please}            | agent.offset5: expected true or false, got 'yes please'",
             "ucx: {eventLoopLanes: sometimes}        | ucx.eventLoopLanes: expected true or false, got 'sometimes'",
             "sidecar: {eventBusInstances: 0}         | sidecar.eventBusInstances: must be between 1 and 256, got 0",
+            "sidecar: {eventBusAwakeMicros: -1}      | sidecar.eventBusAwakeMicros: must be between 0 and 10000, got -1",
             "agent: {listen: nohost}                 | agent.listen: 'nohost' is not host:port",
             "agent: {listen: 'h:99999'}              | agent.listen: 'h:99999': port 99999 is outside 0..65535",
             "sidecar: {agents: ['h:0']}              | sidecar.agents: 'h:0': port 0 is outside 1..65535",

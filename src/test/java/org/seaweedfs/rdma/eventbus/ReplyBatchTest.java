@@ -19,7 +19,7 @@ class ReplyBatchTest {
     @Test
     void repliesLeaveInOrderAfterTheTaskAndOneThatThrowsHoldsNoneBack(Vertx vertx) throws Exception {
         Context context = vertx.getOrCreateContext();
-        ReplyBatch batch = new ReplyBatch(context);
+        ReplyBatch batch = new ReplyBatch(context, new AwakeWindow(context, 0));
         List<String> sent = new ArrayList<>();
         Promise<List<String>> seenAtTaskEnd = Promise.promise();
         Promise<Void> flushed = Promise.promise();
