@@ -137,6 +137,19 @@ def http_table(rows):
                        f"| {fmt_ratio(ratio(s.get('req_s'), n.get('req_s')), thr_target)} "
                        f"| {fmt_ratio(ratio(s.get('p50_us'), n.get('p50_us')), p50_target, False)} |")
         out.append("")
+    ceiling = [r for r in https if r.get("impl") == "vertx-static"]
+    if ceiling:
+        out += ["The framework's ceiling: a bare Vert.x server of the same bytes from memory (bench/peers/VertxStaticHttp.java; "
+                "no volume, no UCX, no metrics), against nginx at its best worker count:", "",
+                "| size | conns | nginx req/s | nginx p50 µs | Vert.x req/s | Vert.x p50 µs | Vert.x/nginx req/s | Vert.x/nginx p50 |",
+                "|---|---:|---:|---:|---:|---:|---|---|"]
+        for size, conns in keys:
+            n = nginx_best(https, size, conns)
+            v = pick(https, impl="vertx-static", size=size, conns=conns) or {}
+            out.append(f"| {size_label(size)} | {conns} | {fmt(n.get('req_s'))} | {fmt(n.get('p50_us'))} | {fmt(v.get('req_s'))} "
+                       f"| {fmt(v.get('p50_us'))} | {fmt_ratio(ratio(v.get('req_s'), n.get('req_s')), None)} "
+                       f"| {fmt_ratio(ratio(v.get('p50_us'), n.get('p50_us')), None, False)} |")
+        out.append("")
     errs = [r for r in https if r.get("errors") or r.get("non_2xx")]
     for r in errs:
         out.append(f"\n**{r['impl']} {size_label(r['size'])} c{r['conns']}: {r.get('errors')} socket errors, "

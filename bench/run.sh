@@ -180,6 +180,24 @@ run_nginx() {
     done
 }
 
+# run_vertx_static — the framework's ceiling: bench/peers/VertxStaticHttp.java, a bare Vert.x server (the sidecar's jar,
+# its HTTP server options and instance count) answering the same plain files from memory: no volume, UCX or metrics.
+run_vertx_static() {
+    local port=$((NGINX_PORT + 1)) log=$BENCH_OUT/logs/vertx-static.log pid
+    log "vertx-static: bare Vert.x HTTP, $HTTP_INSTANCES instances, on 127.0.0.1:$port"
+    # shellcheck disable=SC2086
+    java $JAVA_OPTS -Dlogback.configurationFile="$ROOT/src/test/resources/logback-test.xml" -cp "$JAR" \
+        "$BENCH_DIR/peers/VertxStaticHttp.java" "$BENCH_DATA/plain" "$port" "$HTTP_INSTANCES" \
+        > "$log" 2>&1 &
+    pid=$!
+    trap 'stop_pid '"$pid" EXIT
+    wait_for_line "$log" '^ready:' 60 "$pid"
+    wrk_requests_at "$port" 64 "$SIDECAR_WARMUP_SECONDS" "$BENCH_DATA/vid1.paths" > /dev/null  # JIT, as the sidecar's
+    http_suite vertx-static "http://127.0.0.1:$port"
+    stop_pid "$pid"
+    trap - EXIT
+}
+
 # ---------- hooks: the project's side, plugged in when the read path exists ----------
 # Each hook prints JSON lines (through `record`) or says on stderr that it is not wired yet.
 # Field names shared with the peers make report.py pair them: see bench/README.md.
@@ -307,7 +325,12 @@ heap_used_mib() {
 # wrk_requests CONNS SECONDS PATHS — one wrk run against the sidecar; prints "<requests answered> <errors>"
 # (errors: socket errors, wrk's 2 s timeouts and non-2xx answers).
 wrk_requests() {
-    wrk -t1 -c"$1" -d"$2s" -s "$BENCH_LIB/random_path.lua" "http://127.0.0.1:$SIDECAR_PORT/" -- "$3" 2>&1 \
+    wrk_requests_at "$SIDECAR_PORT" "$@"
+}
+
+# wrk_requests_at PORT CONNS SECONDS PATHS — the same against any port.
+wrk_requests_at() {
+    wrk -t1 -c"$2" -d"$3s" -s "$BENCH_LIB/random_path.lua" "http://127.0.0.1:$1/" -- "$4" 2>&1 \
         | sed -n 's/^WRK_JSON //p' | python3 -c 'import json, sys; r = json.load(sys.stdin); print(r["requests"], r["errors"] + r["non_2xx"])'
 }
 
@@ -484,7 +507,7 @@ main() {
     for step in $steps; do
         case $step in
             c) run_c_get ;;
-            http) make_http_data; run_nginx ;;
+            http) make_http_data; run_nginx; run_vertx_static ;;
             sidecar) make_http_data; for_configs hook_sidecar_http ;;
             ec) make_http_data; for_configs hook_ec ;;
             eventbus) for_configs hook_eventbus ;;

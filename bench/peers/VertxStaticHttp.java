@@ -1,4 +1,5 @@
-import io.vertx.core.AbstractVerticle;
+import io.vertx.core.Future;
+import io.vertx.core.VerticleBase;
 import io.vertx.core.DeploymentOptions;
 import io.vertx.core.Vertx;
 import io.vertx.core.buffer.Buffer;
@@ -32,10 +33,10 @@ public class VertxStaticHttp {
             }
         }
         Vertx vertx = Vertx.vertx();
-        vertx.deployVerticle(() -> new AbstractVerticle() {
+        vertx.deployVerticle(() -> new VerticleBase() {
             @Override
-            public void start() {
-                vertx.createHttpServer(new HttpServerOptions().setHost("127.0.0.1").setPort(port)
+            public Future<?> start() {
+                return vertx.createHttpServer(new HttpServerOptions().setHost("127.0.0.1").setPort(port)
                                 .setPerMessageWebSocketCompressionSupported(false)
                                 .setPerFrameWebSocketCompressionSupported(false).setHttp2ClearTextEnabled(false))
                         .requestHandler(request -> {
@@ -46,7 +47,7 @@ public class VertxStaticHttp {
                                 request.response().putHeader("ETag", "\"00000000\"")
                                         .putHeader("Content-Type", "application/octet-stream").end(body);
                             }
-                        }).listen().await();
+                        }).listen();
             }
         }, new DeploymentOptions().setInstances(instances)).await();
         System.out.println("ready: " + port + " (" + files.size() + " files, " + instances + " instances)");
