@@ -2,6 +2,7 @@ import io.vertx.core.Future;
 import io.vertx.core.VerticleBase;
 import io.vertx.core.DeploymentOptions;
 import io.vertx.core.Vertx;
+import io.vertx.core.VertxOptions;
 import io.vertx.core.buffer.Buffer;
 import io.vertx.core.http.HttpServerOptions;
 import java.nio.file.Files;
@@ -12,9 +13,10 @@ import java.util.stream.Stream;
 
 /**
  * The framework's ceiling, a peer for bench/run.sh: a bare Vert.x HTTP/1.1 server on the sidecar's Vert.x (same jar,
- * same server options, same number of verticle instances) answering GET /<name> with the bytes of the plain file of
- * that name, held in memory, and a fixed ETag. No volume, no UCX, no metrics, no CRC: whatever the sidecar spends
- * beyond this per request is the read path's; whatever this spends beyond nginx is Vert.x's and the JVM's.
+ * same server options, same number of verticle instances, Netty's epoll transport as {@code serve} prefers)
+ * answering GET /<name> with the bytes of the plain file of that name, held in memory, and a fixed ETag. No volume,
+ * no UCX, no metrics, no CRC: whatever the sidecar spends beyond this per request is the read path's; whatever this
+ * spends beyond nginx is Vert.x's and the JVM's.
  *
  *   java -cp target/seaweedfs-rdma-sidecar.jar bench/peers/VertxStaticHttp.java PLAIN_DIR PORT INSTANCES
  *
@@ -32,7 +34,7 @@ public class VertxStaticHttp {
                 files.put("/" + p.getFileName(), Buffer.buffer(Files.readAllBytes(p)));
             }
         }
-        Vertx vertx = Vertx.vertx();
+        Vertx vertx = Vertx.vertx(new VertxOptions().setPreferNativeTransport(true)); // as serve runs
         vertx.deployVerticle(() -> new VerticleBase() {
             @Override
             public Future<?> start() {
@@ -50,6 +52,7 @@ public class VertxStaticHttp {
                         }).listen();
             }
         }, new DeploymentOptions().setInstances(instances)).await();
-        System.out.println("ready: " + port + " (" + files.size() + " files, " + instances + " instances)");
+        System.out.println("ready: " + port + " (" + files.size() + " files, " + instances + " instances, network transport "
+                + (vertx.isNativeTransportEnabled() ? "epoll" : "nio") + ")");
     }
 }
