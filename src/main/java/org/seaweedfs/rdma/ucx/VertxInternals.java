@@ -13,6 +13,8 @@ import io.vertx.core.internal.buffer.BufferInternal;
 import io.vertx.core.impl.VertxThread;
 
 import java.nio.ByteBuffer;
+import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.TimeUnit;
 
 /**
  * The one door to Vert.x internal APIs, used where nothing public does the job: the event-loop lanes need the
@@ -76,6 +78,20 @@ public final class VertxInternals {
      */
     static void emit(Context context, Handler<Void> handler) {
         ((ContextInternal) context).emit(null, handler);
+    }
+
+    /**
+     * Runs {@code task} on the event loop of {@code context} (an event-loop context) after {@code delayNanos}, outside
+     * any context: unlike a Vert.x timer it belongs to no deployment, so no undeployed verticle cancels it. False when
+     * the event loop is shutting down and takes no more tasks.
+     */
+    public static boolean schedule(Context context, Runnable task, long delayNanos) {
+        try {
+            ((ContextInternal) context).nettyEventLoop().schedule(task, delayNanos, TimeUnit.NANOSECONDS);
+            return true;
+        } catch (RejectedExecutionException e) {
+            return false;
+        }
     }
 
     /**

@@ -1,6 +1,5 @@
 package org.seaweedfs.rdma.sidecar.read;
 
-import io.vertx.core.Vertx;
 import java.util.ArrayDeque;
 
 /**
@@ -10,22 +9,29 @@ import java.util.ArrayDeque;
  * cancel each). Reads that finish stay queued until they reach the head, where they are dropped unseen; a slow read
  * at the head cannot make the queue grow past about twice the reads in flight, as it is compacted when it doubles.
  *
- * <p>Confined to one thread: an event loop's (its contexts and their duplicates share it), or a single read's on
- * a worker context, which may run its tasks on any thread of the pool.
+ * <p>Confined to one thread: an event loop's (its contexts and their duplicates share it, and its timer is the event
+ * loop's own, which no undeployed verticle takes with it), or a single read's on a worker context, which may run its
+ * tasks on any thread of the pool.
  */
 final class ReadDeadlines {
 
     /** The queue is never compacted below this length (finished reads are dropped from the head as it goes). */
     private static final int MIN_COMPACT_LENGTH = 1024;
 
-    private final Vertx vertx;
+    /** Runs a task on this queue's thread after a delay (ns); false when it cannot (the thread's loop is closing). */
+    interface Timer {
+        boolean schedule(long delayNanos, Runnable task);
+    }
+
+    private final Timer timer;
+    private final Runnable expire = this::expire;
     private final long timeoutNanos;
     private final ArrayDeque<ReadAttempt> armed = new ArrayDeque<>();
     private int compactAt = MIN_COMPACT_LENGTH;
     private boolean timerSet;
 
-    ReadDeadlines(Vertx vertx, long timeoutMs) {
-        this.vertx = vertx;
+    ReadDeadlines(Timer timer, long timeoutMs) {
+        this.timer = timer;
         this.timeoutNanos = timeoutMs * 1_000_000;
     }
 
@@ -50,10 +56,8 @@ final class ReadDeadlines {
         return armed.size();
     }
 
-    /** On this thread's current context, so the timer fires on this thread. */
     private void schedule(long inNanos) {
-        timerSet = true;
-        vertx.setTimer(Math.max(1, (inNanos + 999_999) / 1_000_000), t -> expire());
+        timerSet = timer.schedule(inNanos, expire);
     }
 
     /** Fails every read past its deadline, drops finished ones, and sets the timer for the next deadline. */

@@ -30,7 +30,7 @@ final class ReadGate {
         this.options = options;
         this.counters = counters;
         this.path = path;
-        this.loopDeadlines = ThreadLocal.withInitial(() -> new ReadDeadlines(vertx, options.readTimeoutMs()));
+        this.loopDeadlines = new ThreadLocal<>();
     }
 
     /** Starts {@code body} on the caller's context (a new one for a non-Vert.x thread); fails at once when full. */
@@ -58,7 +58,17 @@ final class ReadGate {
      * context's tasks may run on any pool thread, so each of its reads has its own.
      */
     ReadDeadlines deadlines(Context context) {
-        return context.isEventLoopContext() ? loopDeadlines.get() : new ReadDeadlines(vertx, options.readTimeoutMs());
+        if (!context.isEventLoopContext()) {
+            return new ReadDeadlines((delay, task) -> vertx.setTimer(Math.max(1, (delay + 999_999) / 1_000_000),
+                    t -> task.run()) >= 0, options.readTimeoutMs());
+        }
+        ReadDeadlines deadlines = loopDeadlines.get();
+        if (deadlines == null) {
+            deadlines = new ReadDeadlines((delay, task) -> VertxInternals.schedule(context, task, delay),
+                    options.readTimeoutMs());
+            loopDeadlines.set(deadlines);
+        }
+        return deadlines;
     }
 
     int inFlight() {

@@ -3,6 +3,7 @@ package org.seaweedfs.rdma.sidecar.read;
 import io.vertx.core.Context;
 import io.vertx.core.Future;
 import io.vertx.core.Promise;
+import io.vertx.core.VerticleBase;
 import io.vertx.core.Vertx;
 import io.vertx.core.internal.VertxInternal;
 import java.util.ArrayList;
@@ -60,6 +61,27 @@ class ReadDeadlinesTest {
         assertEquals(ReadFailure.Kind.NOT_FOUND, ((ReadFailure) answered.cause()).kind(), "its own outcome stays");
         assertEquals(1, gate.counters().failures(ReadFailure.Kind.TIMEOUT));
         assertEquals(0, gate.inFlight());
+    }
+
+    /**
+     * The event loop's deadline timer belongs to no verticle: the verticle whose read armed it can be undeployed (a
+     * Vert.x timer would go with it) and the reads still waiting on that loop still time out.
+     */
+    @Test
+    void readsStillTimeOutAfterTheVerticleThatArmedTheTimerIsUndeployed() {
+        List<ReadAttempt> held = new ArrayList<>();
+        Promise<Future<NeedleContent>> first = Promise.promise();
+        String deployment = await(vertx.deployVerticle(new VerticleBase() {
+            @Override
+            public Future<?> start() {
+                first.complete(gate.start(FileId.parse("3,0200000001"), held::add));
+                return Future.succeededFuture();
+            }
+        }));
+        Future<NeedleContent> hung = await(first.future());
+        await(vertx.undeploy(deployment));
+        Throwable failure = await(hung.transform(ar -> Future.succeededFuture(ar.cause())));
+        assertEquals(ReadFailure.Kind.TIMEOUT, ((ReadFailure) failure).kind());
     }
 
     @Test
