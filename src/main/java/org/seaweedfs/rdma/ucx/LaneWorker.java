@@ -138,11 +138,11 @@ final class LaneWorker {
                 budgetDispatch = dispatch;
                 syncBudget = SYNC_COMPLETIONS;
             }
-        }
-        if (op.isDone() && syncBudget > 0 && completed.removeLastOccurrence(op)) {
-            syncBudget--;
-            settle(op);
-            op.handle(null);
+            if (syncBudget > 0 && completed.removeLastOccurrence(op)) {
+                syncBudget--;
+                settle(op);
+                op.handle(null);
+            }
         }
         if (pending > 0 || awakeWhenIdle) {
             schedulePoll(); // a poll after a get that completed here only when it is to keep the loop awake

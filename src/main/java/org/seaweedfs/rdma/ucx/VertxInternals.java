@@ -19,7 +19,8 @@ import java.util.concurrent.TimeUnit;
 /**
  * The one door to Vert.x internal APIs, used where nothing public does the job: the event-loop lanes need the
  * caller's Netty event loop and to tell one dispatch of it from the next, a completion must land on a given context
- * (not merely "a" context), and zero-copy buffers need the Netty {@link ByteBuf} behind a Vert.x {@link Buffer}. Everything else uses the public API.
+ * (not merely "a" context), read deadlines need a timer no deployment owns, and zero-copy buffers need the Netty
+ * {@link ByteBuf} behind a Vert.x {@link Buffer}. Everything else uses the public API.
  */
 public final class VertxInternals {
 
