@@ -56,9 +56,12 @@ final class LaneWorker {
      * Past it, with gets still in flight (a peer that serves emulated gets and is slow to answer, e.g. its thread is
      * descheduled on a busy host), polls are timers, spaced a quarter of the time since the last event (at most
      * {@value #MAX_POLL_DELAY_MICROS} µs), so the event loop stops taking the core that the peer (on the same host)
-     * needs to answer; with none in flight, polling stops.
+     * needs to answer; with none in flight, polling stops. 20 µs rather than 50: a same-host agent answers an emulated
+     * get within it when its thread runs, and the longer window kept the loop polling while the agent, the other loop
+     * and the clients waited for a core (at 16 connections the polls took most of the sidecar's CPU; with 20 µs its
+     * CPU per request fell by a quarter and one connection's p50 by a fifth: BENCHMARKS.md, tenth session).
      */
-    static final long BUSY_POLL_NANOS = 50_000;
+    static final long BUSY_POLL_NANOS = 20_000;
     static final long MIN_POLL_DELAY_MICROS = 5;
     static final long MAX_POLL_DELAY_MICROS = 100;
     /** How long a lane of a closed channel waits for its gets in flight before it force-closes. */

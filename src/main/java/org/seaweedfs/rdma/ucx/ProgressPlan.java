@@ -28,8 +28,16 @@ import java.util.Locale;
  */
 public record ProgressPlan(int idleSpinMicros, String reason) {
 
-    /** The agent's idle spin when it serves emulated gets. */
-    public static final int SERVING_SPIN_MICROS = 100;
+    /**
+     * The agent's idle spin when it serves emulated gets (auto). Long enough for the next get of a burst, short enough
+     * that a host whose cores are all busy (clients, event loops) does not lose one to it between bursts: 100 µs spent
+     * 6.5-7.7 µs of the agent's CPU per 4 KiB read at 16 connections, 15 µs 3.3-3.8, with more reads per second and a
+     * shorter p50 at one connection (BENCHMARKS.md, tenth session).
+     */
+    public static final int SERVING_SPIN_MICROS = 15;
+
+    /** The idle spin {@code ucx.progress: spin} asks for: latency first, for hosts with cores to spare. */
+    public static final int SPIN_MICROS = 100;
 
     /** Where the kernel lists RDMA devices (what UCX's verbs transports open). */
     public static final Path RDMA_DEVICES = Path.of("/sys/class/infiniband");
@@ -53,7 +61,7 @@ public record ProgressPlan(int idleSpinMicros, String reason) {
     public static ProgressPlan choose(String mode, Served served, String tls, List<String> rdmaDevices) {
         switch (mode.toLowerCase(Locale.ROOT)) {
             case "spin":
-                return new ProgressPlan(SERVING_SPIN_MICROS, "ucx.progress: spin");
+                return new ProgressPlan(SPIN_MICROS, "ucx.progress: spin");
             case "wait":
                 return new ProgressPlan(0, "ucx.progress: wait");
             case "auto":

@@ -3,7 +3,6 @@ package org.seaweedfs.rdma.ucx;
 import io.vertx.core.Context;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
-import org.openucx.jucx.UcxException;
 import org.openucx.jucx.ucp.UcpRequest;
 import org.openucx.jucx.ucp.UcpWorker;
 
@@ -34,13 +33,13 @@ final class WorkerLoop {
     private final int spinIterations;
     private final long idleSpinNanos;
     /**
-     * While serving, the loop yields its core on every {@value}th idle pass and pauses the CPU on the others: with a
-     * yield on every pass a third of a serving agent's CPU went to the scheduler (sched_yield and the switches it
-     * causes); never yielding keeps the core from the event loops beside it (BENCHMARKS.md, eighth session: 8 measured
-     * against 1, 32 and never).
+     * While serving, the loop yields its core once per {@value} ns of idle spinning and pauses the CPU
+     * ({@code Thread.onSpinWait}) in between: yielding on every pass sent a third of a serving agent's CPU to the
+     * scheduler, never yielding keeps the core from the event loops beside it (BENCHMARKS.md, eighth session). Counted
+     * in time, not passes: a pass costs a few hundred ns, or microseconds when a TCP lane makes progress poll sockets.
      */
-    static final int SERVING_YIELD_EVERY = 8;
-    private int servingSpins; // owner thread only
+    static final long SERVING_YIELD_NANOS = 10_000;
+    private long lastYield; // owner thread only
     private final Queue<LoopTask> tasks = new ConcurrentLinkedQueue<>();
     private final CompletionBatch completions = new CompletionBatch();
     private final ArrayList<Watch> watches = new ArrayList<>();
@@ -214,9 +213,11 @@ final class WorkerLoop {
             // Serving mode (ProgressPlan): a worker whose memory peers read by emulated gets (no RDMA) serves each
             // get itself; under a steady stream the next request arrives within microseconds, and polling a little
             // longer catches it without an epoll wake-up (the C reference's agent loop does the same).
-            if (idleSpinNanos > 0 && System.nanoTime() - lastEvent < idleSpinNanos) {
-                if (yieldsAt(++servingSpins)) {
+            long now;
+            if (idleSpinNanos > 0 && (now = System.nanoTime()) - lastEvent < idleSpinNanos) {
+                if (yieldsNow(now, lastYield)) {
                     Thread.yield();
+                    lastYield = now;
                 } else {
                     Thread.onSpinWait();
                 }
@@ -236,9 +237,9 @@ final class WorkerLoop {
         teardown.close(worker);
     }
 
-    /** Whether the {@code spin}th idle pass of a serving loop yields the core. */
-    static boolean yieldsAt(int spin) {
-        return spin % SERVING_YIELD_EVERY == 0;
+    /** Whether an idle pass of a serving loop at {@code now} yields the core, the last yield being at {@code lastYield}. */
+    static boolean yieldsNow(long now, long lastYield) {
+        return now - lastYield >= SERVING_YIELD_NANOS;
     }
 
     private void sleep() {
@@ -247,11 +248,9 @@ final class WorkerLoop {
             if (!tasks.isEmpty()) {
                 return;
             }
-            try {
-                worker.arm();
-            } catch (UcxException busy) {
-                return; // UCS_ERR_BUSY: events are pending, progress again
-            }
+            // ucp_worker_wait arms the worker itself and returns at once when events are pending (UCS_ERR_BUSY). An
+            // arm() of our own before it armed twice per sleep, and JUCX reports BUSY as an exception, stack trace
+            // and all: on a serving agent that sleeps between bursts, both were measurable (BENCHMARKS.md).
             worker.waitForEvents();
         } catch (RuntimeException e) {
             log.warn("UCX worker wait failed on " + name, e);

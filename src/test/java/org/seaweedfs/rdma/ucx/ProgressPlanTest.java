@@ -39,7 +39,7 @@ class ProgressPlanTest {
         assertEquals(0, ProgressPlan.choose("auto", ProgressPlan.Served.UCX_COPIES, "all", List.of()).idleSpinMicros());
         assertEquals(ProgressPlan.SERVING_SPIN_MICROS,
                 ProgressPlan.choose("auto", ProgressPlan.Served.UCX_COPIES, "tcp", List.of()).idleSpinMicros());
-        assertEquals(ProgressPlan.SERVING_SPIN_MICROS,
+        assertEquals(ProgressPlan.SPIN_MICROS,
                 ProgressPlan.choose("spin", ProgressPlan.Served.UCX_COPIES, "shm,tcp", List.of()).idleSpinMicros());
     }
 
@@ -51,7 +51,7 @@ class ProgressPlanTest {
     @Test
     void explicitModesWinAndUnknownOnesAreRefused() {
         assertEquals(0, ProgressPlan.choose("wait", ProgressPlan.Served.FILE_MAPPINGS, "all", List.of()).idleSpinMicros());
-        assertEquals(ProgressPlan.SERVING_SPIN_MICROS, ProgressPlan.choose("SPIN", ProgressPlan.Served.NOTHING, "all", List.of("mlx5_0")).idleSpinMicros());
+        assertEquals(ProgressPlan.SPIN_MICROS, ProgressPlan.choose("SPIN", ProgressPlan.Served.NOTHING, "all", List.of("mlx5_0")).idleSpinMicros());
         assertThrows(IllegalArgumentException.class, () -> ProgressPlan.choose("busy", ProgressPlan.Served.FILE_MAPPINGS, "all", List.of()));
     }
 

@@ -221,10 +221,27 @@ class UcxWorkerVerticleTest {
     }
 
     @Test
-    void aServingLoopYieldsItsCoreOnEveryEighthIdlePassOnly() {
-        for (int spin = 1; spin <= 3 * WorkerLoop.SERVING_YIELD_EVERY; spin++) {
-            assertEquals(spin % 8 == 0, WorkerLoop.yieldsAt(spin), "idle pass " + spin);
+    void aServingLoopYieldsItsCoreOncePerIntervalOfSpinningNotPerPass() {
+        assertFalse(WorkerLoop.yieldsNow(WorkerLoop.SERVING_YIELD_NANOS - 1, 0));
+        assertTrue(WorkerLoop.yieldsNow(WorkerLoop.SERVING_YIELD_NANOS, 0));
+        // 100 µs of idle passes of 250 ns each (a pass with no TCP lane to poll): ten yields, not one every few passes.
+        long lastYield = 0;
+        int yields = 0;
+        for (long now = 250; now <= 100_000; now += 250) {
+            if (WorkerLoop.yieldsNow(now, lastYield)) {
+                yields++;
+                lastYield = now;
+            }
         }
+        assertEquals(100_000 / WorkerLoop.SERVING_YIELD_NANOS, yields);
+    }
+
+    @Test
+    void noRendezvousLanesUnlessTheConfigurationAsksForThem() {
+        assertEquals("0", UcxSettings.defaults().contextConfig().get("MAX_RNDV_LANES"),
+                "rendezvous lanes give same-host endpoints TCP lanes that every progress call polls");
+        assertEquals("2", UcxSettings.defaults().withExtraConfig(java.util.Map.of("MAX_RNDV_LANES", "2"))
+                .contextConfig().get("MAX_RNDV_LANES"));
     }
 
     @Test
