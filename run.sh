@@ -65,6 +65,8 @@ export UCX_ERROR_SIGNALS= UCX_POSIX_ERROR_HANDLING=y UCX_SYSV_ERROR_HANDLING=y U
 export UCX_LOG_FILE=${UCX_LOG_FILE:-stderr}
 # Emulated gets over TCP move in TX_SEG_SIZE fragments (8 KiB by default); 256 KiB ones halve 1 MiB reads.
 export UCX_TCP_TX_SEG_SIZE=${UCX_TCP_TX_SEG_SIZE:-256k} UCX_TCP_RX_SEG_SIZE=${UCX_TCP_RX_SEG_SIZE:-256k}
+# Over shared memory they move in SEG_SIZE fragments (8 KiB by default); 32 KiB (UCX 1.13 cannot take 64).
+export UCX_SYSV_SEG_SIZE=${UCX_SYSV_SEG_SIZE:-32k} UCX_POSIX_SEG_SIZE=${UCX_POSIX_SEG_SIZE:-32k}
 
 case "${1:-}" in
     demo)
