@@ -59,7 +59,7 @@ final class LaneWorker {
      * needs to answer; with none in flight, polling stops. 20 µs rather than 50: a same-host agent answers an emulated
      * get within it when its thread runs, and the longer window kept the loop polling while the agent, the other loop
      * and the clients waited for a core (at 16 connections the polls took most of the sidecar's CPU; with 20 µs its
-     * CPU per request fell by a quarter and one connection's p50 by a fifth: BENCHMARKS.md, tenth session).
+     * CPU per request fell from 35-41 to 27-28 µs: BENCHMARKS.md, tenth session).
      */
     static final long BUSY_POLL_NANOS = 20_000;
     static final long MIN_POLL_DELAY_MICROS = 5;

@@ -212,11 +212,12 @@ public record UcxSettings(String tls, String netDevices, boolean peerErrorHandli
         Map<String, String> config = new LinkedHashMap<>();
         config.put("TLS", tls);
         config.put("NET_DEVICES", netDevices);
-        // No rendezvous lanes. Gets use the endpoint's RMA lanes, and control frames (the only active messages) are
-        // small enough for eager fragments; but with rendezvous lanes allowed, an endpoint accepted from a same-host
-        // peer keeps TCP lanes beside its shared-memory ones (tcp/lo, tcp/eth0: UCX adds them for bandwidth), and a
-        // worker with a TCP lane polls its sockets (one epoll_wait per interface) on every progress call: a third of
-        // a serving agent's CPU (BENCHMARKS.md, tenth session). An embedding's extraConfig (below) wins.
+        // No rendezvous lanes. Gets use the endpoint's RMA lanes, and control frames (the only active messages) travel
+        // in fragments over its AM lanes, whatever their size (a 4 MiB one in UcxWorkerVerticleTest). With rendezvous
+        // lanes allowed, an endpoint accepted from a same-host peer keeps TCP lanes beside its shared-memory ones
+        // (tcp/lo, tcp/eth0, which UCX adds for bandwidth), and a worker with a TCP lane polls its sockets (an
+        // epoll_wait per interface) on every progress call: a third of a serving agent's CPU (BENCHMARKS.md, tenth
+        // session). An embedding's extraConfig (below) wins.
         config.put("MAX_RNDV_LANES", "0");
         config.putAll(extraConfig);
         return config;
