@@ -49,11 +49,6 @@ public final class EventBusApiVerticle extends VerticleBase {
     private boolean localReplies;
     private ReplyBatch replies;
 
-    /** A consumer whose event loop sleeps as soon as it has answered (no {@link AwakeWindow}). */
-    public EventBusApiVerticle(NeedleSource source, long maxNeedleBytes, ReadMeters meters) {
-        this(source, maxNeedleBytes, meters, 0);
-    }
-
     /** @param awakeMicros how long the event loop keeps polling after it answered ({@link AwakeWindow}); 0: none */
     public EventBusApiVerticle(NeedleSource source, long maxNeedleBytes, ReadMeters meters, long awakeMicros) {
         this.source = source;

@@ -39,7 +39,7 @@ class EventBusApiVerticleTest {
         this.vertx = vertx;
         source = new InMemoryNeedleSource(vertx);
         source.put(FID, DATA, "a.txt", "", 1_700_000_000L, Map.of("k", "v"));
-        vertx.deployVerticle(new EventBusApiVerticle(source, 1 << 20, ReadMeters.noop())).await(10, TimeUnit.SECONDS);
+        vertx.deployVerticle(new EventBusApiVerticle(source, 1 << 20, ReadMeters.noop(), 0)).await(10, TimeUnit.SECONDS);
     }
 
     private Message<Object> request(String address, Object body) throws Exception {
