@@ -32,7 +32,7 @@ METRICS=${METRICS:-true}                 # metrics.enabled of agent and sidecar 
 JAVA_GET_ARGS=${JAVA_GET_ARGS:-}         # extra UcxGetBenchMain options
 AGENT_PORT_BASE=${AGENT_PORT:-18515}        # the first agent's port; later starts take the next ones
 SIDECAR_PORT=${SIDECAR_PORT:-18081}
-HTTP_INSTANCES=${HTTP_INSTANCES:-2}      # sidecar http.instances
+HTTP_INSTANCES=${HTTP_INSTANCES:-}       # sidecar http.instances; empty: the shipped default (half the cores)
 SIDECAR_POOL=${SIDECAR_POOL:-256MiB}     # sidecar.bufferPool.totalBytes
 SIDECAR_BUFFER=${SIDECAR_BUFFER:-2MiB}   # sidecar.bufferPool.bufferSize: a 1 MiB needle's record (data + ~40 B of
                                          # header and tail) then fits one buffer, one get instead of two
@@ -184,11 +184,12 @@ run_nginx() {
 # run_vertx_static — the framework's ceiling: bench/peers/VertxStaticHttp.java, a bare Vert.x server (the sidecar's jar,
 # its HTTP server options and instance count) answering the same plain files from memory: no volume, UCX or metrics.
 run_vertx_static() {
-    local port=$((NGINX_PORT + 1)) log=$BENCH_OUT/logs/vertx-static.log pid
-    log "vertx-static: bare Vert.x HTTP, $HTTP_INSTANCES instances, on 127.0.0.1:$port"
+    local port=$((NGINX_PORT + 1)) log=$BENCH_OUT/logs/vertx-static.log pid instances=$HTTP_INSTANCES
+    [ -n "$instances" ] || instances=$(( $(nproc) / 2 > 1 ? $(nproc) / 2 : 1 ))  # as the sidecar's http.instances: 0
+    log "vertx-static: bare Vert.x HTTP, $instances instances, on 127.0.0.1:$port"
     # shellcheck disable=SC2086
     java $JAVA_OPTS -Dlogback.configurationFile="$ROOT/src/test/resources/logback-test.xml" -cp "$JAR" \
-        "$BENCH_DIR/peers/VertxStaticHttp.java" "$BENCH_DATA/plain" "$port" "$HTTP_INSTANCES" \
+        "$BENCH_DIR/peers/VertxStaticHttp.java" "$BENCH_DATA/plain" "$port" "$instances" \
         > "$log" 2>&1 &
     pid=$!
     trap 'stop_pid '"$pid" EXIT
@@ -253,7 +254,7 @@ roles: [sidecar]
 http:
   host: 127.0.0.1
   port: $2
-  instances: $HTTP_INSTANCES
+$([ -n "$HTTP_INSTANCES" ] && echo "  instances: $HTTP_INSTANCES")
   maxInFlight: 100000
 sidecar:
   agents: [127.0.0.1:$AGENT_PORT]

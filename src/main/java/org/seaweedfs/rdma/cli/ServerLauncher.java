@@ -85,6 +85,7 @@ final class ServerLauncher {
         }
         if (c.runs(Role.SIDECAR)) {
             line.append(" sidecar HTTP on http://").append(c.http().host()).append(':').append(server.httpPort())
+                    .append(" (").append(c.http().instances()).append(c.http().instances() == 1 ? " event loop)" : " event loops)")
                     .append(", agents ").append(c.sidecar().agents())
                     .append(c.sidecar().master() == null ? "" : ", master " + c.sidecar().master())
                     .append(", event bus seaweedfs.needle.read / seaweedfs.needle.stat")

@@ -21,7 +21,7 @@ final class ConfigSchema {
             ConfigKey.choice("roles", STRING_LIST, List.of("sidecar"), "agent", "sidecar"),
             ConfigKey.of("http.host", STRING, "0.0.0.0"),
             ConfigKey.ranged("http.port", INTEGER, 8081L, 0, 65535),
-            ConfigKey.ranged("http.instances", INTEGER, 2L, 1, 256),
+            ConfigKey.ranged("http.instances", INTEGER, (long) HttpConfig.AUTO_INSTANCES, 0, 256),
             ConfigKey.ranged("http.maxInFlight", INTEGER, 1024L, 1, 1_000_000),
             ConfigKey.of("http.jwtReadKey", STRING, null),
             ConfigKey.of("http.readSliceClients", NETWORK_LIST, HttpConfig.DEFAULT_READ_SLICE_CLIENTS),

@@ -6,7 +6,8 @@ import java.util.List;
 /**
  * The sidecar's HTTP face.
  *
- * @param instances      how many {@code HttpApiVerticle} instances (event loops) share the port
+ * @param instances      how many {@code HttpApiVerticle} instances (event loops) share the port; {@value #AUTO_INSTANCES}
+ *                       (the default) is {@link #autoInstances(int) half the cores}
  * @param maxInFlight    needle reads served at once across all instances; beyond it 503 + Retry-After
  * @param jwtReadKey     HS256 key for SeaweedFS read tokens; null disables read authorization
  * @param headerTimeout  a connection's next request headers must be complete within this long (from the
@@ -30,8 +31,16 @@ public record HttpConfig(String host, int port, int instances, int maxInFlight, 
     public static final Duration DEFAULT_HEADER_TIMEOUT = Duration.ofSeconds(60);
     public static final Duration DEFAULT_IDLE_TIMEOUT = Duration.ofSeconds(60);
     public static final int DEFAULT_MAX_CONNECTIONS = 10_000;
+    /** {@code http.instances} that means "half the cores". */
+    public static final int AUTO_INSTANCES = 0;
 
     public HttpConfig {
+        if (instances == AUTO_INSTANCES) {
+            instances = autoInstances(Runtime.getRuntime().availableProcessors());
+        }
+        if (instances < 1) {
+            throw new IllegalArgumentException("http.instances must be at least 1 (or 0: half the cores), got " + instances);
+        }
         if (headerTimeout.isNegative() || headerTimeout.isZero() || idleTimeout.isNegative() || idleTimeout.isZero()
                 || maxConnections < 1) {
             throw new IllegalArgumentException("HTTP connection bounds must be positive");
@@ -50,6 +59,17 @@ public record HttpConfig(String host, int port, int instances, int maxInFlight, 
     public HttpConfig(String host, int port, int instances, int maxInFlight, String jwtReadKey) {
         this(host, port, instances, maxInFlight, jwtReadKey, DEFAULT_HEADER_TIMEOUT, DEFAULT_IDLE_TIMEOUT,
                 DEFAULT_MAX_CONNECTIONS);
+    }
+
+    /**
+     * The HTTP event loops for {@code cores} cores: half of them, at least one. A loop serving reads takes a core to
+     * itself under load, and the rest of the host's work needs the other half: the clients (often on the same host:
+     * {@code weed mount}, apps), the kernel's TCP work and, without RDMA, the agent's thread answering emulated gets.
+     * On 2 cores one loop served 10-30 % more 4 KiB and 1 MiB reads than two, at less CPU per request
+     * (BENCHMARKS.md, eleventh session).
+     */
+    public static int autoInstances(int cores) {
+        return Math.max(1, cores / 2);
     }
 
     public boolean readAuthEnabled() {

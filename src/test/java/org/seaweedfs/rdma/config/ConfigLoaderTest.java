@@ -35,7 +35,7 @@ class ConfigLoaderTest {
         assertEquals(Set.of(Role.SIDECAR), c.roles());
         assertEquals("0.0.0.0", c.http().host());
         assertEquals(8081, c.http().port());
-        assertEquals(2, c.http().instances());
+        assertEquals(HttpConfig.autoInstances(Runtime.getRuntime().availableProcessors()), c.http().instances());
         assertEquals(1024, c.http().maxInFlight());
         assertEquals(Duration.ofSeconds(60), c.http().headerTimeout());
         assertEquals(Duration.ofSeconds(60), c.http().idleTimeout());
@@ -249,9 +249,21 @@ class ConfigLoaderTest {
     }
 
     @Test
+    void httpInstancesZeroIsHalfTheCoresAndAnExplicitCountIsKept() {
+        assertEquals(1, HttpConfig.autoInstances(1));
+        assertEquals(1, HttpConfig.autoInstances(2));
+        assertEquals(1, HttpConfig.autoInstances(3));
+        assertEquals(8, HttpConfig.autoInstances(16));
+        assertEquals(HttpConfig.autoInstances(Runtime.getRuntime().availableProcessors()),
+                parse("http: {instances: 0}").http().instances());
+        assertEquals(3, parse("http: {instances: 3}").http().instances());
+        assertEquals("http.instances: must be between 0 and 256, got -1", problem("http: {instances: -1}", Map.of()));
+    }
+
+    @Test
     void everyProblemIsReportedAtOnce() {
         ConfigException e = assertThrows(ConfigException.class,
-                () -> parse("http: {port: -1, instances: 0}\nbogus: 1"));
+                () -> parse("http: {port: -1, instances: -1}\nbogus: 1"));
         assertEquals(3, e.problems().size(), e.getMessage());
         assertTrue(e.getMessage().startsWith("invalid configuration:\n  "));
     }
