@@ -19,10 +19,12 @@ import java.util.List;
  * @param readSliceFallback whether a {@code /read} that RDMA cannot serve is served by the fallbacks (true) or
  *                       answered 503 at once (false: {@code weed mount} re-reads anything not marked RDMA from the
  *                       volume server itself, so fallback bytes would cross the network twice)
+ * @param awakeMicros    how long an HTTP event loop with few connections keeps polling after a needle answer
+ *                       (0: it sleeps at once)
  */
 public record HttpConfig(String host, int port, int instances, int maxInFlight, String jwtReadKey,
                          Duration headerTimeout, Duration idleTimeout, int maxConnections,
-                         List<ClientNetwork> readSliceClients, boolean readSliceFallback) {
+                         List<ClientNetwork> readSliceClients, boolean readSliceFallback, int awakeMicros) {
 
     /** Loopback only: a mount on the sidecar's own host. */
     public static final List<ClientNetwork> DEFAULT_READ_SLICE_CLIENTS =
@@ -31,6 +33,8 @@ public record HttpConfig(String host, int port, int instances, int maxInFlight, 
     public static final Duration DEFAULT_HEADER_TIMEOUT = Duration.ofSeconds(60);
     public static final Duration DEFAULT_IDLE_TIMEOUT = Duration.ofSeconds(60);
     public static final int DEFAULT_MAX_CONNECTIONS = 10_000;
+    /** {@code http.awakeMicros}'s default: measured against 0 and 30 (BENCHMARKS.md, eleventh session). */
+    public static final int DEFAULT_AWAKE_MICROS = 50;
     /** {@code http.instances} that means "half the cores". */
     public static final int AUTO_INSTANCES = 0;
 
@@ -45,7 +49,18 @@ public record HttpConfig(String host, int port, int instances, int maxInFlight, 
                 || maxConnections < 1) {
             throw new IllegalArgumentException("HTTP connection bounds must be positive");
         }
+        if (awakeMicros < 0) {
+            throw new IllegalArgumentException("http.awakeMicros must not be negative, got " + awakeMicros);
+        }
         readSliceClients = List.copyOf(readSliceClients);
+    }
+
+    /** With the default awake window. */
+    public HttpConfig(String host, int port, int instances, int maxInFlight, String jwtReadKey,
+                      Duration headerTimeout, Duration idleTimeout, int maxConnections,
+                      List<ClientNetwork> readSliceClients, boolean readSliceFallback) {
+        this(host, port, instances, maxInFlight, jwtReadKey, headerTimeout, idleTimeout, maxConnections,
+                readSliceClients, readSliceFallback, DEFAULT_AWAKE_MICROS);
     }
 
     /** With the default {@code /read} settings. */

@@ -15,6 +15,7 @@ import org.seaweedfs.rdma.sidecar.NeedleSlice;
 import org.seaweedfs.rdma.sidecar.NeedleSource;
 import org.seaweedfs.rdma.sidecar.NeedleStat;
 import org.seaweedfs.rdma.sidecar.ReadFailure;
+import org.seaweedfs.rdma.sidecar.AwakeWindow;
 
 /**
  * The event-bus API for Vert.x applications (same JVM or clustered).

@@ -68,6 +68,11 @@ final class HeaderDeadlines {
         }
     }
 
+    /** This verticle's open connections. */
+    int open() {
+        return connections.size();
+    }
+
     private void sweep() {
         if (connections.isEmpty()) {
             vertx.cancelTimer(sweeper);

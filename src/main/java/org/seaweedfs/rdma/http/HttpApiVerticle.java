@@ -18,6 +18,7 @@ import java.io.IOException;
 import java.io.InputStream;
 import java.util.concurrent.TimeUnit;
 import org.seaweedfs.rdma.metrics.RdmaMetrics;
+import org.seaweedfs.rdma.sidecar.AwakeWindow;
 
 /**
  * The process's HTTP API. In every role: {@code /health}, {@code /ready}, {@code /status}, {@code /metrics} and the
@@ -30,9 +31,17 @@ public final class HttpApiVerticle extends VerticleBase {
     private static final Logger LOG = LoggerFactory.getLogger(HttpApiVerticle.class);
     /** In-flight requests get this long to finish when the verticle stops. */
     private static final long SHUTDOWN_GRACE_SECONDS = 5;
+    /**
+     * A loop keeps polling after a needle answer ({@code http.awakeMicros}) only while it has at most this many
+     * connections: few connections is a client reading one at a time, whose next request comes within the window;
+     * with many the loop rarely idles, and polling in its gaps took the core the clients needed (a 50 µs window
+     * without this bound cost 64 connections up to 18 % of their throughput: BENCHMARKS.md, eleventh session).
+     */
+    static final int AWAKE_MAX_CONNECTIONS = 4;
 
     private final HttpApiContext api;
     private HttpServer server;
+    private volatile long awakeAnswers; // needle answers after which the loop stayed awake (written on its loop); for tests
 
     public HttpApiVerticle(HttpApiContext api) {
         this.api = api;
@@ -61,6 +70,7 @@ public final class HttpApiVerticle extends VerticleBase {
         JwtReadAuth auth = JwtReadAuth.create(vertx, api.http().jwtReadKey());
         StatusHandlers status = new StatusHandlers(api);
         HeaderDeadlines deadlines = new HeaderDeadlines(vertx, api.connections());
+        AwakeWindow awake = new AwakeWindow(context, api.http().awakeMicros());
         Router router = Router.router(vertx);
         router.route().handler(ctx -> {
             HttpConnection connection = ctx.request().connection();
@@ -106,7 +116,13 @@ public final class HttpApiVerticle extends VerticleBase {
                     deadlines.requestStarted(connection);
                     Cors.apply(request);
                     if (needles != null && NeedleHandler.isNeedleRead(request)) {
-                        request.response().endHandler(v -> deadlines.requestEnded(connection));
+                        request.response().endHandler(v -> {
+                            deadlines.requestEnded(connection);
+                            if (api.http().awakeMicros() > 0 && deadlines.open() <= AWAKE_MAX_CONNECTIONS) {
+                                awakeAnswers++;
+                                awake.answered();
+                            }
+                        });
                         needles.serve(request);
                     } else {
                         router.handle(request);
@@ -118,6 +134,11 @@ public final class HttpApiVerticle extends VerticleBase {
     @Override
     public Future<?> stop() {
         return server == null ? Future.succeededFuture() : server.shutdown(SHUTDOWN_GRACE_SECONDS, TimeUnit.SECONDS);
+    }
+
+    /** Needle answers after which this verticle's loop stayed awake (tests). */
+    long awakeAnswers() {
+        return awakeAnswers;
     }
 
     /** The port listened on (useful with port 0). */

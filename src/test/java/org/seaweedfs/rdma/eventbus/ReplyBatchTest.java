@@ -12,6 +12,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 import io.vertx.junit5.VertxExtension;
 import org.seaweedfs.rdma.LogCapture;
+import org.seaweedfs.rdma.sidecar.AwakeWindow;
 
 @ExtendWith(VertxExtension.class)
 class ReplyBatchTest {

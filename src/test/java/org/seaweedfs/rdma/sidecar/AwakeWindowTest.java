@@ -1,4 +1,4 @@
-package org.seaweedfs.rdma.eventbus;
+package org.seaweedfs.rdma.sidecar;
 
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
