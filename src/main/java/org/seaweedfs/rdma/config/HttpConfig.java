@@ -33,8 +33,13 @@ public record HttpConfig(String host, int port, int instances, int maxInFlight, 
     public static final Duration DEFAULT_HEADER_TIMEOUT = Duration.ofSeconds(60);
     public static final Duration DEFAULT_IDLE_TIMEOUT = Duration.ofSeconds(60);
     public static final int DEFAULT_MAX_CONNECTIONS = 10_000;
-    /** {@code http.awakeMicros}'s default: measured against 0 and 30 (BENCHMARKS.md, eleventh session). */
-    public static final int DEFAULT_AWAKE_MICROS = 50;
+    /**
+     * {@code http.awakeMicros}'s default: off. Polling after an answer helped one connection only where gets need no
+     * peer thread (UCX copies read over shared memory: p50 55 against 72 µs); where the agent's thread answers
+     * emulated gets on the same small host, the polling loop took its core (p50 89-103 against 55-63 µs:
+     * BENCHMARKS.md, eleventh session).
+     */
+    public static final int DEFAULT_AWAKE_MICROS = 0;
     /** {@code http.instances} that means "half the cores". */
     public static final int AUTO_INSTANCES = 0;
 

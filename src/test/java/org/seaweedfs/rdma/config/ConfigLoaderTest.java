@@ -37,6 +37,7 @@ class ConfigLoaderTest {
         assertEquals(8081, c.http().port());
         assertEquals(HttpConfig.autoInstances(Runtime.getRuntime().availableProcessors()), c.http().instances());
         assertEquals(1024, c.http().maxInFlight());
+        assertEquals(0, c.http().awakeMicros());
         assertEquals(Duration.ofSeconds(60), c.http().headerTimeout());
         assertEquals(Duration.ofSeconds(60), c.http().idleTimeout());
         assertEquals(10_000, c.http().maxConnections());
