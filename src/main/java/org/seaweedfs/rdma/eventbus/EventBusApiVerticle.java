@@ -10,12 +10,12 @@ import org.seaweedfs.rdma.client.NeedleClient;
 import org.seaweedfs.rdma.client.NeedleException;
 import org.seaweedfs.rdma.client.NeedleWire;
 import org.seaweedfs.rdma.metrics.ReadMeters;
+import org.seaweedfs.rdma.sidecar.AwakeWindow;
 import org.seaweedfs.rdma.sidecar.NeedleContent;
 import org.seaweedfs.rdma.sidecar.NeedleSlice;
 import org.seaweedfs.rdma.sidecar.NeedleSource;
 import org.seaweedfs.rdma.sidecar.NeedleStat;
 import org.seaweedfs.rdma.sidecar.ReadFailure;
-import org.seaweedfs.rdma.sidecar.AwakeWindow;
 
 /**
  * The event-bus API for Vert.x applications (same JVM or clustered).
