@@ -5,7 +5,8 @@
 #   bench/pair.sh NAME_A URL_A NAME_B URL_B PATHS_FILE
 # Env: ROUNDS (8), SECONDS_EACH (4), CONNS (64), WARMUP (8 s on each first, alternated too), OUT (a directory for
 # the raw wrk lines; none kept when unset).
-# Prints one line per run and then, per server, the median req/s and p50, and B/A of both medians.
+# Prints one line per run and then, per server, the median req/s and p50, and B/A of both medians; last, the same as
+# one "PAIR_JSON {...}" line for scripts (bench/run.sh records it).
 set -euo pipefail
 name_a=${1:?NAME_A}; url_a=${2:?URL_A}; name_b=${3:?NAME_B}; url_b=${4:?URL_B}; list=${5:?PATHS_FILE}
 BENCH_DIR=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
@@ -35,7 +36,7 @@ if [ -n "${OUT:-}" ]; then
     mkdir -p "$OUT"; cat "$lines" > "$OUT/pair-$name_a-$name_b-c$conns-$(date -u +%H%M%S).txt"
 fi
 python3 - "$lines" "$name_a" "$name_b" "$conns" <<'PY'
-import statistics, sys
+import json, statistics, sys
 rows = [l.split() for l in open(sys.argv[1]) if l.strip()]
 a, b, conns = sys.argv[2], sys.argv[3], sys.argv[4]
 def med(name, col):
@@ -46,4 +47,10 @@ for n in (a, b):
     print("median %-14s c%-3s %10.1f req/s  p50 %6.0f us" % (n, conns, med(n, 1), med(n, 2)))
 print("%s/%s: req/s %.2fx, p50 %.2fx; %s ahead in %d of %d rounds; errors %d"
       % (b, a, med(b, 1) / med(a, 1), med(b, 2) / med(a, 2), b, wins, len(rows) // 2, errors))
+per_round = [float(y[1]) / float(x[1]) for x, y in zip([r for r in rows if r[0] == a], [r for r in rows if r[0] == b])]
+print("PAIR_JSON " + json.dumps({
+    "a": a, "b": b, "conns": int(conns), "rounds": len(per_round), "a_req_s": round(med(a, 1), 1), "b_req_s": round(med(b, 1), 1),
+    "a_p50_us": med(a, 2), "b_p50_us": med(b, 2), "ratio_req_s": round(med(b, 1) / med(a, 1), 3),
+    "ratio_p50": round(med(b, 2) / med(a, 2), 3), "b_ahead": wins, "errors": errors,
+    "round_ratios": [round(r, 3) for r in per_round]}))
 PY

@@ -137,6 +137,7 @@ def http_table(rows):
                        f"| {fmt_ratio(ratio(s.get('req_s'), n.get('req_s')), thr_target)} "
                        f"| {fmt_ratio(ratio(s.get('p50_us'), n.get('p50_us')), p50_target, False)} |")
         out.append("")
+    out += pair_table(rows)
     ceiling = [r for r in https if r.get("impl") == "vertx-static"]
     if ceiling:
         out += ["The framework's ceiling: a bare Vert.x server of the same bytes from memory (bench/peers/VertxStaticHttp.java; "
@@ -301,6 +302,31 @@ def plots(rows, out_dir):
         made.append("throughput_vs_size.png")
     plt.close(fig)
     return made
+
+
+def pair_table(rows):
+    """Issue 17's throughput workloads in rounds alternated with nginx (bench/pair.sh, run by the sidecar step)."""
+    pairs = [r for r in rows if r.get("kind") == "pair"]
+    if not pairs:
+        return []
+    out = ["The same throughput workloads in rounds alternated with nginx (`bench/pair.sh`: wrk on nginx, then on the "
+           "sidecar, each round; medians), so both see the machine at nearly the same time. On a host whose speed "
+           "moves within minutes this ratio is the steadier one:", "",
+           "| configuration | size | conns | nginx workers | rounds | nginx req/s | sidecar req/s | sidecar/nginx req/s "
+           "| per-round ratios | rounds the sidecar led |",
+           "|---|---|---:|---:|---:|---:|---:|---|---|---:|"]
+    for r in sorted(pairs, key=lambda r: (r.get("config") != "defaults", str(r.get("config")), r["size"])):
+        targets = HTTP_TARGETS.get(r.get("config"), (0.6, 0.8, 1.5))
+        target = targets[0] if (r["size"], r["conns"]) == (4096, 64) else targets[1] if (r["size"], r["conns"]) == (1 << 20, 8) else None
+        rr = r.get("round_ratios") or []
+        spread = f"{min(rr):.2f}-{max(rr):.2f}" if rr else MISSING
+        out.append(f"| {r.get('config', MISSING)} | {size_label(r['size'])} | {r['conns']} | {r.get('nginx_workers', MISSING)} "
+                   f"| {r.get('rounds', MISSING)} | {fmt(r.get('nginx_req_s'))} | {fmt(r.get('sidecar_req_s'))} "
+                   f"| {fmt_ratio(r.get('ratio_req_s'), target)} | {spread} | {r.get('sidecar_ahead', MISSING)} |")
+        if r.get("errors"):
+            out.append(f"\n**{r.get('config')} {size_label(r['size'])} c{r['conns']}: {r['errors']} errors in the alternated "
+                       "rounds: its numbers are suspect.**")
+    return out + [""]
 
 
 def main():

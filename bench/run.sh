@@ -42,6 +42,8 @@ EVENTBUS_CONCURRENCY=${EVENTBUS_CONCURRENCY:-64}
 CPU_CONNS=${CPU_CONNS:-16}
 CPU_WARMUP_SECONDS=${CPU_WARMUP_SECONDS:-3}
 SIDECAR_WARMUP_SECONDS=${SIDECAR_WARMUP_SECONDS:-20}   # per sidecar start, before anything is measured
+PAIR_ROUNDS=${PAIR_ROUNDS:-6}            # sidecar step: rounds alternated with nginx per throughput target (0: none)
+PAIR_SECONDS=${PAIR_SECONDS:-4}          # each side's wrk run in a round
 MEMORY_CONNS=${MEMORY_CONNS:-1000}
 HEAP_READS=${HEAP_READS:-10000000}
 HEAP_CHECK_SECONDS=${HEAP_CHECK_SECONDS:-30}
@@ -365,8 +367,42 @@ hook_sidecar_http() {
         a0=$(cpu_ticks "$AGENT_PID"); s0=$(cpu_ticks "$SIDECAR_PID")
         wrk_measure sidecar "$size" "$conns" "$base" "$list" | with_cpu "$a0" "$s0" | record
     done
+    [ "$PAIR_ROUNDS" -gt 0 ] && pair_with_nginx "$1" "$base"
     stop_servers
     trap - EXIT
+}
+
+# pair_with_nginx CONFIG URL_BASE — issue 17's throughput workloads (4 KiB at 64 connections, 1 MiB at 8) in rounds
+# alternated with nginx (bench/pair.sh), nginx at the worker count this run's http step found best for the workload
+# (1 for 4 KiB, 2 for 1 MiB where the http step did not run): both see the machine at nearly the same time, which
+# steadies their ratio on a host whose speed moves within minutes. Records {"kind":"pair",...}.
+pair_with_nginx() {
+    local config=$1 base=$2 shape size conns list workers port=$((NGINX_PORT + 2)) prefix=$BENCH_OUT/nginx-pair out
+    for shape in 4096:64 1048576:8; do
+        size=${shape%:*} conns=${shape#*:}
+        list=$BENCH_DATA/vid1.paths; [ "$size" = 4096 ] || list=$BENCH_DATA/vid2.paths
+        workers=$(python3 -c 'import json, sys
+runs = [json.loads(l) for l in open(sys.argv[1]) if l.startswith("{")]
+runs = [r for r in runs if r.get("impl") == "nginx" and r.get("kind") == "http" and r.get("size") == int(sys.argv[2])
+        and r.get("conns") == int(sys.argv[3]) and r.get("workers")]
+print(max(runs, key=lambda r: r["req_s"])["workers"] if runs else (1 if sys.argv[2] == "4096" else 2))' \
+            "$RESULTS" "$size" "$conns")
+        log "sidecar ($config): $size B, $conns connections, $PAIR_ROUNDS rounds alternated with nginx ($workers worker(s))"
+        nginx_start "$BENCH_DATA/plain" "$port" "$workers" "$prefix"
+        trap 'nginx_stop "$BENCH_OUT/nginx-pair"; stop_servers' EXIT
+        out=$(ROUNDS=$PAIR_ROUNDS SECONDS_EACH=$PAIR_SECONDS CONNS=$conns WARMUP=$PAIR_SECONDS \
+            "$BENCH_DIR/pair.sh" nginx "http://127.0.0.1:$port" sidecar "$base" "$list") \
+            || { nginx_stop "$prefix"; echo "pair.sh failed: $out" >&2; return 1; }
+        nginx_stop "$prefix"
+        trap stop_servers EXIT
+        printf '%s\n' "$out" > "$BENCH_OUT/logs/pair-$config-$size-c$conns.txt"
+        sed -n 's/^PAIR_JSON //p' <<< "$out" | python3 -c 'import json, sys
+r = json.loads(sys.stdin.read())
+print(json.dumps({"impl": "sidecar", "kind": "pair", "size": int(sys.argv[1]), "conns": r["conns"],
+                  "nginx_workers": int(sys.argv[2]), "rounds": r["rounds"], "nginx_req_s": r["a_req_s"],
+                  "sidecar_req_s": r["b_req_s"], "ratio_req_s": r["ratio_req_s"], "round_ratios": r["round_ratios"],
+                  "sidecar_ahead": r["b_ahead"], "errors": r["errors"]}))' "$size" "$workers" | record
+    done
 }
 
 # with_cpu AGENT_TICKS0 SIDECAR_TICKS0 — adds to a wrk line (stdin) each process's CPU per request since the given
