@@ -42,12 +42,12 @@ a, b, conns = sys.argv[2], sys.argv[3], sys.argv[4]
 def med(name, col):
     return statistics.median(float(r[col]) for r in rows if r[0] == name)
 errors = sum(int(r[3]) for r in rows)
-wins = sum(1 for x, y in zip([r for r in rows if r[0] == a], [r for r in rows if r[0] == b]) if float(y[1]) > float(x[1]))
+per_round = [float(y[1]) / float(x[1]) for x, y in zip([r for r in rows if r[0] == a], [r for r in rows if r[0] == b])]
+wins = sum(1 for r in per_round if r > 1)
 for n in (a, b):
     print("median %-14s c%-3s %10.1f req/s  p50 %6.0f us" % (n, conns, med(n, 1), med(n, 2)))
 print("%s/%s: req/s %.2fx, p50 %.2fx; %s ahead in %d of %d rounds; errors %d"
-      % (b, a, med(b, 1) / med(a, 1), med(b, 2) / med(a, 2), b, wins, len(rows) // 2, errors))
-per_round = [float(y[1]) / float(x[1]) for x, y in zip([r for r in rows if r[0] == a], [r for r in rows if r[0] == b])]
+      % (b, a, med(b, 1) / med(a, 1), med(b, 2) / med(a, 2), b, wins, len(per_round), errors))
 print("PAIR_JSON " + json.dumps({
     "a": a, "b": b, "conns": int(conns), "rounds": len(per_round), "a_req_s": round(med(a, 1), 1), "b_req_s": round(med(b, 1), 1),
     "a_p50_us": med(a, 2), "b_p50_us": med(b, 2), "ratio_req_s": round(med(b, 1) / med(a, 1), 3),

@@ -3,9 +3,9 @@ package org.seaweedfs.rdma.eventbus;
 import io.vertx.core.Context;
 import io.vertx.core.Handler;
 import java.util.ArrayDeque;
+import org.seaweedfs.rdma.sidecar.AwakeWindow;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
-import org.seaweedfs.rdma.sidecar.AwakeWindow;
 
 /**
  * Replies answered while the consumer's event loop works through the requests queued on it leave together, in a
