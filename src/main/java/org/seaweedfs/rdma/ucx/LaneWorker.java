@@ -27,7 +27,8 @@ import java.util.concurrent.TimeUnit;
  * gets here.
  *
  * <p>A get that completes within its issuing call (a shared-memory get of UCX memory copies at once) completes
- * synchronously. Otherwise the worker polls with tasks on its event loop, interleaved with the loop's I/O, while gets
+ * synchronously, until its lane issues implicit gets (see {@link EventLoopLane}): those complete together after the
+ * event loop's pass of I/O, when the polling task flushes each lane once. Otherwise the worker polls with tasks on its event loop, interleaved with the loop's I/O, while gets
  * are in flight, and every {@value #IDLE_PROGRESS_MS} ms while lanes exist, for wire-up, keepalive and error events.
  * UCX callbacks only record outcomes; completions, key closes and endpoint closes happen after {@code progress()}.
  */
@@ -77,6 +78,7 @@ final class LaneWorker {
     private final Set<UcxChannel> refused = new HashSet<>(); // channels whose lane could not be made here
     private final ArrayDeque<LaneGetOp> completed = new ArrayDeque<>();
     private final ArrayList<EventLoopLane> failedLanes = new ArrayList<>();
+    private final ArrayList<EventLoopLane> toFlush = new ArrayList<>(); // lanes with implicit gets not yet flushed
     private final ArrayList<EventLoopLane> draining = new ArrayList<>(); // no new gets, waiting for the ones in flight
     private final ArrayList<UcpRequest> closing = new ArrayList<>();
     private final Runnable pollTask = this::poll;
@@ -126,10 +128,18 @@ final class LaneWorker {
         LaneGetOp op = lane.issue(context, remoteAddress, key, localAddress, length);
         pending++;
         lastEventNanos = System.nanoTime();
-        for (int i = 0; !op.isDone() && i < PROGRESS_ON_ISSUE; i++) {
-            progressOnce();
+        if (lane.hasUnflushed()) { // an implicit get: the polling task's flush completes it with the pass's others
+            if (!lane.flushQueued) {
+                lane.flushQueued = true;
+                toFlush.add(lane);
+            }
+            lastGetWaited = false;
+        } else {
+            for (int i = 0; !op.isDone() && i < PROGRESS_ON_ISSUE; i++) {
+                progressOnce();
+            }
+            lastGetWaited = !op.isDone();
         }
-        lastGetWaited = !op.isDone();
         if (!failedLanes.isEmpty()) {
             retireFailedLanes();
         }
@@ -365,13 +375,26 @@ final class LaneWorker {
      * Returns whether UCX reported any event.
      */
     private boolean progressPass() {
-        boolean events = progressAll();
+        boolean flushed = flushLanes();
+        boolean events = progressAll() || flushed;
         if (!failedLanes.isEmpty()) {
             retireFailedLanes();
         }
         closeDrainedLanes();
         deliverQueued();
         return events;
+    }
+
+    /** One flush per lane with implicit gets issued since its last; returns whether any was issued. */
+    private boolean flushLanes() {
+        boolean flushed = false;
+        for (int i = 0; i < toFlush.size(); i++) {
+            EventLoopLane lane = toFlush.get(i);
+            lane.flushQueued = false;
+            flushed |= lane.flush();
+        }
+        toFlush.clear();
+        return flushed;
     }
 
     private void retireFailedLanes() {

@@ -14,6 +14,7 @@ import org.junit.jupiter.params.provider.ValueSource;
 import java.nio.ByteBuffer;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 import java.util.Random;
 import java.util.concurrent.CompletableFuture;
@@ -112,41 +113,70 @@ class EventLoopLaneTest {
         assertEquals(1, pair.client.metrics().lanes());
         assertEquals(1, pair.client.laneWorkers());
         if (kind.equals("ucx")) {
-            assertTrue(completedInTheCall >= 40, "one-sided shared-memory gets complete within the call, "
-                    + completedInTheCall + " of 50 did");
+            // One-sided shared-memory gets complete within the call until the lane issues implicit gets, which the
+            // pass's flush completes (one flush per get here: each get is its own pass).
+            assertEquals(EventLoopLane.INLINE_GETS_FOR_IMPLICIT, completedInTheCall, "gets completed within the call");
+            assertEquals(50 - EventLoopLane.INLINE_GETS_FOR_IMPLICIT, pair.client.metrics().laneFlushes().sum());
+        } else {
+            assertEquals(0, pair.client.metrics().laneFlushes().sum(), "emulated gets are never implicit");
         }
     }
 
     /**
-     * Independent events queued on one loop (64 event-bus requests arriving at once) each get their own budget of
-     * synchronous completions: every one-sided get completes inside its call, none waits for a polling task.
+     * Independent events queued on one loop (event-bus requests arriving at once) each get their own budget of
+     * synchronous completions while the lane's gets need a request each: every one-sided get completes inside its
+     * call, none waits for a polling task. Once the lane issues implicit gets, the events' gets share one flush after
+     * the loop's pass, and every one still completes with the right bytes.
      */
     @Test
-    void independentEventsQueuedTogetherEachCompleteTheirGetInsideTheCall() throws Exception {
+    void independentEventsQueuedTogetherCompleteInsideTheirCallThenShareOneFlush() throws Exception {
         UcxPair pair = pair(UcxSettings.defaults());
-        UcxPair.GetSetup setup = pair.connectForGets(serverRegion(pair, "ucx", randomBytes(REGION, 7)), 4096);
+        byte[] content = randomBytes(REGION, 7);
+        int events = 3 * LaneWorker.SYNC_COMPLETIONS;
+        UcxPair.GetSetup setup = pair.connectForGets(serverRegion(pair, "ucx", content), events * 4096);
         Context context = setup.context();
         long remote = setup.remote().address();
         onContext(context, () -> setup.channel().get(remote, setup.key(), setup.local().address(), 4096)); // wired up
-        int events = 3 * LaneWorker.SYNC_COMPLETIONS;
+        int inline = EventLoopLane.INLINE_GETS_FOR_IMPLICIT - 1;
+        List<Boolean> doneInCall = queueGets(context, setup, inline);
+        assertEquals(inline, doneInCall.stream().filter(done -> done).count(),
+                "gets completed inside their call, one event each: " + doneInCall);
+        assertEquals(0, pair.client.metrics().laneFlushes().sum());
+
+        doneInCall = queueGets(context, setup, events);
+        assertEquals(0, doneInCall.stream().filter(done -> done).count(), "implicit gets wait for the flush");
+        long flushes = pair.client.metrics().laneFlushes().sum();
+        assertTrue(flushes >= 1 && flushes <= 3, events + " implicit gets took " + flushes + " flushes");
+        byte[] got = new byte[events * 4096];
+        setup.local().buffer().get(0, got);
+        assertArrayEquals(Arrays.copyOf(content, got.length), got);
+    }
+
+    /**
+     * Queues {@code events} tasks on the context at once, each issuing one 4 KiB get into its own slot; returns, once
+     * all have completed, whether each completed inside its call.
+     */
+    private static List<Boolean> queueGets(Context context, UcxPair.GetSetup setup, int events) throws Exception {
+        long remote = setup.remote().address();
         List<Boolean> doneInCall = new ArrayList<>();
         onContext(context, () -> {
-            Promise<Void> all = Promise.promise();
+            List<Future<Void>> gets = new ArrayList<>();
+            Promise<Void> issued = Promise.promise();
             for (int i = 0; i < events; i++) {
                 int slot = i;
                 context.runOnContext(v -> {
                     Future<Void> get = setup.channel().get(remote + slot * 4096L, setup.key(),
-                            setup.local().address(), 4096);
+                            setup.local().address() + slot * 4096L, 4096);
                     doneInCall.add(get.isComplete());
-                    if (doneInCall.size() == events) {
-                        all.complete();
+                    gets.add(get);
+                    if (gets.size() == events) {
+                        issued.complete();
                     }
                 });
             }
-            return all.future();
+            return issued.future().compose(v -> Future.all(gets)).mapEmpty();
         });
-        assertEquals(events, doneInCall.stream().filter(done -> done).count(),
-                "gets completed inside their call, one event each: " + doneInCall);
+        return doneInCall;
     }
 
     /** A caller chaining gets from their completions nests at most {@link LaneWorker#SYNC_COMPLETIONS} deep. */
