@@ -17,7 +17,8 @@ record NeedlePath(FileId fid, FileId authFid, String filename, String ext) {
 
     /** @throws IllegalArgumentException saying what is malformed */
     static NeedlePath parse(String rawPath) {
-        String[] parts = rawPath.substring(1).split("/", -1);
+        String path = rawPath.substring(1);
+        String[] parts = path.indexOf('/') < 0 ? new String[] {path} : path.split("/", -1); // most have one segment
         String vid;
         String keyCookie;
         String filename = "";

@@ -86,9 +86,10 @@ public record FileId(long volumeId, long key, int cookie) {
         this(volumeId, parseKey(hex, delta, original), parseCookie(hex, original));
     }
 
+    /** Checks the whole id (the cookie's part too: this runs first), then reads the key. */
     private static long parseKey(String hex, long delta, String original) {
         checkHex(hex, original);
-        long key = Long.parseUnsignedLong(hex.substring(0, hex.length() - 8), 16);
+        long key = hexValue(hex, 0, hex.length() - 8);
         long sum = key + delta;
         if (Long.compareUnsigned(sum, key) < 0) {
             throw new IllegalArgumentException("file id '" + original + "': key plus delta overflows 64 bits");
@@ -96,9 +97,21 @@ public record FileId(long volumeId, long key, int cookie) {
         return sum;
     }
 
+    /** After {@link #parseKey}: the last 8 hex digits. */
     private static int parseCookie(String hex, String original) {
-        checkHex(hex, original);
-        return (int) Long.parseLong(hex.substring(hex.length() - 8), 16);
+        return (int) hexValue(hex, hex.length() - 8, hex.length());
+    }
+
+    /**
+     * The value of checked hex digits {@code [from, to)}, at most 16 (an id has at most 24), read in place without a
+     * substring: ids are parsed on every needle request.
+     */
+    private static long hexValue(String hex, int from, int to) {
+        long value = 0;
+        for (int i = from; i < to; i++) {
+            value = value << 4 | Character.digit(hex.charAt(i), 16);
+        }
+        return value;
     }
 
     private static void checkHex(String hex, String original) {
