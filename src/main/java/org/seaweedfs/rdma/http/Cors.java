@@ -1,5 +1,6 @@
 package org.seaweedfs.rdma.http;
 
+import io.vertx.core.http.HttpHeaders;
 import io.vertx.core.http.HttpServerRequest;
 import io.vertx.ext.web.RoutingContext;
 
@@ -17,7 +18,7 @@ final class Cors {
 
     /** Adds the CORS headers when the request names an origin; call before anything is answered. */
     static void apply(HttpServerRequest request) {
-        if (!isEmpty(request.getHeader("Origin"))) {
+        if (!isEmpty(request.getHeader(HttpHeaders.ORIGIN))) {
             request.response()
                     .putHeader("Access-Control-Allow-Origin", "*")
                     .putHeader("Access-Control-Allow-Credentials", "true");

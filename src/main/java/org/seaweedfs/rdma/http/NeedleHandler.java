@@ -46,6 +46,10 @@ final class NeedleHandler implements Handler<RoutingContext> {
     private static final CharSequence ACCEPT_RANGES = HttpHeaders.createOptimized("Accept-Ranges");
     private static final CharSequence CONTENT_DISPOSITION = HttpHeaders.createOptimized("Content-Disposition");
     private static final CharSequence BYTES = HttpHeaders.createOptimized("bytes");
+    private static final CharSequence CONTENT_LENGTH = HttpHeaders.createOptimized("Content-Length");
+    private static final CharSequence CONTENT_ENCODING = HttpHeaders.createOptimized("Content-Encoding");
+    private static final CharSequence LAST_MODIFIED = HttpHeaders.createOptimized("Last-Modified");
+    private static final CharSequence RANGE = HttpHeaders.createOptimized("Range");
 
     /** Go's http.TimeFormat (RFC 1123 with a two-digit day, always GMT). */
     private static final DateTimeFormatter HTTP_DATE = DateTimeFormatter.ofPattern("EEE, dd MMM uuuu HH:mm:ss 'GMT'", Locale.US)
@@ -142,7 +146,7 @@ final class NeedleHandler implements Handler<RoutingContext> {
         NeedleStat stat = content.stat();
         HttpServerResponse response = request.response();
         if (stat.lastModified() != 0) {
-            response.putHeader("Last-Modified", HTTP_DATE.format(Instant.ofEpochSecond(stat.lastModified())));
+            response.putHeader(LAST_MODIFIED, HTTP_DATE.format(Instant.ofEpochSecond(stat.lastModified())));
         }
         if (notModified(request, stat)) {
             content.release();
@@ -157,7 +161,7 @@ final class NeedleHandler implements Handler<RoutingContext> {
             return;
         }
         writeHeaders(request, response, path, stat);
-        boolean gzip = stat.compressed() && acceptsGzip(request.getHeader("Accept-Encoding"));
+        boolean gzip = stat.compressed() && acceptsGzip(request.getHeader(HttpHeaders.ACCEPT_ENCODING));
         Future<ByteChunks> body;
         if (stat.compressed() && !gzip) {
             body = NeedleInflater.inflate(vertx, ByteChunks.of(content.chunks()), api.maxNeedleBytes()).map(ByteChunks::of);
@@ -235,7 +239,7 @@ final class NeedleHandler implements Handler<RoutingContext> {
         long size = body.length();
         boolean head = request.method() == HttpMethod.HEAD;
         // HEAD ignores Range, as the volume server does: 200 with the whole length.
-        ByteRanges ranges = ByteRanges.parse(head ? null : request.getHeader("Range"), size);
+        ByteRanges ranges = ByteRanges.parse(head ? null : request.getHeader(RANGE), size);
         List<Buffer> pieces;
         long length;
         switch (ranges.kind()) {
@@ -263,10 +267,10 @@ final class NeedleHandler implements Handler<RoutingContext> {
                 }
             }
         }
-        response.putHeader("Content-Length", Long.toString(length));
-        if (!head && length > 0 && !response.headers().contains("Content-Type") && !hasValue(response, "Content-Encoding")) {
+        response.putHeader(CONTENT_LENGTH, Long.toString(length));
+        if (!head && length > 0 && !response.headers().contains(CONTENT_TYPE) && !hasValue(response, CONTENT_ENCODING)) {
             // Go's server sniffs a body sent without a Content-Type (and without a Content-Encoding).
-            response.putHeader("Content-Type", sniff(pieces));
+            response.putHeader(CONTENT_TYPE, sniff(pieces));
         }
         if (head) {
             return response.end().map(0L);
@@ -332,7 +336,7 @@ final class NeedleHandler implements Handler<RoutingContext> {
         return GoMediaType.typeByFilename(filename);
     }
 
-    private static boolean hasValue(HttpServerResponse response, String header) {
+    private static boolean hasValue(HttpServerResponse response, CharSequence header) {
         String value = response.headers().get(header);
         return value != null && !value.isEmpty();
     }
@@ -366,14 +370,14 @@ final class NeedleHandler implements Handler<RoutingContext> {
      * {@code W/}, no {@code *}) does.
      */
     private static boolean notModified(HttpServerRequest request, NeedleStat stat) {
-        String ims = request.getHeader("If-Modified-Since");
+        String ims = request.getHeader(HttpHeaders.IF_MODIFIED_SINCE);
         if (stat.lastModified() != 0 && ims != null && !ims.isEmpty()) {
             long since = goHttpDate(ims);
             if (since != Long.MIN_VALUE && since >= stat.lastModified()) {
                 return true;
             }
         }
-        String inm = request.getHeader("If-None-Match");
+        String inm = request.getHeader(HttpHeaders.IF_NONE_MATCH);
         return inm != null && inm.equals("\"" + stat.etag() + "\"");
     }
 

@@ -2,6 +2,7 @@ package org.seaweedfs.rdma.http;
 
 import io.vertx.core.Future;
 import io.vertx.core.Handler;
+import io.vertx.core.http.HttpHeaders;
 import io.vertx.core.http.HttpServerRequest;
 import io.vertx.core.http.HttpServerResponse;
 import io.vertx.ext.web.RoutingContext;
@@ -34,6 +35,12 @@ import org.seaweedfs.rdma.volume.FileId;
  * which it would do anyway for bytes not marked RDMA (the README's "/read and weed mount" has the numbers).
  */
 final class ReadSliceHandler implements Handler<RoutingContext> {
+
+    /** Where a read's bytes came from, sent with every needle answer (names and flag values encoded once). */
+    private static final CharSequence X_SOURCE = HttpHeaders.createOptimized("X-Source");
+    private static final CharSequence X_RDMA_USED = HttpHeaders.createOptimized("X-RDMA-Used");
+    private static final CharSequence TRUE = HttpHeaders.createOptimized("true");
+    private static final CharSequence FALSE = HttpHeaders.createOptimized("false");
 
     private final HttpApiContext api;
     private final JwtReadAuth auth;
@@ -168,7 +175,6 @@ final class ReadSliceHandler implements Handler<RoutingContext> {
 
     /** Which path served the bytes: {@code X-Source} (rdma, read-through, http) and {@code X-RDMA-Used}. */
     static void putSourceHeaders(HttpServerResponse response, NeedleStat stat) {
-        response.putHeader("X-Source", stat.source())
-                .putHeader("X-RDMA-Used", Boolean.toString(ReadPath.RDMA.is(stat.source())));
+        response.putHeader(X_SOURCE, stat.source()).putHeader(X_RDMA_USED, ReadPath.RDMA.is(stat.source()) ? TRUE : FALSE);
     }
 }
