@@ -109,6 +109,9 @@ public final class HttpApiVerticle extends VerticleBase {
                 // Clear-text HTTP/2 would hold a connection back (no connection handler, so no header deadline)
                 // until its first request head is complete; the API is HTTP/1.1.
                 .setHttp2ClearTextEnabled(false)
+                // Every answer is written on its connection's event loop (completions come back on the caller's
+                // context): Vert.x then writes straight to the channel, without its cross-thread outbound queue.
+                .setStrictThreadMode(true)
                 .setIdleTimeout((int) Math.min(Integer.MAX_VALUE, api.http().idleTimeout().toMillis()))
                 .setIdleTimeoutUnit(TimeUnit.MILLISECONDS));
         return server.connectionHandler(deadlines::connected).requestHandler(request -> {

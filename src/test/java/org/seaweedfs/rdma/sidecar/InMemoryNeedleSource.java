@@ -14,6 +14,7 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.zip.CRC32C;
 import java.util.zip.GZIPOutputStream;
+import org.seaweedfs.rdma.ucx.VertxInternals;
 import org.seaweedfs.rdma.volume.FileId;
 
 /**
@@ -148,7 +149,8 @@ public final class InMemoryNeedleSource implements NeedleSource {
 
     private synchronized Future<Void> delay() {
         if (hold) {
-            Promise<Void> p = Promise.promise();
+            // Released from the test's thread; the reader hears of it on its own context, as NeedleSource promises.
+            Promise<Void> p = VertxInternals.promise(VertxInternals.callerContext(vertx));
             held.add(p);
             return p.future();
         }
