@@ -39,6 +39,8 @@ final class HttpServerMeters implements HttpServerMetrics<HttpServerMeters.Excha
      */
     private final Map<HttpMethod, MethodMeters> byMethod = new ConcurrentHashMap<>();
     private final MethodMeters otherMethod;
+    /** The last request's method and its meters; an immutable memo shared by event loops, as {@link MethodMeters#last}. */
+    private MethodMemo lastMethod;
     /** By route, method and code: count, time and response size. */
     private final Map<ResponseKey, ResponseMeters> byResponse = new ConcurrentHashMap<>();
     private final Map<String, Counter> errorsByClass = new ConcurrentHashMap<>();
@@ -84,6 +86,9 @@ final class HttpServerMeters implements HttpServerMetrics<HttpServerMeters.Excha
     }
 
     record ResponseMemo(String route, int code, ResponseMeters meters) {
+    }
+
+    record MethodMemo(HttpMethod method, MethodMeters meters) {
     }
 
     record ResponseKey(String route, String method, int code) {
@@ -182,11 +187,17 @@ final class HttpServerMeters implements HttpServerMetrics<HttpServerMeters.Excha
     }
 
     private MethodMeters methodMeters(HttpMethod method) {
-        MethodMeters meters = byMethod.get(method);
-        if (meters != null) {
-            return meters;
+        MethodMemo memo = lastMethod;
+        if (memo != null && memo.method() == method) { // almost every request repeats the last method (GET)
+            return memo.meters();
         }
-        return STANDARD_METHODS.contains(method) ? byMethod.computeIfAbsent(method, m -> newMethodMeters(m.name())) : otherMethod;
+        MethodMeters meters = byMethod.get(method);
+        if (meters == null) {
+            meters = STANDARD_METHODS.contains(method) ? byMethod.computeIfAbsent(method, m -> newMethodMeters(m.name()))
+                    : otherMethod;
+        }
+        lastMethod = new MethodMemo(method, meters);
+        return meters;
     }
 
     private MethodMeters newMethodMeters(String name) {

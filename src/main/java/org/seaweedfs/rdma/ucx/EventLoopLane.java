@@ -142,11 +142,6 @@ final class EventLoopLane {
         return !unflushed.isEmpty();
     }
 
-    /** Whether the lane issues implicit gets now (tests). */
-    boolean issuesImplicitGets() {
-        return implicitGets;
-    }
-
     /**
      * Outside callbacks: one endpoint flush for the implicit gets issued since the last; it completes them all (UCX
      * completes a flush once every operation before it has), inside this call when they completed inside theirs.

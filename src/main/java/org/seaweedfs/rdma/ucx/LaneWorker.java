@@ -28,8 +28,9 @@ import java.util.concurrent.TimeUnit;
  *
  * <p>A get that completes within its issuing call (a shared-memory get of UCX memory copies at once) completes
  * synchronously, until its lane issues implicit gets (see {@link EventLoopLane}): those complete together after the
- * event loop's pass of I/O, when the polling task flushes each lane once. Otherwise the worker polls with tasks on its event loop, interleaved with the loop's I/O, while gets
- * are in flight, and every {@value #IDLE_PROGRESS_MS} ms while lanes exist, for wire-up, keepalive and error events.
+ * event loop's pass of I/O, when the polling task flushes each lane once. Otherwise the worker polls with tasks on
+ * its event loop, interleaved with the loop's I/O, while gets are in flight, and every {@value #IDLE_PROGRESS_MS} ms
+ * while lanes exist, for wire-up, keepalive and error events.
  * UCX callbacks only record outcomes; completions, key closes and endpoint closes happen after {@code progress()}.
  */
 final class LaneWorker {
