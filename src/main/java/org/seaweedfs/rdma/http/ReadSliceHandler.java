@@ -175,6 +175,7 @@ final class ReadSliceHandler implements Handler<RoutingContext> {
 
     /** Which path served the bytes: {@code X-Source} (rdma, read-through, http) and {@code X-RDMA-Used}. */
     static void putSourceHeaders(HttpServerResponse response, NeedleStat stat) {
-        response.putHeader(X_SOURCE, stat.source()).putHeader(X_RDMA_USED, ReadPath.RDMA.is(stat.source()) ? TRUE : FALSE);
+        response.putHeader(X_SOURCE, stat.source())
+                .putHeader(X_RDMA_USED, ReadPath.RDMA.is(stat.source()) ? TRUE : FALSE);
     }
 }
