@@ -79,7 +79,6 @@ final class EventLoopLane {
     private int inlineGets; // gets in a row that completed inside their call
     private int inlineGetsForImplicit = INLINE_GETS_FOR_IMPLICIT;
     private ArrayList<LaneGetOp> unflushed = new ArrayList<>(); // implicit gets issued since the last flush
-    boolean flushQueued; // the worker flushes this lane at the end of the pass
     private UcxTransportException failure; // set by the endpoint's error handler
     private UcxTransportException drainCause; // set when the lane takes no more gets and waits for its gets in flight
     private long drainDeadline;
@@ -137,9 +136,9 @@ final class EventLoopLane {
         return op;
     }
 
-    /** Implicit gets issued and not yet flushed: the worker must {@link #flush} this lane. */
-    boolean hasUnflushed() {
-        return !unflushed.isEmpty();
+    /** Implicit gets issued and not yet flushed; from the first, the worker must {@link #flush} this lane. */
+    int unflushedGets() {
+        return unflushed.size();
     }
 
     /**
@@ -159,7 +158,7 @@ final class EventLoopLane {
         } catch (UcxException e) {
             flush.onError(e.getStatus(), e.getMessage());
         }
-        if (!flush.done) { // these gets wait for the peer: one request per get again, each completing on its own
+        if (!flush.done || flush.failed) { // the gets wait for the peer, or failed: one request per get again
             implicitGets = false;
             inlineGets = 0;
         } else if (flush.ops.size() == 1) { // nothing shared the flush: back to completing inside the call
@@ -176,6 +175,7 @@ final class EventLoopLane {
     private final class LaneFlush extends UcxCallback {
         private final List<LaneGetOp> ops;
         private boolean done;
+        private boolean failed;
 
         LaneFlush(List<LaneGetOp> ops) {
             this.ops = ops;
@@ -192,8 +192,7 @@ final class EventLoopLane {
         @Override
         public void onError(int ucsStatus, String errorMsg) {
             done = true;
-            implicitGets = false;
-            inlineGets = 0;
+            failed = true;
             for (LaneGetOp op : ops) {
                 op.finish(channel.operationError(op.describe() + ", flushed", ucsStatus, errorMsg));
             }

@@ -129,9 +129,9 @@ final class LaneWorker {
         LaneGetOp op = lane.issue(context, remoteAddress, key, localAddress, length);
         pending++;
         lastEventNanos = System.nanoTime();
-        if (lane.hasUnflushed()) { // an implicit get: the polling task's flush completes it with the pass's others
-            if (!lane.flushQueued) {
-                lane.flushQueued = true;
+        int unflushed = lane.unflushedGets();
+        if (unflushed > 0) { // an implicit get: the polling task's flush completes it with the pass's others
+            if (unflushed == 1) { // the lane's first since its last flush
                 toFlush.add(lane);
             }
             lastGetWaited = false;
@@ -390,9 +390,7 @@ final class LaneWorker {
     private boolean flushLanes() {
         boolean flushed = false;
         for (int i = 0; i < toFlush.size(); i++) {
-            EventLoopLane lane = toFlush.get(i);
-            lane.flushQueued = false;
-            flushed |= lane.flush();
+            flushed |= toFlush.get(i).flush();
         }
         toFlush.clear();
         return flushed;
