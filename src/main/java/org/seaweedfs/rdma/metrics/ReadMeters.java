@@ -140,8 +140,18 @@ public final class ReadMeters {
         return List.copyOf(values);
     }
 
+    /**
+     * The value's index in {@code tags}, else the index of "other". Callers pass the constants themselves, so an
+     * identity pass finds them without comparing characters (List.indexOf's equals per entry was 1 % of a 4 KiB read).
+     */
     private static int tagIndex(String value, List<String> tags) {
+        int last = tags.size() - 1;
+        for (int i = 0; i < last; i++) {
+            if (tags.get(i) == value) {
+                return i;
+            }
+        }
         int i = value == null ? -1 : tags.indexOf(value);
-        return i >= 0 ? i : tags.size() - 1;
+        return i >= 0 ? i : last;
     }
 }

@@ -39,6 +39,19 @@ class ReadMetersTest {
     }
 
     @Test
+    void valuesEqualToAllowedOnesButNotTheSameStringsFindTheirTags() {
+        String source = new String(new char[] {'r', 'd', 'm', 'a'});
+        String result = new StringBuilder("k").insert(0, 'o').toString();
+        meters.recordRead(source, result, 5);
+        meters.recordBytesServed(source, 9);
+
+        assertEquals(1, registry.get("seaweedfs.rdma.read.latency").tag("source", "rdma").tag("result", "ok")
+                .timer().count());
+        assertNull(registry.find("seaweedfs.rdma.read.latency").tag("source", "other").timer());
+        assertEquals(9, registry.get("seaweedfs.rdma.read.bytes").tag("source", "rdma").summary().totalAmount(), 0.5);
+    }
+
+    @Test
     void bytesServedAreSummedPerSource() {
         meters.recordBytesServed("rdma", 4096);
         meters.recordBytesServed("rdma", 100);

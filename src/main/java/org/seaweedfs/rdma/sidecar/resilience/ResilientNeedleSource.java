@@ -24,6 +24,7 @@ import io.github.resilience4j.retry.RetryRegistry;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.vertx.core.Future;
+import io.vertx.core.Handler;
 import io.vertx.core.Promise;
 import io.vertx.core.Vertx;
 import org.slf4j.Logger;
@@ -318,25 +319,32 @@ public final class ResilientNeedleSource implements NeedleSource, ReadPathStatus
         }
         Promise<T> outcome = Promise.promise();
         AgentGuard guard = guard(peer.name());
-        attempt(op, route, guard, guard.retry().asyncContext(), outcome);
-        return outcome.future().recover(e -> {
-            if (e instanceof CallNotPermittedException) {
-                return fallback(op, route, "breaker_open", ReadFailure.unavailable(
-                        "circuit breaker of agent " + peer.name() + " is open", e), 0);
-            }
-            ReadFailure failure = asReadFailure(e);
-            if (isAnswer(failure)) {
-                return Future.failedFuture(failure);
-            }
-            return fallback(op, route, failure.kind() == ReadFailure.Kind.CORRUPT ? "corrupt" : "retries_exhausted", failure, 0);
-        });
+        // The attempts complete the read's own promise when one succeeds; only giving up goes through a further future
+        // (a recover() layer on every read was measurable at 4 KiB).
+        attempt(op, route, guard, guard.retry().asyncContext(), outcome,
+                e -> afterAttempts(op, route, e).onComplete(outcome));
+        return outcome.future();
+    }
+
+    /** What a read the RDMA attempts gave up on answers: the fallbacks, or the failure when it is an answer. */
+    private <T> Future<T> afterAttempts(Op<T> op, AgentRoute route, Throwable e) {
+        if (e instanceof CallNotPermittedException) {
+            return fallback(op, route, "breaker_open", ReadFailure.unavailable(
+                    "circuit breaker of agent " + route.peer().name() + " is open", e), 0);
+        }
+        ReadFailure failure = asReadFailure(e);
+        if (isAnswer(failure)) {
+            return Future.failedFuture(failure);
+        }
+        return fallback(op, route, failure.kind() == ReadFailure.Kind.CORRUPT ? "corrupt" : "retries_exhausted", failure, 0);
     }
 
     /**
      * One RDMA attempt; on a retriable failure, schedules the next on the caller's context (through the agent's
      * new connection when it reconnected meanwhile).
      */
-    private <T> void attempt(Op<T> op, AgentRoute route, AgentGuard guard, Retry.AsyncContext<T> retry, Promise<T> outcome) {
+    private <T> void attempt(Op<T> op, AgentRoute route, AgentGuard guard, Retry.AsyncContext<T> retry, Promise<T> outcome,
+                             Handler<Throwable> gaveUp) {
         AgentPeer peer = route.peer();
         CircuitBreaker breaker = guard.breaker();
         boolean permitted = breaker.tryAcquirePermission();
@@ -345,7 +353,7 @@ public final class ResilientNeedleSource implements NeedleSource, ReadPathStatus
             guard.meters().notPermitted();
             CallNotPermittedException notPermitted = CallNotPermittedException.createCallNotPermittedException(breaker);
             retry.onError(notPermitted);
-            outcome.fail(notPermitted);
+            gaveUp.handle(notPermitted);
             return;
         }
         long start = System.nanoTime();
@@ -375,11 +383,11 @@ public final class ResilientNeedleSource implements NeedleSource, ReadPathStatus
             guard.transitions().observe();
             long wait = retry.onError(failure);
             if (wait < 0 || !peer.isUp()) {
-                outcome.fail(failure);
+                gaveUp.handle(failure);
             } else if (wait == 0) {
-                vertx.getOrCreateContext().runOnContext(v -> attempt(op, route.current(), guard, retry, outcome));
+                vertx.getOrCreateContext().runOnContext(v -> attempt(op, route.current(), guard, retry, outcome, gaveUp));
             } else {
-                vertx.setTimer(wait, t -> attempt(op, route.current(), guard, retry, outcome));
+                vertx.setTimer(wait, t -> attempt(op, route.current(), guard, retry, outcome, gaveUp));
             }
         });
     }
