@@ -56,4 +56,19 @@ class LocationCacheTest {
         volume.evict(42);
         assertNull(volume.find(42));
     }
+
+    @Test
+    void aLocationPutAgainReplacesTheOneBeforeAndIsCountedOnce() {
+        LocationCache cache = new LocationCache(1 << 20, new SimpleMeterRegistry());
+        VolumeLocations volume = new VolumeLocations(7, 3, cache, null);
+        VolumeLocations otherEpoch = new VolumeLocations(7, 4, cache, null);
+        cache.put(volume, 42, new NeedleLocation(4096, 10));
+        cache.put(otherEpoch, 42, new NeedleLocation(8192, 20));
+        cache.put(volume, 42, new NeedleLocation(65536, 11)); // the hash table keeps the first key object it saw
+
+        assertEquals(new NeedleLocation(65536, 11), volume.find(42));
+        assertEquals(new NeedleLocation(8192, 20), otherEpoch.find(42), "another epoch's entry is its own");
+        assertEquals(2, cache.size());
+        assertEquals(1, volume.cachedEntries());
+    }
 }
