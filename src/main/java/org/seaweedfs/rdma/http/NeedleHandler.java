@@ -151,7 +151,7 @@ final class NeedleHandler implements Handler<RoutingContext> {
         if (notModified(request, stat)) {
             content.release();
             scope.finish(stat.source(), "not_modified", 0);
-            response.putHeader("ETag", "\"" + stat.etag() + "\"");
+            response.putHeader("ETag", stat.quotedEtag());
             ReadSliceHandler.putSourceHeaders(response, stat);
             response.setStatusCode(304).end();
             return;
@@ -308,7 +308,7 @@ final class NeedleHandler implements Handler<RoutingContext> {
      */
     private static void writeHeaders(HttpServerRequest request, HttpServerResponse response, NeedlePath path,
                                      NeedleStat stat) {
-        response.putHeader(ETAG, "\"" + stat.etag() + "\"");
+        response.putHeader(ETAG, stat.quotedEtag());
         stat.pairs().forEach(response::putHeader);
         String filename = path.filename().isEmpty() ? stat.name() : path.filename();
         String contentType = contentType(stat, filename);
@@ -378,7 +378,7 @@ final class NeedleHandler implements Handler<RoutingContext> {
             }
         }
         String inm = request.getHeader(HttpHeaders.IF_NONE_MATCH);
-        return inm != null && inm.equals("\"" + stat.etag() + "\"");
+        return inm != null && inm.equals(stat.quotedEtag());
     }
 
     /** Unix seconds of a date in Go's http.TimeFormat ({@code Mon, 02 Jan 2006 15:04:05 GMT}), else MIN_VALUE. */

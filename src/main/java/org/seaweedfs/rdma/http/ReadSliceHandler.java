@@ -116,7 +116,7 @@ final class ReadSliceHandler implements Handler<RoutingContext> {
         response.setStatusCode(200)
                 .putHeader("Content-Type", "application/octet-stream")
                 .putHeader("Content-Length", Long.toString(count))
-                .putHeader("ETag", "\"" + stat.etag() + "\"");
+                .putHeader("ETag", stat.quotedEtag());
         putSourceHeaders(response, stat);
         return BodyStreamer.stream(response, content.chunks())
                 .andThen(ar -> content.release())

@@ -35,11 +35,25 @@ public record NeedleStat(
 
     /** ETag value without quotes: 8 lowercase hex digits of the CRC. */
     public String etag() {
-        // Every answer's ETag: eight digits written straight into the string's bytes (no padding step, no format).
-        byte[] digits = new byte[8];
-        for (int i = 7, v = crc; i >= 0; i--, v >>>= 4) {
-            digits[i] = HEX[v & 0xf];
+        return hexDigits(false);
+    }
+
+    /** The ETag header's value: the 8 digits in double quotes, built in one string (every HTTP answer sends it). */
+    public String quotedEtag() {
+        return hexDigits(true);
+    }
+
+    /** The CRC's 8 hex digits written straight into a Latin-1 string's bytes (no padding step, no format). */
+    private String hexDigits(boolean quoted) {
+        int first = quoted ? 1 : 0;
+        byte[] bytes = new byte[8 + 2 * first];
+        if (quoted) {
+            bytes[0] = '"';
+            bytes[9] = '"';
         }
-        return new String(digits, StandardCharsets.ISO_8859_1);
+        for (int i = first + 7, v = crc; i >= first; i--, v >>>= 4) {
+            bytes[i] = HEX[v & 0xf];
+        }
+        return new String(bytes, StandardCharsets.ISO_8859_1);
     }
 }
