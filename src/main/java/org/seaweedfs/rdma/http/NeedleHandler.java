@@ -151,7 +151,7 @@ final class NeedleHandler implements Handler<RoutingContext> {
         if (notModified(request, stat)) {
             content.release();
             scope.finish(stat.source(), "not_modified", 0);
-            response.putHeader("ETag", stat.quotedEtag());
+            response.putHeader(ETAG, stat.quotedEtag());
             ReadSliceHandler.putSourceHeaders(response, stat);
             response.setStatusCode(304).end();
             return;

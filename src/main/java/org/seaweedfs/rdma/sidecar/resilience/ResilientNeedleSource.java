@@ -336,7 +336,8 @@ public final class ResilientNeedleSource implements NeedleSource, ReadPathStatus
         if (isAnswer(failure)) {
             return Future.failedFuture(failure);
         }
-        return fallback(op, route, failure.kind() == ReadFailure.Kind.CORRUPT ? "corrupt" : "retries_exhausted", failure, 0);
+        String reason = failure.kind() == ReadFailure.Kind.CORRUPT ? "corrupt" : "retries_exhausted";
+        return fallback(op, route, reason, failure, 0);
     }
 
     /**
