@@ -18,14 +18,14 @@ final class BodyStreamer {
     }
 
     static Future<Void> stream(HttpServerResponse response, List<Buffer> pieces) {
+        if (pieces.size() == 1) {
+            // The common case: headers and body leave as one message, one pass through the pipeline. The end's own
+            // future fails when the connection closes before the last byte is flushed, so it needs no handlers.
+            return response.end(pieces.get(0));
+        }
         Promise<Void> done = Promise.promise();
         response.closeHandler(v -> done.tryFail("client closed the connection"));
         response.exceptionHandler(done::tryFail);
-        if (pieces.size() == 1) {
-            // The common case: headers and body leave as one message, one pass through the pipeline.
-            settle(response.end(pieces.get(0)), done);
-            return done.future();
-        }
         new Pump(response, pieces.iterator(), done).run();
         return done.future();
     }

@@ -162,26 +162,26 @@ final class NeedleHandler implements Handler<RoutingContext> {
         }
         writeHeaders(request, response, path, stat);
         boolean gzip = stat.compressed() && acceptsGzip(request.getHeader(HttpHeaders.ACCEPT_ENCODING));
-        Future<ByteChunks> body;
         if (stat.compressed() && !gzip) {
-            body = NeedleInflater.inflate(vertx, ByteChunks.of(content.chunks()), api.maxNeedleBytes()).map(ByteChunks::of);
+            Future<Buffer> inflated = NeedleInflater.inflate(vertx, ByteChunks.of(content.chunks()), api.maxNeedleBytes());
             content.release(); // inflate copied the stored bytes
-        } else {
-            if (gzip) {
-                response.putHeader("Content-Encoding", "gzip");
-            }
-            body = Future.succeededFuture(ByteChunks.of(content.chunks()));
-        }
-        body.onComplete(ar -> {
-            if (ar.failed()) {
-                content.release();
-                fail(response, ar.cause(), scope);
-                return;
-            }
-            sendBody(request, response, stat, ar.result()).onComplete(sent -> {
-                content.release();
-                scope.finish(stat.source(), sent.succeeded() ? "ok" : "aborted", sent.succeeded() ? sent.result() : 0);
+            inflated.onComplete(ar -> {
+                if (ar.failed()) {
+                    fail(response, ar.cause(), scope);
+                } else {
+                    sendBody(request, response, stat, ByteChunks.of(ar.result()),
+                            (ok, bytes) -> scope.sent(stat.source(), ok, bytes));
+                }
             });
+            return;
+        }
+        if (gzip) {
+            response.putHeader(CONTENT_ENCODING, "gzip");
+        }
+        // The stored bytes as they are: sent at once, no future in between (most reads).
+        sendBody(request, response, stat, ByteChunks.of(content.chunks()), (ok, bytes) -> {
+            content.release();
+            scope.sent(stat.source(), ok, bytes);
         });
     }
 
@@ -221,21 +221,26 @@ final class NeedleHandler implements Handler<RoutingContext> {
                 NeedleStat plain = new NeedleStat(stat.fid(), json.result().length(), stat.crc(), stat.name(), stat.mime(),
                         stat.lastModified(), stat.pairs(), false, false, stat.source());
                 writeHeaders(request, response, path, plain);
-                sendBody(request, response, plain, ByteChunks.of(json.result())).onComplete(sent ->
-                        scope.finish(stat.source(), sent.succeeded() ? "ok" : "aborted", sent.succeeded() ? sent.result() : 0));
+                sendBody(request, response, plain, ByteChunks.of(json.result()),
+                        (ok, bytes) -> scope.sent(stat.source(), ok, bytes));
                 return;
             }
             NeedleStat whole = new NeedleStat(stat.fid(), file.manifest().size(), stat.crc(), file.manifest().name(),
                     file.manifest().mime(), stat.lastModified(), stat.pairs(), false, false, file.source());
             response.putHeader("X-File-Store", "chunked");
             writeHeaders(request, response, path, whole);
-            sendBody(request, response, whole, file.bytes()).onComplete(sent ->
-                    scope.finish(file.source(), sent.succeeded() ? "ok" : "aborted", sent.succeeded() ? sent.result() : 0));
+            sendBody(request, response, whole, file.bytes(), (ok, bytes) -> scope.sent(file.source(), ok, bytes));
         });
     }
 
-    /** Resolves ranges and writes the body; the future carries the body bytes sent. */
-    private Future<Long> sendBody(HttpServerRequest request, HttpServerResponse response, NeedleStat stat, ByteChunks body) {
+    /** Told once whether a body went out whole ({@code ok}, with its bytes) or not (the client went away first). */
+    private interface Sent {
+        void sent(boolean ok, long bytes);
+    }
+
+    /** Resolves ranges and writes the body; {@code done} hears how it went. */
+    private void sendBody(HttpServerRequest request, HttpServerResponse response, NeedleStat stat, ByteChunks body,
+                          Sent done) {
         long size = body.length();
         boolean head = request.method() == HttpMethod.HEAD;
         // HEAD ignores Range, as the volume server does: 200 with the whole length.
@@ -245,8 +250,9 @@ final class NeedleHandler implements Handler<RoutingContext> {
         switch (ranges.kind()) {
             case UNSATISFIABLE -> {
                 response.putHeader("Content-Range", "bytes */" + size);
-                return HttpErrors.send(response, 416, "range '" + request.getHeader("Range")
-                        + "' is not satisfiable for " + size + " bytes").map(0L);
+                HttpErrors.send(response, 416, "range '" + request.getHeader("Range")
+                        + "' is not satisfiable for " + size + " bytes").onComplete(ar -> done.sent(ar.succeeded(), 0));
+                return;
             }
             case WHOLE -> {
                 response.setStatusCode(200);
@@ -272,10 +278,9 @@ final class NeedleHandler implements Handler<RoutingContext> {
             // Go's server sniffs a body sent without a Content-Type (and without a Content-Encoding).
             response.putHeader(CONTENT_TYPE, sniff(pieces));
         }
-        if (head) {
-            return response.end().map(0L);
-        }
-        return BodyStreamer.stream(response, pieces).map(length);
+        Future<Void> end = head ? response.end() : BodyStreamer.stream(response, pieces);
+        long bytes = head ? 0 : length;
+        end.onComplete(ar -> done.sent(ar.succeeded(), ar.succeeded() ? bytes : 0));
     }
 
     /** multipart/byteranges pieces, laid out as Go's mime/multipart writes them. */

@@ -30,6 +30,11 @@ final class ReadScope {
         return new ReadScope(api.admission(), api.meters());
     }
 
+    /** Finishes a read whose answer was sent: "ok" with its body bytes, or "aborted" when the client went first. */
+    void sent(String source, boolean ok, long bytesServed) {
+        finish(source, ok ? "ok" : "aborted", ok ? bytesServed : 0);
+    }
+
     void finish(String source, String result, long bytesServed) {
         if (finished) {
             return;

@@ -2,6 +2,7 @@ package org.seaweedfs.rdma.volume;
 
 import java.nio.ByteBuffer;
 import java.util.concurrent.TimeUnit;
+import java.util.function.LongSupplier;
 
 /**
  * Everything in a record after the data: the meta, the stored checksum and (version 3) the append time.
@@ -36,5 +37,10 @@ public record NeedleTail(NeedleMeta meta, int checksum, long appendAtNs) {
         }
         long writtenNs = version == SuperBlock.VERSION_3 ? appendAtNs : TimeUnit.SECONDS.toNanos(meta.lastModified());
         return meta.ttl().expiredAt(writtenNs, nowMillis);
+    }
+
+    /** {@link #expiredAt(int, long)}, reading the clock only for a needle with a ttl (most have none). */
+    public boolean expiredAt(int version, LongSupplier clockMillis) {
+        return meta.ttl().expires() && expiredAt(version, clockMillis.getAsLong());
     }
 }

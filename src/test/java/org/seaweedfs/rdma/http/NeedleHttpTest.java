@@ -2,6 +2,7 @@ package org.seaweedfs.rdma.http;
 
 import static org.junit.jupiter.api.Assertions.*;
 import static org.seaweedfs.rdma.testing.Await.await;
+import static org.seaweedfs.rdma.testing.Await.until;
 
 import io.vertx.core.buffer.Buffer;
 import io.vertx.core.http.HttpMethod;
@@ -14,6 +15,8 @@ import java.util.Random;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
 import org.seaweedfs.rdma.sidecar.InMemoryNeedleSource;
 import org.seaweedfs.rdma.sidecar.ReadFailure;
 import org.seaweedfs.rdma.volume.FileId;
@@ -267,5 +270,25 @@ class NeedleHttpTest extends HttpApiTestBase {
                 "\r\nContent-Disposition: ", "\r\nContent-Length: "}) {
             assertTrue(head.indexOf(name) >= 0, name.trim() + " in " + head);
         }
+    }
+
+    /**
+     * A client that leaves while its read is under way: the answer written to the closed connection fails, and the
+     * needle and the admission slot come back, whether the body is one piece (the end's own future) or several.
+     */
+    @ParameterizedTest
+    @ValueSource(ints = {0, 16})
+    void aClientGoneBeforeTheAnswerGetsItsNeedleReleased(int chunkBytes) throws Exception {
+        if (chunkBytes > 0) {
+            source.chunkSize(chunkBytes);
+        }
+        source.hold(true);
+        NetSocket socket = await(vertx.createNetClient().connect(port, "127.0.0.1"));
+        socket.write("GET /3,01637037d6 HTTP/1.1\r\nHost: t\r\n\r\n");
+        until("the read is held", () -> source.heldReads() == 1);
+        await(socket.close());
+        until("the server saw the client go", () -> api.connections().open() == 0);
+        source.releaseHeld();
+        assertAllReleased();
     }
 }

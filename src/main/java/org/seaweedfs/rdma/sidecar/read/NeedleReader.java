@@ -174,7 +174,7 @@ public final class NeedleReader extends GatedReadPath {
         RemoteVolume volume = route.volume();
         try {
             VerifiedRecord record = VerifiedRecord.check(read.fid(), size, volume.version(), pieces,
-                    System.currentTimeMillis(), ReadPath.RDMA.wire, volume.where(), offset);
+                    System::currentTimeMillis, ReadPath.RDMA.wire, volume.where(), offset);
             read.succeed(new VerifiedNeedle(record, buffers));
         } catch (StaleLocation e) {
             buffers.forEach(PooledBuffer::release);

@@ -10,6 +10,7 @@ import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.function.LongSupplier;
 import org.seaweedfs.rdma.volume.CrcState;
 import org.seaweedfs.rdma.volume.FileId;
 import org.seaweedfs.rdma.volume.NeedleChecksum;
@@ -34,21 +35,22 @@ record VerifiedRecord(NeedleStat stat, List<ByteBuffer> data) {
      * between position 0 and its limit; together they cover at least the record up to its checksum/timestamp).
      *
      * @param expectedSize the Size the needle map (or lookup) gave for the record
+     * @param clockMillis  now, in unix ms (read only for a needle with a ttl)
      * @throws StaleLocation when the record holds another key or Size
      * @throws ReadFailure   NOT_FOUND (wrong cookie, ttl expired); a Size-0 record
      *                       (an empty file) passes as empty data or CORRUPT (malformed, bad checksum)
      */
-    static VerifiedRecord check(FileId fid, long expectedSize, int version, List<ByteBuffer> pieces, long nowMillis,
+    static VerifiedRecord check(FileId fid, long expectedSize, int version, List<ByteBuffer> pieces, LongSupplier clockMillis,
                                 String source, String where, long recordOffset) {
         try {
-            return parse(fid, expectedSize, version, pieces, nowMillis, source, where, recordOffset);
+            return parse(fid, expectedSize, version, pieces, clockMillis, source, where, recordOffset);
         } catch (VolumeFormatException e) {
             throw ReadFailure.corrupt("needle " + fid + ": " + e.getMessage());
         }
     }
 
     private static VerifiedRecord parse(FileId fid, long expectedSize, int version, List<ByteBuffer> pieces,
-                                        long nowMillis, String source, String where, long recordOffset) {
+                                        LongSupplier clockMillis, String source, String where, long recordOffset) {
         ByteBuffer first = pieces.get(0);
         NeedleHeader header = NeedleHeader.parse(first, 0, where, recordOffset);
         if (header.key() != fid.key() || header.size() != expectedSize) {
@@ -105,7 +107,7 @@ record VerifiedRecord(NeedleStat stat, List<ByteBuffer> data) {
                     + String.format("%08x", tail.checksum()) + " matches neither form of the data's CRC-32C "
                     + String.format("%08x", crc.value()));
         }
-        if (tail.expiredAt(version, nowMillis)) {
+        if (tail.expiredAt(version, clockMillis)) {
             throw ReadFailure.notFound("needle " + fid + ": ttl " + tail.meta().ttl() + " has expired");
         }
         NeedleMeta meta = tail.meta();

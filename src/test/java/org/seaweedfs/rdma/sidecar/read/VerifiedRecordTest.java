@@ -13,6 +13,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Random;
+import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 import org.junit.jupiter.api.Test;
@@ -59,7 +60,7 @@ class VerifiedRecordTest {
     private static VerifiedRecord check(NewNeedle needle, int version, int pieceBytes, long now) {
         ByteBuffer record = NeedleEncoder.encode(needle, version);
         long size = NeedleEncoder.size(needle, version);
-        return VerifiedRecord.check(FID, size, version, pieces(record, pieceBytes), now, "rdma", "test", 8);
+        return VerifiedRecord.check(FID, size, version, pieces(record, pieceBytes), () -> now, "rdma", "test", 8);
     }
 
     @ParameterizedTest
@@ -93,7 +94,7 @@ class VerifiedRecordTest {
         ByteBuffer record = NeedleEncoder.encode(n, 3);
         record.put(100, (byte) (record.get(100) ^ 1));
         ReadFailure f = assertThrows(ReadFailure.class, () -> VerifiedRecord.check(FID, NeedleEncoder.size(n, 3), 3,
-                pieces(record, 1024), NOW, "rdma", "test", 8));
+                pieces(record, 1024), () -> NOW, "rdma", "test", 8));
         assertEquals(ReadFailure.Kind.CORRUPT, f.kind());
         assertEquals(502, f.code());
     }
@@ -112,7 +113,7 @@ class VerifiedRecordTest {
         NewNeedle n = needle(data(10)).build();
         ByteBuffer record = NeedleEncoder.encode(n, 3);
         assertThrows(StaleLocation.class, () -> VerifiedRecord.check(FID, NeedleEncoder.size(n, 3) + 8, 3,
-                pieces(record, 4096), NOW, "rdma", "test", 8));
+                pieces(record, 4096), () -> NOW, "rdma", "test", 8));
     }
 
     @Test
@@ -122,6 +123,23 @@ class VerifiedRecordTest {
         ReadFailure f = assertThrows(ReadFailure.class, () -> check(n, 3, 4096, NOW + 60_000));
         assertEquals(ReadFailure.Kind.NOT_FOUND, f.kind());
         assertTrue(f.getMessage().contains("ttl"));
+    }
+
+    @Test
+    void theClockIsReadOnlyForANeedleWithATtl() {
+        NewNeedle plain = needle(data(10)).build();
+        ByteBuffer record = NeedleEncoder.encode(plain, 3);
+        assertEquals(10, VerifiedRecord.check(FID, NeedleEncoder.size(plain, 3), 3, pieces(record, 4096), () -> {
+            throw new AssertionError("the clock was read for a needle without a ttl");
+        }, "rdma", "test", 8).stat().size());
+        NewNeedle expiring = needle(data(10)).ttl(Ttl.of(1, Ttl.MINUTE)).build();
+        ByteBuffer ttlRecord = NeedleEncoder.encode(expiring, 3);
+        AtomicInteger reads = new AtomicInteger();
+        VerifiedRecord.check(FID, NeedleEncoder.size(expiring, 3), 3, pieces(ttlRecord, 4096), () -> {
+            reads.incrementAndGet();
+            return NOW;
+        }, "rdma", "test", 8);
+        assertEquals(1, reads.get());
     }
 
     @Test
@@ -146,7 +164,7 @@ class VerifiedRecordTest {
         ByteBuffer record = NeedleEncoder.encode(n, 3);
         record.putInt(NeedleLayout.HEADER_SIZE, 1 << 20);
         ReadFailure f = assertThrows(ReadFailure.class, () -> VerifiedRecord.check(FID, NeedleEncoder.size(n, 3), 3,
-                pieces(record, 4096), NOW, "rdma", "test", 8));
+                pieces(record, 4096), () -> NOW, "rdma", "test", 8));
         assertEquals(ReadFailure.Kind.CORRUPT, f.kind());
     }
 }
