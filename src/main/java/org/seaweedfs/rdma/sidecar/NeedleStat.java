@@ -1,5 +1,6 @@
 package org.seaweedfs.rdma.sidecar;
 
+import io.netty.util.AsciiString;
 import java.nio.charset.StandardCharsets;
 import java.util.Map;
 import org.seaweedfs.rdma.volume.FileId;
@@ -35,16 +36,19 @@ public record NeedleStat(
 
     /** ETag value without quotes: 8 lowercase hex digits of the CRC. */
     public String etag() {
-        return hexDigits(false);
+        return new String(hexDigits(false), StandardCharsets.ISO_8859_1);
     }
 
-    /** The ETag header's value: the 8 digits in double quotes, built in one string (every HTTP answer sends it). */
-    public String quotedEtag() {
-        return hexDigits(true);
+    /**
+     * The ETag header's value: the 8 digits in double quotes, as ASCII bytes that the HTTP encoder copies as they
+     * are (every HTTP answer sends it; a String would be built from the bytes, then encoded back to them).
+     */
+    public AsciiString quotedEtag() {
+        return new AsciiString(hexDigits(true), false);
     }
 
-    /** The CRC's 8 hex digits written straight into a Latin-1 string's bytes (no padding step, no format). */
-    private String hexDigits(boolean quoted) {
+    /** The CRC's 8 hex digits, optionally in quotes (no padding step, no format). */
+    private byte[] hexDigits(boolean quoted) {
         int first = quoted ? 1 : 0;
         byte[] bytes = new byte[8 + 2 * first];
         if (quoted) {
@@ -54,6 +58,6 @@ public record NeedleStat(
         for (int i = first + 7, v = crc; i >= first; i--, v >>>= 4) {
             bytes[i] = HEX[v & 0xf];
         }
-        return new String(bytes, StandardCharsets.ISO_8859_1);
+        return bytes;
     }
 }
