@@ -163,7 +163,8 @@ final class NeedleHandler implements Handler<RoutingContext> {
         writeHeaders(request, response, path, stat);
         boolean gzip = stat.compressed() && acceptsGzip(request.getHeader(HttpHeaders.ACCEPT_ENCODING));
         if (stat.compressed() && !gzip) {
-            Future<Buffer> inflated = NeedleInflater.inflate(vertx, ByteChunks.of(content.chunks()), api.maxNeedleBytes());
+            Future<Buffer> inflated = NeedleInflater.inflate(vertx, ByteChunks.of(content.chunks()),
+                    api.maxNeedleBytes());
             content.release(); // inflate copied the stored bytes
             inflated.onComplete(ar -> {
                 if (ar.failed()) {
@@ -233,7 +234,7 @@ final class NeedleHandler implements Handler<RoutingContext> {
         });
     }
 
-    /** Told once whether a body went out whole ({@code ok}, with its bytes) or not (the client went away first). */
+    /** Told once whether a body of {@code bytes} went out whole ({@code ok}) or not (the client went away first). */
     private interface Sent {
         void sent(boolean ok, long bytes);
     }
@@ -280,7 +281,7 @@ final class NeedleHandler implements Handler<RoutingContext> {
         }
         Future<Void> end = head ? response.end() : BodyStreamer.stream(response, pieces);
         long bytes = head ? 0 : length;
-        end.onComplete(ar -> done.sent(ar.succeeded(), ar.succeeded() ? bytes : 0));
+        end.onComplete(ar -> done.sent(ar.succeeded(), bytes));
     }
 
     /** multipart/byteranges pieces, laid out as Go's mime/multipart writes them. */

@@ -81,7 +81,8 @@ public final class ReadThroughSource extends GatedReadPath {
             }
             try {
                 VerifiedRecord record = VerifiedRecord.check(read.fid(), recordSize, version, pieces,
-                        System::currentTimeMillis, ReadPath.READ_THROUGH.wire, "read-through from agent " + connection.peer(), 0);
+                        System::currentTimeMillis, ReadPath.READ_THROUGH.wire,
+                        "read-through from agent " + connection.peer(), 0);
                 read.succeed(new VerifiedNeedle(record, List.of()));
             } catch (StaleLocation e) {
                 read.fail(ReadFailure.unavailable("reading " + read.fid() + " through the agent: " + e.getMessage(), null));

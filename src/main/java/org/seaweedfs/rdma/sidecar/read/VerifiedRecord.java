@@ -40,8 +40,8 @@ record VerifiedRecord(NeedleStat stat, List<ByteBuffer> data) {
      * @throws ReadFailure   NOT_FOUND (wrong cookie, ttl expired); a Size-0 record
      *                       (an empty file) passes as empty data or CORRUPT (malformed, bad checksum)
      */
-    static VerifiedRecord check(FileId fid, long expectedSize, int version, List<ByteBuffer> pieces, LongSupplier clockMillis,
-                                String source, String where, long recordOffset) {
+    static VerifiedRecord check(FileId fid, long expectedSize, int version, List<ByteBuffer> pieces,
+                                LongSupplier clockMillis, String source, String where, long recordOffset) {
         try {
             return parse(fid, expectedSize, version, pieces, clockMillis, source, where, recordOffset);
         } catch (VolumeFormatException e) {
