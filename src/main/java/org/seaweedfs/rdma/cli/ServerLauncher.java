@@ -12,9 +12,13 @@ import org.seaweedfs.rdma.cluster.ClusteredVertx;
 import org.seaweedfs.rdma.config.RdmaConfig;
 import org.seaweedfs.rdma.config.Role;
 import org.seaweedfs.rdma.metrics.RdmaMetrics;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /** Starts the configured roles in a new Vert.x instance (with metrics when enabled) and stops them on shutdown. */
 final class ServerLauncher {
+
+    private static final Logger log = LoggerFactory.getLogger(ServerLauncher.class);
 
     private ServerLauncher() {
     }
@@ -22,13 +26,14 @@ final class ServerLauncher {
     /** Blocks until the server is up (or failed); registers a shutdown hook that stops it gracefully. */
     static SeaweedRdma start(RdmaConfig config, PrintStream err) throws Exception {
         RdmaMetrics metrics = config.metrics().enabled() ? RdmaMetrics.create() : null;
-        // Netty's epoll transport where it loads (Linux); NIO otherwise. The ready line says which one runs.
-        VertxOptions options = new VertxOptions().setPreferNativeTransport(true);
+        // http.transport: the ready line says which one runs, and this line why.
+        TransportChoice transport = TransportChoice.resolve(config.http().transport());
+        log.info("network transport {} ({})", transport.name(), transport.reason());
         // Clustered (Hazelcast, cluster.*) when enabled: the event-bus API then answers every member.
         Vertx vertx;
         try {
-            vertx = ClusteredVertx.create(config.cluster(), options, metrics).toCompletionStage().toCompletableFuture()
-                    .get(60, TimeUnit.SECONDS);
+            vertx = ClusteredVertx.create(config.cluster(), new VertxOptions(), metrics, transport.transport())
+                    .toCompletionStage().toCompletableFuture().get(60, TimeUnit.SECONDS);
         } catch (Exception e) {
             Throwable cause = e.getCause() == null ? e : e.getCause();
             throw new IllegalStateException("could not join the cluster: " + cause.getMessage(), cause);
@@ -90,7 +95,7 @@ final class ServerLauncher {
                     .append(c.sidecar().master() == null ? "" : ", master " + c.sidecar().master())
                     .append(", event bus seaweedfs.needle.read / seaweedfs.needle.stat")
                     .append(c.cluster().enabled() ? " (clustered on " + c.cluster().host() + ":" + c.cluster().port() + ")" : "")
-                    .append(", network transport ").append(server.vertx().isNativeTransportEnabled() ? "epoll" : "nio");
+                    .append(", network transport ").append(TransportChoice.nameOf(server.vertx()));
         }
         return line.toString();
     }

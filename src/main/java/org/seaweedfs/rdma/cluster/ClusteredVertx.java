@@ -7,6 +7,7 @@ import io.vertx.core.Future;
 import io.vertx.core.Vertx;
 import io.vertx.core.VertxBuilder;
 import io.vertx.core.VertxOptions;
+import io.vertx.core.transport.Transport;
 import io.vertx.spi.cluster.hazelcast.ConfigUtil;
 import io.vertx.spi.cluster.hazelcast.HazelcastClusterManager;
 import java.io.IOException;
@@ -29,13 +30,25 @@ public final class ClusteredVertx {
     private ClusteredVertx() {
     }
 
-    /** A Vert.x instance as configured ({@code metrics} may be null): clustered when enabled. */
+    /** A Vert.x instance as configured ({@code metrics} may be null) on Vert.x's own choice of transport. */
     public static Future<Vertx> create(ClusterConfig cluster, VertxOptions options, RdmaMetrics metrics) {
+        return create(cluster, options, metrics, null);
+    }
+
+    /**
+     * A Vert.x instance as configured ({@code metrics} may be null): clustered when enabled, its sockets on
+     * {@code transport} (null: Vert.x's choice).
+     */
+    public static Future<Vertx> create(ClusterConfig cluster, VertxOptions options, RdmaMetrics metrics,
+                                       Transport transport) {
         VertxOptions effective = new VertxOptions(options);
         if (cluster.enabled()) {
             effective.getEventBusOptions().setHost(cluster.host()).setPort(0);
         }
         VertxBuilder builder = metrics == null ? Vertx.builder().with(effective) : metrics.vertxBuilder(effective);
+        if (transport != null) {
+            builder = builder.withTransport(transport);
+        }
         if (!cluster.enabled()) {
             return Future.succeededFuture(builder.build());
         }

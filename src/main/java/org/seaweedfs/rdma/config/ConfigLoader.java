@@ -157,7 +157,7 @@ public final class ConfigLoader {
                         v.integer("http.maxInFlight"), v.optionalString("http.jwtReadKey"),
                         v.duration("http.headerTimeout"), v.duration("http.idleTimeout"), v.integer("http.maxConnections"),
                         v.networks("http.readSliceClients"), (Boolean) v.get("http.readSliceFallback"),
-                        v.integer("http.awakeMicros")),
+                        v.integer("http.awakeMicros"), NetworkTransport.parse(v.string("http.transport"))),
                 new AgentConfig((HostPort) v.get("agent.listen"), v.strings("agent.volumeDirs"),
                         (Boolean) v.get("agent.offset5"), v.optionalString("agent.authToken"),
                         v.duration("agent.pollInterval"), v.number("agent.segmentBytes"),

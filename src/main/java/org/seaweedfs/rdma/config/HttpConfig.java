@@ -2,6 +2,7 @@ package org.seaweedfs.rdma.config;
 
 import java.time.Duration;
 import java.util.List;
+import java.util.Objects;
 
 /**
  * The sidecar's HTTP face.
@@ -21,10 +22,12 @@ import java.util.List;
  *                       volume server itself, so fallback bytes would cross the network twice)
  * @param awakeMicros    how long an HTTP event loop with few connections keeps polling after a needle answer
  *                       (0: it sleeps at once)
+ * @param transport      how {@code serve}'s sockets do their I/O (Vert.x's transport, chosen at start-up)
  */
 public record HttpConfig(String host, int port, int instances, int maxInFlight, String jwtReadKey,
                          Duration headerTimeout, Duration idleTimeout, int maxConnections,
-                         List<ClientNetwork> readSliceClients, boolean readSliceFallback, int awakeMicros) {
+                         List<ClientNetwork> readSliceClients, boolean readSliceFallback, int awakeMicros,
+                         NetworkTransport transport) {
 
     /** Loopback only: a mount on the sidecar's own host. */
     public static final List<ClientNetwork> DEFAULT_READ_SLICE_CLIENTS =
@@ -58,6 +61,15 @@ public record HttpConfig(String host, int port, int instances, int maxInFlight, 
             throw new IllegalArgumentException("http.awakeMicros must not be negative, got " + awakeMicros);
         }
         readSliceClients = List.copyOf(readSliceClients);
+        Objects.requireNonNull(transport, "http.transport");
+    }
+
+    /** With the default transport. */
+    public HttpConfig(String host, int port, int instances, int maxInFlight, String jwtReadKey,
+                      Duration headerTimeout, Duration idleTimeout, int maxConnections,
+                      List<ClientNetwork> readSliceClients, boolean readSliceFallback, int awakeMicros) {
+        this(host, port, instances, maxInFlight, jwtReadKey, headerTimeout, idleTimeout, maxConnections,
+                readSliceClients, readSliceFallback, awakeMicros, NetworkTransport.AUTO);
     }
 
     /** With the default awake window. */

@@ -38,6 +38,7 @@ class ConfigLoaderTest {
         assertEquals(HttpConfig.autoInstances(Runtime.getRuntime().availableProcessors()), c.http().instances());
         assertEquals(1024, c.http().maxInFlight());
         assertEquals(0, c.http().awakeMicros());
+        assertEquals(NetworkTransport.AUTO, c.http().transport());
         assertEquals(Duration.ofSeconds(60), c.http().headerTimeout());
         assertEquals(Duration.ofSeconds(60), c.http().idleTimeout());
         assertEquals(10_000, c.http().maxConnections());
@@ -117,7 +118,7 @@ class ConfigLoaderTest {
     void nestedAndDottedKeysAndYamlTypes() {
         RdmaConfig c = parse("""
                 roles: [agent, sidecar]
-                http: {port: 9000, jwtReadKey: secret}
+                http: {port: 9000, jwtReadKey: secret, transport: IO_URING}
                 agent.volumeDirs: [/data/a, /data/b]
                 agent: {offset5: true, listen: "[::1]:7000"}
                 sidecar:
@@ -130,6 +131,7 @@ class ConfigLoaderTest {
         assertEquals(EcRebuild.FALLBACK, c.sidecar().ecRebuild());
         assertEquals(9000, c.http().port());
         assertEquals("secret", c.http().jwtReadKey());
+        assertEquals(NetworkTransport.IO_URING, c.http().transport());
         assertEquals(List.of("/data/a", "/data/b"), c.agent().volumeDirs());
         assertEquals(new HostPort("::1", 7000), c.agent().listen());
         assertTrue(c.agent().offset5());
@@ -195,6 +197,7 @@ class ConfigLoaderTest {
             "agent: {pollInterval: 2m}               | agent.pollInterval: must be between 1ms and 60000ms, got 2m",
             "agent: {maxRepliesInFlight: 0}          | agent.maxRepliesInFlight: must be between 1 and 65536, got 0",
             "agent: {volumeMemory: shm}              | agent.volumeMemory: 'shm' is not one of mapped, ucx",
+            "http: {transport: uring}                | http.transport: 'uring' is not one of auto, io_uring, epoll, nio",
             "agent: {volumeMemory: [ucx]}            | agent.volumeMemory: expected a string, got a list",
             "agent: {volumeMemoryLimit: -1GiB}       | agent.volumeMemoryLimit: expected a size like 65536, 64KiB or 1MiB, got '-1GiB'",
             "agent: {volumeMemoryLimit: 70000GiB}    | agent.volumeMemoryLimit: must be between 0 and 70368744177664, got 70000GiB",

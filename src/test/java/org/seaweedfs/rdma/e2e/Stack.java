@@ -4,7 +4,9 @@ import static org.seaweedfs.rdma.testing.Await.await;
 import static org.seaweedfs.rdma.testing.Await.until;
 
 import io.vertx.core.Vertx;
+import io.vertx.core.VertxBuilder;
 import io.vertx.core.VertxOptions;
+import io.vertx.core.transport.Transport;
 import java.nio.file.Path;
 import java.util.Map;
 import org.seaweedfs.rdma.SeaweedRdma;
@@ -32,8 +34,14 @@ final class Stack implements AutoCloseable {
     }
 
     static Stack start(String yaml) {
+        return start(yaml, null);
+    }
+
+    /** As {@link #start(String)}, its sockets on {@code transport} (null: Vert.x's choice). */
+    static Stack start(String yaml, Transport transport) {
         RdmaMetrics metrics = RdmaMetrics.create();
-        Vertx vertx = metrics.newVertx(new VertxOptions());
+        VertxBuilder builder = metrics.vertxBuilder(new VertxOptions());
+        Vertx vertx = (transport == null ? builder : builder.withTransport(transport)).build();
         try {
             SeaweedRdma server = await(SeaweedRdma.deploy(vertx,
                     ConfigLoader.parse(yaml, "e2e test", Map.of()), metrics));
