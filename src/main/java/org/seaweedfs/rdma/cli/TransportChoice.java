@@ -28,9 +28,9 @@ record TransportChoice(Transport transport, String name, String reason) {
     /** Against the given native transports (either may be null: its classes are absent). */
     static TransportChoice resolve(NetworkTransport configured, Transport ioUring, Transport epoll) {
         return switch (configured) {
-            case NIO -> new TransportChoice(Transport.NIO, "nio", "http.transport: nio");
-            case IO_URING -> named(ioUring, "io_uring");
-            case EPOLL -> named(epoll, "epoll");
+            case NIO -> named(Transport.NIO, configured);
+            case IO_URING -> named(ioUring, configured);
+            case EPOLL -> named(epoll, configured);
             case AUTO -> loads(epoll)
                     ? new TransportChoice(epoll, "epoll", "http.transport: auto, epoll loads here")
                     : new TransportChoice(Transport.NIO, "nio", "http.transport: auto, epoll does not load here ("
@@ -49,7 +49,8 @@ record TransportChoice(Transport transport, String name, String reason) {
         return running.getSimpleName();
     }
 
-    private static TransportChoice named(Transport transport, String name) {
+    private static TransportChoice named(Transport transport, NetworkTransport configured) {
+        String name = configured.configName();
         if (!loads(transport)) {
             throw new IllegalStateException("http.transport: " + name + " does not load here (" + whyNot(transport)
                     + "); set auto, or another of io_uring, epoll, nio");

@@ -24,7 +24,7 @@ final class ConfigSchema {
             ConfigKey.ranged("http.instances", INTEGER, (long) HttpConfig.AUTO_INSTANCES, 0, 256),
             ConfigKey.ranged("http.maxInFlight", INTEGER, 1024L, 1, 1_000_000),
             ConfigKey.ranged("http.awakeMicros", INTEGER, (long) HttpConfig.DEFAULT_AWAKE_MICROS, 0, 10_000),
-            ConfigKey.choice("http.transport", STRING, "auto", NetworkTransport.CHOICES),
+            ConfigKey.choice("http.transport", STRING, NetworkTransport.AUTO.configName(), NetworkTransport.CHOICES),
             ConfigKey.of("http.jwtReadKey", STRING, null),
             ConfigKey.of("http.readSliceClients", NETWORK_LIST, HttpConfig.DEFAULT_READ_SLICE_CLIENTS),
             ConfigKey.of("http.readSliceFallback", BOOLEAN, false),

@@ -1,5 +1,6 @@
 package org.seaweedfs.rdma.config;
 
+import java.util.Arrays;
 import java.util.Locale;
 
 /**
@@ -9,8 +10,8 @@ import java.util.Locale;
 public enum NetworkTransport {
     AUTO, IO_URING, EPOLL, NIO;
 
-    /** The spellings the configuration accepts. */
-    static final String[] CHOICES = {"auto", "io_uring", "epoll", "nio"};
+    /** The spellings the configuration accepts: each constant's {@link #configName()}. */
+    static final String[] CHOICES = Arrays.stream(values()).map(NetworkTransport::configName).toArray(String[]::new);
 
     /** The configuration's spelling. */
     public String configName() {
