@@ -39,8 +39,7 @@ public record HttpConfig(String host, int port, int instances, int maxInFlight, 
     /**
      * {@code http.awakeMicros}'s default: off. Polling after an answer helped one connection only where gets need no
      * peer thread (UCX copies read over shared memory: p50 55 against 72 µs); where the agent's thread answers
-     * emulated gets on the same small host, the polling loop took its core (p50 89-103 against 55-63 µs:
-     * BENCHMARKS.md, eleventh session).
+     * emulated gets on the same small host, the polling loop took its core (p50 89-103 against 55-63 µs).
      */
     public static final int DEFAULT_AWAKE_MICROS = 0;
     /** {@code http.instances} that means "half the cores". */
@@ -97,8 +96,7 @@ public record HttpConfig(String host, int port, int instances, int maxInFlight, 
      * The HTTP event loops for {@code cores} cores: half of them, at least one. A loop serving reads takes a core to
      * itself under load, and the rest of the host's work needs the other half: the clients (often on the same host:
      * {@code weed mount}, apps), the kernel's TCP work and, without RDMA, the agent's thread answering emulated gets.
-     * On 2 cores one loop served 9-33 % more 4 KiB and 1 MiB reads than two, at less CPU per request
-     * (BENCHMARKS.md, eleventh session).
+     * On 2 cores one loop served 9-33 % more 4 KiB and 1 MiB reads than two, at less CPU per request.
      */
     public static int autoInstances(int cores) {
         return Math.max(1, cores / 2);

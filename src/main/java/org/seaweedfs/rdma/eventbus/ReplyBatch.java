@@ -11,7 +11,7 @@ import org.slf4j.LoggerFactory;
  * Replies answered while the consumer's event loop works through the requests queued on it leave together, in a
  * task queued behind those requests. A requester on another event loop that keeps several requests in flight is
  * then woken once per batch instead of once per reply: every reply to a sleeping loop costs this loop a system call
- * (the wake-up) and the other a sleep and a wake (BENCHMARKS.md, ninth session). Replies keep their order; a
+ * (the wake-up) and the other a sleep and a wake. Replies keep their order; a
  * request alone on the loop waits one task for its reply.
  *
  * <p>Confined to the verticle's event loop: the read path completes every read on its caller's context.

@@ -35,7 +35,7 @@ public final class HttpApiVerticle extends VerticleBase {
      * A loop keeps polling after a needle answer ({@code http.awakeMicros}) only while it has at most this many
      * connections: few connections is a client reading one at a time, whose next request comes within the window;
      * with many the loop rarely idles, and polling in its gaps took the core the clients needed (a 50 µs window
-     * without this bound cost 64 connections up to 18 % of their throughput: BENCHMARKS.md, eleventh session).
+     * without this bound cost 64 connections up to 18 % of their throughput).
      */
     static final int AWAKE_MAX_CONNECTIONS = 4;
 

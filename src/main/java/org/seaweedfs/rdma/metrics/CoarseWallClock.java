@@ -9,7 +9,7 @@ import java.util.concurrent.locks.LockSupport;
  * thread per JVM refreshes every {@value #TICK_MS} ms. Micrometer reads wall time on every record of a timer or
  * distribution summary, only to rotate the windows of its decaying max and histograms (each 40 s long by default);
  * a 4 KiB read records five such meters, two or three clock reads each, which cost about 1 % of the sidecar's CPU
- * per request (BENCHMARKS.md, fifteenth session). A window may rotate up to one tick late; nothing else reads it.
+ * per request. A window may rotate up to one tick late; nothing else reads it.
  *
  * <p>An idle process should not wake a hundred times a second: after a tick in which nobody read the clock, the
  * thread sleeps until the next read, which gets the system's time itself and wakes it.

@@ -54,14 +54,14 @@ final class LaneWorker {
      * the peer (an emulated get), since the same client's next one is likely to follow as soon. After a get that
      * completed inside its call (shared memory of UCX copies) it does so only when told to spin
      * ({@code ucx.progress: spin}, {@link UcxSettings#idleSpinMicros()}): staying awake spares one request at a time
-     * a thread wake-up, but on a busy host takes a core from the clients and peers (BENCHMARKS.md, seventh session).
+     * a thread wake-up, but on a busy host takes a core from the clients and peers.
      * Past it, with gets still in flight (a peer that serves emulated gets and is slow to answer, e.g. its thread is
      * descheduled on a busy host), polls are timers, spaced a quarter of the time since the last event (at most
      * {@value #MAX_POLL_DELAY_MICROS} µs), so the event loop stops taking the core that the peer (on the same host)
      * needs to answer; with none in flight, polling stops. 20 µs rather than 50: a same-host agent answers an emulated
      * get within it when its thread runs, and the longer window kept the loop polling while the agent, the other loop
      * and the clients waited for a core (at 16 connections the polls took most of the sidecar's CPU; with 20 µs its
-     * CPU per request fell from 35-41 to 27-28 µs: BENCHMARKS.md, tenth session).
+     * CPU per request fell from 35-41 to 27-28 µs).
      */
     static final long BUSY_POLL_NANOS = 20_000;
     static final long MIN_POLL_DELAY_MICROS = 5;

@@ -18,7 +18,7 @@ import java.util.Locale;
  * {@code bench/ucp_get_bench.c}, does the same). With an RDMA device the NIC serves gets one-sidedly, and a
  * sidecar's owner thread carries only control messages (its gets run on event-loop lanes): both sleep at once. So
  * does an agent whose volumes are copies in UCX memory when shared memory may carry them: same-host peers read those
- * one-sidedly through the shared mapping, and spinning would only take a core from them (measured: BENCHMARKS.md).
+ * one-sidedly through the shared mapping, and spinning would only take a core from them.
  * A plan that spins also keeps a sidecar's event-loop lanes polling after a get with none in flight: one request at a
  * time then waits for no wake-up of the loop, at the price of a core per busy loop, which a host whose clients share
  * its cores cannot pay ({@code ucx.progress: spin} asks for it; auto never does).
@@ -32,7 +32,7 @@ public record ProgressPlan(int idleSpinMicros, String reason) {
      * The agent's idle spin when it serves emulated gets (auto). Long enough for the next get of a burst, short enough
      * that a host whose cores are all busy (clients, event loops) does not lose one to it between bursts: 100 µs spent
      * 6.5-7.7 µs of the agent's CPU per 4 KiB read at 16 connections, 15 µs 3.3-3.8, with more reads per second and a
-     * shorter p50 at one connection (BENCHMARKS.md, tenth session).
+     * shorter p50 at one connection.
      */
     public static final int SERVING_SPIN_MICROS = 15;
 

@@ -35,7 +35,7 @@ final class WorkerLoop {
     /**
      * While serving, the loop yields its core once per {@value} ns of idle spinning and pauses the CPU
      * ({@code Thread.onSpinWait}) in between: yielding on every pass sent a third of a serving agent's CPU to the
-     * scheduler, never yielding keeps the core from the event loops beside it (BENCHMARKS.md, eighth session). Counted
+     * scheduler, never yielding keeps the core from the event loops beside it. Counted
      * in time, not passes: a pass costs a few hundred ns, or microseconds when a TCP lane makes progress poll sockets.
      */
     static final long SERVING_YIELD_NANOS = 10_000;
@@ -250,7 +250,7 @@ final class WorkerLoop {
             }
             // ucp_worker_wait arms the worker itself and returns at once when events are pending (UCS_ERR_BUSY). An
             // arm() of our own before it armed twice per sleep, and JUCX reports BUSY as an exception, stack trace
-            // and all: on a serving agent that sleeps between bursts, both were measurable (BENCHMARKS.md).
+            // and all: on a serving agent that sleeps between bursts, both were measurable.
             worker.waitForEvents();
         } catch (RuntimeException e) {
             log.warn("UCX worker wait failed on " + name, e);
