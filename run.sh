@@ -2,22 +2,32 @@
 # The project's two entry points on a fresh Debian 12 machine (JDK 17 + Maven):
 #   ./run.sh demo   build the jar and run the embedded demo (agent + sidecar in one process)
 #   ./run.sh test   run the test suite (real UCX over loopback; headless Chromium for the status page)
-# Both first make sure UCX (Debian's libucx0 + ucx-utils) is installed; `test` also python3 and chromium.
+# Both first make sure UCX (Debian's libucx0 + ucx-utils) and gcc + libc6-dev (the agent's SIGBUS guard) are
+# installed; `test` also python3 and chromium.
 set -euo pipefail
 cd "$(dirname "$0")"
 
-ensure_ucx() {
-    if ldconfig -p 2>/dev/null | grep -q 'libucp.so.0'; then
-        return
-    fi
+# Installs Debian packages as root (why: $1, the rest: packages); otherwise prints the line to run and stops.
+apt_install() {
+    local why=$1
+    shift
     if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null; then
-        echo "run.sh: installing UCX from Debian (libucx0 ucx-utils)..." >&2
+        echo "run.sh: installing $* from Debian ($why)..." >&2
         DEBIAN_FRONTEND=noninteractive apt-get update -qq >&2
-        DEBIAN_FRONTEND=noninteractive apt-get install -y -qq libucx0 ucx-utils >&2
+        DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "$@" >&2
     else
-        echo "run.sh: UCX is missing. Install it with:  sudo apt-get install -y libucx0 ucx-utils" >&2
+        echo "run.sh: $* missing ($why). Install with:  sudo apt-get install -y $*" >&2
         exit 3
     fi
+}
+
+ensure_ucx() {
+    ldconfig -p 2>/dev/null | grep -q 'libucp.so.0' || apt_install "UCX" libucx0 ucx-utils
+}
+
+# The build compiles the agent's SIGBUS guard (src/main/c) and fails without a C compiler and libc's headers.
+ensure_gcc() {
+    command -v gcc >/dev/null && [ -e /usr/include/signal.h ] || apt_install "the agent's SIGBUS guard" gcc libc6-dev
 }
 
 # The status page's test (StatusPageChromiumTest) loads /ui in headless Chromium (Debian's chromium package).
@@ -39,17 +49,7 @@ ensure_chromium() {
 
 # The EC tests read volumes erasure-coded by an independent writer (tools/independent_ec_encode.py, Python 3).
 ensure_python() {
-    if command -v python3 >/dev/null; then
-        return
-    fi
-    if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null; then
-        echo "run.sh: installing python3 from Debian (the independent EC writer the tests read)..." >&2
-        DEBIAN_FRONTEND=noninteractive apt-get update -qq >&2
-        DEBIAN_FRONTEND=noninteractive apt-get install -y -qq python3 >&2
-    else
-        echo "run.sh: python3 is missing. Install it with:  sudo apt-get install -y python3" >&2
-        exit 3
-    fi
+    command -v python3 >/dev/null || apt_install "the independent EC writer the tests read" python3
 }
 
 ensure_tools() {
@@ -71,13 +71,13 @@ export UCX_SYSV_SEG_SIZE=${UCX_SYSV_SEG_SIZE:-32k} UCX_POSIX_SEG_SIZE=${UCX_POSI
 case "${1:-}" in
     demo)
         shift
-        ensure_tools; ensure_ucx
+        ensure_tools; ensure_ucx; ensure_gcc
         mvn -q -B package -DskipTests
         exec java -jar target/seaweedfs-rdma-sidecar.jar demo "$@"
         ;;
     test)
         shift
-        ensure_tools; ensure_ucx; ensure_python; ensure_chromium
+        ensure_tools; ensure_ucx; ensure_gcc; ensure_python; ensure_chromium
         exec mvn -B test "$@"
         ;;
     *)

@@ -116,6 +116,10 @@ public final class AgentVerticle extends VerticleBase {
             return Future.failedFuture(new IllegalArgumentException("agent.maxFrameBytes (" + settings.maxFrameBytes()
                     + ") must not exceed ucx.maxFrameBytes (" + ucx.settings().maxFrameBytes() + ")"));
         }
+        String noGuard = SigbusGuard.absenceWarning();
+        if (noGuard != null) {
+            log.warn(noGuard);
+        }
         ControlCodec codec = new ControlCodec(settings.maxFrameBytes());
         SegmentMemory memory = new SegmentMemory(ucx, settings.volumeMemory(), settings.volumeMemoryLimit(), metrics);
         retired = new RetiredMappings(vertx, memory, settings.retireGrace().toMillis());
@@ -181,6 +185,7 @@ public final class AgentVerticle extends VerticleBase {
                 + "; volume memory " + settings.volumeMemory().configName()
                 + (settings.volumeMemory() == VolumeMemory.UCX ? " (limit " + settings.volumeMemoryLimit() + " bytes, "
                         + metrics.volumeCopyBytes() + " held)" : "")
+                + "; SIGBUS guard " + (SigbusGuard.active() ? "active" : "ABSENT")
                 + "; " + (settings.authToken() == null ? "no token required" : "token required")
                 + "; index entries " + (settings.offset5() ? "17" : "16") + " bytes; polling every "
                 + settings.pollInterval().toMillis() + " ms";

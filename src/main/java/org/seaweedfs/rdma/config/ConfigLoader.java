@@ -153,7 +153,9 @@ public final class ConfigLoader {
         v.strings("sidecar.fallback").forEach(f -> fallback.add(Fallback.valueOf(f.toUpperCase(Locale.ROOT).replace('-', '_'))));
         return new RdmaConfig(
                 roles,
-                new HttpConfig(v.string("http.host"), v.integer("http.port"), v.integer("http.instances"),
+                new HttpConfig(v.string("http.host"),
+                        v.get("http.port") == null ? HttpConfig.defaultPort(roles) : v.integer("http.port"),
+                        v.integer("http.instances"),
                         v.integer("http.maxInFlight"), v.optionalString("http.jwtReadKey"),
                         v.duration("http.headerTimeout"), v.duration("http.idleTimeout"), v.integer("http.maxConnections"),
                         v.networks("http.readSliceClients"), (Boolean) v.get("http.readSliceFallback"),

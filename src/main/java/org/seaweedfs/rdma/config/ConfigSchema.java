@@ -20,7 +20,8 @@ final class ConfigSchema {
     static final List<ConfigKey> KEYS = List.of(
             ConfigKey.choice("roles", STRING_LIST, List.of("sidecar"), "agent", "sidecar"),
             ConfigKey.of("http.host", STRING, "0.0.0.0"),
-            ConfigKey.ranged("http.port", INTEGER, 8081L, 0, 65535),
+            // unset: by role (HttpConfig.defaultPort)
+            ConfigKey.ranged("http.port", INTEGER, null, 0, 65535),
             ConfigKey.ranged("http.instances", INTEGER, (long) HttpConfig.AUTO_INSTANCES, 0, 256),
             ConfigKey.ranged("http.maxInFlight", INTEGER, 1024L, 1, 1_000_000),
             ConfigKey.ranged("http.awakeMicros", INTEGER, (long) HttpConfig.DEFAULT_AWAKE_MICROS, 0, 10_000),
