@@ -57,8 +57,8 @@ final class StatusHandlers {
         JsonObject byRole = new JsonObject();
         if (api.sidecar()) {
             List<AgentStatus> agents = api.status().agents();
-            byRole.put("sidecar", !api.status().starting()
-                    && overall(api.status().rdmaEnabled(), api.status().health(), agents) != ReadPathStatus.Health.UNHEALTHY);
+            ReadPathStatus.Health health = overall(api.status().rdmaEnabled(), api.status().health(), agents);
+            byRole.put("sidecar", !api.status().starting() && health != ReadPathStatus.Health.UNHEALTHY);
         }
         if (api.agent() != null) {
             byRole.put(api.agent().role(), api.agent().ready());

@@ -129,8 +129,8 @@ class StartupEndToEndTest {
         Vertx sidecarVertx = Vertx.vertx();
         open.push(() -> await(sidecarVertx.close()));
         // Not awaited: deploy completes once the first attempt has ended; the listener takes reads before that.
-        SeaweedRdma.deploy(sidecarVertx, ConfigLoader.parse(yaml(silent.getLocalPort(), httpPort, "  readTimeout: 1s\n"),
-                "start-up test", Map.of()), null);
+        String yaml = yaml(silent.getLocalPort(), httpPort, "  readTimeout: 1s\n");
+        SeaweedRdma.deploy(sidecarVertx, ConfigLoader.parse(yaml, "start-up test", Map.of()), null);
         WebClient client = client(vertx, httpPort);
         HttpResponse<Buffer> ready = until("the HTTP listener answers", () -> client.get("/ready").send()
                 .otherwiseEmpty().toCompletionStage().toCompletableFuture().get(), r -> r != null);
@@ -207,8 +207,8 @@ class StartupEndToEndTest {
         HttpResponse<Buffer> r = await(client.get("/" + UNKNOWN).send());
         assertEquals(503, r.statusCode());
         String error = r.bodyAsJsonObject().getString("error");
-        assertTrue(error.contains("no agent serves volume 1215752191") && error.contains("127.0.0.1:" + goneAgent + " is down"),
-                error);
+        assertTrue(error.contains("no agent serves volume 1215752191"), error);
+        assertTrue(error.contains("127.0.0.1:" + goneAgent + " is down"), error);
         assertEquals(200, await(client.get("/" + FILE_2).send()).statusCode(), "the agent that is up still serves");
     }
 
@@ -231,7 +231,8 @@ class StartupEndToEndTest {
     }
 
     private static String yaml(int agentPort, int httpPort, String extra) {
-        return Stack.sidecarYaml(agentPort, extra).replace("port: 0, instances: 2", "port: " + httpPort + ", instances: 2");
+        return Stack.sidecarYaml(agentPort, extra)
+                .replace("port: 0, instances: 2", "port: " + httpPort + ", instances: 2");
     }
 
     private static WebClient client(Vertx vertx, int port) {

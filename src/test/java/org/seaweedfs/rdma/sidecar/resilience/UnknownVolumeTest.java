@@ -72,7 +72,8 @@ class UnknownVolumeTest {
         VolumeServerSource http = new VolumeServerSource(client, masterClient, volumeServers, 1 << 20,
                 Duration.ofSeconds(5));
         return new ResilientNeedleSource(vertx, manager, rdma, null, http,
-                new ResilienceSettings(config.breaker(), config.retry(), fallback, readTimeout), new SimpleMeterRegistry());
+                new ResilienceSettings(config.breaker(), config.retry(), fallback, readTimeout),
+                new SimpleMeterRegistry());
     }
 
     private ResilientNeedleSource connected(Vertx vertx, HostPort master, List<HostPort> volumeServers,
