@@ -63,6 +63,7 @@ import java.util.regex.Pattern;
  *                           applied last on the context. A transport's key goes by its name inside the transport's
  *                           table ({@code RX_SEG_SIZE}, {@code MM_SEG_SIZE}), not by its environment name
  *                           ({@code TCP_RX_SEG_SIZE}, {@code POSIX_SEG_SIZE}), which UCX 1.13 rejects there.
+ *                           Defaults from the JVM property {@value #CONFIG_PROPERTY}.
  *
  * <p>UCX 1.13 (Debian 12) applies {@code UcpParams.setConfig} keys to the context and, when a key is no context key,
  * to every transport interface whose table has it (its own name, or {@code MM_...} for posix and sysv), overriding

@@ -89,9 +89,12 @@ class PeerSettingsEndToEndTest {
         assertEquals(expectedLines("UP"), app.stdout().lines().toList(), app.toString());
         assertTrue(agent.process.isAlive(), "the agent died: " + agent);
         // UCX logs on stdout without UCX_LOG_FILE: neither stream has its version or configuration warnings
-        String output = app.stdout() + app.stderr();
-        assertFalse(output.contains("UCP API version"), output);
-        assertFalse(output.contains("invalid configuration"), output);
+        for (ChildJvm process : List.of(app, agent)) {
+            String output = process.stdout() + process.stderr();
+            assertFalse(output.contains("UCP API version"), output);
+            assertFalse(output.contains("invalid configuration"), output);
+            assertEquals(1, output.lines().filter(l -> l.contains("UCX library 1.")).count(), output);
+        }
     }
 
     /**
