@@ -58,15 +58,12 @@ ensure_tools() {
     done
 }
 
-# UCX must not install signal handlers that fight the JVM's; with peer error handling on, UCX 1.13 keeps
-# shared memory only when these are set (it reads them from the environment alone).
-export UCX_ERROR_SIGNALS= UCX_POSIX_ERROR_HANDLING=y UCX_SYSV_ERROR_HANDLING=y UCX_TCP_CM_REUSEADDR=y
+# UCX must not install signal handlers that fight the JVM's (UCX reads this from the environment alone); a restarted
+# agent rebinds its port at once. Transport settings (segment sizes, shared memory's error handling) are set by the
+# library on every UCX context, so that all peers agree (docs/protocol.md).
+export UCX_ERROR_SIGNALS= UCX_TCP_CM_REUSEADDR=y
 # UCX prints its own warnings on stdout by default: keep stdout for the program's output.
 export UCX_LOG_FILE=${UCX_LOG_FILE:-stderr}
-# Emulated gets over TCP move in TX_SEG_SIZE fragments (8 KiB by default); 256 KiB ones halve 1 MiB reads.
-export UCX_TCP_TX_SEG_SIZE=${UCX_TCP_TX_SEG_SIZE:-256k} UCX_TCP_RX_SEG_SIZE=${UCX_TCP_RX_SEG_SIZE:-256k}
-# Over shared memory they move in SEG_SIZE fragments (8 KiB by default); 32 KiB (UCX 1.13 cannot take 64).
-export UCX_SYSV_SEG_SIZE=${UCX_SYSV_SEG_SIZE:-32k} UCX_POSIX_SEG_SIZE=${UCX_POSIX_SEG_SIZE:-32k}
 
 case "${1:-}" in
     demo)

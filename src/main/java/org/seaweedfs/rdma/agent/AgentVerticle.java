@@ -123,7 +123,7 @@ public final class AgentVerticle extends VerticleBase {
         ControlCodec codec = new ControlCodec(settings.maxFrameBytes());
         SegmentMemory memory = new SegmentMemory(ucx, settings.volumeMemory(), settings.volumeMemoryLimit(), metrics);
         retired = new RetiredMappings(vertx, memory, settings.retireGrace().toMillis());
-        server = new ControlServer(settings, instanceId, codec, metrics);
+        server = new ControlServer(settings, instanceId, codec, metrics, ucx.settings().peerSettings());
         follower = new VolumeFollower(settings, memory, retired, metrics, server);
         ecFollower = new EcFollower(settings, memory, retired, follower::nextEpoch, server);
         server.serve(follower, ecFollower);

@@ -42,7 +42,7 @@ import static org.seaweedfs.rdma.ucx.UcxTestSupport.usedHeapAfterGc;
 
 /**
  * Gets issued on a Vert.x event loop run on that loop's own UCX worker (a lane), real UCX over loopback with peer
- * error handling (surefire sets UCX_POSIX/SYSV_ERROR_HANDLING so shared memory stays on). The server region is either
+ * error handling (the context sets shared memory's error handling, so it stays on). The server region is either
  * UCX-allocated ("ucx": a one-sided shared-memory get) or a registered read-only file mapping ("file": emulated, served
  * by the server's owner thread).
  */

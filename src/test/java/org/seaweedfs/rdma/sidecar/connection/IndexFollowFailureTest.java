@@ -52,7 +52,8 @@ class IndexFollowFailureTest {
                 long id = request.requestId();
                 ControlMessage reply;
                 if (request instanceof Hello) {
-                    reply = new HelloOk(id, ControlCodec.PROTOCOL_VERSION, "stand-in/1", 1);
+                    reply = new HelloOk(id, ControlCodec.PROTOCOL_VERSION, "stand-in/1", 1, "",
+                            ucx.settings().peerSettings());
                 } else if (request instanceof VolumeListRequest) {
                     reply = new VolumeList(id, List.of(new VolumeInfo(7, "", 3, 1, 0, 160, List.of())));
                 } else if (request instanceof SyncRequest) {

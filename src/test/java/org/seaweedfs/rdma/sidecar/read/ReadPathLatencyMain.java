@@ -24,7 +24,7 @@ import org.seaweedfs.rdma.testing.AgentHarness;
  * {@link NeedleReader} against a real agent in another Vert.x instance, for 4 KiB and 1 MiB needles.
  * <pre>
  *   mvn -q -B -o test-compile dependency:build-classpath -Dmdep.outputFile=/tmp/cp.txt
- *   UCX_ERROR_SIGNALS= UCX_POSIX_ERROR_HANDLING=y UCX_SYSV_ERROR_HANDLING=y \
+ *   UCX_ERROR_SIGNALS= \
  *       java -cp target/classes:target/test-classes:$(cat /tmp/cp.txt) \
  *       org.seaweedfs.rdma.sidecar.ReadPathLatencyMain [ucx.tls, default sm,tcp,self; e.g. tcp,self]
  * </pre>
