@@ -15,10 +15,11 @@ import java.util.List;
  * @param volumeMemory       where served .dat bytes live: "mapped" (registered file mappings) or "ucx" (copies in
  *                           UCX-allocated memory, read over shared memory by same-host sidecars)
  * @param volumeMemoryLimit  the most bytes of UCX memory the agent allocates for volume copies
+ * @param indexDir           where the agent keeps its needle index files; null: beside each volume
  */
 public record AgentConfig(HostPort listen, List<String> volumeDirs, boolean offset5, String authToken,
                           Duration pollInterval, long segmentBytes, Duration retireGrace, int maxRepliesInFlight,
-                          String volumeMemory, long volumeMemoryLimit) {
+                          String volumeMemory, long volumeMemoryLimit, String indexDir) {
 
     public AgentConfig {
         volumeDirs = List.copyOf(volumeDirs);
