@@ -15,8 +15,11 @@ import java.util.zip.CRC32C;
 /**
  * A file's bytes mapped into memory, addressed by long position (Java maps at most 2 GiB at a time): chunks of
  * 1 GiB, each mapped {@link #OVERLAP} bytes past its end so that any access of up to that many bytes starting in
- * a chunk is served by that one chunk. Little-endian. Scratch regions map a temporary file that is deleted at once,
- * so their memory is the page cache's (reclaimable, never the Java heap, not counted as direct memory).
+ * a chunk is served by that one chunk. Little-endian. Scratch regions map a temporary file that is deleted at once
+ * (in {@code /dev/shm} when it has room, so that scratch bytes are never written to a disk), so their memory is
+ * never the Java heap nor counted as direct memory. A writable mapping's bytes are written (zeros) through the
+ * channel first: a full file system then fails that write with an exception, where a store into a mapped hole
+ * would kill the process with SIGBUS.
  *
  * <p>{@link #close} unmaps at once (through the JDK's unsupported {@code invokeCleaner}; where that is missing, the
  * garbage collector unmaps later): no thread may touch the region from then on.
@@ -28,6 +31,10 @@ public final class MappedBytes implements Closeable {
     private static final int CHUNK_SHIFT = 30;
     private static final long CHUNK = 1L << CHUNK_SHIFT;
     private static final long CHUNK_MASK = CHUNK - 1;
+    private static final Path SHARED_MEMORY = Path.of("/dev/shm");
+    /** Room left in {@code /dev/shm} for others when scratch goes there. */
+    private static final long SHARED_MEMORY_SPARE = 256L << 20;
+    private static final int ZEROS = 1 << 20;
     private static final Method INVOKE_CLEANER;
     private static final Object UNSAFE;
 
@@ -68,6 +75,10 @@ public final class MappedBytes implements Closeable {
         ByteBuffer[] chunks = new ByteBuffer[count];
         FileChannel.MapMode mode = writable ? FileChannel.MapMode.READ_WRITE : FileChannel.MapMode.READ_ONLY;
         long fileSize = channel.size();
+        if (writable && fileSize < size + OVERLAP) {
+            allocate(channel, fileSize, size + OVERLAP);
+            fileSize = size + OVERLAP;
+        }
         try {
             for (int i = 0; i < count; i++) {
                 long at = (long) i << CHUNK_SHIFT;
@@ -85,8 +96,37 @@ public final class MappedBytes implements Closeable {
         return new MappedBytes(chunks, size);
     }
 
-    /** A zeroed read-write scratch region in a temporary file of {@code dir}, deleted before this returns. */
+    /** Writes zeros over [from, to) of the file, so that its blocks exist. */
+    private static void allocate(FileChannel channel, long from, long to) throws IOException {
+        ByteBuffer zeros = ByteBuffer.allocateDirect((int) Math.min(ZEROS, to - from));
+        try {
+            for (long at = from; at < to; ) {
+                zeros.clear().limit((int) Math.min(zeros.capacity(), to - at));
+                at += channel.write(zeros, at);
+            }
+        } finally {
+            release(new ByteBuffer[]{zeros});
+        }
+    }
+
+    /**
+     * A zeroed read-write scratch region in a temporary file, deleted before this returns: in {@code /dev/shm} when
+     * it has room to spare, else in {@code dir}.
+     */
     public static MappedBytes scratch(Path dir, long size) throws IOException {
+        if (Files.isDirectory(SHARED_MEMORY) && Files.isWritable(SHARED_MEMORY)) {
+            try {
+                if (Files.getFileStore(SHARED_MEMORY).getUsableSpace() > size + SHARED_MEMORY_SPARE) {
+                    return scratchIn(SHARED_MEMORY, size);
+                }
+            } catch (IOException e) {
+                // full after all, or unusable: the directory given
+            }
+        }
+        return scratchIn(dir, size);
+    }
+
+    private static MappedBytes scratchIn(Path dir, long size) throws IOException {
         Files.createDirectories(dir);
         Path file = Files.createTempFile(dir, ".scratch-", ".tmp");
         try (FileChannel ch = FileChannel.open(file, StandardOpenOption.READ, StandardOpenOption.WRITE)) {

@@ -7,31 +7,29 @@ import java.nio.file.Path;
 /**
  * A scratch run of needle entries (key, offset in 8-byte units, raw size: 24 bytes each) in mapped memory, sorted by
  * key with a stable LSD radix sort, so that among entries of one key the last appended stays last: the order a
- * {@code .idx} replay needs. Byte digits whose value is the same in every key are skipped (keys of one volume share
- * their high bytes), so sorting costs about one pass per byte the keys differ in. Confined to one thread.
+ * {@code .idx} replay needs. Records added in key order already (SeaweedFS's keys mostly grow) are not sorted again;
+ * otherwise byte digits whose value is the same in every key are skipped (keys of one volume share their high
+ * bytes), so sorting costs about one pass per byte the keys differ in. Add all, then sort once. Confined to one
+ * thread.
  */
 public final class NeedleRecords implements Closeable {
 
     static final int RECORD = 24;
     private static final int DIGITS = 8;
 
+    private final Path scratchDir;
     private final MappedBytes a;
-    private final MappedBytes b;
     private final long capacity;
+    private MappedBytes b;
     private MappedBytes sorted;
     private long count;
+    private long lastKey;
+    private boolean inOrder = true;
 
     public NeedleRecords(Path scratchDir, long capacity) throws IOException {
+        this.scratchDir = scratchDir;
         this.capacity = capacity;
         this.a = MappedBytes.scratch(scratchDir, Math.max(1, capacity) * RECORD);
-        MappedBytes other;
-        try {
-            other = MappedBytes.scratch(scratchDir, Math.max(1, capacity) * RECORD);
-        } catch (IOException | RuntimeException e) {
-            a.close();
-            throw e;
-        }
-        this.b = other;
         this.sorted = a;
     }
 
@@ -44,6 +42,10 @@ public final class NeedleRecords implements Closeable {
         if (count == capacity) {
             throw new IllegalStateException("scratch records are full at " + capacity);
         }
+        if (count > 0 && Long.compareUnsigned(key, lastKey) < 0) {
+            inOrder = false;
+        }
+        lastKey = key;
         long at = count++ * RECORD;
         a.putLong(at, key);
         a.putLong(at + 8, units);
@@ -63,7 +65,11 @@ public final class NeedleRecords implements Closeable {
     }
 
     /** Sorts by unsigned key, keeping the order of equal keys. */
-    public void sort() {
+    public void sort() throws IOException {
+        if (inOrder) {
+            return;
+        }
+        b = MappedBytes.scratch(scratchDir, Math.max(1, capacity) * RECORD);
         long[][] counts = new long[DIGITS][256];
         for (long i = 0; i < count; i++) {
             long key = a.getLong(i * RECORD);
@@ -96,6 +102,7 @@ public final class NeedleRecords implements Closeable {
             to = t;
         }
         sorted = from;
+        inOrder = true;
     }
 
     private boolean sameEverywhere(long[] digitCounts) {
@@ -110,6 +117,8 @@ public final class NeedleRecords implements Closeable {
     @Override
     public void close() {
         a.close();
-        b.close();
+        if (b != null) {
+            b.close();
+        }
     }
 }
