@@ -2,7 +2,8 @@
 # The agent's needle index at scale: one agent serving VOLUMES volumes of NEEDLES needles in all (gen-volume
 # --derived, SIZE bytes each). Measures, against an agent serving no volumes with the same heap bound:
 #   - first start (no index files: each built from its .idx) and restart (index files mapped, checksums verified):
-#     ready time from the JVM's launch, RSS (and its anonymous / file-backed parts), heap after a full GC;
+#     ready time from the JVM's launch and the agent's own time to open its volumes (its ready log line), RSS (and
+#     its anonymous / file-backed parts), heap after a full GC;
 #   - RSS growth per needle = (RSS - RSS of the empty agent) / NEEDLES;
 #   - lookups per second on one core (taskset -c 0) over the index files, every key found (IndexBenchMain);
 #   - the widest entries the format packs: SYNTHETIC random 64-bit keys, 5-byte offsets, 32-bit sizes.
@@ -22,7 +23,10 @@ NEEDLES=${NEEDLES:-5000000}
 VOLUMES=${VOLUMES:-10}
 SIZE=${SIZE:-40}
 INDEX_DATA=${INDEX_DATA:-/tmp/seaweedfs-rdma-index-$NEEDLES}
-AGENT_HEAP=${AGENT_HEAP:-128m}         # the same -Xmx for the empty agent and the full one
+AGENT_HEAP=${AGENT_HEAP:-128m}         # the same heap for the empty agent and the full one
+# The heap fully committed and touched up front, so that RSS compares the rest (GC timing moves an elastic heap's
+# RSS by more than the index of 5 M needles weighs).
+AGENT_JVM=${AGENT_JVM:-"-Xms$AGENT_HEAP -Xmx$AGENT_HEAP -XX:+AlwaysPreTouch"}
 LOOKUP_SECONDS=${LOOKUP_SECONDS:-10}
 SETTLE_SECONDS=${SETTLE_SECONDS:-3}    # after ready, before RSS is read
 SYNTHETIC=${SYNTHETIC:-5000000}        # 0: skip
@@ -84,15 +88,18 @@ ucx:
 metrics:
   enabled: false
 YAML
+    : > "$logf"
     started=$(now_ms)
-    java -Xmx"$AGENT_HEAP" -jar "$JAR" serve --conf "$conf" > "$logf" 2>&1 &
+    # shellcheck disable=SC2086
+    java $AGENT_JVM -jar "$JAR" serve --conf "$conf" > "$logf" 2>&1 &
     PID=$!
     until grep -q '^ready:' "$logf" 2> /dev/null; do
         kill -0 "$PID" 2> /dev/null || { echo "agent died, see $logf:" >&2; tail -n 20 "$logf" >&2; return 1; }
         [ $(( $(now_ms) - started )) -lt 1800000 ] || { echo "agent not ready within 1800 s" >&2; return 1; }
         sleep 0.02
     done
-    local ready_ms=$(( $(now_ms) - started ))
+    local ready_ms=$(( $(now_ms) - started )) open_ms
+    open_ms=$(sed -n 's/.* EC volumes (opened in \([0-9]*\) ms).*/\1/p' "$logf" | head -n 1)
     sleep "$SETTLE_SECONDS"
     # serve may relaunch its JVM once (cli/ClassArchive, cli/UcxEnvironment): measure the serving child.
     local jvm rss anon file heap
@@ -100,8 +107,8 @@ YAML
     jvm=${jvm:-$PID}
     rss=$(status_kib "$jvm" VmRSS) anon=$(status_kib "$jvm" RssAnon) file=$(status_kib "$jvm" RssFile)
     heap=$(heap_after_gc_mib "$jvm")
-    printf '{"kind":"index_agent","what":"%s","volumes":%d,"needles":%d,"heap":"%s","ready_ms":%d,"rss_kib":%d,"rss_anon_kib":%d,"rss_file_kib":%d,"heap_after_gc_mib":%s,"load":"%s"}\n' \
-        "$what" "$([ "$needles" = 0 ] && echo 0 || echo "$VOLUMES")" "$needles" "$AGENT_HEAP" "$ready_ms" "$rss" "$anon" \
+    printf '{"kind":"index_agent","what":"%s","volumes":%d,"needles":%d,"heap":"%s","ready_ms":%d,"volumes_open_ms":%s,"rss_kib":%d,"rss_anon_kib":%d,"rss_file_kib":%d,"heap_after_gc_mib":%s,"load":"%s"}\n' \
+        "$what" "$([ "$needles" = 0 ] && echo 0 || echo "$VOLUMES")" "$needles" "$AGENT_HEAP" "$ready_ms" "${open_ms:-null}" "$rss" "$anon" \
         "$file" "$heap" "$(cut -d' ' -f1-3 /proc/loadavg)" | record
     stop_agent
 }
