@@ -10,8 +10,9 @@ import java.nio.file.Path;
  * bytes each) and a {@link NeedleOverlay} hash table of what changed since it was written (appends, overwrites,
  * deletions as tombstones), looked up first. When the overlay outgrows {@code max(minOverlay, sorted/32)} entries,
  * {@link #merge} writes a new sorted file of both (a sequential pass) and starts an empty overlay, so the overlay's
- * 34-48 bytes per entry cost at most about 1.5 bytes per needle, and a restart maps the last file and replays only
- * the {@code .idx} written since ({@link SortedNeedleIndex.Stamp} says up to where it reflects the {@code .idx}).
+ * 34-69 bytes per entry cost at most about 2 bytes per needle of a large volume, and a restart maps the last file
+ * and replays only the {@code .idx} written since ({@link SortedNeedleIndex.Stamp} says up to where it reflects the
+ * {@code .idx}). A merge of a volume of n needles costs one pass over its file, once every n/32 changes.
  *
  * <p><b>Threads.</b> One writer ({@link #apply}, {@link #merge}, {@link #close}); {@link #find} and {@link #size}
  * from any thread. The pair (sorted file, overlay) is an immutable {@code View} published through a volatile field:
