@@ -111,8 +111,8 @@ final class ServedVolume implements SyncedIndex, Closeable {
                 throw new IOException(files.name() + " was replaced while it was being opened; trying again later");
             }
             SuperBlock superBlock = SuperBlock.read(dat, files.dat().toString());
-            return new ServedVolume(files, epoch, dat, idx, datBefore, idxBefore, superBlock, format, segmentBytes, memory,
-                    indexDir, minOverlay);
+            return new ServedVolume(files, epoch, dat, idx, datBefore, idxBefore, superBlock, format, segmentBytes,
+                    memory, indexDir, minOverlay);
         } catch (IOException | RuntimeException e) {
             dat.close();
             if (idx != null) {
@@ -264,7 +264,7 @@ final class ServedVolume implements SyncedIndex, Closeable {
             SortedNeedleIndex sorted = SortedNeedleIndex.open(file);
             String stale = staleness(sorted, end, mappedEnd);
             if (stale == null) {
-                index = NeedleIndex.of(file, sorted, minOverlay);
+                index = NeedleIndex.of(file, sorted, minOverlay, NeedleIndex.Readers.WRITER_THREAD);
                 LOG.debug("Volume {}: mapped {} ({} needles); replaying the .idx from byte {}", name(), file,
                         sorted.count(), sorted.stamp().idxCovered());
                 return sorted.stamp().idxCovered();
@@ -286,7 +286,7 @@ final class ServedVolume implements SyncedIndex, Closeable {
                 records.add(key, offset / NeedleLayout.ALIGNMENT, size);
                 return true;
             }, files.idx().toString());
-            index = NeedleIndex.build(file, records, stamp(covered), minOverlay);
+            index = NeedleIndex.build(file, records, stamp(covered), minOverlay, NeedleIndex.Readers.WRITER_THREAD);
             return covered;
         }
     }

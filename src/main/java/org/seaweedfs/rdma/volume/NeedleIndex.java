@@ -19,7 +19,10 @@ import java.nio.file.Path;
  * a reader reads it once per lookup, so it never mixes one merge's file with another's overlay. A merge finishes the
  * new file (plain stores to its mapping) before the volatile write that publishes it, so a reader that sees the new
  * view sees the whole file (happens-before through the volatile); the old view stays intact for readers still in it
- * (its overlay is no longer written) and is unmapped by the garbage collector once unreachable. Within one view the
+ * (its overlay is no longer written). With {@link Readers#ANY_THREAD} the garbage collector unmaps it once no reader
+ * can hold it; with {@link Readers#WRITER_THREAD} no reader can be inside it once the writer returns, so it is
+ * unmapped at once (and so are the overlay's outgrown tables): its memory is not left waiting for a collection
+ * that a small, quiet heap may not make for hours. Within one view the
  * overlay's own argument applies (see {@link NeedleOverlay}). A lookup racing an {@link #apply} sees the index
  * before or after that entry, never a mix of two entries' fields. {@link #close} unmaps at once: no lookup may run
  * concurrently with it or after it.
@@ -47,6 +50,14 @@ public final class NeedleIndex implements Closeable {
         }
     }
 
+    /** Which threads look needles up. */
+    public enum Readers {
+        /** Only the writer's thread: what the writer replaces is unmapped at once. */
+        WRITER_THREAD,
+        /** Any thread: what the writer replaces is unmapped by the garbage collector. */
+        ANY_THREAD
+    }
+
     /** Overlay entries below which no merge is made, whatever the sorted file's size. */
     public static final long DEFAULT_MIN_OVERLAY = 65_536;
     private static final int MERGE_FRACTION = 32;
@@ -57,21 +68,24 @@ public final class NeedleIndex implements Closeable {
     private final Path file;
     private final Path scratchDir;
     private final long minOverlay;
+    private final boolean releaseAtOnce;
     private volatile View view;
     private volatile long live;
     private final Hit probe = new Hit();
 
-    private NeedleIndex(Path file, SortedNeedleIndex sorted, long minOverlay) throws IOException {
+    private NeedleIndex(Path file, SortedNeedleIndex sorted, long minOverlay, Readers readers) throws IOException {
         this.file = file;
         this.scratchDir = file.toAbsolutePath().getParent();
         this.minOverlay = minOverlay;
-        this.view = new View(sorted, new NeedleOverlay(scratchDir, 0));
+        this.releaseAtOnce = readers == Readers.WRITER_THREAD;
+        this.view = new View(sorted, new NeedleOverlay(scratchDir, 0, releaseAtOnce));
         this.live = sorted.count();
     }
 
     /** Serves an index file already checked by {@link SortedNeedleIndex#open} and found current by the caller. */
-    public static NeedleIndex of(Path file, SortedNeedleIndex sorted, long minOverlay) throws IOException {
-        return new NeedleIndex(file, sorted, minOverlay);
+    public static NeedleIndex of(Path file, SortedNeedleIndex sorted, long minOverlay, Readers readers)
+            throws IOException {
+        return new NeedleIndex(file, sorted, minOverlay, readers);
     }
 
     /**
@@ -79,11 +93,11 @@ public final class NeedleIndex implements Closeable {
      * SeaweedFS's replay) and serves it.
      */
     public static NeedleIndex build(Path file, NeedleRecords idxEntries, SortedNeedleIndex.Stamp stamp,
-                                    long minOverlay) throws IOException {
+                                    long minOverlay, Readers readers) throws IOException {
         idxEntries.sort();
         SortedNeedleIndex sorted = SortedNeedleIndex.write(file, consumer -> lastOfEachKey(idxEntries, consumer), stamp);
         try {
-            return new NeedleIndex(file, sorted, minOverlay);
+            return new NeedleIndex(file, sorted, minOverlay, readers);
         } catch (IOException | RuntimeException e) {
             sorted.close();
             throw e;
@@ -171,13 +185,16 @@ public final class NeedleIndex implements Closeable {
         }
         View now;
         try {
-            now = new View(merged, new NeedleOverlay(scratchDir, 0));
+            now = new View(merged, new NeedleOverlay(scratchDir, 0, releaseAtOnce));
         } catch (IOException | RuntimeException e) {
             merged.close();
             throw e;
         }
         view = now;
-        // The old view is left to the garbage collector: readers on other threads may still be inside it.
+        if (releaseAtOnce) {
+            old.sorted().close();
+            old.overlay().close();
+        }
     }
 
     /** The sorted entries and the (key-sorted, unique) changes, in key order; a change replaces or deletes. */

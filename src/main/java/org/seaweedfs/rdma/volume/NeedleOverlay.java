@@ -17,7 +17,8 @@ import java.util.concurrent.locks.StampedLock;
  * since the stamp, and it orders the reads before it (a load fence), so a validated probe saw one state of the table
  * between two writes. A probe that raced a write may have read garbage: it is thrown away and retried. Probes are
  * bounded by the capacity of the table they read, whose fields are final, so garbage never indexes out of range. A
- * table the writer replaced stays mapped while any reader can still hold it: the garbage collector unmaps it.
+ * table the writer replaced is unmapped at once when every reader runs on the writer's thread, else left to the
+ * garbage collector, which unmaps it once no reader can hold it.
  */
 final class NeedleOverlay {
 
@@ -36,12 +37,14 @@ final class NeedleOverlay {
     }
 
     private final Path scratchDir;
+    private final boolean releaseAtOnce;
     private final StampedLock lock = new StampedLock();
     private Table table;
     private long count;
 
-    NeedleOverlay(Path scratchDir, long expected) throws IOException {
+    NeedleOverlay(Path scratchDir, long expected, boolean releaseAtOnce) throws IOException {
         this.scratchDir = scratchDir;
+        this.releaseAtOnce = releaseAtOnce;
         this.table = allocate(scratchDir, expected);
     }
 
@@ -112,11 +115,15 @@ final class NeedleOverlay {
 
     private void set(long key, long state, int size) throws IOException {
         if (count + 1 > table.capacity() * 7 / 10) {
+            Table old = table;
             Table grown = allocate(scratchDir, count * 2);
-            copyInto(table, grown);
+            copyInto(old, grown);
             long stamp = lock.writeLock();
             table = grown;
             lock.unlockWrite(stamp);
+            if (releaseAtOnce) {
+                old.slots().close();
+            }
         }
         Table t = table;
         long mask = t.capacity() - 1;

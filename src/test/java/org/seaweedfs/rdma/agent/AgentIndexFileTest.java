@@ -5,6 +5,7 @@ import org.junit.jupiter.api.io.TempDir;
 import org.seaweedfs.rdma.protocol.Lookup;
 import org.seaweedfs.rdma.protocol.LookupResult;
 import org.seaweedfs.rdma.testing.AgentHarness;
+import org.seaweedfs.rdma.testing.Await;
 import org.seaweedfs.rdma.volume.IndexFormat;
 import org.seaweedfs.rdma.volume.NewNeedle;
 import org.seaweedfs.rdma.volume.SortedNeedleIndex;
@@ -67,18 +68,55 @@ class AgentIndexFileTest {
 
     private void assertServes(Path dir, UnaryOperator<AgentSettings> tune) throws Exception {
         try (AgentHarness h = new AgentHarness(dir, AgentTestClient.ucxSettings(), tune)) {
-            AgentTestClient client = sidecar(h);
-            for (Map.Entry<Long, Long> e : live.entrySet()) {
-                long key = e.getKey();
-                LookupResult found = client.request(r -> new Lookup(r, VOLUME, key, (int) key * 3), LookupResult.class);
-                assertTrue(found.found(), "needle " + key);
-                assertEquals(e.getValue(), found.offset(), "offset of needle " + key);
-            }
-            for (long key : deleted.keySet()) {
-                assertFalse(client.request(r -> new Lookup(r, VOLUME, key, (int) key * 3), LookupResult.class).found(),
-                        "deleted needle " + key);
-            }
+            assertServes(sidecar(h), 1);
         }
+    }
+
+    /** Every {@code stride}-th live needle (by key) is found where it was written; no deleted one is found. */
+    private void assertServes(AgentTestClient client, int stride) throws Exception {
+        for (Map.Entry<Long, Long> e : live.entrySet()) {
+            long key = e.getKey();
+            if (key % stride != 0) {
+                continue;
+            }
+            LookupResult found = client.request(r -> new Lookup(r, VOLUME, key, (int) key * 3), LookupResult.class);
+            assertTrue(found.found(), "needle " + key);
+            assertEquals(e.getValue(), found.offset(), "offset of needle " + key);
+        }
+        for (long key : deleted.keySet()) {
+            assertFalse(client.request(r -> new Lookup(r, VOLUME, key, (int) key * 3), LookupResult.class).found(),
+                    "deleted needle " + key);
+        }
+    }
+
+    @Test
+    void changesWhileFollowingAreMergedIntoANewFileThatARestartMaps() throws Exception {
+        Path dir = volumeDir();
+        Path file = dir.resolve(VOLUME + ".rdx");
+        Path idx = dir.resolve(VOLUME + ".idx");
+        try (AgentHarness h = new AgentHarness(dir, AgentTestClient.ucxSettings(), s -> s)) {
+            AgentTestClient client = sidecar(h);
+            SortedNeedleIndex.Stamp first = stampOf(file);
+            // More changes than the overlay holds before a merge (65,536 for a small volume).
+            try (VolumeWriter writer = VolumeWriter.append(dir.resolve(VOLUME + ".dat"), idx, IndexFormat.OFFSET4)) {
+                for (long key = 10_000; key < 80_000; key++) {
+                    live.put(key, writer.append(needle(key, 1)));
+                }
+                for (long key = 10_003; key < 80_000; key += 1000) {
+                    delete(writer, key);
+                }
+            }
+            long written = Files.size(idx);
+            Await.until("the agent applied the whole .idx", () -> AgentTestClient.volume(client, VOLUME).idxPosition(),
+                    p -> p == written);
+            Await.until("a merge wrote a new file", () -> stampOf(file).idxCovered(), c -> c > first.idxCovered());
+            assertServes(client, 97);
+        }
+        SortedNeedleIndex.Stamp merged = stampOf(file);
+        Object identity = ServedVolume.fileKey(file);
+        assertServes(dir, s -> s);
+        assertEquals(identity, ServedVolume.fileKey(file), "the merged file was mapped, not rebuilt");
+        assertEquals(merged, stampOf(file));
     }
 
     private static SortedNeedleIndex.Stamp stampOf(Path file) throws IOException {

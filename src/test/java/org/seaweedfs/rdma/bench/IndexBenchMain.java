@@ -63,7 +63,8 @@ public final class IndexBenchMain {
             needles += sorted.count();
             keys = Math.min(keys, sorted.count());
             fileBytes += sorted.fileBytes();
-            indexes.add(NeedleIndex.of(file, sorted, NeedleIndex.DEFAULT_MIN_OVERLAY));
+            indexes.add(NeedleIndex.of(file, sorted, NeedleIndex.DEFAULT_MIN_OVERLAY,
+                    NeedleIndex.Readers.WRITER_THREAD));
         }
         double openMs = (System.nanoTime() - started) / 1e6;
         SplittableRandom random = new SplittableRandom(1);
@@ -98,7 +99,8 @@ public final class IndexBenchMain {
                 records.add(random.nextLong(), 1 + random.nextLong((1L << 40) - 1), random.nextInt(Integer.MAX_VALUE));
             }
             try (NeedleIndex index = NeedleIndex.build(file, records, new SortedNeedleIndex.Stamp(0, 0, 0, 17),
-                    NeedleIndex.DEFAULT_MIN_OVERLAY); SortedNeedleIndex sorted = SortedNeedleIndex.open(file)) {
+                    NeedleIndex.DEFAULT_MIN_OVERLAY, NeedleIndex.Readers.WRITER_THREAD);
+                 SortedNeedleIndex sorted = SortedNeedleIndex.open(file)) {
                 double buildMs = (System.nanoTime() - started) / 1e6;
                 System.out.printf(Locale.ROOT, "{\"kind\":\"index_synthetic\",\"needles\":%d,\"entry_bytes\":%d,"
                                 + "\"file_bytes_per_needle\":%.2f,\"build_ms\":%.0f}%n", index.size(),

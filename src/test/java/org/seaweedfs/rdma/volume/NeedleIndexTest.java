@@ -22,6 +22,9 @@ import java.util.concurrent.atomic.AtomicReference;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
+import static org.seaweedfs.rdma.volume.NeedleIndex.Readers.ANY_THREAD;
+import static org.seaweedfs.rdma.volume.NeedleIndex.Readers.WRITER_THREAD;
+
 class NeedleIndexTest {
 
     private static final SortedNeedleIndex.Stamp STAMP = new SortedNeedleIndex.Stamp(160, 7, 2, 16);
@@ -37,7 +40,7 @@ class NeedleIndexTest {
         for (int i = 0; i < 50_000; i++) {
             randomEntry(r, reference, (key, offset, size) -> idx.add(key, offset / 8, size));
         }
-        NeedleIndex index = NeedleIndex.build(dir.resolve("1.rdx"), idx, STAMP, 1000);
+        NeedleIndex index = NeedleIndex.build(dir.resolve("1.rdx"), idx, STAMP, 1000, WRITER_THREAD);
         idx.close();
         assertMatches(reference, index);
         int merges = 0;
@@ -56,14 +59,14 @@ class NeedleIndexTest {
         index.close();
 
         SortedNeedleIndex reopened = SortedNeedleIndex.open(dir.resolve("1.rdx"));
-        NeedleIndex again = NeedleIndex.of(dir.resolve("1.rdx"), reopened, 1000);
+        NeedleIndex again = NeedleIndex.of(dir.resolve("1.rdx"), reopened, 1000, WRITER_THREAD);
         for (int i = 0; i < 500; i++) { // the entries since the last merge, as a restart replays them
             randomEntry(r, reference, (key, offset, size) -> apply(again, key, offset, size));
         }
         assertEquals(reference.size(), again.size());
         again.close();
         Path file = dir.resolve("1.rdx");
-        try (NeedleIndex last = NeedleIndex.of(file, SortedNeedleIndex.open(file), 10)) {
+        try (NeedleIndex last = NeedleIndex.of(file, SortedNeedleIndex.open(file), 10, WRITER_THREAD)) {
             assertFalse(last.find(-5, new NeedleIndex.Hit()));
         }
     }
@@ -109,7 +112,7 @@ class NeedleIndexTest {
         for (int i = 0; i < 100_000; i++) {
             idx.add(1_000_000 + 3L * i, 1 + i * 12L, 40);
         }
-        try (NeedleIndex index = NeedleIndex.build(dir.resolve("2.rdx"), idx, STAMP, 1000);
+        try (NeedleIndex index = NeedleIndex.build(dir.resolve("2.rdx"), idx, STAMP, 1000, WRITER_THREAD);
              SortedNeedleIndex file = SortedNeedleIndex.open(dir.resolve("2.rdx"))) {
             assertTrue(file.entryBytes() <= 4, "entry bytes " + file.entryBytes());
             assertEquals(100_000, index.size());
@@ -129,7 +132,7 @@ class NeedleIndexTest {
         idx.add(-1L, (1L << 40) - 1, Integer.MAX_VALUE);
         idx.add(5, 2, 3);
         idx.add(5, 0, -1);
-        try (NeedleIndex index = NeedleIndex.build(dir.resolve("3.rdx"), idx, STAMP, 10)) {
+        try (NeedleIndex index = NeedleIndex.build(dir.resolve("3.rdx"), idx, STAMP, 10, WRITER_THREAD)) {
             NeedleIndex.Hit hit = new NeedleIndex.Hit();
             assertEquals(2, index.size());
             assertTrue(index.find(-1L, hit));
@@ -141,7 +144,7 @@ class NeedleIndexTest {
         }
         idx.close();
         NeedleRecords none = new NeedleRecords(dir, 0);
-        try (NeedleIndex empty = NeedleIndex.build(dir.resolve("4.rdx"), none, STAMP, 10)) {
+        try (NeedleIndex empty = NeedleIndex.build(dir.resolve("4.rdx"), none, STAMP, 10, WRITER_THREAD)) {
             assertEquals(0, empty.size());
             assertFalse(empty.find(0, new NeedleIndex.Hit()));
         }
@@ -155,7 +158,7 @@ class NeedleIndexTest {
             idx.add(i * 7L, i + 1, i);
         }
         Path file = dir.resolve("5.rdx");
-        NeedleIndex.build(file, idx, STAMP, 10).close();
+        NeedleIndex.build(file, idx, STAMP, 10, WRITER_THREAD).close();
         idx.close();
         assertEquals(STAMP, SortedNeedleIndex.open(file).stamp());
         byte[] good = Files.readAllBytes(file);
@@ -187,7 +190,7 @@ class NeedleIndexTest {
         for (long key = 0; key < 10_000; key++) {
             idx.add(key, unitsOf(key, 0), sizeOf(key, 0));
         }
-        NeedleIndex index = NeedleIndex.build(dir.resolve("6.rdx"), idx, STAMP, 2000);
+        NeedleIndex index = NeedleIndex.build(dir.resolve("6.rdx"), idx, STAMP, 2000, ANY_THREAD);
         idx.close();
         AtomicBoolean stop = new AtomicBoolean();
         AtomicReference<Throwable> failure = new AtomicReference<>();
