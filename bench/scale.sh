@@ -96,7 +96,7 @@ now_ms() { date +%s%3N; }
 
 # run_one NAME JAR — agents, then the sidecar (ready time), memory, the two read sets, memory again.
 run_one() {
-    local name=$1 jar=$2 i port agents="" conf pid started ready_ms up volumes
+    local name=$1 jar=$2 i port agents="" conf pid started ready_ms up volumes jvm
     log "$name: $AGENTS agents"
     for i in $(seq 0 $((AGENTS - 1))); do
         port=$((AGENT_PORT_BASE + i)); conf=$BENCH_OUT/scale-agent$i.yaml
@@ -122,8 +122,11 @@ YAML
         wait_for_line "$BENCH_OUT/logs/scale-$name-agent$i.log" '^ready:' 1800 "${PIDS[$i]}"
     done
     for i in $(seq 0 $((AGENTS - 1))); do
+        # serve relaunches an agent's JVM once (its heap bound, agent.maxHeap, and class archive): measure the child.
+        jvm=$(pgrep -P "${PIDS[$i]}" java | head -n 1 || true)
+        jvm=${jvm:-${PIDS[$i]}}
         printf '{"kind":"scale_agent","impl":"%s","agent":%d,"rss_mib":%s,"heap_after_gc_mib":%s}\n' "$name" "$i" \
-            "$(rss_mib "${PIDS[$i]}")" "$(heap_after_gc_mib "${PIDS[$i]}")" | record
+            "$(rss_mib "$jvm")" "$(heap_after_gc_mib "$jvm")" | record
     done
     conf=$BENCH_OUT/scale-sidecar.yaml
     cat > "$conf" <<YAML

@@ -65,6 +65,9 @@ public final class RoleSettings {
                 .withRetireGrace(agent.retireGrace()).withMaxRepliesInFlight(agent.maxRepliesInFlight())
                 .withVolumeMemory(VolumeMemory.valueOf(agent.volumeMemory().toUpperCase(Locale.ROOT)),
                         agent.volumeMemoryLimit());
+        if (agent.indexDir() != null) {
+            settings = settings.withIndexDir(Path.of(agent.indexDir()));
+        }
         return agent.authToken() == null ? settings : settings.withAuthToken(agent.authToken());
     }
 

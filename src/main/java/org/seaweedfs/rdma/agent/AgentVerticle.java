@@ -127,11 +127,12 @@ public final class AgentVerticle extends VerticleBase {
         follower = new VolumeFollower(settings, memory, retired, metrics, server);
         ecFollower = new EcFollower(settings, memory, retired, follower::nextEpoch, server);
         server.serve(follower, ecFollower);
+        long opening = System.nanoTime();
         return poll(true)
                 .compose(v -> ucx.listen(settings.host(), settings.port(), server::accept))
                 .onSuccess(l -> {
                     listener = l;
-                    log.info(startLine(l));
+                    log.info(startLine(l, (System.nanoTime() - opening) / 1_000_000));
                     schedulePoll();
                 })
                 .recover(e -> release().transform(x -> Future.failedFuture(
@@ -174,13 +175,13 @@ public final class AgentVerticle extends VerticleBase {
                 .compose(v -> retired == null ? Future.<Void>succeededFuture() : retired.releaseAll());
     }
 
-    private String startLine(UcxListener l) {
+    private String startLine(UcxListener l, long openMillis) {
         StringJoiner volumes = new StringJoiner(", ");
         follower.volumes().forEach(v -> volumes.add(VolumeFollower.describe(v)));
         return "Agent " + instanceId + " listening on UCX " + l.address().getHostString() + ":" + l.port()
                 + " (UCX transports " + ucx.settings().tls() + ", devices " + ucx.settings().netDevices() + ")"
                 + "; serving " + follower.volumes().size() + " volumes and " + ecFollower.volumes().size()
-                + " EC volumes from " + settings.volumeDirs()
+                + " EC volumes (opened in " + openMillis + " ms) from " + settings.volumeDirs()
                 + (follower.volumes().isEmpty() ? "" : ": " + volumes)
                 + "; volume memory " + settings.volumeMemory().configName()
                 + (settings.volumeMemory() == VolumeMemory.UCX ? " (limit " + settings.volumeMemoryLimit() + " bytes, "

@@ -164,7 +164,8 @@ public final class ConfigLoader {
                         (Boolean) v.get("agent.offset5"), v.optionalString("agent.authToken"),
                         v.duration("agent.pollInterval"), v.number("agent.segmentBytes"),
                         v.duration("agent.retireGrace"), v.integer("agent.maxRepliesInFlight"),
-                        v.string("agent.volumeMemory").toLowerCase(Locale.ROOT), v.number("agent.volumeMemoryLimit")),
+                        v.string("agent.volumeMemory").toLowerCase(Locale.ROOT), v.number("agent.volumeMemoryLimit"),
+                        v.optionalString("agent.indexDir"), v.number("agent.maxHeap")),
                 new SidecarConfig(
                         v.hostPorts("sidecar.agents"),
                         (HostPort) v.get("sidecar.master"),
@@ -208,6 +209,9 @@ public final class ConfigLoader {
         }
         if (c.agent().segmentBytes() % 4096 != 0) {
             problems.add("agent.segmentBytes: must be a multiple of 4096 (whole pages), got " + c.agent().segmentBytes());
+        }
+        if (c.agent().maxHeapBytes() != 0 && c.agent().maxHeapBytes() < AgentConfig.MIN_HEAP_BYTES) {
+            problems.add("agent.maxHeap: must be 0 (the JVM's default) or at least 64MiB, got " + c.agent().maxHeapBytes());
         }
         ClusterConfig cluster = c.cluster();
         if (cluster.enabled() && (cluster.host().isEmpty() || cluster.host().equals("0.0.0.0")

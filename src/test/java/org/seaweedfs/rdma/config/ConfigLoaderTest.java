@@ -242,6 +242,7 @@ class ConfigLoaderTest {
             "roles: [agent, proxy]                   | roles: 'proxy' is not one of agent, sidecar",
             "roles: []                               | roles: must name at least one of agent, sidecar",
             "roles: [agent]                          | agent.volumeDirs: the agent role needs at least one volume directory",
+            "agent: {maxHeap: 1MiB}                  | agent.maxHeap: must be 0 (the JVM's default) or at least 64MiB",
             "sidecar: {agents: []}                   | sidecar.agents: empty and sidecar.master is unset, so the sidecar cannot find any agent",
             "sidecar: {bufferPool: {bufferSize: 1MiB, totalBytes: 64KiB}} | sidecar.bufferPool.totalBytes: must be at least sidecar.bufferPool.bufferSize (1048576)",
             "sidecar: {ping: {interval: 1s, timeout: 2s}}               | sidecar.ping.timeout: must not exceed sidecar.ping.interval (1000ms)",
