@@ -71,12 +71,12 @@ ucx: {tls: [tcp]}
 YAML
 }
 
-# sidecar_yaml HOST AGENTS FALLBACK — AGENTS a YAML list of host:port; the master is always set.
+# sidecar_yaml AGENTS FALLBACK [MASTER] — AGENTS a YAML list of host:port; MASTER a host:port or nothing.
 sidecar_yaml() {
     cat <<YAML
 roles: [sidecar]
 http: {host: 0.0.0.0, port: $CLUSTER_HTTP_PORT}
-sidecar: {agents: $2, master: '$(netns_ip master):9333', fallback: $3}
+sidecar: {agents: $1, fallback: $2${3:+, master: '$3'}}
 ucx: {tls: [tcp]}
 YAML
 }
@@ -136,8 +136,9 @@ run_cluster_drill() {
     start_cluster_agent agent1
     start_cluster_agent agent2
     # sidecar1 knows agent1 up front; sidecar2 finds both through the master.
-    serve_on sidecar1 "$(sidecar_yaml sidecar1 "['$a1:$CLUSTER_AGENT_PORT']" '[read-through, http]')"
-    serve_on sidecar2 "$(sidecar_yaml sidecar2 '[]' '[read-through, http]')"
+    local master; master=$(netns_ip master):9333
+    serve_on sidecar1 "$(sidecar_yaml "['$a1:$CLUSTER_AGENT_PORT']" '[read-through, http]' "$master")"
+    serve_on sidecar2 "$(sidecar_yaml '[]' '[read-through, http]' "$master")"
     local s
     for s in sidecar1 sidecar2; do
         for vid in 1 3; do wait_for_rdma_on "$s" "$(head -n1 "$BENCH_DATA/vid$vid.paths")"; done
@@ -224,7 +225,7 @@ run_cluster_perf() {
     local a1 results=$CLUSTER_OUT/results.jsonl
     a1=$(netns_ip agent1)
     start_cluster_agent agent1
-    serve_on sidecar1 "$(sidecar_yaml sidecar1 "['$a1:$CLUSTER_AGENT_PORT']" '[]')"
+    serve_on sidecar1 "$(sidecar_yaml "['$a1:$CLUSTER_AGENT_PORT']" '[]')"
     wait_for_rdma_on sidecar1 "$(head -n1 "$BENCH_DATA/vid1.paths")"
     netns_exec agent1 bash -c "source '$BENCH_LIB/http.sh'; nginx_start '$BENCH_DATA/plain' $CLUSTER_NGINX_PORT 1 \
         '$CLUSTER_OUT/nginx' 0.0.0.0" || return 1
