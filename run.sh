@@ -52,6 +52,19 @@ ensure_python() {
     command -v python3 >/dev/null || apt_install "the independent EC writer the tests read" python3
 }
 
+# The cross-host tests (CrossHostEndToEndTest) and bench/drill.sh cluster make hosts as network namespaces: root,
+# iproute2 and nftables (Debian's). Installed when missing and possible; without them those tests skip and say why.
+ensure_netns_tools() {
+    command -v ip >/dev/null && command -v nft >/dev/null && return
+    if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null; then
+        echo "run.sh: installing iproute2 and nftables from Debian (hosts as network namespaces)..." >&2
+        if ! { DEBIAN_FRONTEND=noninteractive apt-get update -qq >&2 \
+                && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq iproute2 nftables >&2; }; then
+            echo "run.sh: iproute2/nftables could not be installed; the cross-host tests will be skipped" >&2
+        fi
+    fi
+}
+
 ensure_tools() {
     for tool in java mvn; do
         command -v "$tool" >/dev/null || { echo "run.sh: '$tool' not found; install JDK 17 and Maven (apt-get install -y openjdk-17-jdk maven)" >&2; exit 3; }
@@ -74,7 +87,7 @@ case "${1:-}" in
         ;;
     test)
         shift
-        ensure_tools; ensure_ucx; ensure_gcc; ensure_python; ensure_chromium
+        ensure_tools; ensure_ucx; ensure_gcc; ensure_python; ensure_chromium; ensure_netns_tools
         exec mvn -B test "$@"
         ;;
     *)
