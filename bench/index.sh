@@ -35,7 +35,7 @@ JAR=${JAR:-$ROOT/target/seaweedfs-rdma-sidecar.jar}
 LOAD_CP=$ROOT/target/classes:$ROOT/target/test-classes:$JAR
 # Set, the jar does not relaunch its JVM for UCX's sake (cli/UcxEnvironment); it may still relaunch once for its class
 # archive, and then the child is measured.
-export UCX_POSIX_ERROR_HANDLING=y UCX_SYSV_ERROR_HANDLING=y UCX_TCP_CM_REUSEADDR=y UCX_ERROR_SIGNALS= UCX_LOG_FILE=stderr
+export UCX_TCP_CM_REUSEADDR=y UCX_ERROR_SIGNALS= UCX_LOG_FILE=stderr
 
 RESULTS=$BENCH_OUT/index.jsonl
 DIR=$INDEX_DATA/agent0

@@ -39,9 +39,7 @@ BASELINE_JAR=${BASELINE_JAR:-}
 LOAD_CP=$ROOT/target/classes:$ROOT/target/test-classes:$JAR
 # The jar relaunches its JVM unless these are set (cli/UcxEnvironment): set, the agents' PIDs are the JVMs measured;
 # the sidecar still relaunches once to bound its heap (sidecar.maxHeap), and its child is measured.
-export UCX_POSIX_ERROR_HANDLING=y UCX_SYSV_ERROR_HANDLING=y UCX_TCP_CM_REUSEADDR=y UCX_ERROR_SIGNALS= UCX_LOG_FILE=stderr
-export UCX_TCP_TX_SEG_SIZE=${UCX_TCP_TX_SEG_SIZE:-256k} UCX_TCP_RX_SEG_SIZE=${UCX_TCP_RX_SEG_SIZE:-256k}
-export UCX_SYSV_SEG_SIZE=${UCX_SYSV_SEG_SIZE:-32k} UCX_POSIX_SEG_SIZE=${UCX_POSIX_SEG_SIZE:-32k}  # shared-memory fragments, as the jar sets them
+export UCX_TCP_CM_REUSEADDR=y UCX_ERROR_SIGNALS= UCX_LOG_FILE=stderr
 
 RESULTS=$BENCH_OUT/scale.jsonl
 mkdir -p "$BENCH_OUT/logs" "$SCALE_DATA"
