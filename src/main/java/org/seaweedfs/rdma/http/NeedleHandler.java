@@ -384,7 +384,7 @@ final class NeedleHandler implements Handler<RoutingContext> {
             }
         }
         String inm = request.getHeader(HttpHeaders.IF_NONE_MATCH);
-        return inm != null && stat.quotedEtag().contentEquals(inm);
+        return inm != null && CharSequence.compare(stat.quotedEtag(), inm) == 0;
     }
 
     /** Unix seconds of a date in Go's http.TimeFormat ({@code Mon, 02 Jan 2006 15:04:05 GMT}), else MIN_VALUE. */

@@ -15,7 +15,7 @@ import java.time.Duration;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.function.LongSupplier;
 import org.seaweedfs.rdma.config.HostPort;
-import org.seaweedfs.rdma.ucx.VertxInternals;
+import org.seaweedfs.rdma.internals.VertxInternals;
 
 /**
  * Asks the SeaweedFS master where a volume lives ({@code GET /dir/lookup?volumeId=<vid>}) and caches the

@@ -1,4 +1,4 @@
-package org.seaweedfs.rdma.ucx;
+package org.seaweedfs.rdma.internals;
 
 import io.netty.buffer.ByteBuf;
 import io.netty.channel.EventLoop;
@@ -9,6 +9,7 @@ import io.vertx.core.Promise;
 import io.vertx.core.Vertx;
 import io.vertx.core.buffer.Buffer;
 import io.vertx.core.internal.ContextInternal;
+import io.vertx.core.internal.VertxInternal;
 import io.vertx.core.internal.buffer.BufferInternal;
 import io.vertx.core.impl.VertxThread;
 
@@ -57,19 +58,19 @@ public final class VertxInternals {
     }
 
     /** The Netty buffer behind {@code buffer}, or null when it has none. */
-    static ByteBuf byteBuf(Buffer buffer) {
+    public static ByteBuf byteBuf(Buffer buffer) {
         return buffer instanceof BufferInternal internal ? internal.getByteBuf() : null;
     }
 
     /** The current context when it is an event loop of {@code vertx} and this is its thread, otherwise null. */
-    static Context currentEventLoopOf(Vertx vertx) {
+    public static Context currentEventLoopOf(Vertx vertx) {
         ContextInternal caller = ContextInternal.current();
         return caller != null && caller.isEventLoopContext() && caller.inThread() && caller.owner() == vertx
                 ? caller : null;
     }
 
     /** The Netty event loop that runs the tasks of {@code context} (one from {@link #currentEventLoopOf}). */
-    static EventLoop eventLoop(Context context) {
+    public static EventLoop eventLoop(Context context) {
         return ((ContextInternal) context).nettyEventLoop();
     }
 
@@ -77,7 +78,7 @@ public final class VertxInternals {
      * Runs {@code handler} on {@code context} now, the caller being on its thread (one from
      * {@link #currentEventLoopOf}): no task is queued and nothing is allocated.
      */
-    static void emit(Context context, Handler<Void> handler) {
+    public static void emit(Context context, Handler<Void> handler) {
         ((ContextInternal) context).emit(null, handler);
     }
 
@@ -95,12 +96,17 @@ public final class VertxInternals {
         }
     }
 
+    /** The class of the transport {@code vertx} runs on (Vert.x names it only internally). */
+    public static Class<?> transportClass(Vertx vertx) {
+        return ((VertxInternal) vertx).transport().getClass();
+    }
+
     /**
      * When the calling Vert.x thread's current top-level dispatch began (the time its blocked-thread checker reads):
      * it tells one event of an event loop from the next. 0 when unknown (not a Vert.x thread, or context timings
      * disabled with {@code -Dvertx.disableContextTimings=true}).
      */
-    static long dispatchStart() {
+    public static long dispatchStart() {
         return Thread.currentThread() instanceof VertxThread thread ? thread.startTime() : 0;
     }
 }
