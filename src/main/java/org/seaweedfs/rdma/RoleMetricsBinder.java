@@ -76,8 +76,6 @@ public final class RoleMetricsBinder {
         counter("seaweedfs.rdma.ucx.channels", "UCX channels", tags.and("event", "closed"), ucx.channelsClosed());
         counter("seaweedfs.rdma.ucx.lane.gets", "UCX gets issued and completed on an event loop's own worker (lanes)",
                 tags, ucx.laneGets());
-        counter("seaweedfs.rdma.ucx.lane.flushes",
-                "Endpoint flushes that completed one event-loop pass's implicit lane gets", tags, ucx.laneFlushes());
         Gauge.builder("seaweedfs.rdma.ucx.lanes", ucx, UcxMetrics::lanes)
                 .description("Event-loop lanes open (an endpoint per event loop and channel)").tags(tags).register(registry);
         Gauge.builder("seaweedfs.rdma.ucx.lane.remote.keys", ucx, UcxMetrics::laneRemoteKeys)

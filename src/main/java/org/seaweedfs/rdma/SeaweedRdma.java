@@ -39,7 +39,6 @@ import org.seaweedfs.rdma.sidecar.resilience.ResilienceSettings;
 import org.seaweedfs.rdma.sidecar.resilience.ResilientNeedleSource;
 import org.seaweedfs.rdma.sidecar.fallback.ReadTokens;
 import org.seaweedfs.rdma.sidecar.fallback.VolumeServerSource;
-import org.seaweedfs.rdma.ucx.ProgressPlan;
 import org.seaweedfs.rdma.ucx.UcxWorkerVerticle;
 
 /**
@@ -102,8 +101,7 @@ public final class SeaweedRdma {
     }
 
     private Future<Void> startAgent(RdmaMetrics metrics) {
-        UcxWorkerVerticle ucx = new UcxWorkerVerticle(RoleSettings.ucx(config.ucx(), "agent",
-                "ucx".equals(config.agent().volumeMemory()) ? ProgressPlan.Served.UCX_COPIES : ProgressPlan.Served.FILE_MAPPINGS));
+        UcxWorkerVerticle ucx = new UcxWorkerVerticle(RoleSettings.ucx(config));
         AgentVerticle agentVerticle = new AgentVerticle(ucx, RoleSettings.agent(config.agent()));
         if (metrics != null) {
             RoleMetricsBinder binder = new RoleMetricsBinder(metrics.meterRegistry());
@@ -118,7 +116,7 @@ public final class SeaweedRdma {
     private Future<Void> startSidecar(RdmaMetrics metrics) {
         SidecarConfig sidecar = config.sidecar();
         ReadMeters meters = metrics == null ? ReadMeters.noop() : metrics.read();
-        UcxWorkerVerticle ucx = new UcxWorkerVerticle(RoleSettings.ucx(config.ucx(), "sidecar", ProgressPlan.Served.NOTHING));
+        UcxWorkerVerticle ucx = new UcxWorkerVerticle(RoleSettings.ucx(config));
         RegisteredBufferPool pool = new RegisteredBufferPool(RoleSettings.bufferPool(sidecar.bufferPool()));
         WebClient client = VolumeServerSource.newClient(vertx, 64);
         MasterClient master = sidecar.master() == null ? null
@@ -180,7 +178,7 @@ public final class SeaweedRdma {
                     manager = connections;
                     source = resilient;
                     return deploy(() -> new EventBusApiVerticle(resilient, sidecar.maxNeedleBytes(), meters,
-                                    sidecar.eventBusAwakeMicros()),
+                                    config.idlePollMicros()),
                             new DeploymentOptions().setInstances(sidecar.eventBusInstances()));
                 })
                 .onSuccess(v -> {
@@ -195,7 +193,7 @@ public final class SeaweedRdma {
         HttpApiContext api = sidecarApi != null ? sidecarApi.withAgent(agentStatus)
                 : HttpApiContext.withoutSidecar(agentStatus, config, metrics);
         return deploy(() -> {
-            HttpApiVerticle v = new HttpApiVerticle(api);
+            HttpApiVerticle v = new HttpApiVerticle(api, config.idlePollMicros());
             httpInstances.add(v);
             return v;
         }, new DeploymentOptions().setInstances(config.http().instances()));

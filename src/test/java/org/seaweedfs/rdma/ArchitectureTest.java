@@ -23,7 +23,7 @@ import org.junit.jupiter.params.provider.ValueSource;
 
 /**
  * The package structure of the main code: no package imports a package that imports it back, the protocol, volume
- * and UCX packages stay leaves (they may use the internals door), only the command line reaches into the composition
+ * and UCX packages stay leaves (they may use the internals door and the polling rule), only the command line reaches into the composition
  * root ({@link SeaweedRdma}, {@link RoleSettings}, {@link RoleMetricsBinder}), which may import every package, only
  * the internals package touches framework internals, and no public signature of ours shows a Netty type.
  */
@@ -32,6 +32,7 @@ class ArchitectureTest {
     private static final String ROOT = "org.seaweedfs.rdma";
 
     private static final String INTERNALS = ROOT + ".internals";
+    private static final String POLLING = ROOT + ".polling";
 
     private static JavaClasses main;
 
@@ -55,12 +56,13 @@ class ArchitectureTest {
 
     /** protocol and volume know the formats, ucx the transport: none of them knows another package of ours. */
     @ParameterizedTest
-    @ValueSource(strings = {"protocol", "volume", "ucx", "internals"})
+    @ValueSource(strings = {"protocol", "volume", "ucx", "internals", "polling"})
     void leavesImportNoOtherProjectPackage(String leaf) {
         noClasses().that().resideInAPackage(ROOT + "." + leaf + "..")
                 .should().dependOnClassesThat(resideInAPackage(ROOT + "..")
                         .and(resideOutsideOfPackage(ROOT + "." + leaf + ".."))
-                        .and(resideOutsideOfPackage(INTERNALS + "..")))
+                        .and(resideOutsideOfPackage(INTERNALS + ".."))
+                        .and(resideOutsideOfPackage(POLLING + "..")))
                 .because(leaf + " is a leaf")
                 .check(main);
     }

@@ -8,7 +8,6 @@ import org.junit.jupiter.api.Test;
 import org.seaweedfs.rdma.agent.VolumeMemory;
 import org.seaweedfs.rdma.config.ConfigLoader;
 import org.seaweedfs.rdma.config.RdmaConfig;
-import org.seaweedfs.rdma.ucx.ProgressPlan;
 
 class RoleSettingsTest {
 
@@ -58,9 +57,7 @@ class RoleSettingsTest {
         assertFalse(RoleSettings.ucx(parse("ucx: {tls: [rc], onDemandPaging: false}").ucx()).onDemandPaging());
         assertEquals(12, RoleSettings.ucx(parse("ucx: {maxRemoteKeys: 12}").ucx()).maxRemoteKeys());
         assertTrue(RoleSettings.ucx(parse("").ucx()).eventLoopLanes());
-        assertFalse(RoleSettings.ucx(parse("ucx: {eventLoopLanes: false}").ucx()).eventLoopLanes());
-        assertEquals(0, RoleSettings.ucx(parse("ucx: {progress: wait}").ucx(), "agent", ProgressPlan.Served.FILE_MAPPINGS).idleSpinMicros());
-        assertEquals(100, RoleSettings.ucx(parse("ucx: {progress: spin}").ucx(), "sidecar", ProgressPlan.Served.NOTHING).idleSpinMicros());
-        assertEquals(0, RoleSettings.ucx(parse("").ucx(), "sidecar", ProgressPlan.Served.NOTHING).idleSpinMicros(), "auto: nobody reads its memory");
+        assertEquals(0, RoleSettings.ucx(parse("idlePollMicros: 0")).idlePollMicros());
+        assertEquals(100, RoleSettings.ucx(parse("idlePollMicros: 100")).idlePollMicros());
     }
 }

@@ -126,7 +126,7 @@ public final class ConfigLoader {
                     problems.add(name + ": expected a section of keys, got '" + e.getValue() + "'");
                 }
             } else {
-                problems.add(unknown(name, ConfigSchema.namesAndSections()));
+                problems.add(ConfigSchema.removed(name).orElseGet(() -> unknown(name, ConfigSchema.namesAndSections())));
             }
         }
     }
@@ -139,7 +139,8 @@ public final class ConfigLoader {
                 .forEach(e -> ConfigSchema.byEnv(e.getKey()).ifPresentOrElse(key -> {
                     raw.put(key.name(), e.getValue());
                     from.put(key.name(), e.getKey());
-                }, () -> problems.add(unknown(e.getKey(), ConfigSchema.envNames()))));
+                }, () -> problems.add(ConfigSchema.removed(e.getKey())
+                        .orElseGet(() -> unknown(e.getKey(), ConfigSchema.envNames())))));
     }
 
     private static String unknown(String name, Iterable<String> known) {
@@ -157,7 +158,7 @@ public final class ConfigLoader {
                         v.integer("http.maxInFlight"), v.optionalString("http.jwtReadKey"),
                         v.duration("http.headerTimeout"), v.duration("http.idleTimeout"), v.integer("http.maxConnections"),
                         v.networks("http.readSliceClients"), (Boolean) v.get("http.readSliceFallback"),
-                        v.integer("http.awakeMicros"), NetworkTransport.parse(v.string("http.transport"))),
+                        NetworkTransport.parse(v.string("http.transport"))),
                 new AgentConfig((HostPort) v.get("agent.listen"), v.strings("agent.volumeDirs"),
                         (Boolean) v.get("agent.offset5"), v.optionalString("agent.authToken"),
                         v.duration("agent.pollInterval"), v.number("agent.segmentBytes"),
@@ -184,16 +185,16 @@ public final class ConfigLoader {
                         fallback, v.integer("sidecar.eventBusInstances"),
                         v.number("sidecar.locationCache.maxBytes"),
                         EcRebuild.valueOf(v.string("sidecar.ecRebuild").toUpperCase(Locale.ROOT)),
-                        v.number("sidecar.maxHeap"), v.integer("sidecar.eventBusAwakeMicros")),
+                        v.number("sidecar.maxHeap")),
                 new UcxConfig(v.strings("ucx.tls"), v.strings("ucx.netDevices"),
                         v.string("ucx.errorHandling").toLowerCase(Locale.ROOT),
-                        v.string("ucx.onDemandPaging").toLowerCase(Locale.ROOT), v.integer("ucx.maxRemoteKeys"),
-                        (Boolean) v.get("ucx.eventLoopLanes"), v.string("ucx.progress").toLowerCase(Locale.ROOT)),
+                        v.string("ucx.onDemandPaging").toLowerCase(Locale.ROOT), v.integer("ucx.maxRemoteKeys")),
                 new MetricsConfig((Boolean) v.get("metrics.enabled")),
                 new LoggingConfig(v.string("logging.level").toLowerCase(Locale.ROOT),
                         v.string("logging.format").toLowerCase(Locale.ROOT)),
                 new ClusterConfig((Boolean) v.get("cluster.enabled"), v.string("cluster.host").strip(),
-                        v.integer("cluster.port"), v.hostPorts("cluster.members")));
+                        v.integer("cluster.port"), v.hostPorts("cluster.members")),
+                v.integer("idlePollMicros"));
     }
 
     /** Rules that relate several keys. */

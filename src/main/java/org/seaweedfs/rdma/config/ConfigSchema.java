@@ -10,6 +10,7 @@ import java.util.Locale;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
+import org.seaweedfs.rdma.polling.IdlePoll;
 
 /** Every key the configuration accepts (conf/config.yaml documents each one). */
 final class ConfigSchema {
@@ -19,11 +20,11 @@ final class ConfigSchema {
 
     static final List<ConfigKey> KEYS = List.of(
             ConfigKey.choice("roles", STRING_LIST, List.of("sidecar"), "agent", "sidecar"),
+            ConfigKey.ranged("idlePollMicros", INTEGER, (long) IdlePoll.DEFAULT_MICROS, 0, IdlePoll.MAX_MICROS),
             ConfigKey.of("http.host", STRING, "0.0.0.0"),
             ConfigKey.ranged("http.port", INTEGER, 8081L, 0, 65535),
             ConfigKey.ranged("http.instances", INTEGER, (long) HttpConfig.AUTO_INSTANCES, 0, 256),
             ConfigKey.ranged("http.maxInFlight", INTEGER, 1024L, 1, 1_000_000),
-            ConfigKey.ranged("http.awakeMicros", INTEGER, (long) HttpConfig.DEFAULT_AWAKE_MICROS, 0, 10_000),
             ConfigKey.choice("http.transport", STRING, NetworkTransport.AUTO.configName(), NetworkTransport.CHOICES),
             ConfigKey.of("http.jwtReadKey", STRING, null),
             ConfigKey.of("http.readSliceClients", NETWORK_LIST, HttpConfig.DEFAULT_READ_SLICE_CLIENTS),
@@ -65,7 +66,6 @@ final class ConfigSchema {
             ConfigKey.ranged("sidecar.retry.maxAttempts", INTEGER, 3L, 1, 10),
             ConfigKey.ranged("sidecar.retry.waitDuration", DURATION, Duration.ofMillis(50), 0, 60_000),
             ConfigKey.ranged("sidecar.eventBusInstances", INTEGER, 1L, 1, 256),
-            ConfigKey.ranged("sidecar.eventBusAwakeMicros", INTEGER, 50L, 0, 10_000),
             ConfigKey.ranged("sidecar.locationCache.maxBytes", BYTES, 64L << 20, 64 * 1024, 1024 * GIB),
             ConfigKey.choice("sidecar.fallback", STRING_LIST, List.of("read-through", "http"), "read-through", "http"),
             ConfigKey.choice("sidecar.ecRebuild", STRING, "rdma", "rdma", "fallback"),
@@ -75,8 +75,6 @@ final class ConfigSchema {
             ConfigKey.choice("ucx.errorHandling", STRING, "peer", "peer", "none"),
             ConfigKey.choice("ucx.onDemandPaging", STRING, "auto", "auto", "true", "false"),
             ConfigKey.ranged("ucx.maxRemoteKeys", INTEGER, 65_536L, 1, 1 << 24),
-            ConfigKey.of("ucx.eventLoopLanes", BOOLEAN, true),
-            ConfigKey.choice("ucx.progress", STRING, "auto", "auto", "wait", "spin"),
             ConfigKey.of("metrics.enabled", BOOLEAN, true),
             ConfigKey.choice("logging.level", STRING, "info", "trace", "debug", "info", "warn", "error", "off"),
             ConfigKey.choice("logging.format", STRING, "text", "text", "json"),
@@ -84,6 +82,16 @@ final class ConfigSchema {
             ConfigKey.of("cluster.host", STRING, "127.0.0.1"),
             ConfigKey.ranged("cluster.port", INTEGER, 5701L, 0, 65535),
             ConfigKey.of("cluster.members", HOST_PORT_LIST, List.of()));
+
+    /**
+     * Keys earlier versions accepted, with what replaced each: a file that still sets one is rejected with this, not
+     * silently ignored, so nobody believes a setting works that does nothing.
+     */
+    static final Map<String, String> REMOVED = Map.ofEntries(
+            Map.entry("http.awakeMicros", "idlePollMicros keeps every event loop awake after its last event"),
+            Map.entry("sidecar.eventBusAwakeMicros", "idlePollMicros keeps every event loop awake after its last event"),
+            Map.entry("ucx.progress", "idlePollMicros sets how long UCX threads poll before they sleep"),
+            Map.entry("ucx.eventLoopLanes", "event-loop lanes are always used where UCX allows them"));
 
     private static final Map<String, ConfigKey> BY_NAME = new LinkedHashMap<>();
     private static final Map<String, ConfigKey> BY_ENV = new LinkedHashMap<>();
@@ -104,6 +112,17 @@ final class ConfigSchema {
 
     static Optional<ConfigKey> byEnv(String envName) {
         return Optional.ofNullable(BY_ENV.get(envName));
+    }
+
+    /** Why {@code name} (a dotted key, or its environment variable) is no longer accepted, if it once was. */
+    static Optional<String> removed(String name) {
+        for (Map.Entry<String, String> e : REMOVED.entrySet()) {
+            String key = e.getKey();
+            if (key.equals(name) || ConfigKey.envName(key).equals(name)) {
+                return Optional.of(name + ": this key was removed (" + e.getValue() + "); delete it");
+            }
+        }
+        return Optional.empty();
     }
 
     /** True when some key lives below {@code section} (e.g. "sidecar.ping"). */

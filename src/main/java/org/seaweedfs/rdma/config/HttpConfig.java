@@ -20,13 +20,11 @@ import java.util.Objects;
  * @param readSliceFallback whether a {@code /read} that RDMA cannot serve is served by the fallbacks (true) or
  *                       answered 503 at once (false: {@code weed mount} re-reads anything not marked RDMA from the
  *                       volume server itself, so fallback bytes would cross the network twice)
- * @param awakeMicros    how long an HTTP event loop with few connections keeps polling after a needle answer
- *                       (0: it sleeps at once)
  * @param transport      how {@code serve}'s sockets do their I/O (Vert.x's transport, chosen at start-up)
  */
 public record HttpConfig(String host, int port, int instances, int maxInFlight, String jwtReadKey,
                          Duration headerTimeout, Duration idleTimeout, int maxConnections,
-                         List<ClientNetwork> readSliceClients, boolean readSliceFallback, int awakeMicros,
+                         List<ClientNetwork> readSliceClients, boolean readSliceFallback,
                          NetworkTransport transport) {
 
     /** Loopback only: a mount on the sidecar's own host. */
@@ -36,13 +34,6 @@ public record HttpConfig(String host, int port, int instances, int maxInFlight, 
     public static final Duration DEFAULT_HEADER_TIMEOUT = Duration.ofSeconds(60);
     public static final Duration DEFAULT_IDLE_TIMEOUT = Duration.ofSeconds(60);
     public static final int DEFAULT_MAX_CONNECTIONS = 10_000;
-    /**
-     * {@code http.awakeMicros}'s default: off. Polling after an answer helped one connection only where gets need no
-     * peer thread (UCX copies read over shared memory: p50 55 against 72 µs); where the agent's thread answers
-     * emulated gets on the same small host, the polling loop took its core (p50 89-103 against 55-63 µs:
-     * BENCHMARKS.md, eleventh session).
-     */
-    public static final int DEFAULT_AWAKE_MICROS = 0;
     /** {@code http.instances} that means "half the cores". */
     public static final int AUTO_INSTANCES = 0;
 
@@ -57,9 +48,6 @@ public record HttpConfig(String host, int port, int instances, int maxInFlight, 
                 || maxConnections < 1) {
             throw new IllegalArgumentException("HTTP connection bounds must be positive");
         }
-        if (awakeMicros < 0) {
-            throw new IllegalArgumentException("http.awakeMicros must not be negative, got " + awakeMicros);
-        }
         readSliceClients = List.copyOf(readSliceClients);
         Objects.requireNonNull(transport, "http.transport");
     }
@@ -67,17 +55,9 @@ public record HttpConfig(String host, int port, int instances, int maxInFlight, 
     /** With the default transport. */
     public HttpConfig(String host, int port, int instances, int maxInFlight, String jwtReadKey,
                       Duration headerTimeout, Duration idleTimeout, int maxConnections,
-                      List<ClientNetwork> readSliceClients, boolean readSliceFallback, int awakeMicros) {
-        this(host, port, instances, maxInFlight, jwtReadKey, headerTimeout, idleTimeout, maxConnections,
-                readSliceClients, readSliceFallback, awakeMicros, NetworkTransport.AUTO);
-    }
-
-    /** With the default awake window. */
-    public HttpConfig(String host, int port, int instances, int maxInFlight, String jwtReadKey,
-                      Duration headerTimeout, Duration idleTimeout, int maxConnections,
                       List<ClientNetwork> readSliceClients, boolean readSliceFallback) {
         this(host, port, instances, maxInFlight, jwtReadKey, headerTimeout, idleTimeout, maxConnections,
-                readSliceClients, readSliceFallback, DEFAULT_AWAKE_MICROS);
+                readSliceClients, readSliceFallback, NetworkTransport.AUTO);
     }
 
     /** With the default {@code /read} settings. */

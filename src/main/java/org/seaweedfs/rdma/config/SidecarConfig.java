@@ -20,8 +20,6 @@ import java.util.List;
  * @param ecRebuild        what a read needing a shard no agent lists does
  * @param maxHeapBytes     the JVM heap {@code serve} gives a sidecar-only process started without a heap option
  *                         ({@code -Xmx} and the like win); 0 leaves it to the JVM
- * @param eventBusAwakeMicros how long an event-bus consumer's event loop keeps polling after it answered (0: it
- *                         sleeps at once)
  */
 public record SidecarConfig(
         List<HostPort> agents,
@@ -40,8 +38,7 @@ public record SidecarConfig(
         int eventBusInstances,
         long locationCacheMaxBytes,
         EcRebuild ecRebuild,
-        long maxHeapBytes,
-        int eventBusAwakeMicros) {
+        long maxHeapBytes) {
 
     /** {@code sidecar.locationCache.maxBytes}'s default. */
     public static final long DEFAULT_LOCATION_CACHE_BYTES = 64L << 20;
@@ -59,20 +56,14 @@ public record SidecarConfig(
         java.util.Objects.requireNonNull(ecRebuild, "sidecar.ecRebuild");
     }
 
-    /** {@code sidecar.eventBusAwakeMicros}'s default. */
-    public static final int DEFAULT_EVENT_BUS_AWAKE_MICROS = 50;
-
-    /**
-     * Everything but {@code sidecar.locationCache.maxBytes}, {@code ecRebuild}, {@code maxHeap} and
-     * {@code eventBusAwakeMicros}, left at their defaults.
-     */
+    /** Everything but {@code sidecar.locationCache.maxBytes}, {@code ecRebuild} and {@code maxHeap}, left at their defaults. */
     public SidecarConfig(List<HostPort> agents, HostPort master, List<HostPort> volumeServers, String authToken,
                          long maxNeedleBytes, BufferPool bufferPool, int maxInFlightReads, Duration readTimeout,
                          Ping ping, Reconnect reconnect, Breaker breaker, Retry retry, List<Fallback> fallback,
                          int eventBusInstances) {
         this(agents, master, volumeServers, authToken, maxNeedleBytes, bufferPool, maxInFlightReads, readTimeout,
                 ping, reconnect, breaker, retry, fallback, eventBusInstances, DEFAULT_LOCATION_CACHE_BYTES,
-                EcRebuild.RDMA, DEFAULT_MAX_HEAP_BYTES, DEFAULT_EVENT_BUS_AWAKE_MICROS);
+                EcRebuild.RDMA, DEFAULT_MAX_HEAP_BYTES);
     }
 
     /** Registered read buffers: {@code totalBytes / bufferSize} of them. */

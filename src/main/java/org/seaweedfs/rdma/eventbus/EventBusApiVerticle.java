@@ -10,7 +10,7 @@ import org.seaweedfs.rdma.client.NeedleClient;
 import org.seaweedfs.rdma.client.NeedleException;
 import org.seaweedfs.rdma.client.NeedleWire;
 import org.seaweedfs.rdma.metrics.ReadMeters;
-import org.seaweedfs.rdma.sidecar.AwakeWindow;
+import org.seaweedfs.rdma.polling.AwakeLoop;
 import org.seaweedfs.rdma.sidecar.NeedleContent;
 import org.seaweedfs.rdma.sidecar.NeedleSlice;
 import org.seaweedfs.rdma.sidecar.NeedleSource;
@@ -32,9 +32,8 @@ import org.seaweedfs.rdma.sidecar.ReadFailure;
  * has no 413; HTTP answers 413) with a text starting "too large: ", so consumers can tell it from a malformed request. On a bus that is not clustered, replies use {@link LocalBufferCodec}: in-JVM consumers get the buffer without a
  * copy; on a clustered bus they are plain buffers (Vert.x's own codec), readable on every node.
  * The headers, stat JSON and failure texts come from {@link NeedleWire}, which the {@link NeedleClient}s read.
- * Answers leave in batches ({@link ReplyBatch}): one wake-up of a requester's event loop for many replies; after
- * answering, the event loop keeps polling for {@code sidecar.eventBusAwakeMicros} ({@link AwakeWindow}), so a
- * requester sending one request at a time finds it awake.
+ * After answering, the event loop keeps polling for the idle-poll time ({@link AwakeLoop}), so a requester sending
+ * one request at a time finds it awake.
  */
 public final class EventBusApiVerticle extends VerticleBase {
 
@@ -44,25 +43,25 @@ public final class EventBusApiVerticle extends VerticleBase {
     private final NeedleSource source;
     private final long maxNeedleBytes;
     private final ReadMeters meters;
-    private final long awakeMicros;
+    private final int idlePollMicros;
     private MessageConsumer<Object> reads;
     private MessageConsumer<Object> stats;
     private boolean localReplies;
-    private ReplyBatch replies;
+    private AwakeLoop awake;
 
-    /** @param awakeMicros how long the event loop keeps polling after it answered ({@link AwakeWindow}); 0: none */
-    public EventBusApiVerticle(NeedleSource source, long maxNeedleBytes, ReadMeters meters, long awakeMicros) {
+    /** @param idlePollMicros how long the event loop keeps polling after it answered ({@link AwakeLoop}); 0: none */
+    public EventBusApiVerticle(NeedleSource source, long maxNeedleBytes, ReadMeters meters, int idlePollMicros) {
         this.source = source;
         this.maxNeedleBytes = maxNeedleBytes;
         this.meters = meters;
-        this.awakeMicros = awakeMicros;
+        this.idlePollMicros = idlePollMicros;
     }
 
     @Override
     public Future<?> start() {
         // A clustered bus may deliver a reply to another node, which would not know the local codec: plain buffers.
         localReplies = !vertx.isClustered();
-        replies = new ReplyBatch(context, new AwakeWindow(context, awakeMicros));
+        awake = new AwakeLoop(context, idlePollMicros);
         LocalBufferCodec.registerOn(vertx.eventBus());
         reads = vertx.eventBus().consumer(READ_ADDRESS, m -> handle(m, this::read));
         stats = vertx.eventBus().consumer(STAT_ADDRESS, m -> handle(m, this::stat));
@@ -123,11 +122,10 @@ public final class EventBusApiVerticle extends VerticleBase {
         }
         // The copy lets pooled memory go back now; the consumer owns the reply buffer.
         Buffer body = NeedleWire.takeBody(content);
-        replies.add(() -> {
-            message.reply(body, options);
-            meters.recordRead(stat.source(), "ok", System.nanoTime() - start);
-            meters.recordBytesServed(stat.source(), body.length());
-        });
+        message.reply(body, options);
+        meters.recordRead(stat.source(), "ok", System.nanoTime() - start);
+        meters.recordBytesServed(stat.source(), body.length());
+        awake.answered();
     }
 
     private void stat(Message<Object> message, NeedleRequest request, long start) {
@@ -137,10 +135,9 @@ public final class EventBusApiVerticle extends VerticleBase {
                 return;
             }
             NeedleStat s = ar.result();
-            replies.add(() -> {
-                message.reply(NeedleWire.info(s).toJson());
-                meters.recordRead(s.source(), "ok", System.nanoTime() - start);
-            });
+            message.reply(NeedleWire.info(s).toJson());
+            meters.recordRead(s.source(), "ok", System.nanoTime() - start);
+            awake.answered();
         });
     }
 
@@ -148,9 +145,8 @@ public final class EventBusApiVerticle extends VerticleBase {
         NeedleException failure = NeedleWire.failure(cause); // a needle too large: 400 "too large: ..." (no 413 here)
         // The meters keep a needle too large (413) apart from a malformed request.
         int code = cause instanceof ReadFailure rf ? rf.code() : failure.code();
-        replies.add(() -> {
-            meters.recordRead("none", ReadMeters.resultOf(code), System.nanoTime() - start);
-            message.fail(failure.code(), failure.getMessage());
-        });
+        meters.recordRead("none", ReadMeters.resultOf(code), System.nanoTime() - start);
+        message.fail(failure.code(), failure.getMessage());
+        awake.answered();
     }
 }

@@ -11,7 +11,6 @@ import io.vertx.core.buffer.Buffer;
 import io.vertx.core.internal.ContextInternal;
 import io.vertx.core.internal.VertxInternal;
 import io.vertx.core.internal.buffer.BufferInternal;
-import io.vertx.core.impl.VertxThread;
 
 import java.nio.ByteBuffer;
 import java.util.concurrent.RejectedExecutionException;
@@ -19,9 +18,10 @@ import java.util.concurrent.TimeUnit;
 
 /**
  * The one door to Vert.x internal APIs, used where nothing public does the job: the event-loop lanes need the
- * caller's Netty event loop and to tell one dispatch of it from the next, a completion must land on a given context
+ * caller's Netty event loop, a completion must land on a given context
  * (not merely "a" context), read deadlines need a timer no deployment owns, and zero-copy buffers need the Netty
- * {@link ByteBuf} behind a Vert.x {@link Buffer}. Everything else uses the public API.
+ * {@link ByteBuf} behind a Vert.x {@link Buffer}, and the start-up log names the transport Vert.x runs on. Everything
+ * else uses the public API.
  */
 public final class VertxInternals {
 
@@ -99,14 +99,5 @@ public final class VertxInternals {
     /** The class of the transport {@code vertx} runs on (Vert.x names it only internally). */
     public static Class<?> transportClass(Vertx vertx) {
         return ((VertxInternal) vertx).transport().getClass();
-    }
-
-    /**
-     * When the calling Vert.x thread's current top-level dispatch began (the time its blocked-thread checker reads):
-     * it tells one event of an event loop from the next. 0 when unknown (not a Vert.x thread, or context timings
-     * disabled with {@code -Dvertx.disableContextTimings=true}).
-     */
-    public static long dispatchStart() {
-        return Thread.currentThread() instanceof VertxThread thread ? thread.startTime() : 0;
     }
 }

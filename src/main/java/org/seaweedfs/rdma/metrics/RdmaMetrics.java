@@ -11,7 +11,6 @@ import io.micrometer.core.instrument.binder.system.UptimeMetrics;
 import io.micrometer.core.instrument.config.MeterFilter;
 import io.micrometer.prometheusmetrics.PrometheusConfig;
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
-import io.prometheus.metrics.model.registry.PrometheusRegistry;
 import io.vertx.core.Vertx;
 import io.vertx.core.VertxBuilder;
 import io.vertx.core.VertxOptions;
@@ -83,8 +82,7 @@ public final class RdmaMetrics implements AutoCloseable {
 
     public static RdmaMetrics create() {
         VertxGaugeRegistrationFilter.install();
-        PrometheusMeterRegistry registry = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT,
-                new PrometheusRegistry(), CoarseWallClock.get());
+        PrometheusMeterRegistry registry = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
         // Scrapes would otherwise count themselves; the route tag is bounded (route patterns only).
         registry.config().meterFilter(MeterFilter.deny(id ->
                 id.getName().startsWith("vertx.http.server") && SCRAPE_ROUTE.equals(id.getTag("route"))));

@@ -5,13 +5,14 @@ import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.Objects;
 import java.util.regex.Pattern;
+import org.seaweedfs.rdma.polling.IdlePoll;
 
 /**
  * How the UCX context and worker of a {@link UcxWorkerVerticle} are set up. The configuration file's {@code ucx}
  * section has exactly the keys {@code ucx.tls}, {@code ucx.netDevices}, {@code ucx.errorHandling},
- * {@code ucx.onDemandPaging}, {@code ucx.maxRemoteKeys} and {@code ucx.eventLoopLanes} (validated by the config
- * schema, documented in {@code conf/config.yaml}); the other components are set in code ({@code with...}) or by a JVM
- * property, and are not configuration keys.
+ * {@code ucx.onDemandPaging} and {@code ucx.maxRemoteKeys} (validated by the config schema, documented in
+ * {@code conf/config.yaml}), and the idle-poll time is the top-level {@code idlePollMicros}; the other components are
+ * set in code ({@code with...}) and are not configuration keys.
  *
  * @param tls                transports UCX may use (UCX_TLS syntax; {@code ucx.tls}). Default here {@code sm,tcp,self}:
  *                           shared memory between processes of one host, TCP between hosts (UCX 1.13 also needs a
@@ -23,9 +24,6 @@ import java.util.regex.Pattern;
  *                           default; {@code none} turns it off), so a dead peer fails requests instead of hanging
  *                           them. Needs UCX_POSIX_ERROR_HANDLING=y and UCX_SYSV_ERROR_HANDLING=y in the environment,
  *                           without which UCX silently drops shared memory (see {@link #requiredEnvironment()}).
- * @param spinIterations     idle {@code progress()} calls the owner thread makes before it sleeps in the kernel
- *                           (default 1000, or JVM property {@value #SPIN_PROPERTY}; 0 = sleep at once): latency
- *                           against CPU; each idle iteration yields the core, so event loops are not starved.
  * @param tcpTxSegSize       UCX_TCP_TX_SEG_SIZE in bytes, asked of the environment; emulated gets over TCP move in
  *                           fragments of this size. 0 (the default) keeps UCX's default.
  * @param tcpRxSegSize       UCX_TCP_RX_SEG_SIZE in bytes, asked of the environment, at least the TX size. 0 (the
@@ -48,14 +46,10 @@ import java.util.regex.Pattern;
  *                           {@link #withOnDemandPaging} after it to override.
  * @param eventLoopLanes     gets issued on a Vert.x event loop run on a UCX worker owned by that event loop (a lane per
  *                           event loop and channel), completing on the caller's thread without a hand-off to the
- *                           owner thread ({@code ucx.eventLoopLanes}, default true, or JVM property
- *                           {@value #LANES_PROPERTY}). Off: every get goes through the owner thread.
- * @param idleSpinMicros     how long the owner thread keeps polling after its last event (a served get, a message)
- *                           before it sleeps in the kernel, whether or not operations of its own are in flight
- *                           (0 = sleep at once, the default; chosen by {@link ProgressPlan} from {@code ucx.progress}):
- *                           an agent that serves emulated gets (no RDMA, mapped volumes) catches the next request
- *                           without a wake-up. Above 0, event-loop lanes also keep polling after a get with none in
- *                           flight ({@link LaneWorker#BUSY_POLL_NANOS}).
+ *                           owner thread (default true; off in tests of the owner path). Off: every get goes through
+ *                           the owner thread.
+ * @param idlePollMicros     how long the owner thread and the event-loop lanes keep polling after their last event
+ *                           before they sleep ({@code idlePollMicros}, {@link IdlePoll}).
  * @param extraConfig        raw UCX context settings without the UCX_ prefix (e.g. {@code RNDV_THRESH -> 64K});
  *                           applied last on the context. Transport-level keys (TCP_*, POSIX_*, RC_* ...) are ignored
  *                           there by UCX 1.13: put them in the environment.
@@ -63,10 +57,10 @@ import java.util.regex.Pattern;
  * <p>UCX 1.13 (Debian 12) applies only context-level keys given to {@code UcpParams.setConfig}; transport and global
  * keys must come from the environment. {@link #contextConfig()} and {@link #requiredEnvironment()} split them.
  */
-public record UcxSettings(String tls, String netDevices, boolean peerErrorHandling, int spinIterations,
+public record UcxSettings(String tls, String netDevices, boolean peerErrorHandling,
                           int tcpTxSegSize, int tcpRxSegSize, int maxFrameBytes, long connectTimeoutMs,
                           boolean probeTransports, int maxRemoteKeys, boolean onDemandPaging,
-                          boolean eventLoopLanes, int idleSpinMicros, Map<String, String> extraConfig) {
+                          boolean eventLoopLanes, int idlePollMicros, Map<String, String> extraConfig) {
 
     public static final String DEFAULT_TLS = "sm,tcp,self";
 
@@ -77,7 +71,6 @@ public record UcxSettings(String tls, String netDevices, boolean peerErrorHandli
     private static final Pattern RDMA_TRANSPORT = Pattern.compile("all|ib|(rc|ud|dc)[A-Za-z0-9_]*");
     private static final Pattern SHARED_MEMORY_TRANSPORT = Pattern.compile("all|sm|shm|mm|posix|sysv|cma|knem|xpmem");
     private static final int MAX_REMOTE_KEYS = 1 << 24;
-    static final int MAX_IDLE_SPIN_MICROS = 10_000;
 
     public UcxSettings {
         Objects.requireNonNull(tls, "ucx.tls");
@@ -90,16 +83,14 @@ public record UcxSettings(String tls, String netDevices, boolean peerErrorHandli
         require(DEVICE_LIST.matcher(netDevices).matches(),
                 "ucx.netDevices must be 'all' or a comma-separated device list such as 'mlx5_0:1,eth0', got '"
                         + netDevices + "'");
-        require(spinIterations >= 0 && spinIterations <= 10_000_000,
-                "ucx.spinIterations must be between 0 and 10000000, got " + spinIterations);
         require(tcpTxSegSize == 0 || (tcpTxSegSize >= 1024 && tcpTxSegSize <= MAX_SEG_SIZE),
                 "ucx.tcpTxSegSize must be 0 (UCX default) or 1024.." + MAX_SEG_SIZE + " bytes, got " + tcpTxSegSize);
         require(tcpRxSegSize == 0 || (tcpRxSegSize >= 1024 && tcpRxSegSize <= MAX_SEG_SIZE),
                 "ucx.tcpRxSegSize must be 0 (UCX default) or 1024.." + MAX_SEG_SIZE + " bytes, got " + tcpRxSegSize);
         require(tcpRxSegSize == 0 || tcpRxSegSize >= tcpTxSegSize,
                 "ucx.tcpRxSegSize (" + tcpRxSegSize + ") must not be smaller than ucx.tcpTxSegSize (" + tcpTxSegSize + ")");
-        require(idleSpinMicros >= 0 && idleSpinMicros <= MAX_IDLE_SPIN_MICROS,
-                "ucx idle spin must be 0.." + MAX_IDLE_SPIN_MICROS + " µs, got " + idleSpinMicros);
+        require(idlePollMicros >= 0 && idlePollMicros <= IdlePoll.MAX_MICROS,
+                "idlePollMicros must be 0.." + IdlePoll.MAX_MICROS + ", got " + idlePollMicros);
         require(maxFrameBytes >= 1024, "ucx.maxFrameBytes must be at least 1024, got " + maxFrameBytes);
         require(connectTimeoutMs >= 1 && connectTimeoutMs <= 600_000,
                 "ucx.connectTimeoutMs must be between 1 and 600000, got " + connectTimeoutMs);
@@ -116,17 +107,9 @@ public record UcxSettings(String tls, String netDevices, boolean peerErrorHandli
         extraConfig = Collections.unmodifiableMap(copy);
     }
 
-    /** JVM property overriding the default of {@link #spinIterations} (a tuning knob, not a configuration key). */
-    public static final String SPIN_PROPERTY = "seaweedfs.ucx.spinIterations";
-
-    /** JVM property overriding the default of {@link #eventLoopLanes} ({@code false} turns lanes off). */
-    public static final String LANES_PROPERTY = "seaweedfs.ucx.eventLoopLanes";
-
     public static UcxSettings defaults() {
-        return new UcxSettings(DEFAULT_TLS, "all", true, Integer.getInteger(SPIN_PROPERTY, 1000), 0, 0, 64 << 20,
-                10_000, true, 65_536,
-                mayUseRdma(DEFAULT_TLS),
-                Boolean.parseBoolean(System.getProperty(LANES_PROPERTY, "true")), 0, Map.of());
+        return new UcxSettings(DEFAULT_TLS, "all", true, 0, 0, 64 << 20, 10_000, true, 65_536,
+                mayUseRdma(DEFAULT_TLS), true, IdlePoll.DEFAULT_MICROS, Map.of());
     }
 
     /** Whether a UCX_TLS list could select a shared-memory transport (sm, shm, posix, sysv, cma, knem, xpmem). */
@@ -154,54 +137,49 @@ public record UcxSettings(String tls, String netDevices, boolean peerErrorHandli
     }
 
     public UcxSettings withTls(String newTls) {
-        return new UcxSettings(newTls, netDevices, peerErrorHandling, spinIterations, tcpTxSegSize, tcpRxSegSize,
-                maxFrameBytes, connectTimeoutMs, probeTransports, maxRemoteKeys, mayUseRdma(newTls), eventLoopLanes, idleSpinMicros, extraConfig);
+        return new UcxSettings(newTls, netDevices, peerErrorHandling, tcpTxSegSize, tcpRxSegSize,
+                maxFrameBytes, connectTimeoutMs, probeTransports, maxRemoteKeys, mayUseRdma(newTls), eventLoopLanes, idlePollMicros, extraConfig);
     }
 
     public UcxSettings withNetDevices(String devices) {
-        return new UcxSettings(tls, devices, peerErrorHandling, spinIterations, tcpTxSegSize, tcpRxSegSize,
-                maxFrameBytes, connectTimeoutMs, probeTransports, maxRemoteKeys, onDemandPaging, eventLoopLanes, idleSpinMicros, extraConfig);
-    }
-
-    public UcxSettings withSpinIterations(int iterations) {
-        return new UcxSettings(tls, netDevices, peerErrorHandling, iterations, tcpTxSegSize, tcpRxSegSize,
-                maxFrameBytes, connectTimeoutMs, probeTransports, maxRemoteKeys, onDemandPaging, eventLoopLanes, idleSpinMicros, extraConfig);
+        return new UcxSettings(tls, devices, peerErrorHandling, tcpTxSegSize, tcpRxSegSize,
+                maxFrameBytes, connectTimeoutMs, probeTransports, maxRemoteKeys, onDemandPaging, eventLoopLanes, idlePollMicros, extraConfig);
     }
 
     public UcxSettings withPeerErrorHandling(boolean on) {
-        return new UcxSettings(tls, netDevices, on, spinIterations, tcpTxSegSize, tcpRxSegSize,
-                maxFrameBytes, connectTimeoutMs, probeTransports, maxRemoteKeys, onDemandPaging, eventLoopLanes, idleSpinMicros, extraConfig);
+        return new UcxSettings(tls, netDevices, on, tcpTxSegSize, tcpRxSegSize,
+                maxFrameBytes, connectTimeoutMs, probeTransports, maxRemoteKeys, onDemandPaging, eventLoopLanes, idlePollMicros, extraConfig);
     }
 
     public UcxSettings withProbeTransports(boolean probe) {
-        return new UcxSettings(tls, netDevices, peerErrorHandling, spinIterations, tcpTxSegSize, tcpRxSegSize,
-                maxFrameBytes, connectTimeoutMs, probe, maxRemoteKeys, onDemandPaging, eventLoopLanes, idleSpinMicros, extraConfig);
+        return new UcxSettings(tls, netDevices, peerErrorHandling, tcpTxSegSize, tcpRxSegSize,
+                maxFrameBytes, connectTimeoutMs, probe, maxRemoteKeys, onDemandPaging, eventLoopLanes, idlePollMicros, extraConfig);
     }
 
     public UcxSettings withMaxRemoteKeys(int max) {
-        return new UcxSettings(tls, netDevices, peerErrorHandling, spinIterations, tcpTxSegSize, tcpRxSegSize,
-                maxFrameBytes, connectTimeoutMs, probeTransports, max, onDemandPaging, eventLoopLanes, idleSpinMicros, extraConfig);
+        return new UcxSettings(tls, netDevices, peerErrorHandling, tcpTxSegSize, tcpRxSegSize,
+                maxFrameBytes, connectTimeoutMs, probeTransports, max, onDemandPaging, eventLoopLanes, idlePollMicros, extraConfig);
     }
 
     public UcxSettings withOnDemandPaging(boolean on) {
-        return new UcxSettings(tls, netDevices, peerErrorHandling, spinIterations, tcpTxSegSize, tcpRxSegSize,
-                maxFrameBytes, connectTimeoutMs, probeTransports, maxRemoteKeys, on, eventLoopLanes, idleSpinMicros, extraConfig);
+        return new UcxSettings(tls, netDevices, peerErrorHandling, tcpTxSegSize, tcpRxSegSize,
+                maxFrameBytes, connectTimeoutMs, probeTransports, maxRemoteKeys, on, eventLoopLanes, idlePollMicros, extraConfig);
     }
 
     public UcxSettings withEventLoopLanes(boolean on) {
-        return new UcxSettings(tls, netDevices, peerErrorHandling, spinIterations, tcpTxSegSize, tcpRxSegSize,
-                maxFrameBytes, connectTimeoutMs, probeTransports, maxRemoteKeys, onDemandPaging, on, idleSpinMicros, extraConfig);
+        return new UcxSettings(tls, netDevices, peerErrorHandling, tcpTxSegSize, tcpRxSegSize,
+                maxFrameBytes, connectTimeoutMs, probeTransports, maxRemoteKeys, onDemandPaging, on, idlePollMicros, extraConfig);
     }
 
-    /** The owner thread's idle spin after its last event (see {@link ProgressPlan}); 0 sleeps at once. */
-    public UcxSettings withIdleSpinMicros(int micros) {
-        return new UcxSettings(tls, netDevices, peerErrorHandling, spinIterations, tcpTxSegSize, tcpRxSegSize,
+    /** The idle-poll time of the owner thread and the lanes ({@link IdlePoll}); 0 sleeps at once. */
+    public UcxSettings withIdlePollMicros(int micros) {
+        return new UcxSettings(tls, netDevices, peerErrorHandling, tcpTxSegSize, tcpRxSegSize,
                 maxFrameBytes, connectTimeoutMs, probeTransports, maxRemoteKeys, onDemandPaging, eventLoopLanes, micros, extraConfig);
     }
 
     public UcxSettings withExtraConfig(Map<String, String> extra) {
-        return new UcxSettings(tls, netDevices, peerErrorHandling, spinIterations, tcpTxSegSize, tcpRxSegSize,
-                maxFrameBytes, connectTimeoutMs, probeTransports, maxRemoteKeys, onDemandPaging, eventLoopLanes, idleSpinMicros, extra);
+        return new UcxSettings(tls, netDevices, peerErrorHandling, tcpTxSegSize, tcpRxSegSize,
+                maxFrameBytes, connectTimeoutMs, probeTransports, maxRemoteKeys, onDemandPaging, eventLoopLanes, idlePollMicros, extra);
     }
 
     /**

@@ -74,8 +74,7 @@ public final class UcxWorkerVerticle extends VerticleBase {
 
     public UcxWorkerVerticle(UcxSettings settings) {
         this.settings = Objects.requireNonNull(settings, "settings");
-        this.loop = new WorkerLoop("ucx-worker-" + INSTANCES.incrementAndGet(), settings.spinIterations(),
-                settings.idleSpinMicros());
+        this.loop = new WorkerLoop("ucx-worker-" + INSTANCES.incrementAndGet(), settings.idlePollMicros());
     }
 
     public UcxWorkerVerticle() {
@@ -124,7 +123,7 @@ public final class UcxWorkerVerticle extends VerticleBase {
         log.info("UCX worker " + name + " started; context settings " + config + "; UCX_* environment "
                 + UcxConfigReport.ucxEnvironment() + "; peer error handling " + (settings.peerErrorHandling() ? "on" : "OFF")
                 + "; on-demand paging " + (settings.onDemandPaging() ? "on" : "off")
-                + "; idle spin " + settings.idleSpinMicros() + " µs");
+                + "; idle poll " + settings.idlePollMicros() + " µs");
         for (String warning : UcxConfigReport.environmentGaps(settings.requiredEnvironment(), System.getenv())) {
             log.warn("UCX worker " + name + ": " + warning);
         }

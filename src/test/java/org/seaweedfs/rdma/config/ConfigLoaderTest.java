@@ -15,6 +15,8 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
+import org.junit.jupiter.params.provider.ValueSource;
+import org.seaweedfs.rdma.polling.IdlePoll;
 
 @ExtendWith(VertxExtension.class)
 class ConfigLoaderTest {
@@ -37,7 +39,7 @@ class ConfigLoaderTest {
         assertEquals(8081, c.http().port());
         assertEquals(HttpConfig.autoInstances(Runtime.getRuntime().availableProcessors()), c.http().instances());
         assertEquals(1024, c.http().maxInFlight());
-        assertEquals(0, c.http().awakeMicros());
+        assertEquals(IdlePoll.DEFAULT_MICROS, c.idlePollMicros());
         assertEquals(NetworkTransport.AUTO, c.http().transport());
         assertEquals(Duration.ofSeconds(60), c.http().headerTimeout());
         assertEquals(Duration.ofSeconds(60), c.http().idleTimeout());
@@ -63,7 +65,7 @@ class ConfigLoaderTest {
         assertEquals(new SidecarConfig.Retry(3, Duration.ofMillis(50)), c.sidecar().retry());
         assertEquals(new SidecarConfig.Breaker(50, 20, 10, Duration.ofSeconds(10), 3), c.sidecar().breaker());
         assertEquals(List.of(Fallback.READ_THROUGH, Fallback.HTTP), c.sidecar().fallback());
-        assertEquals(new UcxConfig(List.of(), List.of(), "peer", "auto", 65_536, true, "auto"), c.ucx());
+        assertEquals(new UcxConfig(List.of(), List.of(), "peer", "auto", 65_536), c.ucx());
         assertTrue(c.metrics().enabled());
     }
 
@@ -74,9 +76,22 @@ class ConfigLoaderTest {
     }
 
     @Test
-    void eventBusAwakeMicros() {
-        assertEquals(50, parse("").sidecar().eventBusAwakeMicros());
-        assertEquals(0, parse("sidecar: {eventBusAwakeMicros: 0}").sidecar().eventBusAwakeMicros());
+    void idlePollMicros() {
+        assertEquals(0, parse("idlePollMicros: 0").idlePollMicros());
+        assertEquals(150, ConfigLoader.parse("", "test.yaml", Map.of("SEAWEEDFS_RDMA_IDLE_POLL_MICROS", "150")).idlePollMicros());
+    }
+
+    /** A key earlier versions accepted is named and said to be gone, in the file and in the environment. */
+    @ParameterizedTest
+    @ValueSource(strings = {"http.awakeMicros", "sidecar.eventBusAwakeMicros", "ucx.progress", "ucx.eventLoopLanes"})
+    void removedKeysAreRejectedByName(String key) {
+        String message = problem(key + ": 1", Map.of());
+        assertTrue(message.startsWith(key + ": this key was removed ("), message);
+        int dot = key.indexOf('.');
+        String nested = key.substring(0, dot) + ": {" + key.substring(dot + 1) + ": 1}";
+        assertTrue(problem(nested, Map.of()).startsWith(key + ": this key was removed ("), nested);
+        String variable = ConfigKey.envName(key);
+        assertTrue(problem("", Map.of(variable, "1")).startsWith(variable + ": this key was removed ("), variable);
     }
 
     @Test
@@ -185,9 +200,8 @@ class ConfigLoaderTest {
             "http: {idleTimeout: 2h}                 | http.idleTimeout: must be between 1ms and 3600000ms, got 2h",
             "http: {maxConnections: 0}               | http.maxConnections: must be between 1 and 1000000, got 0",
             "agent: {offset5: yes please}            | agent.offset5: expected true or false, got 'yes please'",
-            "ucx: {eventLoopLanes: sometimes}        | ucx.eventLoopLanes: expected true or false, got 'sometimes'",
             "sidecar: {eventBusInstances: 0}         | sidecar.eventBusInstances: must be between 1 and 256, got 0",
-            "sidecar: {eventBusAwakeMicros: -1}      | sidecar.eventBusAwakeMicros: must be between 0 and 10000, got -1",
+            "idlePollMicros: -1                      | idlePollMicros: must be between 0 and 10000, got -1",
             "agent: {listen: nohost}                 | agent.listen: 'nohost' is not host:port",
             "agent: {listen: 'h:99999'}              | agent.listen: 'h:99999': port 99999 is outside 0..65535",
             "sidecar: {agents: ['h:0']}              | sidecar.agents: 'h:0': port 0 is outside 1..65535",

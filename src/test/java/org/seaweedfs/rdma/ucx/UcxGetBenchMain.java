@@ -27,7 +27,7 @@ import java.util.Map;
  * the project's get path ({@link UcxChannel#get}, completed on the caller's event loop) between two
  * {@link UcxWorkerVerticle}s, each in its own Vert.x instance, each worker progressed by its own owner thread.
  * Gets are issued on an event loop of the client's Vert.x, so they run on that loop's UCX lane (its own worker) unless
- * lanes are off ({@code -Dseaweedfs.ucx.eventLoopLanes=false}: every get through the client's owner thread).
+ * lanes are off ({@code --lanes false}: every get through the client's owner thread).
  * The "agent" side owns a region of {@code --mem file} (a file mapped read-only and registered, as the agent does
  * with a volume) or {@code --mem ucx} (UCX-allocated); the client reads it into a registered direct buffer.
  * Per size: one get checked byte for byte, warm-up, one-outstanding latency (call to completion on the caller's
@@ -35,7 +35,7 @@ import java.util.Map;
  * <pre>
  *   java -cp target/seaweedfs-rdma-sidecar.jar:target/test-classes org.seaweedfs.rdma.ucx.UcxGetBenchMain \
  *       --tls shm,tcp --mem file --sizes 4K,64K,1M [--dir /tmp] [--region 64M] [--iters 20000] [--lat-seconds 2]
- *       [--warmup 20000] [--bw-seconds 1] [--window 16] [--spin N]
+ *       [--warmup 20000] [--bw-seconds 1] [--window 16] [--idle-poll MICROS] [--lanes false]
  * </pre>
  * The UCX_* environment of bench/run.sh is expected (shared memory needs UCX_POSIX/SYSV_ERROR_HANDLING=y).
  */
@@ -67,9 +67,10 @@ public final class UcxGetBenchMain {
         String tls = opts.getOrDefault("tls", UcxSettings.DEFAULT_TLS);
         String mem = opts.getOrDefault("mem", "file");
         UcxSettings settings = UcxSettings.defaults().withTls(tls).withProbeTransports(false);
-        if (opts.containsKey("spin")) {
-            settings = settings.withSpinIterations(Integer.parseInt(opts.get("spin")));
+        if (opts.containsKey("idle-poll")) {
+            settings = settings.withIdlePollMicros(Integer.parseInt(opts.get("idle-poll")));
         }
+        settings = settings.withEventLoopLanes(Boolean.parseBoolean(opts.getOrDefault("lanes", "true")));
         int[] sizes = Arrays.stream(opts.getOrDefault("sizes", "4K,64K,1M").split(",")).mapToInt(s -> (int) size(s)).toArray();
         int maxSize = Arrays.stream(sizes).max().orElseThrow();
         Vertx agentVertx = Vertx.vertx();
@@ -104,7 +105,7 @@ public final class UcxGetBenchMain {
                         Double.parseDouble(opts.getOrDefault("lat-seconds", "2")),
                         Double.parseDouble(opts.getOrDefault("bw-seconds", "1")));
                 System.out.println("{\"impl\":\"java-ucp\",\"kind\":\"get\",\"tls\":\"" + tls + "\",\"mem\":\"" + mem
-                        + "\",\"procs\":1,\"spin\":" + settings.spinIterations() + ",\"lanes\":" + settings.eventLoopLanes()
+                        + "\",\"procs\":1,\"idle_poll_us\":" + settings.idlePollMicros() + ",\"lanes\":" + settings.eventLoopLanes()
                         + ",\"lane_gets\":" + client.metrics().laneGets().sum() + "," + line + "}");
                 System.out.flush();
             }
