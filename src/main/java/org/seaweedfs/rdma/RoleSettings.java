@@ -34,7 +34,6 @@ public final class RoleSettings {
         if (!ucx.netDevices().isEmpty()) {
             settings = settings.withNetDevices(String.join(",", ucx.netDevices()));
         }
-        settings = settings.withMaxRemoteKeys(ucx.maxRemoteKeys());
         // "auto": on when the TLS list could select RDMA (all, when the list is empty)
         boolean onDemand = switch (ucx.onDemandPaging()) {
             case "true" -> true;
@@ -48,8 +47,6 @@ public final class RoleSettings {
     public static AgentSettings agent(AgentConfig agent) {
         AgentSettings settings = AgentSettings.of(agent.listen().host(), agent.listen().port(),
                 agent.volumeDirs().stream().map(Path::of).toList()).withOffset5(agent.offset5())
-                .withPollInterval(agent.pollInterval()).withSegmentBytes(agent.segmentBytes())
-                .withRetireGrace(agent.retireGrace()).withMaxRepliesInFlight(agent.maxRepliesInFlight())
                 .withVolumeMemory(VolumeMemory.valueOf(agent.volumeMemory().toUpperCase(Locale.ROOT)),
                         agent.volumeMemoryLimit());
         return agent.authToken() == null ? settings : settings.withAuthToken(agent.authToken());

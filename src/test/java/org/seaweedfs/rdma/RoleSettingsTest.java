@@ -5,6 +5,7 @@ import static org.junit.jupiter.api.Assertions.*;
 import java.time.Duration;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
+import org.seaweedfs.rdma.agent.AgentSettings;
 import org.seaweedfs.rdma.agent.VolumeMemory;
 import org.seaweedfs.rdma.config.ConfigLoader;
 import org.seaweedfs.rdma.config.RdmaConfig;
@@ -19,12 +20,12 @@ class RoleSettingsTest {
     void agentKeysReachTheAgentSettings() throws Exception {
         var settings = RoleSettings.agent(parse("""
                 roles: [agent]
-                agent: {volumeDirs: [/v], pollInterval: 100ms, segmentBytes: 64KiB, retireGrace: 0s, maxRepliesInFlight: 4}
+                agent: {volumeDirs: [/v], offset5: true, authToken: t}
                 """).agent());
-        assertEquals(Duration.ofMillis(100), settings.pollInterval());
-        assertEquals(64 << 10, settings.segmentBytes());
-        assertEquals(Duration.ZERO, settings.retireGrace());
-        assertEquals(4, settings.maxRepliesInFlight());
+        assertTrue(settings.offset5());
+        assertEquals("t", settings.authToken());
+        assertEquals(AgentSettings.DEFAULT_POLL_INTERVAL, settings.pollInterval());
+        assertEquals(AgentSettings.DEFAULT_SEGMENT_BYTES, settings.segmentBytes());
     }
 
     @Test
@@ -55,7 +56,6 @@ class RoleSettingsTest {
         assertTrue(RoleSettings.ucx(parse("ucx: {tls: [rc, sm, self]}").ucx()).onDemandPaging());
         assertTrue(RoleSettings.ucx(parse("ucx: {tls: [tcp], onDemandPaging: 'true'}").ucx()).onDemandPaging());
         assertFalse(RoleSettings.ucx(parse("ucx: {tls: [rc], onDemandPaging: false}").ucx()).onDemandPaging());
-        assertEquals(12, RoleSettings.ucx(parse("ucx: {maxRemoteKeys: 12}").ucx()).maxRemoteKeys());
         assertTrue(RoleSettings.ucx(parse("").ucx()).eventLoopLanes());
         assertEquals(0, RoleSettings.ucx(parse("idlePollMicros: 0")).idlePollMicros());
         assertEquals(100, RoleSettings.ucx(parse("idlePollMicros: 100")).idlePollMicros());

@@ -21,15 +21,15 @@ import java.util.Objects;
  * @param agentId       this agent's name in HelloOk and logs ({@code agent.agentId}); a per-start suffix is added on
  *                      the wire so that a restart is visible to sidecars
  * @param pollInterval  how often the volume files are checked for growth, deletions, new volumes and compaction
- *                      ({@code agent.pollInterval}, default 250 ms so changes are served well within 1 s)
- * @param segmentBytes  size of one mapped and registered piece of a {@code .dat} ({@code agent.segmentBytes}, default
- *                      1 GiB; a multiple of 4096, below 2 GiB because Java 17 maps at most 2 GiB at a time)
+ *                      (default 250 ms so changes are served well within 1 s; set in code only)
+ * @param segmentBytes  size of one mapped and registered piece of a {@code .dat} (default 1 GiB,
+ *                      set in code only; a multiple of 4096, below 2 GiB because Java 17 maps at most 2 GiB at a time)
  * @param retireGrace   how long a replaced mapping stays registered, so reads that started before can finish
- *                      ({@code agent.retireGrace}, default 10 s)
+ *                      (default 10 s, set in code only)
  * @param maxFrameBytes largest control frame sent or accepted ({@code agent.maxFrameBytes}, default 4 MiB; the
  *                      sidecars must use the same value)
  * @param maxRepliesInFlight large replies (volume lists, sync frames, read-through data) one channel may have
- *                      queued for sending at once ({@code agent.maxRepliesInFlight}, default 32: with 4 MiB frames at
+ *                      queued for sending at once (default 32, set in code only: with 4 MiB frames at
  *                      most 128 MiB per sidecar); further such requests are answered OVERLOADED (retriable) at once,
  *                      so a sidecar that floods the agent cannot make it buffer without bound
  * @param volumeMemory  where served {@code .dat} bytes live ({@code agent.volumeMemory}, default

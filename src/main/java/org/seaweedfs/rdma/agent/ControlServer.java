@@ -115,7 +115,7 @@ final class ControlServer implements VolumeFollower.Events, EcFollower.Events {
         if (large && session.repliesInFlight() >= settings.maxRepliesInFlight()) {
             metrics.overloaded().increment();
             send(session, ErrorReply.of(request.requestId(), ErrorCode.OVERLOADED, session.repliesInFlight()
-                    + " large replies are still being sent on this channel (agent.maxRepliesInFlight): retry later"));
+                    + " large replies are still being sent on this channel: retry later"));
             return;
         }
         try {

@@ -161,8 +161,6 @@ public final class ConfigLoader {
                         NetworkTransport.parse(v.string("http.transport"))),
                 new AgentConfig((HostPort) v.get("agent.listen"), v.strings("agent.volumeDirs"),
                         (Boolean) v.get("agent.offset5"), v.optionalString("agent.authToken"),
-                        v.duration("agent.pollInterval"), v.number("agent.segmentBytes"),
-                        v.duration("agent.retireGrace"), v.integer("agent.maxRepliesInFlight"),
                         v.string("agent.volumeMemory").toLowerCase(Locale.ROOT), v.number("agent.volumeMemoryLimit")),
                 new SidecarConfig(
                         v.hostPorts("sidecar.agents"),
@@ -176,19 +174,16 @@ public final class ConfigLoader {
                         v.duration("sidecar.readTimeout"),
                         new SidecarConfig.Ping(v.duration("sidecar.ping.interval"), v.duration("sidecar.ping.timeout")),
                         new SidecarConfig.Reconnect(v.duration("sidecar.reconnect.baseBackoff"),
-                                v.duration("sidecar.reconnect.maxBackoff"), v.duration("sidecar.reconnect.quickBackoff"),
-                                v.duration("sidecar.reconnect.quickPeriod")),
-                        new SidecarConfig.Breaker(v.integer("sidecar.breaker.failureRateThreshold"),
-                                v.integer("sidecar.breaker.slidingWindowSize"), v.integer("sidecar.breaker.minimumCalls"),
-                                v.duration("sidecar.breaker.openDuration"), v.integer("sidecar.breaker.halfOpenCalls")),
-                        new SidecarConfig.Retry(v.integer("sidecar.retry.maxAttempts"), v.duration("sidecar.retry.waitDuration")),
-                        fallback, v.integer("sidecar.eventBusInstances"),
+                                v.duration("sidecar.reconnect.maxBackoff")),
+                        SidecarConfig.Breaker.opening(v.duration("sidecar.breaker.openDuration")),
+                        SidecarConfig.Retry.DEFAULT,
+                        fallback, SidecarConfig.EVENT_BUS_INSTANCES,
                         v.number("sidecar.locationCache.maxBytes"),
                         EcRebuild.valueOf(v.string("sidecar.ecRebuild").toUpperCase(Locale.ROOT)),
                         v.number("sidecar.maxHeap")),
                 new UcxConfig(v.strings("ucx.tls"), v.strings("ucx.netDevices"),
                         v.string("ucx.errorHandling").toLowerCase(Locale.ROOT),
-                        v.string("ucx.onDemandPaging").toLowerCase(Locale.ROOT), v.integer("ucx.maxRemoteKeys")),
+                        v.string("ucx.onDemandPaging").toLowerCase(Locale.ROOT)),
                 new MetricsConfig((Boolean) v.get("metrics.enabled")),
                 new LoggingConfig(v.string("logging.level").toLowerCase(Locale.ROOT),
                         v.string("logging.format").toLowerCase(Locale.ROOT)),
@@ -204,9 +199,6 @@ public final class ConfigLoader {
         }
         if (c.runs(Role.AGENT) && c.agent().volumeDirs().isEmpty()) {
             problems.add("agent.volumeDirs: the agent role needs at least one volume directory");
-        }
-        if (c.agent().segmentBytes() % 4096 != 0) {
-            problems.add("agent.segmentBytes: must be a multiple of 4096 (whole pages), got " + c.agent().segmentBytes());
         }
         ClusterConfig cluster = c.cluster();
         if (cluster.enabled() && (cluster.host().isEmpty() || cluster.host().equals("0.0.0.0")
@@ -230,10 +222,6 @@ public final class ConfigLoader {
                     + s.reconnect().maxBackoff().toMillis() + "ms)");
         }
 
-        if (s.breaker().minimumCalls() > s.breaker().slidingWindowSize()) {
-            problems.add("sidecar.breaker.minimumCalls: must not exceed sidecar.breaker.slidingWindowSize ("
-                    + s.breaker().slidingWindowSize() + ")");
-        }
         if (new HashSet<>(s.fallback()).size() != s.fallback().size()) {
             problems.add("sidecar.fallback: lists a path twice");
         }

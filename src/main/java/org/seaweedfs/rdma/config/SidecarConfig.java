@@ -15,7 +15,7 @@ import java.util.List;
  * @param readTimeout      one read, end to end, before it fails with 504
  * @param fallback         where reads degrade to, in order, when RDMA cannot serve them
  * @param eventBusInstances {@code EventBusApiVerticle} instances (each on an event loop; requests are dealt
- *                         round-robin): 1 keeps a requester on its own event loop fastest, more spread the reads
+ *                         round-robin); the configuration file always gives {@link #EVENT_BUS_INSTANCES}
  * @param locationCacheMaxBytes heap budget of the needle-location cache (all agents together)
  * @param ecRebuild        what a read needing a shard no agent lists does
  * @param maxHeapBytes     the JVM heap {@code serve} gives a sidecar-only process started without a heap option
@@ -39,6 +39,12 @@ public record SidecarConfig(
         long locationCacheMaxBytes,
         EcRebuild ecRebuild,
         long maxHeapBytes) {
+
+    /**
+     * Event-bus consumers a sidecar deploys: one. A requester on the consumer's event loop then makes no thread hop,
+     * and more consumers only spread reads whose requesters pay a cross-thread wake-up each way anyway.
+     */
+    public static final int EVENT_BUS_INSTANCES = 1;
 
     /** {@code sidecar.locationCache.maxBytes}'s default. */
     public static final long DEFAULT_LOCATION_CACHE_BYTES = 64L << 20;
@@ -81,10 +87,12 @@ public record SidecarConfig(
      */
     public record Reconnect(Duration baseBackoff, Duration maxBackoff, Duration quickBackoff, Duration quickPeriod) {
 
+        /** Waits in the quick phase: an agent back from a restart or a short hang is found within about this. */
         public static final Duration DEFAULT_QUICK_BACKOFF = Duration.ofMillis(250);
+        /** The quick phase: long enough for a restart or a hang under load, short enough not to hammer a dead agent. */
         public static final Duration DEFAULT_QUICK_PERIOD = Duration.ofSeconds(30);
 
-        /** The default quick phase (30 s of waits of at most 500 ms, or maxBackoff if lower). */
+        /** The fixed quick phase (30 s of waits of at most 250 ms, or maxBackoff if lower). */
         public Reconnect(Duration baseBackoff, Duration maxBackoff) {
             this(baseBackoff, maxBackoff,
                     DEFAULT_QUICK_BACKOFF.compareTo(maxBackoff) < 0 ? DEFAULT_QUICK_BACKOFF : maxBackoff,
@@ -95,9 +103,25 @@ public record SidecarConfig(
     /** Resilience4j circuit breaker per agent (count-based window). */
     public record Breaker(int failureRateThreshold, int slidingWindowSize, int minimumCalls,
                           Duration openDuration, int halfOpenCalls) {
+
+        /**
+         * The breaker the configuration file gives ({@code sidecar.breaker.openDuration}): it opens when half of the
+         * last 20 calls failed (at least 10 counted, so a single failure after start-up does not open it) and lets 3
+         * trial calls through when half open, enough to tell a recovered agent from one that still fails.
+         */
+        public static Breaker opening(Duration openDuration) {
+            return new Breaker(50, 20, 10, openDuration, 3);
+        }
     }
 
     /** Retries of retriable failures only (unavailable, timeout). */
     public record Retry(int maxAttempts, Duration waitDuration) {
+
+        /**
+         * Three attempts 50 ms apart: a read that failed because an agent restarted or a breaker was half open
+         * usually succeeds on another agent or the next try, and three keep a dead path's cost within the read
+         * timeout.
+         */
+        public static final Retry DEFAULT = new Retry(3, Duration.ofMillis(50));
     }
 }

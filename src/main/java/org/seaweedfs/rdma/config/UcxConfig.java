@@ -11,10 +11,9 @@ import java.util.List;
  * @param onDemandPaging "auto" (on when {@code tls} could include an RDMA transport: empty, all, ^..., rc*, ud*,
  *                      dc*, ib), "true" or "false": register memory with on-demand paging
  *                      ({@code UcpMemMapParams.nonBlocking()}, see {@code UcxSettings})
- * @param maxRemoteKeys remote keys one channel keeps unpacked at once
  */
 public record UcxConfig(List<String> tls, List<String> netDevices, String errorHandling,
-                        String onDemandPaging, int maxRemoteKeys) {
+                        String onDemandPaging) {
 
     public UcxConfig {
         tls = List.copyOf(tls);

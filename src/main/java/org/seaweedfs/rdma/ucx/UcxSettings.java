@@ -9,10 +9,10 @@ import org.seaweedfs.rdma.polling.IdlePoll;
 
 /**
  * How the UCX context and worker of a {@link UcxWorkerVerticle} are set up. The configuration file's {@code ucx}
- * section has exactly the keys {@code ucx.tls}, {@code ucx.netDevices}, {@code ucx.errorHandling},
- * {@code ucx.onDemandPaging} and {@code ucx.maxRemoteKeys} (validated by the config schema, documented in
- * {@code conf/config.yaml}), and the idle-poll time is the top-level {@code idlePollMicros}; the other components are
- * set in code ({@code with...}) and are not configuration keys.
+ * section has exactly the keys {@code ucx.tls}, {@code ucx.netDevices}, {@code ucx.errorHandling} and
+ * {@code ucx.onDemandPaging} (validated by the config schema, documented in {@code conf/config.yaml}), and the
+ * idle-poll time is the top-level {@code idlePollMicros}; the other components are set in code ({@code with...}) and
+ * are not configuration keys.
  *
  * @param tls                transports UCX may use (UCX_TLS syntax; {@code ucx.tls}). Default here {@code sm,tcp,self}:
  *                           shared memory between processes of one host, TCP between hosts (UCX 1.13 also needs a
@@ -32,7 +32,7 @@ import org.seaweedfs.rdma.polling.IdlePoll;
  * @param connectTimeoutMs   how long {@code connect} waits for the endpoint and handshake (default 10000).
  * @param probeTransports    at start-up, ask {@code ucx_info} (if installed) which lanes UCX builds with these
  *                           settings and log them (default true).
- * @param maxRemoteKeys      remote keys one channel keeps unpacked at once ({@code ucx.maxRemoteKeys}, default 65536):
+ * @param maxRemoteKeys      remote keys one channel keeps unpacked at once (default 65536, set in code only):
  *                           a bound on native memory per peer. Each {@link UcxChannel#unpackRemoteKey} holds one
  *                           reference until {@link UcxChannel#releaseRemoteKey}; an unpack of a new key beyond the
  *                           bound fails (naming this key) rather than evicting a key a reader may still use.

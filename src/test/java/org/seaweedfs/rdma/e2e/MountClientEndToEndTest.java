@@ -48,7 +48,6 @@ class MountClientEndToEndTest {
               readTimeout: 3s
               ping: {interval: 250ms, timeout: 250ms}
               reconnect: {baseBackoff: 20ms, maxBackoff: 300ms}
-              retry: {maxAttempts: 2, waitDuration: 10ms}
             """;
 
     @TempDir
