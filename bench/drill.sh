@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The fault drill and the soak (see bench/README.md, "Fault drill and soak"; results in RELIABILITY.md).
+# The fault drill and the soak (see bench/README.md, "Fault drill and soak"; results in docs/reliability.md).
 #   bench/drill.sh            faults under HTTP load: kill -9 + restart of the agent, SIGSTOP/SIGCONT, truncation
 #   bench/drill.sh soak       steady load at half capacity for DURATION; RSS, heap after GC and open fds over time
 # Agent and sidecar are separate `serve` processes; the load (lib/drill_checker.py) checks every byte of every

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Turn bench results (JSON lines) into report.md (numbers, ratios, the issue's targets) and PNG plots.
+"""Turn bench results (JSON lines) into report.md (numbers, ratios, the targets) and PNG plots.
 
 Pairs are made on shared fields: the raw get path pairs impl "java-ucp" with "c-ucp" on (tls, mem, size);
 HTTP pairs "sidecar" (per configuration, field "config") with nginx at its best worker count for that workload
@@ -11,7 +11,7 @@ import os
 import shutil
 import sys
 
-# Where BENCHMARKS.md embeds the plots of the latest run.
+# Where docs/performance.md embeds the plots of the latest run.
 DOCS_PLOTS = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "docs", "bench")
 
 MISSING = "–"
@@ -89,7 +89,7 @@ def get_table(rows):
     return out
 
 
-# Issue 17's targets per configuration: (4 KiB c64 req/s ratio, 1 MiB c8 ratio, one-connection p50 ratio).
+# The HTTP targets per configuration: (4 KiB c64 req/s ratio, 1 MiB c8 ratio, one-connection p50 ratio).
 HTTP_TARGETS = {"defaults": (0.6, 0.9, 1.2), "best": (0.9, 1.1, 1.0)}
 
 
@@ -170,7 +170,7 @@ def generic_table(rows, kind, title, columns):
 
 
 def other_targets(rows):
-    """Issue 5's targets that are not ratios: event bus, agent CPU, sidecar memory."""
+    """The targets that are not ratios: event bus, agent CPU, sidecar memory."""
     out = []
 
     def line(what, value, target, ok):
@@ -181,7 +181,7 @@ def other_targets(rows):
         where = f" ({eb.get('config', 'unnamed')}, requester {eb.get('requester', 'any')})"
         line("event bus 4 KiB reads/s, 64 in flight" + where, eb.get("ops_s"), "≥ 100,000", (eb.get("ops_s") or 0) >= 100_000)
         line("event bus 4 KiB p50 µs, one at a time" + where, eb.get("p50_us"), "≤ 40", (eb.get("p50_us") or 1e9) <= 40)
-    for cl in (r for r in rows if r.get("kind") == "client" and r.get("size") == 4096):  # issue 16
+    for cl in (r for r in rows if r.get("kind") == "client" and r.get("size") == 4096):
         line("SeaweedRdma.client() 4 KiB reads/s (64 in flight)", cl.get("ops_s"), "≥ 150,000",
              (cl.get("ops_s") or 0) >= 150_000)
         line("SeaweedRdma.client() 4 KiB p50 µs", cl.get("p50_us"), "≤ 10", (cl.get("p50_us") or 1e9) <= 10)
@@ -209,7 +209,7 @@ def other_targets(rows):
              round(growth, 1), "flat (< 16)", growth < 16)
     if not out:
         return []
-    return ["## Other targets (issues 5 and 17)", "", "| what | measured | target | |", "|---|---|---|---|"] + out + [""]
+    return ["## Other targets", "", "| what | measured | target | |", "|---|---|---|---|"] + out + [""]
 
 
 def pending(rows):
@@ -305,7 +305,7 @@ def plots(rows, out_dir):
 
 
 def pair_table(rows):
-    """Issue 17's throughput workloads in rounds alternated with nginx (bench/pair.sh, run by the sidecar step)."""
+    """The throughput workloads in rounds alternated with nginx (bench/pair.sh, run by the sidecar step)."""
     pairs = [r for r in rows if r.get("kind") == "pair"]
     if not pairs:
         return []
@@ -334,7 +334,7 @@ def main():
     ap.add_argument("results", help="results.jsonl")
     ap.add_argument("--out", required=True, help="directory for report.md and the plots")
     ap.add_argument("--publish", default=DOCS_PLOTS,
-                    help="also copy the plots here, where BENCHMARKS.md shows them (default: docs/bench of this "
+                    help="also copy the plots here, where docs/performance.md shows them (default: docs/bench of this "
                          "checkout; '' to skip)")
     a = ap.parse_args()
     rows = load(a.results)
@@ -365,13 +365,13 @@ def main():
 
 
 def publish(out_dir, made, docs_dir):
-    """Copies the plots of this run to docs_dir (BENCHMARKS.md embeds docs/bench/*.png): the latest run's plots."""
+    """Copies the plots of this run to docs_dir (docs/performance.md embeds docs/bench/*.png)."""
     if os.path.abspath(out_dir) == os.path.abspath(docs_dir):
         return
     os.makedirs(docs_dir, exist_ok=True)
     for name in made:
         shutil.copyfile(os.path.join(out_dir, name), os.path.join(docs_dir, name))
-    print(f"report.py: copied the plots to {docs_dir} (shown in BENCHMARKS.md)", file=sys.stderr)
+    print(f"report.py: copied the plots to {docs_dir} (shown in docs/performance.md)", file=sys.stderr)
 
 
 if __name__ == "__main__":

@@ -50,7 +50,7 @@ HEAP_CHECK_SECONDS=${HEAP_CHECK_SECONDS:-30}
 # All of the variables the jar would otherwise relaunch itself with (cli/UcxEnvironment): set here, `serve` runs in the
 # JVM started, so a PID is the process that serves (CPU, RSS, heap and signals reach it, not a launcher).
 export UCX_POSIX_ERROR_HANDLING=y UCX_SYSV_ERROR_HANDLING=y UCX_TCP_CM_REUSEADDR=y UCX_ERROR_SIGNALS= UCX_LOG_FILE=stderr
-export UCX_TCP_TX_SEG_SIZE=${UCX_TCP_TX_SEG_SIZE:-256k} UCX_TCP_RX_SEG_SIZE=${UCX_TCP_RX_SEG_SIZE:-256k}  # as the jar sets them (see BENCHMARKS.md)
+export UCX_TCP_TX_SEG_SIZE=${UCX_TCP_TX_SEG_SIZE:-256k} UCX_TCP_RX_SEG_SIZE=${UCX_TCP_RX_SEG_SIZE:-256k}  # as the jar sets them
 export UCX_SYSV_SEG_SIZE=${UCX_SYSV_SEG_SIZE:-32k} UCX_POSIX_SEG_SIZE=${UCX_POSIX_SEG_SIZE:-32k}  # shared-memory fragments, as the jar sets them
 
 RESULTS=$BENCH_OUT/results.jsonl
@@ -161,7 +161,7 @@ build_java() {
     (cd "$ROOT" && mvn -q -B -o -DskipTests package)
 }
 
-# http_suite IMPL URL_BASE — the three HTTP shapes of the issue, against any server holding the data.
+# http_suite IMPL URL_BASE — the HTTP workloads, against any server holding the data.
 # http_suite IMPL BASE [VID_4K VID_1M] — the four wrk runs over the volumes' paths (default volumes 1 and 2).
 http_suite() {
     local impl=$1 base=$2 small=$BENCH_DATA/vid${3:-1}.paths large=$BENCH_DATA/vid${4:-2}.paths
@@ -372,7 +372,7 @@ hook_sidecar_http() {
     trap - EXIT
 }
 
-# pair_with_nginx CONFIG URL_BASE — issue 17's throughput workloads (4 KiB at 64 connections, 1 MiB at 8) in rounds
+# pair_with_nginx CONFIG URL_BASE — the throughput workloads (4 KiB at 64 connections, 1 MiB at 8) in rounds
 # alternated with nginx (bench/pair.sh), nginx at the worker count this run's http step found best for the workload
 # (1 for 4 KiB, 2 for 1 MiB where the http step did not run): both see the machine at nearly the same time, which
 # steadies their ratio on a host whose speed moves within minutes. Records {"kind":"pair",...}.

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The scale benchmark (issue 11): AGENTS agents serving VOLUMES volumes of NEEDLES needles in all, one sidecar in
+# The scale benchmark: AGENTS agents serving VOLUMES volumes of NEEDLES needles in all, one sidecar in
 # front of them with default settings. Measures the sidecar's ready time, RSS and heap after a full GC, and HTTP
 # reads/s + p50 for (a) a hot set that fits the location cache and (b) needles drawn uniformly from all of them;
 # every answer is checked byte for byte (ScaleLoadMain). With BASELINE_JAR set, the same run is made with that jar

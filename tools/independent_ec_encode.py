@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """An independent erasure-coding writer for SeaweedFS volumes, written from the format description alone
 (docs: SeaweedFS's ec_encoder.go layout and klauspost/reedsolomon's default matrix; no project code), so that the
-project's EC reader is tested against files it did not write itself (issue 13).
+project's EC reader is tested against files it did not write itself.
 
     python3 tools/independent_ec_encode.py DIR VID [--collection C] [--data-shards 10] [--parity-shards 4]
                                            [--offset5] [--keep-dat]

@@ -16,8 +16,8 @@ import org.seaweedfs.rdma.config.RdmaConfig;
 import org.seaweedfs.rdma.metrics.RdmaMetrics;
 
 /**
- * The event-bus half of an A/B between two builds (bench/ab.sh): it uses only what every build since the first
- * wave exports (SeaweedRdma.deploy, ConfigLoader.parse, RdmaMetrics, the seaweedfs.needle.read address), so the
+ * The event-bus half of an A/B between two builds (bench/ab.sh): it uses only what every build of the library
+ * exports (SeaweedRdma.deploy, ConfigLoader.parse, RdmaMetrics, the seaweedfs.needle.read address), so the
  * same source runs against each jar as a single-file program:
  *
  *   java -cp JAR bench/ab/EventBusAb.java SIDECAR_CONF PATHS_FILE SECONDS same-loop|other-loop

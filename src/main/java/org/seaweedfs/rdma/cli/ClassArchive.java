@@ -11,7 +11,7 @@ import java.util.List;
 /**
  * A class-data-sharing archive (AppCDS) for the JVM {@code serve} relaunches: the first child records the classes
  * it loaded when it exits, later children map them instead of loading ~5,000 classes from the jar again. Measured
- * in the scale benchmark's set-up: a sidecar ready in 2.0-2.2 s instead of 2.8 s (BENCHMARKS.md, issue 11).
+ * in the scale benchmark's set-up: a sidecar ready in 2.0-2.2 s instead of 2.8 s.
  * <p>Each archive is keyed by the JVM and the class path (each entry's size and modification time), so a rebuilt
  * jar or another JDK never maps a stale one. A child writes to its own temporary file and the parent, which waits
  * for it, renames the file into place: another JVM never maps a half-written archive. Any failure (no writable

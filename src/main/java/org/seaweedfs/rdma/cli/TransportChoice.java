@@ -11,7 +11,7 @@ import org.seaweedfs.rdma.internals.VertxInternals;
  * on the 2-core test host io_uring served 4 KiB reads at 64 connections 9.5 % faster than epoll where gets complete
  * inside their call (the agent's UCX copies read over shared memory), but one connection waiting on emulated gets
  * (the defaults) got half the reads (p50 134 against 53 µs): the event loop's polls of its UCX lane cost an
- * {@code io_uring_enter} each (BENCHMARKS.md, sixteenth session). A named transport that cannot load stops the start
+ * {@code io_uring_enter} each. A named transport that cannot load stops the start
  * with the reason.
  *
  * @param transport Vert.x's transport

@@ -77,8 +77,7 @@ public record HttpConfig(String host, int port, int instances, int maxInFlight, 
      * The HTTP event loops for {@code cores} cores: half of them, at least one. A loop serving reads takes a core to
      * itself under load, and the rest of the host's work needs the other half: the clients (often on the same host:
      * {@code weed mount}, apps), the kernel's TCP work and, without RDMA, the agent's thread answering emulated gets.
-     * On 2 cores one loop served 9-33 % more 4 KiB and 1 MiB reads than two, at less CPU per request
-     * (BENCHMARKS.md, eleventh session).
+     * On 2 cores one loop served 9-33 % more 4 KiB and 1 MiB reads than two, at less CPU per request.
      */
     public static int autoInstances(int cores) {
         return Math.max(1, cores / 2);

@@ -71,7 +71,7 @@ final class ContentSniffer {
 
     /**
      * The signatures a body can match, by its first byte: most bodies rule out all but two or three of them at once
-     * (the full list cost about 2 % of the sidecar's Java time per 4 KiB read; BENCHMARKS.md, sixth session).
+     * (the full list cost about 2 % of the sidecar's Java time per 4 KiB read).
      */
     private static final Signature[][] BY_FIRST_BYTE = new Signature[256][];
     private static final Signature[] ALL = SIGNATURES.toArray(Signature[]::new);

@@ -16,8 +16,8 @@ import java.util.concurrent.TimeUnit;
  * While a request is being answered no deadline runs; the idle timeout bounds a stalled transfer.
  *
  * <p>One sweep per {@link #sweepMillis} checks every idle connection instead of a timer per request: setting and
- * cancelling a Vert.x timer for every request cost about 8 % of the sidecar's Java time on the 4 KiB read path
- * (BENCHMARKS.md, sixth session). A connection is closed between the timeout and the timeout plus one sweep.
+ * cancelling a Vert.x timer for every request cost about 8 % of the sidecar's Java time on the 4 KiB read path.
+ * A connection is closed between the timeout and the timeout plus one sweep.
  */
 final class HeaderDeadlines {
 

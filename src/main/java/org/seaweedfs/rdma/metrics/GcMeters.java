@@ -11,7 +11,7 @@ import java.util.concurrent.TimeUnit;
  * (count and total time, tag {@code gc}, as the Prometheus JVM exporter names them). Micrometer's JvmGcMetrics
  * listens to a JMX notification per collection instead, and under load the sidecar collects several times a second:
  * each notification is converted through open MBeans on a notification thread, work the JIT kept recompiling in the
- * profiled runs (BENCHMARKS.md, sixth session). Here nothing runs between scrapes.
+ * profiled runs. Here nothing runs between scrapes.
  */
 final class GcMeters {
 

@@ -20,7 +20,7 @@ import java.util.concurrent.atomic.AtomicLong;
  * Vert.x's HTTP server meters - the same names and tags vertx-micrometer publishes (its Vert.x 4 naming, labels
  * route, method and code) - with every meter resolved once. vertx-micrometer 5.0 builds tags and looks each meter
  * up in the registry four times per request; on the 4 KiB read path that was 16 % of the sidecar's Java profile
- * samples (BENCHMARKS.md, sixth session). Tag values are bounded: methods outside HTTP's standard set are
+ * samples. Tag values are bounded: methods outside HTTP's standard set are
  * recorded as {@code OTHER}, routes are Vert.x Web route patterns (never a path), codes are three digits.
  */
 final class HttpServerMeters implements HttpServerMetrics<HttpServerMeters.Exchange, Void, Object> {

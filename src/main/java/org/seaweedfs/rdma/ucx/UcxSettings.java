@@ -194,8 +194,8 @@ public record UcxSettings(String tls, String netDevices, boolean peerErrorHandli
         // in fragments over its AM lanes, whatever their size (a 4 MiB one in UcxWorkerVerticleTest). With rendezvous
         // lanes allowed, an endpoint accepted from a same-host peer keeps TCP lanes beside its shared-memory ones
         // (tcp/lo, tcp/eth0, which UCX adds for bandwidth), and a worker with a TCP lane polls its sockets (an
-        // epoll_wait per interface) on every progress call: a third of a serving agent's CPU (BENCHMARKS.md, tenth
-        // session). An embedding's extraConfig (below) wins.
+        // epoll_wait per interface) on every progress call: a third of a serving agent's CPU.
+        // An embedding's extraConfig (below) wins.
         config.put("MAX_RNDV_LANES", "0");
         config.putAll(extraConfig);
         return config;

@@ -15,7 +15,7 @@ import org.junit.jupiter.api.Test;
 
 /**
  * The shell scripts parse ({@code bash -n}): the README's commands, CI and the benchmarks. A quote inside an embedded
- * Python program once broke {@code bench/run.sh} for a whole session without any test noticing.
+ * Python program once broke {@code bench/run.sh} without any test noticing.
  */
 class ScriptSyntaxTest {
 

@@ -151,7 +151,7 @@ class MountClientEndToEndTest {
     /**
      * The two answers to a /read RDMA cannot serve, measured: with http.readSliceFallback false the sidecar answers
      * 503 at once and only the mount's own read crosses from the volume server; with true the sidecar fetches the
-     * slice, the mount throws it away (not RDMA) and reads it again. Timings are logged for BENCHMARKS/README, not
+     * slice, the mount throws it away (not RDMA) and reads it again. Timings are logged, not
      * asserted.
      */
     @Test

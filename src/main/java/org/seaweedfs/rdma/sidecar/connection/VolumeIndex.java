@@ -5,7 +5,7 @@ import java.util.Map;
 /**
  * An immutable volume id to {@link RemoteVolume} map, rebuilt when a connection's volumes change (rarely) and read
  * on every needle read (twice: routing, then the read): open addressing over a {@code long[]}, no boxing. A
- * {@code ConcurrentHashMap<Long, …>} lookup there was 3 % of the sidecar's Java time at 4 KiB (BENCHMARKS.md).
+ * {@code ConcurrentHashMap<Long, …>} lookup there was 3 % of the sidecar's Java time at 4 KiB.
  */
 final class VolumeIndex {
 

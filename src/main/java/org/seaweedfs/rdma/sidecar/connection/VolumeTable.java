@@ -145,7 +145,7 @@ final class VolumeTable {
      * grows (its tail segment re-mapped) or is compacted does not accumulate keys.
      */
     private Future<Void> publish(VolumeInfo info, VolumeLocations locations) {
-        List<Segment> keyed = info.keyedSegments(); // the .dat's segments, then any EC shards' (issue 13)
+        List<Segment> keyed = info.keyedSegments(); // the .dat's segments, then any EC shards'
         List<Future<UcxRemoteKey>> keys = new ArrayList<>(keyed.size());
         for (Segment segment : keyed) {
             keys.add(channel.unpackRemoteKey(segment.remoteKey()));

@@ -39,7 +39,7 @@ public record VolumeLocations(long volumeId, List<VolumeLocation> locations) {
             }
             Object pub = loc.getValue("publicUrl");
             if (out.stream().anyMatch(l -> l.url().equals(url))) {
-                continue; // an EC volume's holders come once per shard they hold (issue 13)
+                continue; // an EC volume's holders come once per shard they hold
             }
             try {
                 out.add(new VolumeLocation(url, pub instanceof String p ? p : null));
