@@ -259,7 +259,6 @@ http:
   host: 127.0.0.1
   port: $2
 $([ -n "$HTTP_INSTANCES" ] && echo "  instances: $HTTP_INSTANCES")
-  maxInFlight: 100000
 $([ "$1" = best ] && printf '  transport: %s\n' "$BEST_TRANSPORT")
 sidecar:
   agents: [127.0.0.1:$AGENT_PORT]

@@ -27,7 +27,6 @@ import org.seaweedfs.rdma.http.StatusHistory;
 import org.seaweedfs.rdma.metrics.RdmaMetrics;
 import org.seaweedfs.rdma.metrics.ReadMeters;
 import org.seaweedfs.rdma.sidecar.connection.ConnectionManagerVerticle;
-import org.seaweedfs.rdma.sidecar.connection.LocationCache;
 import org.seaweedfs.rdma.sidecar.fallback.MasterClient;
 import org.seaweedfs.rdma.sidecar.ec.EcShardHolders;
 import org.seaweedfs.rdma.sidecar.ec.EcShardReader;
@@ -40,6 +39,7 @@ import org.seaweedfs.rdma.sidecar.resilience.ResilientNeedleSource;
 import org.seaweedfs.rdma.sidecar.fallback.ReadTokens;
 import org.seaweedfs.rdma.sidecar.fallback.VolumeServerSource;
 import org.seaweedfs.rdma.ucx.UcxWorkerVerticle;
+import org.seaweedfs.rdma.sidecar.locations.LocationCache;
 
 /**
  * The whole server as one deployable unit: the roles the configuration enables, deployed into a {@link Vertx}

@@ -155,7 +155,7 @@ public final class ConfigLoader {
         return new RdmaConfig(
                 roles,
                 new HttpConfig(v.string("http.host"), v.integer("http.port"), v.integer("http.instances"),
-                        v.integer("http.maxInFlight"), v.optionalString("http.jwtReadKey"),
+                        v.integer("sidecar.maxInFlightReads"), v.optionalString("http.jwtReadKey"),
                         v.duration("http.headerTimeout"), v.duration("http.idleTimeout"), v.integer("http.maxConnections"),
                         v.networks("http.readSliceClients"), (Boolean) v.get("http.readSliceFallback"),
                         NetworkTransport.parse(v.string("http.transport"))),

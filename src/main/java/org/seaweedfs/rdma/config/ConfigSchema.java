@@ -24,7 +24,6 @@ final class ConfigSchema {
             ConfigKey.of("http.host", STRING, "0.0.0.0"),
             ConfigKey.ranged("http.port", INTEGER, 8081L, 0, 65535),
             ConfigKey.ranged("http.instances", INTEGER, (long) HttpConfig.AUTO_INSTANCES, 0, 256),
-            ConfigKey.ranged("http.maxInFlight", INTEGER, 1024L, 1, 1_000_000),
             ConfigKey.choice("http.transport", STRING, NetworkTransport.AUTO.configName(), NetworkTransport.CHOICES),
             ConfigKey.of("http.jwtReadKey", STRING, null),
             ConfigKey.of("http.readSliceClients", NETWORK_LIST, HttpConfig.DEFAULT_READ_SLICE_CLIENTS),
@@ -91,7 +90,8 @@ final class ConfigSchema {
             Map.entry("sidecar.breaker.minimumCalls", "fixed: at least 10 calls"),
             Map.entry("sidecar.breaker.halfOpenCalls", "fixed: 3 trial calls"),
             Map.entry("sidecar.retry.maxAttempts", "fixed: 3 attempts"),
-            Map.entry("sidecar.retry.waitDuration", "fixed: 50ms between attempts"));
+            Map.entry("sidecar.retry.waitDuration", "fixed: 50ms between attempts"),
+            Map.entry("http.maxInFlight", "sidecar.maxInFlightReads bounds every read, HTTP and event bus alike"));
 
     private static final Map<String, ConfigKey> BY_NAME = new LinkedHashMap<>();
     private static final Map<String, ConfigKey> BY_ENV = new LinkedHashMap<>();

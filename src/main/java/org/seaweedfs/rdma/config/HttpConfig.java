@@ -9,7 +9,9 @@ import java.util.Objects;
  *
  * @param instances      how many {@code HttpApiVerticle} instances (event loops) share the port; {@value #AUTO_INSTANCES}
  *                       (the default) is {@link #autoInstances(int) half the cores}
- * @param maxInFlight    needle reads served at once across all instances; beyond it 503 + Retry-After
+ * @param maxInFlight    needle reads served at once across all instances; beyond it 503 + Retry-After. The loader
+ *                       sets it to {@code sidecar.maxInFlightReads}, the one bound on reads in flight, which the read
+ *                       path also applies to event-bus reads
  * @param jwtReadKey     HS256 key for SeaweedFS read tokens; null disables read authorization
  * @param headerTimeout  a connection's next request headers must be complete within this long (from the
  *                       connection's start or the end of its previous response), or it is closed

@@ -11,7 +11,8 @@ import java.util.List;
  * @param volumeServers    volume servers a {@code /read?volume_server=} hint may name besides the master's locations
  * @param authToken        token presented to agents at hello; null when they need none
  * @param maxNeedleBytes   largest needle served (and largest decompressed body)
- * @param maxInFlightReads UCX reads outstanding at once
+ * @param maxInFlightReads reads served at once, over UCX and the fallbacks: the HTTP face answers 503 with
+ *                         Retry-After beyond it, the read path fails event-bus reads beyond it OVERLOADED (503)
  * @param readTimeout      one read, end to end, before it fails with 504
  * @param fallback         where reads degrade to, in order, when RDMA cannot serve them
  * @param eventBusInstances {@code EventBusApiVerticle} instances (each on an event loop; requests are dealt

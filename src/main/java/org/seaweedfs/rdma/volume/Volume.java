@@ -69,13 +69,13 @@ public final class Volume implements Closeable {
      *
      * @throws VolumeFormatException when the record is corrupt (its checksum included)
      */
-    public Optional<Needle> read(long key, int cookie, long nowMillis) throws IOException {
+    public Optional<NeedleRecord> read(long key, int cookie, long nowMillis) throws IOException {
         int slot = map.slotOf(key);
         if (slot < 0 || map.sizeAt(slot) == 0) {
             return Optional.empty();
         }
         long offset = map.offsetAt(slot);
-        Needle needle = Needle.parse(readRecord(offset, map.sizeAt(slot)), 0, version(), files.dat().toString(), offset);
+        NeedleRecord needle = NeedleRecord.parse(readRecord(offset, map.sizeAt(slot)), 0, version(), files.dat().toString(), offset);
         if (needle.key() != key) {
             throw new VolumeFormatException(files.dat().toString(), offset, "key",
                     "record holds " + Long.toHexString(needle.key()) + ", index says " + Long.toHexString(key));
@@ -91,7 +91,7 @@ public final class Volume implements Closeable {
         return Optional.of(needle);
     }
 
-    public Optional<Needle> read(FileId fid, long nowMillis) throws IOException {
+    public Optional<NeedleRecord> read(FileId fid, long nowMillis) throws IOException {
         return read(fid.key(), fid.cookie(), nowMillis);
     }
 

@@ -38,7 +38,7 @@ class ConfigLoaderTest {
         assertEquals("0.0.0.0", c.http().host());
         assertEquals(8081, c.http().port());
         assertEquals(HttpConfig.autoInstances(Runtime.getRuntime().availableProcessors()), c.http().instances());
-        assertEquals(1024, c.http().maxInFlight());
+        assertEquals(256, c.http().maxInFlight());
         assertEquals(IdlePoll.DEFAULT_MICROS, c.idlePollMicros());
         assertEquals(NetworkTransport.AUTO, c.http().transport());
         assertEquals(Duration.ofSeconds(60), c.http().headerTimeout());
@@ -160,7 +160,7 @@ class ConfigLoaderTest {
                 "SEAWEEDFS_RDMA_HTTP_PORT", "9100",
                 "SEAWEEDFS_RDMA_SIDECAR_AGENTS", "h1:1, h2:2",
                 "SEAWEEDFS_RDMA_SIDECAR_BUFFER_POOL_BUFFER_SIZE", "128KiB",
-                "SEAWEEDFS_RDMA_HTTP_MAX_IN_FLIGHT", "7",
+                "SEAWEEDFS_RDMA_SIDECAR_MAX_IN_FLIGHT_READS", "7",
                 "SEAWEEDFS_RDMA_METRICS_ENABLED", "false",
                 "SEAWEEDFS_RDMA_SIDECAR_FALLBACK", "",
                 "SEAWEEDFS_RDMA_ROLES", "agent,sidecar",
@@ -193,7 +193,7 @@ class ConfigLoaderTest {
             "http: {port: 70000}                     | http.port: must be between 0 and 65535, got 70000",
             "http: {port: [1]}                       | http.port: expected an integer, got a list",
             "http: {port: {a: 1}}                    | http.port: expected an integer, got a section",
-            "http: {maxInFlight: 0}                  | http.maxInFlight: must be between 1 and 1000000, got 0",
+            "sidecar: {maxInFlightReads: 0}          | sidecar.maxInFlightReads: must be between 1 and 65536, got 0",
             "http: {headerTimeout: 0ms}              | http.headerTimeout: must be between 1ms and 3600000ms, got 0ms",
             "http: {idleTimeout: 2h}                 | http.idleTimeout: must be between 1ms and 3600000ms, got 2h",
             "http: {maxConnections: 0}               | http.maxConnections: must be between 1 and 1000000, got 0",

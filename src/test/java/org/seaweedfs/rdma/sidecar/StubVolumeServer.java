@@ -30,7 +30,7 @@ import java.util.regex.Pattern;
 import java.util.zip.GZIPInputStream;
 import org.seaweedfs.rdma.volume.FileId;
 import org.seaweedfs.rdma.volume.IndexFormat;
-import org.seaweedfs.rdma.volume.Needle;
+import org.seaweedfs.rdma.volume.NeedleRecord;
 import org.seaweedfs.rdma.volume.NeedleMeta;
 import org.seaweedfs.rdma.volume.Volume;
 import org.seaweedfs.rdma.volume.VolumeDirectory;
@@ -187,7 +187,7 @@ public final class StubVolumeServer {
             return;
         }
         boolean gzipOk = String.valueOf(request.getHeader("Accept-Encoding")).contains("gzip");
-        vertx.<Optional<Needle>>executeBlocking(() -> volume.read(fid, System.currentTimeMillis())).onComplete(ar -> {
+        vertx.<Optional<NeedleRecord>>executeBlocking(() -> volume.read(fid, System.currentTimeMillis())).onComplete(ar -> {
             if (ar.failed()) {
                 request.response().setStatusCode(500).end();
                 return;
@@ -209,7 +209,7 @@ public final class StubVolumeServer {
         });
     }
 
-    private void respond(HttpServerRequest request, Needle needle, boolean gzipOk) throws IOException {
+    private void respond(HttpServerRequest request, NeedleRecord needle, boolean gzipOk) throws IOException {
         byte[] stored = bytes(needle.data());
         NeedleMeta meta = needle.meta();
         int crc = needle.computeCrc();

@@ -44,7 +44,7 @@ class CorruptionTest {
             assertEquals(CrcState.BAD, s.crcState());
             ByteBuffer whole = ByteBuffer.allocate((int) ch.size());
             ch.read(whole, 0);
-            assertEquals(CrcState.BAD, Needle.parse(whole.flip(), (int) RECORD, 3, "43.dat", RECORD).verify());
+            assertEquals(CrcState.BAD, NeedleRecord.parse(whole.flip(), (int) RECORD, 3, "43.dat", RECORD).verify());
         }
         try (Volume v = Volume.open(VolumeFiles.of(dat), IndexFormat.OFFSET4)) {
             VolumeFormatException e = assertThrows(VolumeFormatException.class, () -> v.read(1, (int) 2975947398L, NOW));
@@ -85,7 +85,7 @@ class CorruptionTest {
             assertTrue(e.getMessage().contains("4294967280 needs a record of"), e.getMessage());
             ByteBuffer whole = ByteBuffer.allocate((int) ch.size());
             ch.read(whole, 0);
-            assertThrows(VolumeFormatException.class, () -> Needle.parse(whole.flip(), 8, 3, "43.dat", 8));
+            assertThrows(VolumeFormatException.class, () -> NeedleRecord.parse(whole.flip(), 8, 3, "43.dat", 8));
         }
         // dataSize larger than the body
         Path other = copy43Renamed("44.dat");
@@ -154,8 +154,8 @@ class CorruptionTest {
     @Test
     void aRecordTooShortForItsHeaderInABufferIsNamed() {
         ByteBuffer b = ByteBuffer.allocate(10);
-        VolumeFormatException e = assertThrows(VolumeFormatException.class, () -> Needle.parse(b, 0, 3, "rdma buffer", 4096));
+        VolumeFormatException e = assertThrows(VolumeFormatException.class, () -> NeedleRecord.parse(b, 0, 3, "rdma buffer", 4096));
         assertEquals("rdma buffer at offset 4096: needle header: needs 16 bytes, 10 available", e.getMessage());
-        assertThrows(VolumeFormatException.class, () -> Needle.parse(ByteBuffer.allocate(64), 0, 4, "b", 0));
+        assertThrows(VolumeFormatException.class, () -> NeedleRecord.parse(ByteBuffer.allocate(64), 0, 4, "b", 0));
     }
 }

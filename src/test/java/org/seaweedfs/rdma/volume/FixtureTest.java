@@ -110,7 +110,7 @@ class FixtureTest {
                            String state) throws IOException {
         FileId fid = FileId.parse(vid + "," + hex);
         try (Volume v = open(vid + ".dat")) {
-            Needle n = v.read(fid, NOW).orElseThrow();
+            NeedleRecord n = v.read(fid, NOW).orElseThrow();
             assertEquals(size, n.dataLength());
             assertEquals(crc, String.format("%08x", n.computeCrc()));
             assertEquals(sha256, sha256(n.data()));
@@ -139,7 +139,7 @@ class FixtureTest {
         assertFalse(files.hasIndex());
         try (Volume v = Volume.open(files, IndexFormat.OFFSET4)) {
             assertEquals(1, v.map().size());
-            Needle n = v.read(1, (int) 2975947398L, NOW).orElseThrow();
+            NeedleRecord n = v.read(1, (int) 2975947398L, NOW).orElseThrow();
             assertEquals(1_153_862, n.dataLength());
             assertEquals("Stickies.app.zip", n.meta().name());
             assertEquals(CrcState.LEGACY, n.verify());
@@ -153,7 +153,7 @@ class FixtureTest {
             ByteBuffer direct = ByteBuffer.allocateDirect((int) ch.size());
             ch.read(direct, 0);
             direct.flip();
-            Needle n = Needle.parse(direct, 8, 3, "43.dat", 8);
+            NeedleRecord n = NeedleRecord.parse(direct, 8, 3, "43.dat", 8);
             assertEquals(1, n.key());
             assertEquals((int) 2975947398L, n.cookie());
             assertTrue(n.data().isDirect(), "data is a slice of the caller's buffer, not a copy");

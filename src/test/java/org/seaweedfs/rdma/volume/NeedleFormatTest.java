@@ -69,12 +69,12 @@ class NeedleFormatTest {
     void expiryNeedsTheTtlAndTheLastModifiedFlag() {
         long appendNs = TimeUnit.SECONDS.toNanos(5_000);
         byte[] data = {1};
-        Needle withDate = parse(NewNeedle.builder(1, 1, data).ttl(Ttl.of(1, Ttl.MINUTE)).lastModified(4_000).appendAtNs(appendNs).build(), 3);
+        NeedleRecord withDate = parse(NewNeedle.builder(1, 1, data).ttl(Ttl.of(1, Ttl.MINUTE)).lastModified(4_000).appendAtNs(appendNs).build(), 3);
         assertFalse(withDate.expiredAt(5_059_999));
         assertTrue(withDate.expiredAt(5_060_000), "v3 counts from appendAtNs");
-        Needle v2 = parse(NewNeedle.builder(1, 1, data).ttl(Ttl.of(1, Ttl.MINUTE)).lastModified(4_000).build(), 2);
+        NeedleRecord v2 = parse(NewNeedle.builder(1, 1, data).ttl(Ttl.of(1, Ttl.MINUTE)).lastModified(4_000).build(), 2);
         assertTrue(v2.expiredAt(4_060_000), "v2 has no append time: counts from last-modified");
-        Needle noDate = parse(NewNeedle.builder(1, 1, data).ttl(Ttl.of(1, Ttl.MINUTE)).appendAtNs(appendNs).build(), 3);
+        NeedleRecord noDate = parse(NewNeedle.builder(1, 1, data).ttl(Ttl.of(1, Ttl.MINUTE)).appendAtNs(appendNs).build(), 3);
         assertFalse(noDate.expiredAt(Long.MAX_VALUE));
     }
 
@@ -113,7 +113,7 @@ class NeedleFormatTest {
         assertEquals(64, e.offset());
     }
 
-    private static Needle parse(NewNeedle n, int version) {
-        return Needle.parse(NeedleEncoder.encode(n, version), 0, version, "t", 0);
+    private static NeedleRecord parse(NewNeedle n, int version) {
+        return NeedleRecord.parse(NeedleEncoder.encode(n, version), 0, version, "t", 0);
     }
 }

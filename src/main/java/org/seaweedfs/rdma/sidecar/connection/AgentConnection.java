@@ -32,6 +32,7 @@ import org.seaweedfs.rdma.ucx.UcxChannel;
 import org.seaweedfs.rdma.ucx.UcxWorkerVerticle;
 import org.seaweedfs.rdma.internals.VertxInternals;
 import org.seaweedfs.rdma.volume.FileId;
+import org.seaweedfs.rdma.sidecar.locations.LocationCache;
 
 /**
  * One control channel to one agent, for the lifetime of one UCX endpoint: the handshake, then frames dispatched

@@ -25,6 +25,7 @@ import org.seaweedfs.rdma.metrics.ReadMeters;
 import org.seaweedfs.rdma.protocol.ControlCodec;
 import org.seaweedfs.rdma.ucx.UcxWorkerVerticle;
 import org.seaweedfs.rdma.internals.VertxInternals;
+import org.seaweedfs.rdma.sidecar.locations.LocationCache;
 
 /**
  * Knows the agents and keeps a connection to each: the ones in {@code sidecar.agents}, and, when

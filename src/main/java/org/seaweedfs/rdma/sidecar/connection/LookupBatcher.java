@@ -13,6 +13,8 @@ import org.seaweedfs.rdma.protocol.LookupBatch;
 import org.seaweedfs.rdma.protocol.LookupBatchResult;
 import org.seaweedfs.rdma.internals.VertxInternals;
 import org.seaweedfs.rdma.volume.FileId;
+import org.seaweedfs.rdma.sidecar.locations.LocationCache;
+import org.seaweedfs.rdma.sidecar.locations.NeedleLocation;
 
 /**
  * One connection's lookups: misses from any thread queue here and go out together as {@link LookupBatch} frames

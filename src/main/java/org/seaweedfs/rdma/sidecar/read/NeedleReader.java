@@ -7,7 +7,6 @@ import org.seaweedfs.rdma.sidecar.connection.AgentError;
 import org.seaweedfs.rdma.sidecar.ec.EcShardReader;
 import org.seaweedfs.rdma.sidecar.connection.AgentRoute;
 import org.seaweedfs.rdma.sidecar.connection.AgentRouter;
-import org.seaweedfs.rdma.sidecar.connection.NeedleLocation;
 import org.seaweedfs.rdma.sidecar.connection.LookupAnswer;
 import org.seaweedfs.rdma.sidecar.connection.RemoteVolume;
 import org.seaweedfs.rdma.sidecar.memory.PooledBuffer;
@@ -24,6 +23,7 @@ import org.seaweedfs.rdma.protocol.VolumeInfo;
 import org.seaweedfs.rdma.ucx.UcxRemoteKey;
 import org.seaweedfs.rdma.volume.FileId;
 import org.seaweedfs.rdma.volume.NeedleLayout;
+import org.seaweedfs.rdma.sidecar.locations.NeedleLocation;
 
 /**
  * The RDMA read path: locate the needle in the location cache (a miss asks the agent: one lookup, batched with
@@ -108,15 +108,8 @@ public final class NeedleReader extends GatedReadPath {
     }
 
     private void relistAndRetry(ReadAttempt read, AgentRoute route, String why) {
-        if (!read.mayRetry()) {
-            read.fail(ReadFailure.dataGone("reading " + read.fid() + ": " + why + " again", null));
-            return;
-        }
-        route.connection().refreshVolumes().onComplete(ar -> read.run(() -> {
-            if (!read.isDone()) {
-                read.route(route.relisted(), r -> locate(read, r));
-            }
-        }));
+        read.relist(route, ReadFailure.dataGone("reading " + read.fid() + ": " + why + " again", null),
+                r -> locate(read, r));
     }
 
     private void fetch(ReadAttempt read, AgentRoute route, long offset, long size) {

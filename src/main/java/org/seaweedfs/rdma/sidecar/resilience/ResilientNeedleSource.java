@@ -83,7 +83,6 @@ public final class ResilientNeedleSource implements NeedleSource, ReadPathStatus
     private final ConnectionManagerVerticle manager;
     private final RoutedNeedleSource rdma;
     /** The RDMA source fails its reads TIMEOUT by itself within the attempt timeout (decided once). */
-    private final boolean rdmaBoundsItsTime;
     private final RoutedNeedleSource readThrough;
     private final NeedleSource http;
     private final AgentPeer.Listener peerStates = this::peerStateChanged;
@@ -121,9 +120,6 @@ public final class ResilientNeedleSource implements NeedleSource, ReadPathStatus
     private interface Op<T> {
         Future<T> on(NeedleSource source);
 
-        /** Gives back a result nobody will use (a late answer after a timeout). */
-        void discard(T late);
-
         /** Whether the fallbacks may serve it when RDMA cannot ({@link #withoutFallbacks()}: no). */
         default boolean mayFallBack() {
             return true;
@@ -142,7 +138,6 @@ public final class ResilientNeedleSource implements NeedleSource, ReadPathStatus
         this.vertx = vertx;
         this.manager = manager;
         this.rdma = rdma;
-        this.rdmaBoundsItsTime = rdma.readTimeoutMs() <= settings.attemptTimeout().toMillis();
         this.readThrough = readThrough;
         this.http = http;
         this.settings = settings;
@@ -201,10 +196,6 @@ public final class ResilientNeedleSource implements NeedleSource, ReadPathStatus
             }
 
             @Override
-            public void discard(NeedleStat late) {
-            }
-
-            @Override
             public boolean mayFallBack() {
                 return fallBack;
             }
@@ -241,11 +232,6 @@ public final class ResilientNeedleSource implements NeedleSource, ReadPathStatus
             @Override
             public Future<NeedleContent> on(NeedleSource source) {
                 return read.apply(source);
-            }
-
-            @Override
-            public void discard(NeedleContent late) {
-                late.release();
             }
 
             @Override
@@ -433,37 +419,11 @@ public final class ResilientNeedleSource implements NeedleSource, ReadPathStatus
     }
 
     /**
-     * One try on the RDMA path. The NeedleReader fails its reads TIMEOUT on its own deadline; a timer here too would
-     * be a second one per read (each costs a scheduled task and a map entry), so only other sources get one.
+     * One try on the RDMA path, which fails its reads TIMEOUT on its own deadline (the read gate's) and releases a
+     * late answer itself, so no second timer runs here. (The fallbacks bound their own time too.)
      */
     private <T> Future<T> rdmaAttempt(Op<T> op, AgentRoute route) {
-        NeedleSource source = rdma.via(route);
-        if (rdmaBoundsItsTime) {
-            return start(op, source);
-        }
-        return withTimeout(op, source, route.peer());
-    }
-
-    /**
-     * The RDMA attempt's result, or TIMEOUT after {@code attemptTimeout}; a late result is given back. (The
-     * fallbacks bound their own time: the HTTP one per request and replica, the read-through per request.)
-     */
-    private <T> Future<T> withTimeout(Op<T> op, NeedleSource source, AgentPeer peer) {
-        Promise<T> promise = Promise.promise();
-        long timeoutMs = settings.attemptTimeout().toMillis();
-        long timer = vertx.setTimer(Math.max(1, timeoutMs), t -> promise.tryFail(new ReadFailure(
-                ReadFailure.Kind.TIMEOUT, "RDMA read through agent " + peer.name() + " took longer than " + timeoutMs + " ms")));
-        start(op, source).onComplete(ar -> {
-            vertx.cancelTimer(timer);
-            if (ar.succeeded()) {
-                if (!promise.tryComplete(ar.result())) {
-                    op.discard(ar.result());
-                }
-            } else {
-                promise.tryFail(ar.cause());
-            }
-        });
-        return promise.future();
+        return start(op, rdma.via(route));
     }
 
     /** The operation on one source; a source that throws fails the future instead. */

@@ -37,6 +37,7 @@ import org.seaweedfs.rdma.volume.IndexFormat;
 import org.seaweedfs.rdma.volume.NewNeedle;
 import org.seaweedfs.rdma.volume.SuperBlock;
 import org.seaweedfs.rdma.volume.VolumeWriter;
+import org.seaweedfs.rdma.sidecar.locations.LocationCache;
 
 /**
  * The sidecar's bounded location cache against a real agent over real UCX: reads stay right when the budget holds

@@ -2,6 +2,8 @@ package org.seaweedfs.rdma.sidecar.connection;
 
 import io.micrometer.core.instrument.composite.CompositeMeterRegistry;
 import java.lang.management.ManagementFactory;
+import org.seaweedfs.rdma.sidecar.locations.LocationCache;
+import org.seaweedfs.rdma.sidecar.locations.NeedleLocation;
 
 /**
  * Measures the heap one {@link LocationCache} entry takes (key, value, Caffeine's node, hash-table slot and

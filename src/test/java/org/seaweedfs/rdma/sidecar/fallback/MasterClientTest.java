@@ -44,7 +44,7 @@ class MasterClientTest {
         stub.stop().onComplete(ctx.succeedingThenComplete());
     }
 
-    private static List<String> urls(VolumeLocations l) {
+    private static List<String> urls(VolumeServers l) {
         return l.locations().stream().map(VolumeLocation::url).toList();
     }
 
@@ -138,15 +138,15 @@ class MasterClientTest {
 
     @Test
     void parsesTheDocumentedAnswerAndRejectsMalformedOnes() {
-        VolumeLocations l = VolumeLocations.parse(3, new JsonObject(
+        VolumeServers l = VolumeServers.parse(3, new JsonObject(
                 "{\"volumeOrRootId\":\"3\",\"locations\":[{\"url\":\"http://h1:8080/\",\"publicUrl\":\"p1:80\"},{\"url\":\"h2:8080\"}]}"));
         assertEquals(List.of(new VolumeLocation("h1:8080", "p1:80"), new VolumeLocation("h2:8080", "h2:8080")), l.locations());
         assertEquals("h1", l.locations().get(0).host());
         assertEquals("::1", new VolumeLocation("[::1]:8080", null).host());
-        assertThrows(IllegalArgumentException.class, () -> VolumeLocations.parse(3, new JsonObject("{\"volumeOrRootId\":\"3\"}")));
-        assertThrows(IllegalArgumentException.class, () -> VolumeLocations.parse(3, new JsonObject("{\"locations\":[{\"publicUrl\":\"x:1\"}]}")));
-        assertThrows(IllegalArgumentException.class, () -> VolumeLocations.parse(3, new JsonObject("{\"locations\":[{\"url\":\"h/x:1\"}]}")));
-        assertThrows(IllegalArgumentException.class, () -> VolumeLocations.parse(3, new JsonObject("{\"error\":\"volume id 3 not found\"}")));
+        assertThrows(IllegalArgumentException.class, () -> VolumeServers.parse(3, new JsonObject("{\"volumeOrRootId\":\"3\"}")));
+        assertThrows(IllegalArgumentException.class, () -> VolumeServers.parse(3, new JsonObject("{\"locations\":[{\"publicUrl\":\"x:1\"}]}")));
+        assertThrows(IllegalArgumentException.class, () -> VolumeServers.parse(3, new JsonObject("{\"locations\":[{\"url\":\"h/x:1\"}]}")));
+        assertThrows(IllegalArgumentException.class, () -> VolumeServers.parse(3, new JsonObject("{\"error\":\"volume id 3 not found\"}")));
         assertThrows(IllegalArgumentException.class, () -> new VolumeLocation("https://h:1", null));
     }
 

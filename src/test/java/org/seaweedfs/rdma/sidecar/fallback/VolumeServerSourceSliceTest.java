@@ -38,7 +38,7 @@ import org.seaweedfs.rdma.config.HostPort;
 import org.seaweedfs.rdma.volume.FileId;
 import org.seaweedfs.rdma.volume.Fixtures;
 import org.seaweedfs.rdma.volume.IndexFormat;
-import org.seaweedfs.rdma.volume.Needle;
+import org.seaweedfs.rdma.volume.NeedleRecord;
 import org.seaweedfs.rdma.volume.Volume;
 import org.seaweedfs.rdma.volume.VolumeDirectory;
 import org.seaweedfs.rdma.volume.VolumeFiles;
@@ -98,7 +98,7 @@ class VolumeServerSourceSliceTest {
         VolumeFiles files = VolumeDirectory.scan(Fixtures.volumes()).volumes().stream()
                 .filter(f -> f.volumeId() == fid.volumeId()).findFirst().orElseThrow();
         try (Volume volume = Volume.open(files, IndexFormat.OFFSET4)) {
-            Needle needle = volume.read(fid, System.currentTimeMillis()).orElseThrow();
+            NeedleRecord needle = volume.read(fid, System.currentTimeMillis()).orElseThrow();
             ByteBuffer data = needle.data().duplicate();
             byte[] stored = new byte[data.remaining()];
             data.get(stored);

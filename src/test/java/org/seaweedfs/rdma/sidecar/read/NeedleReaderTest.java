@@ -42,7 +42,7 @@ import org.seaweedfs.rdma.protocol.ErrorCode;
 import org.seaweedfs.rdma.volume.FileId;
 import org.seaweedfs.rdma.volume.Fixtures;
 import org.seaweedfs.rdma.volume.IndexFormat;
-import org.seaweedfs.rdma.volume.Needle;
+import org.seaweedfs.rdma.volume.NeedleRecord;
 import org.seaweedfs.rdma.volume.NeedleHeader;
 import org.seaweedfs.rdma.volume.NeedleMap;
 import org.seaweedfs.rdma.volume.NewNeedle;
@@ -102,7 +102,7 @@ class NeedleReaderTest {
                     }
                     ByteBuffer record = volume.readRecord(e[1], e[2]);
                     int cookie = NeedleHeader.parse(record, 0, "test", e[1]).cookie();
-                    Needle needle = volume.read(e[0], cookie, System.currentTimeMillis()).orElseThrow();
+                    NeedleRecord needle = volume.read(e[0], cookie, System.currentTimeMillis()).orElseThrow();
                     byte[] data = new byte[needle.dataLength()];
                     needle.data().get(data);
                     all.add(new Expected(new FileId(vid, e[0], cookie), data, needle.meta().name()));

@@ -89,14 +89,10 @@ class ResilientNeedleSourceTest {
         return m;
     }
 
-    private ResilientNeedleSource resilient(Vertx vertx, List<Fallback> order, Duration attemptTimeout) {
+    private ResilientNeedleSource resilient(Vertx vertx, List<Fallback> order) {
         SidecarConfig c = ScriptedAgents.config(List.of(A), null, order);
         return new ResilientNeedleSource(vertx, manager, rdma, readThrough, http,
-                new ResilienceSettings(c.breaker(), c.retry(), order, attemptTimeout), registry);
-    }
-
-    private ResilientNeedleSource resilient(Vertx vertx, List<Fallback> order) {
-        return resilient(vertx, order, Duration.ofSeconds(2));
+                new ResilienceSettings(c.breaker(), c.retry(), order), registry);
     }
 
     private static Future<Void> until(Vertx vertx, Supplier<Boolean> condition) {
@@ -308,26 +304,6 @@ class ResilientNeedleSourceTest {
                     assertEquals(1.0, counter("seaweedfs.rdma.fallback.reads", "path", "http", "reason", "agent_down"));
                     assertEquals(ReadPathStatus.Health.DEGRADED, source.health());
                     assertEquals("down", source.agents().get(0).state());
-                    ctx.completeNow();
-                })));
-    }
-
-    @Test
-    void aHangingAttemptTimesOutAndItsLateAnswerIsReleased(Vertx vertx, VertxTestContext ctx) {
-        ResilientNeedleSource source = resilient(vertx, List.of(Fallback.HTTP), Duration.ofMillis(30));
-        rdma.delegate().hold(true);
-        sourceOf(source.read(FID))
-                .compose(s -> {
-                    ctx.verify(() -> {
-                        assertEquals("http", s);
-                        assertEquals(3, rdma.calls());
-                        assertEquals(3, rdma.delegate().heldReads());
-                    });
-                    rdma.delegate().releaseHeld();
-                    return until(vertx, () -> true);
-                })
-                .onComplete(ctx.succeeding(v -> ctx.verify(() -> {
-                    assertEquals(0, rdma.delegate().unreleased());
                     ctx.completeNow();
                 })));
     }

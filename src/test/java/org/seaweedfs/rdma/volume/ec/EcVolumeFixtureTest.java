@@ -3,7 +3,7 @@ package org.seaweedfs.rdma.volume.ec;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.seaweedfs.rdma.volume.IndexFormat;
-import org.seaweedfs.rdma.volume.Needle;
+import org.seaweedfs.rdma.volume.NeedleRecord;
 import org.seaweedfs.rdma.volume.Volume;
 import org.seaweedfs.rdma.volume.VolumeFiles;
 import org.seaweedfs.rdma.volume.VolumeFormatException;
@@ -235,7 +235,7 @@ class EcVolumeFixtureTest {
                 ByteBuffer fromEc = ec.readRecord(entry.offset(), entry.size());
                 ByteBuffer fromDat = dat.readRecord(entry.offset(), entry.size());
                 assertEquals(fromDat, fromEc, "needle " + Long.toHexString(key));
-                Needle needle = Needle.parse(fromEc, 0, ec.version(), "ec", entry.offset());
+                NeedleRecord needle = NeedleRecord.parse(fromEc, 0, ec.version(), "ec", entry.offset());
                 assertTrue(needle.verify().isGood(), "checksum of " + Long.toHexString(key));
                 compared++;
             }
