@@ -18,7 +18,7 @@ TCP_TLS=${TCP_TLS:-tcp}
 
 ROOT=$(cd "$BENCH_DIR/.." && pwd)
 JAR=$ROOT/target/seaweedfs-rdma-sidecar.jar
-JAVA_CP=$ROOT/target/classes:$ROOT/target/test-classes:$JAR   # bench mains live in the test classes
+JAVA_CP=                                 # the bench mains (bench/java) and the jar; set by build_java
 JAVA_OPTS=${JAVA_OPTS:-}                 # every JVM of the run
 AGENT_JAVA_OPTS=${AGENT_JAVA_OPTS:-}
 SIDECAR_JAVA_OPTS=${SIDECAR_JAVA_OPTS:-}
@@ -56,6 +56,7 @@ export UCX_SYSV_SEG_SIZE=${UCX_SYSV_SEG_SIZE:-32k} UCX_POSIX_SEG_SIZE=${UCX_POSI
 RESULTS=$BENCH_OUT/results.jsonl
 source "$BENCH_DIR/lib/http.sh"
 source "$BENCH_DIR/lib/proc.sh"
+source "$BENCH_DIR/lib/mains.sh"
 
 # record — JSON lines on stdin are shown and appended to the results; any other line goes to stderr.
 record() {
@@ -156,9 +157,11 @@ gen_volume() {
 }
 
 build_java() {
-    if [ -n "${BENCH_SKIP_BUILD:-}" ] && [ -f "$JAR" ]; then return; fi
-    log "build: mvn -o -DskipTests package (jar and the bench mains in the test classes)"
-    (cd "$ROOT" && mvn -q -B -o -DskipTests package)
+    if [ -z "${BENCH_SKIP_BUILD:-}" ] || [ ! -f "$JAR" ]; then
+        log "build: mvn -o -DskipTests package, then the bench mains (bench/java) against the jar"
+        (cd "$ROOT" && mvn -q -B -o -DskipTests package)
+    fi
+    JAVA_CP=$(build_mains "$JAR" "$BENCH_OUT/mains")
 }
 
 # http_suite IMPL URL_BASE — the HTTP workloads, against any server holding the data.

@@ -33,7 +33,7 @@ import java.util.Map;
  * Per size: one get checked byte for byte, warm-up, one-outstanding latency (call to completion on the caller's
  * context), then pipelined bandwidth with {@code --window} gets in flight. Prints one JSON line per size.
  * <pre>
- *   java -cp target/seaweedfs-rdma-sidecar.jar:target/test-classes org.seaweedfs.rdma.ucx.UcxGetBenchMain \
+ *   java -cp "$(source bench/lib/mains.sh; build_mains target/seaweedfs-rdma-sidecar.jar bench/out/mains)" org.seaweedfs.rdma.ucx.UcxGetBenchMain \
  *       --tls shm,tcp --mem file --sizes 4K,64K,1M [--dir /tmp] [--region 64M] [--iters 20000] [--lat-seconds 2]
  *       [--warmup 20000] [--bw-seconds 1] [--window 16] [--idle-poll MICROS] [--lanes false]
  * </pre>

@@ -22,7 +22,7 @@ import org.seaweedfs.rdma.volume.FileId;
  * the measured window sees it cached however short the warm-up. Prints one JSON line: reads/s, p50/p99, errors
  * and mismatches.
  * <pre>
- *   java -cp target/classes:target/test-classes:target/seaweedfs-rdma-sidecar.jar org.seaweedfs.rdma.bench.ScaleLoadMain \
+ *   java -cp "$(source bench/lib/mains.sh; build_mains target/seaweedfs-rdma-sidecar.jar bench/out/mains)" org.seaweedfs.rdma.bench.ScaleLoadMain \
  *       --port 8081 --volumes 40 --count 500000 --size 100 --hot 2500 --conns 64 --seconds 20 --warmup 5
  * </pre>
  */

@@ -4,6 +4,7 @@ import static org.seaweedfs.rdma.bench.BenchSupport.await;
 import static org.seaweedfs.rdma.bench.BenchSupport.onContext;
 import static org.seaweedfs.rdma.bench.BenchSupport.pct;
 import static org.seaweedfs.rdma.bench.BenchSupport.pctsJson;
+import static org.seaweedfs.rdma.bench.BenchSupport.until;
 
 import io.vertx.core.Context;
 import io.vertx.core.Future;
@@ -28,7 +29,6 @@ import org.seaweedfs.rdma.config.RdmaConfig;
 import org.seaweedfs.rdma.metrics.RdmaMetrics;
 import java.time.Duration;
 import java.util.Objects;
-import org.seaweedfs.rdma.testing.Await;
 
 /**
  * Reads in the sidecar's own JVM (bench/run.sh, hook_eventbus), not a test: deploys the sidecar of {@code --conf}
@@ -39,7 +39,7 @@ import org.seaweedfs.rdma.testing.Await;
  * {@code --concurrency} reads in flight for {@code --seconds}, {@code --runs} times (default 3; ops_s is their
  * median, ops_s_runs each run). Prints one JSON line per mode and list (kind {@code eventbus} or {@code client}).
  * <pre>
- *   java -cp target/classes:target/test-classes:target/seaweedfs-rdma-sidecar.jar org.seaweedfs.rdma.eventbus.EventBusBenchMain \
+ *   java -cp "$(source bench/lib/mains.sh; build_mains target/seaweedfs-rdma-sidecar.jar bench/out/mains)" org.seaweedfs.rdma.eventbus.EventBusBenchMain \
  *       --conf sidecar.yaml --plain DIR [--seconds 5] [--concurrency 64] [--iters 20000] [--warmup-seconds 3] [--runs 3] \
  *       [--modes eventbus,client] PATHS_FILE...
  * </pre>
@@ -222,7 +222,7 @@ public final class EventBusBenchMain {
 
         /** Until a read answers (the sidecar connects to its agent in the background), then checks its bytes. */
         void ready(Path plain, long timeoutMs) throws Exception {
-            Buffer got = Await.until("an event-bus read of " + fids[0], () -> {
+            Buffer got = until("an event-bus read of " + fids[0], () -> {
                 try {
                     return await(onContext(context, () -> read.apply(0)));
                 } catch (RuntimeException e) {

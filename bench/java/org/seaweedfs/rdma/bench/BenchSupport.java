@@ -5,10 +5,12 @@ import io.vertx.core.Future;
 import io.vertx.core.Promise;
 import java.time.Duration;
 import java.util.Locale;
+import java.util.concurrent.Callable;
+import java.util.concurrent.TimeUnit;
+import java.util.function.Predicate;
 import java.util.function.Supplier;
-import org.seaweedfs.rdma.testing.Await;
 
-/** What the hand-run bench mains (bench/run.sh) share: percentiles as JSON, running on a context, waiting. */
+/** What the bench mains (bench/run.sh, bench/scale.sh) share: percentiles as JSON, running on a context, waiting. */
 public final class BenchSupport {
 
     private BenchSupport() {
@@ -39,8 +41,30 @@ public final class BenchSupport {
         return promise.future();
     }
 
-    /** {@link Await#await} with the benchmarks' bound: a run may take minutes. */
+    /** The future's result, waited for on this (not a Vert.x) thread for at most five minutes: a run may take long. */
     public static <T> T await(Future<T> future) {
-        return Await.await(future, Duration.ofMinutes(5));
+        try {
+            return future.toCompletionStage().toCompletableFuture().get(5, TimeUnit.MINUTES);
+        } catch (java.util.concurrent.ExecutionException e) {
+            throw e.getCause() instanceof RuntimeException r ? r : new IllegalStateException(e.getCause());
+        } catch (Exception e) {
+            throw new IllegalStateException("waiting for a bench step: " + e, e);
+        }
+    }
+
+    /** {@code probe}'s value once {@code ready} accepts it, probing every 100 ms for at most {@code timeout}. */
+    public static <T> T until(String what, Callable<T> probe, Predicate<? super T> ready, Duration timeout)
+            throws Exception {
+        long deadline = System.nanoTime() + timeout.toNanos();
+        while (true) {
+            T value = probe.call();
+            if (ready.test(value)) {
+                return value;
+            }
+            if (System.nanoTime() - deadline > 0) {
+                throw new IllegalStateException("not within " + timeout.toMillis() + " ms: " + what);
+            }
+            Thread.sleep(100);
+        }
     }
 }
