@@ -48,6 +48,7 @@ public final class AwakeLoop {
 
     private void poll() {
         if (idle.polls(System.nanoTime())) {
+            IdlePoll.pause();
             context.runOnContext(poll);
         } else {
             polling = false;

@@ -8,7 +8,9 @@ package org.seaweedfs.rdma.polling;
  * with a task that queues itself again, then let their loop wait in epoll. Staying awake catches the next request of
  * a steady stream without a thread wake-up on either side (a get served by a peer's thread, the next request of a
  * client reading one at a time); sleeping gives the core back to the clients and peers on the same host. Like
- * Seastar's idle-poll time, one setting ({@code idlePollMicros}) for all of them.
+ * Seastar's idle-poll time, one setting ({@code idlePollMicros}) for all of them. Between two polls a thread yields
+ * its core ({@link #pause()}): on a host with idle cores that costs a system call, on a busy one the threads that
+ * have work (clients, the peer that must answer) run first, so polling never takes a core they need.
  *
  * <p>Confined to one thread.
  */
@@ -42,6 +44,11 @@ public final class IdlePoll {
     /** Whether the thread still polls at {@code nowNanos} (within the idle-poll time of its last event). */
     public boolean polls(long nowNanos) {
         return nowNanos - lastEventNanos < windowNanos;
+    }
+
+    /** Between two polls: lets any other runnable thread have this core first. */
+    public static void pause() {
+        Thread.yield();
     }
 
     /** The idle-poll time in nanoseconds. */

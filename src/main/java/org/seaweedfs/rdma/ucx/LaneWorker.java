@@ -29,7 +29,8 @@ import java.util.concurrent.TimeUnit;
  * gets here.
  *
  * <p>A get that completes within its issuing call (a shared-memory get of UCX memory copies at once) completes
- * synchronously (at most {@value #SYNC_COMPLETIONS} between two polling tasks). Otherwise the worker polls with tasks on its event
+ * synchronously (at most {@value #SYNC_COMPLETIONS} between two polling tasks). Otherwise the worker polls with tasks
+ * on its event
  * loop, interleaved with the loop's I/O, for the idle-poll time after its last event ({@link IdlePoll}); gets still in
  * flight past it (a peer slow to answer) are polled for by timer, as an event loop cannot wait on UCX's file
  * descriptor; and every {@value #IDLE_PROGRESS_MS} ms while lanes exist, for wire-up, keepalive and error events.
@@ -258,7 +259,9 @@ final class LaneWorker {
         lanes.put(channel, lane);
         owner.metrics().laneOpened();
         if (idleTimer == null) {
-            idleTimer = eventLoop.scheduleAtFixedRate(this::idle, IDLE_PROGRESS_MS, IDLE_PROGRESS_MS, TimeUnit.MILLISECONDS);
+            idleTimer =
+                    eventLoop.scheduleAtFixedRate(this::idle, IDLE_PROGRESS_MS, IDLE_PROGRESS_MS,
+                    TimeUnit.MILLISECONDS);
         }
         // The channel may have closed after the caller checked it, before this loop's worker was known to the
         // registry (so no close reached it): the owner path then fails the get with the channel's reason.
@@ -289,6 +292,7 @@ final class LaneWorker {
             idle.event(now);
         }
         if (idle.polls(now)) {
+            IdlePoll.pause();
             schedulePoll(); // back to back: a completion, or the next get, is likely soon
         } else if (pending > 0) {
             try {

@@ -14,7 +14,8 @@ import java.util.concurrent.ConcurrentLinkedQueue;
 /**
  * The dedicated thread that owns a {@link UcpWorker}. Other threads hand it {@link LoopTask}s; it runs them, calls
  * {@code progress()} until there is nothing left, keeps polling for the idle-poll time ({@link IdlePoll}), then sleeps
- * in the kernel until UCX or a {@code signal()} wakes it. UCX callbacks therefore always run here, and nothing they throw leaves the loop.
+ * in the kernel until UCX or a {@code signal()} wakes it. UCX callbacks therefore always run here, and nothing they
+ * throw leaves the loop.
  */
 final class WorkerLoop {
 
@@ -184,7 +185,7 @@ final class WorkerLoop {
             if (busy || !running) {
                 idle.event(now);
             } else if (idle.polls(now)) {
-                Thread.onSpinWait();
+                IdlePoll.pause();
             } else {
                 sleep();
             }
