@@ -33,8 +33,9 @@ import org.seaweedfs.rdma.sidecar.ReadFailure;
  * On a bus that is not clustered, replies use {@link LocalBufferCodec}: in-JVM consumers get the buffer without a
  * copy; on a clustered bus they are plain buffers (Vert.x's own codec), readable on every node.
  * The headers, stat JSON and failure texts come from {@link NeedleWire}, which the {@link NeedleClient}s read.
- * After answering, the event loop keeps polling for the idle-poll time ({@link AwakeLoop}), so a requester sending
- * one request at a time finds it awake.
+ * Answers leave in batches ({@link ReplyBatch}): one wake-up of a requester's event loop for many replies; after a
+ * batch, the event loop keeps polling for the idle-poll time ({@link AwakeLoop}), so a requester sending one request
+ * at a time finds it awake.
  */
 public final class EventBusApiVerticle extends VerticleBase {
 
@@ -48,7 +49,7 @@ public final class EventBusApiVerticle extends VerticleBase {
     private MessageConsumer<Object> reads;
     private MessageConsumer<Object> stats;
     private boolean localReplies;
-    private AwakeLoop awake;
+    private ReplyBatch replies;
 
     /** @param idlePollMicros how long the event loop keeps polling after it answered ({@link AwakeLoop}); 0: none */
     public EventBusApiVerticle(NeedleSource source, long maxNeedleBytes, ReadMeters meters, int idlePollMicros) {
@@ -62,7 +63,7 @@ public final class EventBusApiVerticle extends VerticleBase {
     public Future<?> start() {
         // A clustered bus may deliver a reply to another node, which would not know the local codec: plain buffers.
         localReplies = !vertx.isClustered();
-        awake = new AwakeLoop(context, idlePollMicros);
+        replies = new ReplyBatch(context, new AwakeLoop(context, idlePollMicros));
         LocalBufferCodec.registerOn(vertx.eventBus());
         reads = vertx.eventBus().consumer(READ_ADDRESS, m -> handle(m, this::read));
         stats = vertx.eventBus().consumer(STAT_ADDRESS, m -> handle(m, this::stat));
@@ -126,10 +127,11 @@ public final class EventBusApiVerticle extends VerticleBase {
         }
         // The copy lets pooled memory go back now; the consumer owns the reply buffer.
         Buffer body = NeedleWire.takeBody(content);
-        message.reply(body, options);
-        meters.recordRead(stat.source(), "ok", System.nanoTime() - start);
-        meters.recordBytesServed(stat.source(), body.length());
-        awake.answered();
+        replies.add(() -> {
+            message.reply(body, options);
+            meters.recordRead(stat.source(), "ok", System.nanoTime() - start);
+            meters.recordBytesServed(stat.source(), body.length());
+        });
     }
 
     private void stat(Message<Object> message, NeedleRequest request, long start) {
@@ -139,9 +141,10 @@ public final class EventBusApiVerticle extends VerticleBase {
                 return;
             }
             NeedleStat s = ar.result();
-            message.reply(NeedleWire.info(s).toJson());
-            meters.recordRead(s.source(), "ok", System.nanoTime() - start);
-            awake.answered();
+            replies.add(() -> {
+                message.reply(NeedleWire.info(s).toJson());
+                meters.recordRead(s.source(), "ok", System.nanoTime() - start);
+            });
         });
     }
 
@@ -149,8 +152,9 @@ public final class EventBusApiVerticle extends VerticleBase {
         NeedleException failure = NeedleWire.failure(cause); // a needle too large: 400 "too large: ..." (no 413 here)
         // The meters keep a needle too large (413) apart from a malformed request.
         int code = cause instanceof ReadFailure rf ? rf.code() : failure.code();
-        meters.recordRead("none", ReadMeters.resultOf(code), System.nanoTime() - start);
-        message.fail(failure.code(), failure.getMessage());
-        awake.answered();
+        replies.add(() -> {
+            meters.recordRead("none", ReadMeters.resultOf(code), System.nanoTime() - start);
+            message.fail(failure.code(), failure.getMessage());
+        });
     }
 }

@@ -3,6 +3,11 @@ package org.seaweedfs.rdma.eventbus;
 import static org.junit.jupiter.api.Assertions.*;
 
 import io.vertx.core.Future;
+import io.vertx.core.Context;
+import io.vertx.core.Promise;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.List;
 import io.vertx.core.Vertx;
 import io.vertx.core.buffer.Buffer;
 import io.vertx.core.eventbus.Message;
@@ -169,6 +174,46 @@ class EventBusApiVerticleTest {
                 })));
             }
         }
+    }
+
+    /**
+     * Requests queued on the consumer's loop together are all handled before their replies leave, in one batch (a
+     * requester on another loop is woken once for them, not once each), in the order they were answered.
+     */
+    @Test
+    void repliesToRequestsQueuedTogetherLeaveTogetherAfterThem() throws Exception {
+        List<String> events = Collections.synchronizedList(new ArrayList<>());
+        Context[] consumer = new Context[1];
+        vertx.eventBus().addInboundInterceptor(dc -> {
+            if (dc.message().address().equals(EventBusApiVerticle.READ_ADDRESS)) {
+                consumer[0] = Vertx.currentContext();
+                events.add("request " + ((JsonObject) dc.body()).getInteger("n"));
+            }
+            dc.next();
+        });
+        vertx.eventBus().addOutboundInterceptor(dc -> {
+            if (!dc.message().address().startsWith("seaweedfs.")) {
+                events.add("reply " + dc.message().headers().get("size"));
+            }
+            dc.next();
+        });
+        request(EventBusApiVerticle.READ_ADDRESS, new JsonObject().put("fid", "3,01637037d6").put("n", 0));
+        events.clear();
+        // Sent from the consumer's own loop, so all three are queued there before it handles the first.
+        Promise<List<Integer>> lengths = Promise.promise();
+        consumer[0].runOnContext(v -> {
+            List<Future<Message<Object>>> answers = new ArrayList<>();
+            for (int n = 1; n <= 3; n++) {
+                answers.add(vertx.eventBus().request(EventBusApiVerticle.READ_ADDRESS,
+                        new JsonObject().put("fid", "3,01637037d6").put("length", n).put("n", n)));
+            }
+            Future.all(answers).map(all -> answers.stream().map(a -> ((Buffer) a.result().body()).length()).toList())
+                    .onComplete(lengths);
+        });
+        assertEquals(List.of(1, 2, 3), lengths.future().await(10, TimeUnit.SECONDS));
+        String size = Integer.toString(DATA.length);
+        assertEquals(List.of("request 1", "request 2", "request 3", "reply " + size, "reply " + size, "reply " + size),
+                events);
     }
 
     @Test
