@@ -23,8 +23,7 @@ import org.junit.jupiter.params.provider.ValueSource;
 
 /**
  * The package structure of the main code: no package imports a package that imports it back, the protocol, volume
- * and UCX packages stay leaves (they may use the internals door and the polling rule), only the command line reaches
- * into the composition
+ * and UCX packages stay leaves (they may use the internals door and the polling rule), only the command line reaches into the composition
  * root ({@link SeaweedRdma}, {@link RoleSettings}, {@link RoleMetricsBinder}), which may import every package, only
  * the internals package touches framework internals, and no public signature of ours shows a Netty type.
  */

@@ -87,8 +87,7 @@ final class ServedVolume implements SyncedIndex, Closeable {
                 throw new IOException(files.name() + " was replaced while it was being opened; trying again later");
             }
             SuperBlock superBlock = SuperBlock.read(dat, files.dat().toString());
-            return new ServedVolume(files, epoch, dat, idx, datBefore, idxBefore, superBlock, format, segmentBytes,
-                    memory);
+            return new ServedVolume(files, epoch, dat, idx, datBefore, idxBefore, superBlock, format, segmentBytes, memory);
         } catch (IOException | RuntimeException e) {
             dat.close();
             if (idx != null) {
@@ -242,9 +241,7 @@ final class ServedVolume implements SyncedIndex, Closeable {
         return skippedEntries;
     }
 
-    /**
-     * One SyncEntries of the applied .idx range from {@code from}: at most {@code maxEntries}, {@code more} when cut.
-     */
+    /** One SyncEntries of the applied .idx range from {@code from}: at most {@code maxEntries}, {@code more} when cut. */
     @Override
     public SyncEntries syncFrame(long requestId, long from, int maxEntries) throws IOException {
         long to = Math.min(applied, from + (long) maxEntries * idxEntryBytes());
@@ -258,18 +255,14 @@ final class ServedVolume implements SyncedIndex, Closeable {
                 segments.describe());
     }
 
-    /**
-     * Where the needle's record is (Size 0 included: an empty file); not found when missing, deleted or the cookie
-     * differs.
-     */
+    /** Where the needle's record is (Size 0 included: an empty file); not found when missing, deleted or the cookie differs. */
     LookupResult lookup(long requestId, long key, int cookie) {
         int slot = liveSlot(requestId, key, cookie);
         if (slot < 0) {
             return LookupResult.notFound(requestId, epoch);
         }
         int size = map.sizeAt(slot);
-        return new LookupResult(requestId, true, epoch, map.offsetAt(slot), NeedleLayout.recordLength(size, version()),
-                size);
+        return new LookupResult(requestId, true, epoch, map.offsetAt(slot), NeedleLayout.recordLength(size, version()), size);
     }
 
     /** Writes result {@code i} of a batch lookup, read straight from the needle map (nothing copied). */

@@ -7,8 +7,7 @@ import java.util.Objects;
 /**
  * The sidecar's HTTP face.
  *
- * @param instances      how many {@code HttpApiVerticle} instances (event loops) share the port; {@value
- * #AUTO_INSTANCES}
+ * @param instances      how many {@code HttpApiVerticle} instances (event loops) share the port; {@value #AUTO_INSTANCES}
  *                       (the default) is {@link #autoInstances(int) half the cores}
  * @param maxInFlight    needle reads served at once across all instances; beyond it 503 + Retry-After. The loader
  *                       sets it to {@code sidecar.maxInFlightReads}, the one bound on reads in flight, which the read
@@ -45,8 +44,7 @@ public record HttpConfig(String host, int port, int instances, int maxInFlight, 
             instances = autoInstances(Runtime.getRuntime().availableProcessors());
         }
         if (instances < 1) {
-            throw new IllegalArgumentException("http.instances must be at least 1 (or 0: half the cores), got "
-                    + instances);
+            throw new IllegalArgumentException("http.instances must be at least 1 (or 0: half the cores), got " + instances);
         }
         if (headerTimeout.isNegative() || headerTimeout.isZero() || idleTimeout.isNegative() || idleTimeout.isZero()
                 || maxConnections < 1) {

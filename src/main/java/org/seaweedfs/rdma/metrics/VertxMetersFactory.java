@@ -47,8 +47,7 @@ final class VertxMetersFactory implements VertxMetricsFactory {
             implements VertxMetrics {
 
         @Override
-        public HttpServerMetrics<?, ?,
-                ?> createHttpServerMetrics(HttpServerOptions options, SocketAddress localAddress) {
+        public HttpServerMetrics<?, ?, ?> createHttpServerMetrics(HttpServerOptions options, SocketAddress localAddress) {
             return httpServer;
         }
 

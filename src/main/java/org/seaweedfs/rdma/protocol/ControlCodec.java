@@ -16,8 +16,7 @@ import org.msgpack.core.buffer.MessageBuffer;
 public final class ControlCodec {
     /**
      * The version this codec speaks (the header's version byte and Hello.protocolVersion). Version 2 added
-     * batched lookups ({@code LookupBatch} / {@code LookupBatchResult}) and {@code VolumeInfo.ec} (erasure-coded
-     * volumes).
+     * batched lookups ({@code LookupBatch} / {@code LookupBatchResult}) and {@code VolumeInfo.ec} (erasure-coded volumes).
      */
     public static final int PROTOCOL_VERSION = 2;
     /**
@@ -66,8 +65,7 @@ public final class ControlCodec {
 
     /** How many ids one {@link LookupBatch} carries at most (its reply, 21 bytes an id, must fit one frame too). */
     public int maxLookupsPerFrame() {
-        return Math.min(ProtocolLimits.MAX_LOOKUP_BATCH, (maxFrameBytes - PAYLOAD_FRAME_OVERHEAD)
-                / LookupBatchResult.RESULT_BYTES);
+        return Math.min(ProtocolLimits.MAX_LOOKUP_BATCH, (maxFrameBytes - PAYLOAD_FRAME_OVERHEAD) / LookupBatchResult.RESULT_BYTES);
     }
 
     /** The frame of a message. @throws ProtocolException TOO_LARGE when it would exceed the maximum frame size */
@@ -192,8 +190,7 @@ public final class ControlCodec {
 
     private static long requestIdIfPresent(ByteBuffer frame) {
         int at = frame.position();
-        boolean readable = frame.remaining() >= HEADER_BYTES && frame.get(at) == MAGIC_0 && frame.get(at + 1)
-                == MAGIC_1;
+        boolean readable = frame.remaining() >= HEADER_BYTES && frame.get(at) == MAGIC_0 && frame.get(at + 1) == MAGIC_1;
         return readable ? frame.getLong(at + 4) : 0;
     }
 }

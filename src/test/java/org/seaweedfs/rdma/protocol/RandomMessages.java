@@ -15,8 +15,7 @@ final class RandomMessages {
     ControlMessage next(MessageType type) {
         long id = requestId();
         return switch (type) {
-            case HELLO ->
-                    new Hello(id, 1 + random.nextInt(255), text(1, 256), random.nextBoolean() ? null : text(0, 1024));
+            case HELLO -> new Hello(id, 1 + random.nextInt(255), text(1, 256), random.nextBoolean() ? null : text(0, 1024));
             case HELLO_OK -> new HelloOk(id, 1 + random.nextInt(255), text(1, 256), nonNegative());
             case ERROR -> new ErrorReply(random.nextBoolean() ? 0 : id, pick(ErrorCode.values()), text(0, 1024),
                     random.nextBoolean());

@@ -55,8 +55,7 @@ class UcxTeardownStressTest {
             UcxMemoryRegion remote = await(pair.server.register(mapReadOnly(tmp, "v" + round + ".dat", content)));
             UcxPair.GetSetup setup = pair.connectForGets(remote, REGION);
             AtomicBoolean churning = new AtomicBoolean(true);
-            List<CompletableFuture<Integer>> churn =
-                    List.of(churn(pair.server, churning), churn(pair.client, churning));
+            List<CompletableFuture<Integer>> churn = List.of(churn(pair.server, churning), churn(pair.client, churning));
             List<Future<Void>> inFlight = new ArrayList<>();
             for (Context loop : eventLoops(pair)) {
                 CompletableFuture<List<Future<Void>>> issued = new CompletableFuture<>();

@@ -37,10 +37,7 @@ public final class VolumeServerSource implements NeedleSource {
         this(client, master, List.of(), maxNeedleBytes, timeout, null);
     }
 
-    /**
-     * @param volumeServers servers a client's hint may name besides the master's locations ({@code
-     * sidecar.volumeServers})
-     */
+    /** @param volumeServers servers a client's hint may name besides the master's locations ({@code sidecar.volumeServers}) */
     public VolumeServerSource(WebClient client, MasterClient master, List<HostPort> volumeServers, long maxNeedleBytes,
                               Duration timeout) {
         this(client, master, volumeServers, maxNeedleBytes, timeout, null);

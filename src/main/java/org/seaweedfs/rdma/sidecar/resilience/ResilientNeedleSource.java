@@ -11,6 +11,8 @@ import org.seaweedfs.rdma.sidecar.connection.AgentRoute;
 import org.seaweedfs.rdma.sidecar.connection.ConnectionManagerVerticle;
 import org.seaweedfs.rdma.sidecar.connection.PeerState;
 import org.seaweedfs.rdma.sidecar.fallback.VolumeServerSource;
+import org.seaweedfs.rdma.sidecar.read.NeedleReader;
+import org.seaweedfs.rdma.sidecar.read.ReadThroughSource;
 import org.seaweedfs.rdma.sidecar.read.RoutedNeedleSource;
 
 import io.github.resilience4j.circuitbreaker.CallNotPermittedException;
@@ -100,8 +102,7 @@ public final class ResilientNeedleSource implements NeedleSource, ReadPathStatus
     }
 
     /** An agent's breaker, retry, breaker meters and transition log, looked up once per read by the agent's name. */
-    private record AgentGuard(CircuitBreaker breaker, Retry retry, BreakerMeters meters,
-            BreakerTransitions transitions) {
+    private record AgentGuard(CircuitBreaker breaker, Retry retry, BreakerMeters meters, BreakerTransitions transitions) {
 
         /** The breaker counts the call a success: the path worked, whatever the answer. */
         void succeeded(long nanos) {
@@ -218,8 +219,7 @@ public final class ResilientNeedleSource implements NeedleSource, ReadPathStatus
     @Override
     public Future<NeedleContent> readSlice(FileId fid, String volumeServerHint, long offset, long length,
                                            long maxPlainBytes) {
-        return execute(fid,
-                contentOp(source -> source.readSlice(fid, volumeServerHint, offset, length, maxPlainBytes)));
+        return execute(fid, contentOp(source -> source.readSlice(fid, volumeServerHint, offset, length, maxPlainBytes)));
     }
 
     /** A read of content, which a late answer must give back. */
@@ -294,8 +294,7 @@ public final class ResilientNeedleSource implements NeedleSource, ReadPathStatus
     private <T> Future<T> execute(FileId fid, Op<T> op) {
         AgentRoute route = manager.routeFor(fid.volumeId());
         if (route == null) {
-            manager.discover(fid.volumeId()).onFailure(e ->
-                    LOG.debug("Discovery of volume " + fid.volumeId() + ": " + e.getMessage()));
+            manager.discover(fid.volumeId()).onFailure(e -> LOG.debug("Discovery of volume " + fid.volumeId() + ": " + e.getMessage()));
             return fallback(op, null, "no_agent",
                     ReadFailure.unavailable("no agent serves volume " + fid.volumeId(), null), 0);
         }
@@ -331,8 +330,7 @@ public final class ResilientNeedleSource implements NeedleSource, ReadPathStatus
      * One RDMA attempt; on a retriable failure, schedules the next on the caller's context (through the agent's
      * new connection when it reconnected meanwhile).
      */
-    private <T> void attempt(Op<T> op, AgentRoute route, AgentGuard guard, Retry.AsyncContext<T> retry,
-            Promise<T> outcome,
+    private <T> void attempt(Op<T> op, AgentRoute route, AgentGuard guard, Retry.AsyncContext<T> retry, Promise<T> outcome,
                              Handler<Throwable> gaveUp) {
         AgentPeer peer = route.peer();
         CircuitBreaker breaker = guard.breaker();
@@ -374,8 +372,7 @@ public final class ResilientNeedleSource implements NeedleSource, ReadPathStatus
             if (wait < 0 || !peer.isUp()) {
                 gaveUp.handle(failure);
             } else if (wait == 0) {
-                vertx.getOrCreateContext().runOnContext(v ->
-                        attempt(op, route.current(), guard, retry, outcome, gaveUp));
+                vertx.getOrCreateContext().runOnContext(v -> attempt(op, route.current(), guard, retry, outcome, gaveUp));
             } else {
                 vertx.setTimer(wait, t -> attempt(op, route.current(), guard, retry, outcome, gaveUp));
             }

@@ -229,8 +229,7 @@ class LocationCacheAgentTest {
             writer.delete(fid(4).key(), fid(4).cookie(), 1_000);
         }
         // The record stays in the .dat (key, cookie and CRC would pass): only the index stream can retire it.
-        until(sidecar.vertx, () -> connection.cachedLocations() == data.size() - 1,
-                "the deleted needle's location dropped");
+        until(sidecar.vertx, () -> connection.cachedLocations() == data.size() - 1, "the deleted needle's location dropped");
         ReadFailure gone = assertThrows(ReadFailure.class, () -> await(reader.read(fid(4))));
         assertEquals(ReadFailure.Kind.NOT_FOUND, gone.kind());
         assertArrayEquals(data.get(5), read(fid(5)), "the others stay cached and right");
