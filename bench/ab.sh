@@ -16,9 +16,7 @@ data=${BENCH_DATA:-/tmp/seaweedfs-rdma-bench}
 list=${LIST:-$data/vid1.paths}
 sidecar_conf=${SIDECAR_CONF:-$out/sidecar.yaml}
 agent_conf=${AGENT_CONF:-$out/agent.yaml}
-export UCX_POSIX_ERROR_HANDLING=y UCX_SYSV_ERROR_HANDLING=y UCX_TCP_CM_REUSEADDR=y UCX_ERROR_SIGNALS= UCX_LOG_FILE=stderr
-export UCX_TCP_TX_SEG_SIZE=${UCX_TCP_TX_SEG_SIZE:-256k} UCX_TCP_RX_SEG_SIZE=${UCX_TCP_RX_SEG_SIZE:-256k}
-export UCX_SYSV_SEG_SIZE=${UCX_SYSV_SEG_SIZE:-32k} UCX_POSIX_SEG_SIZE=${UCX_POSIX_SEG_SIZE:-32k}  # shared-memory fragments, as the jar sets them
+export UCX_TCP_CM_REUSEADDR=y UCX_ERROR_SIGNALS= UCX_LOG_FILE=stderr
 port=$(sed -n 's/^  port: *//p' "$sidecar_conf")
 # shellcheck disable=SC2086
 java ${JAVA_OPTS:-} -jar "$jar" serve --conf "$agent_conf" > "$out/logs/ab-agent.log" 2>&1 & agent=$!

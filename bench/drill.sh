@@ -2,6 +2,9 @@
 # The fault drill and the soak (see bench/README.md, "Fault drill and soak"; results in docs/reliability.md).
 #   bench/drill.sh            faults under HTTP load: kill -9 + restart of the agent, SIGSTOP/SIGCONT, truncation
 #   bench/drill.sh soak       steady load at half capacity for DURATION; RSS, heap after GC and open fds over time
+#   bench/drill.sh cluster    faults across hosts (network namespaces, root): cables out, a killed agent, a sidecar cut
+#                             off from the master, a partial partition (lib/cluster.sh)
+#   bench/drill.sh cluster-perf   throughput across hosts: sidecar against nginx on the agent's host (lib/cluster.sh)
 # Agent and sidecar are separate `serve` processes; the load (lib/drill_checker.py) checks every byte of every
 # answer against the plain files gen-volume --plain wrote. No volume server runs here, so the sidecar's fallback is
 # read-through only: reads while the agent is down or hung cannot be served and are counted as failed.
@@ -10,6 +13,9 @@ set -euo pipefail
 DRILL_DIR=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 # shellcheck source=run.sh
 source "$DRILL_DIR/run.sh"      # settings, gen_volume, build_java, wait_for_line, stop_pid, rss/heap helpers
+
+# shellcheck source=lib/cluster.sh
+source "$BENCH_LIB/cluster.sh"
 
 DRILL_OUT=${DRILL_OUT:-$BENCH_OUT/drill}
 DRILL_TLS=${DRILL_TLS:-$TCP_TLS}                          # mapped volumes without RDMA: tcp (see conf/config.yaml)
@@ -250,5 +256,7 @@ run_soak() {
 case ${1:-drill} in
     drill) run_drill ;;
     soak) run_soak ;;
-    *) echo "usage: bench/drill.sh [drill|soak]" >&2; exit 2 ;;
+    cluster) run_cluster_drill ;;
+    cluster-perf) run_cluster_perf ;;
+    *) echo "usage: bench/drill.sh [drill|soak|cluster|cluster-perf]" >&2; exit 2 ;;
 esac

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Figures of bench/drill.sh: `drill_report.py drill DIR` or `drill_report.py soak DIR`.
+"""Figures of bench/drill.sh: `drill_report.py drill|soak|cluster|cluster-perf DIR`.
 
 drill: DIR/reads.txt (drill_checker.py lines) and DIR/events.txt ("<time> <name>"), into DIR/drill.json and a
 Markdown table on stdout. Per event (kill, hang, truncate), over the reads started between it and the next event:
@@ -7,6 +7,9 @@ reads, right, wrong bytes, failed answers (HTTP status other than 200), unanswer
 timeout, or the connection failed), and, from its "<event>.reachable" mark (agent ready again, SIGCONT sent, file
 restored): the time to the first right answer with X-Source rdma among reads started after the mark, and to the
 end of the last failed read started after it.
+cluster: as drill, over the reads of both client hosts (a seventh column names the host) and events whose third
+field scopes the fault ("HOST:PATH-PREFIX", * for any host): time back on RDMA is measured over the reads in scope.
+cluster-perf: DIR/results.jsonl (wrk runs across hosts) as a table, sidecar against nginx.
 soak: DIR/soak.jsonl (samples) into DIR/soak.png (RSS, heap after GC, open fds over time) and a table on stdout.
 """
 import json
@@ -19,21 +22,27 @@ def load_reads(path):
     with open(path) as f:
         for line in f:
             parts = line.split()
-            if len(parts) != 6:
+            if len(parts) not in (6, 7):
                 continue
-            reads.append((float(parts[0]), float(parts[1]), int(parts[2]), parts[3], parts[4], parts[5]))
+            reads.append((float(parts[0]), float(parts[1]), int(parts[2]), parts[3], parts[4], parts[5])
+                         + tuple(parts[6:]))
     reads.sort()
     return reads
 
 
 def load_events(path):
     with open(path) as f:
-        return [(float(t), name) for t, name in (line.split() for line in f if line.strip())]
+        return [(float(p[0]), p[1]) for p in (line.split() for line in f if line.strip())]
+
+
+def load_scopes(path):
+    with open(path) as f:
+        return dict((p[1], p[2]) for p in (line.split() for line in f if line.strip()) if len(p) > 2)
 
 
 def tally(reads):
     out = {"reads": len(reads), "right": 0, "wrong": 0, "failed": 0, "unanswered": 0, "by_source": {}, "by_status": {}}
-    for _, _, status, source, verdict, _ in reads:
+    for _, _, status, source, verdict, *_ in reads:
         if verdict == "ok":
             out["right"] += 1
             out["by_source"][source] = out["by_source"].get(source, 0) + 1
@@ -48,33 +57,51 @@ def tally(reads):
     return out
 
 
-def drill(directory):
+def cells(e):
+    """A phase's failed statuses ("504: 3") and a formatter of its durations in seconds ("-" when unknown)."""
+    statuses = ", ".join(f"{k}: {v}" for k, v in sorted(e["by_status"].items()) if k != "200") or "-"
+
+    def seconds(key):
+        v = e.get(key)
+        return "-" if v is None else f"{v:.3f} s"
+    return statuses, seconds
+
+
+def phases(directory):
+    """The reads as a whole and per event, from each event to the next; an event's scope (cluster mode, the third
+    field of its line) selects the reads its recovery is measured on."""
     reads = load_reads(os.path.join(directory, "reads.txt"))
     events = load_events(os.path.join(directory, "events.txt"))
+    scopes = load_scopes(os.path.join(directory, "events.txt"))
     times = dict((name, t) for t, name in events)
     result = {"total": tally(reads), "events": {}}
     meta = os.path.join(directory, "meta.json")
     if os.path.exists(meta):
         result["meta"] = json.load(open(meta))
-    for marker in ("agent-after-truncation", "agent-at-end"):
-        p = os.path.join(directory, marker)
-        if os.path.exists(p):
-            result[marker.replace("-", "_")] = open(p).read().strip()
-    starts = [(t, n) for t, n in events if "." not in n and n not in ("start", "end")]
-    for t, name in starts:
+    for t, name in [(t, n) for t, n in events if "." not in n and n not in ("start", "end")]:
         later = [u for u, n in events if u > t and "." not in n]
-        until = min(later) if later else float("inf")
-        window = [r for r in reads if t <= r[0] < until]
+        window = [r for r in reads if t <= r[0] < (min(later) if later else float("inf"))]
         e = tally(window)
+        e["scope"] = scopes.get(name, "*:/")
+        e["slowest_s"] = round(max((r[1] - r[0] for r in window), default=0), 3)
         back = times.get(name + ".reachable")
         if back is not None:
-            after = [r for r in window if r[0] >= back]
+            after = [r for r in window if r[0] >= back and in_scope(r, e["scope"])]
             rdma = [r[1] - back for r in after if r[3] == "rdma" and r[4] == "ok"]
             failed = [r[1] - back for r in after if r[4] != "ok"]
             e["outage_s"] = round(back - t, 3)
             e["back_on_rdma_s"] = round(min(rdma), 3) if rdma else None
             e["last_failure_after_reachable_s"] = round(max(failed), 3) if failed else None
         result["events"][name] = e
+    return result
+
+
+def drill(directory):
+    result = phases(directory)
+    for marker in ("agent-after-truncation", "agent-at-end"):
+        p = os.path.join(directory, marker)
+        if os.path.exists(p):
+            result[marker.replace("-", "_")] = open(p).read().strip()
     with open(os.path.join(directory, "drill.json"), "w") as f:
         json.dump(result, f, indent=2)
     rows = [("all", result["total"])] + list(result["events"].items())
@@ -82,11 +109,7 @@ def drill(directory):
           "| reachable to first RDMA answer | reachable to last failure |")
     print("|---|---:|---:|---:|---|---:|---:|---:|---:|---:|")
     for name, e in rows:
-        statuses = ", ".join(f"{k}: {v}" for k, v in sorted(e["by_status"].items()) if k != "200") or "-"
-
-        def s(key):
-            v = e.get(key)
-            return "-" if v is None else f"{v:.3f} s"
+        statuses, s = cells(e)
         print(f"| {name} | {e['reads']:,} | {e['right']:,} | {e['wrong']} | {e['failed']} ({statuses}) | "
               f"{e['unanswered']} | {100 * (e['success_rate'] or 0):.2f} % | {s('outage_s')} | {s('back_on_rdma_s')} "
               f"| {s('last_failure_after_reachable_s')} |")
@@ -94,6 +117,48 @@ def drill(directory):
     print("sources of right answers:", json.dumps(result["total"]["by_source"]),
           "| agent after truncation:", result.get("agent_after_truncation", "?"),
           "| agent at end:", result.get("agent_at_end", "?"))
+
+
+def in_scope(read, scope):
+    host, _, prefix = scope.partition(":")
+    return (host == "*" or (len(read) > 6 and read[6] == host)) and read[5].startswith(prefix)
+
+
+def cluster(directory):
+    result = phases(directory)
+    with open(os.path.join(directory, "drill.json"), "w") as f:
+        json.dump(result, f, indent=2)
+    print("| phase | fault on | reads | wrong bytes | failed (status) | unanswered | served by fallback | slowest "
+          "| fault to heal | heal to first RDMA answer in scope | heal to last failure in scope |")
+    print("|---|---|---:|---:|---|---:|---:|---:|---:|---:|---:|")
+    for name, e in [("all", result["total"])] + list(result["events"].items()):
+        statuses, s = cells(e)
+        fallback = sum(v for k, v in e["by_source"].items() if k != "rdma")
+        print(f"| {name} | {e.get('scope', '-')} | {e['reads']:,} | {e['wrong']} | {e['failed']} ({statuses}) | "
+              f"{e['unanswered']} | {fallback:,} | {s('slowest_s')} | {s('outage_s')} | {s('back_on_rdma_s')} "
+              f"| {s('last_failure_after_reachable_s')} |")
+    print()
+    print("sources of right answers:", json.dumps(result["total"]["by_source"]))
+    lanes = os.path.join(directory, "lanes.txt")
+    if os.path.exists(lanes):
+        print("UCX lanes per host (count, lanes):")
+        for line in open(lanes):
+            print("    " + line.rstrip())
+
+
+def cluster_perf(directory):
+    rows = [json.loads(line) for line in open(os.path.join(directory, "results.jsonl")) if line.startswith("{")]
+    by = {(r["impl"].replace("-cross-host", ""), r["size"], r["conns"]): r for r in rows}
+    print("| needle | connections | sidecar req/s | nginx req/s | sidecar / nginx | sidecar p50 / p99 (µs) "
+          "| nginx p50 / p99 (µs) |")
+    print("|---|---:|---:|---:|---:|---|---|")
+    for size, conns in sorted({(r["size"], r["conns"]) for r in rows}, key=lambda k: (k[0], -k[1])):
+        s, n = by.get(("sidecar", size, conns)), by.get(("nginx", size, conns))
+        if not s or not n:
+            continue
+        label = f"{size // 1024} KiB" if size < 1 << 20 else f"{size >> 20} MiB"
+        print(f"| {label} | {conns} | {s['req_s']:,.0f} | {n['req_s']:,.0f} | {s['req_s'] / n['req_s']:.2f}x | "
+              f"{s['p50_us']:.0f} / {s['p99_us']:.0f} | {n['p50_us']:.0f} / {n['p99_us']:.0f} |")
 
 
 def soak(directory):
@@ -142,6 +207,7 @@ def soak(directory):
 
 
 if __name__ == "__main__":
-    if len(sys.argv) != 3 or sys.argv[1] not in ("drill", "soak"):
-        sys.exit("usage: drill_report.py drill|soak DIR")
-    (drill if sys.argv[1] == "drill" else soak)(sys.argv[2])
+    modes = {"drill": drill, "soak": soak, "cluster": cluster, "cluster-perf": cluster_perf}
+    if len(sys.argv) != 3 or sys.argv[1] not in modes:
+        sys.exit("usage: drill_report.py drill|soak|cluster|cluster-perf DIR")
+    modes[sys.argv[1]](sys.argv[2])

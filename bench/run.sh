@@ -49,9 +49,7 @@ HEAP_READS=${HEAP_READS:-10000000}
 HEAP_CHECK_SECONDS=${HEAP_CHECK_SECONDS:-30}
 # All of the variables the jar would otherwise relaunch itself with (cli/UcxEnvironment): set here, `serve` runs in the
 # JVM started, so a PID is the process that serves (CPU, RSS, heap and signals reach it, not a launcher).
-export UCX_POSIX_ERROR_HANDLING=y UCX_SYSV_ERROR_HANDLING=y UCX_TCP_CM_REUSEADDR=y UCX_ERROR_SIGNALS= UCX_LOG_FILE=stderr
-export UCX_TCP_TX_SEG_SIZE=${UCX_TCP_TX_SEG_SIZE:-256k} UCX_TCP_RX_SEG_SIZE=${UCX_TCP_RX_SEG_SIZE:-256k}  # as the jar sets them
-export UCX_SYSV_SEG_SIZE=${UCX_SYSV_SEG_SIZE:-32k} UCX_POSIX_SEG_SIZE=${UCX_POSIX_SEG_SIZE:-32k}  # shared-memory fragments, as the jar sets them
+export UCX_TCP_CM_REUSEADDR=y UCX_ERROR_SIGNALS= UCX_LOG_FILE=stderr
 
 RESULTS=$BENCH_OUT/results.jsonl
 source "$BENCH_DIR/lib/http.sh"

@@ -38,9 +38,7 @@ JAR=${JAR:-$ROOT/target/seaweedfs-rdma-sidecar.jar}
 BASELINE_JAR=${BASELINE_JAR:-}
 # The jar relaunches its JVM unless these are set (cli/UcxEnvironment): set, the agents' PIDs are the JVMs measured;
 # the sidecar still relaunches once to bound its heap (sidecar.maxHeap), and its child is measured.
-export UCX_POSIX_ERROR_HANDLING=y UCX_SYSV_ERROR_HANDLING=y UCX_TCP_CM_REUSEADDR=y UCX_ERROR_SIGNALS= UCX_LOG_FILE=stderr
-export UCX_TCP_TX_SEG_SIZE=${UCX_TCP_TX_SEG_SIZE:-256k} UCX_TCP_RX_SEG_SIZE=${UCX_TCP_RX_SEG_SIZE:-256k}
-export UCX_SYSV_SEG_SIZE=${UCX_SYSV_SEG_SIZE:-32k} UCX_POSIX_SEG_SIZE=${UCX_POSIX_SEG_SIZE:-32k}  # shared-memory fragments, as the jar sets them
+export UCX_TCP_CM_REUSEADDR=y UCX_ERROR_SIGNALS= UCX_LOG_FILE=stderr
 
 RESULTS=$BENCH_OUT/scale.jsonl
 mkdir -p "$BENCH_OUT/logs" "$SCALE_DATA"
@@ -96,7 +94,7 @@ now_ms() { date +%s%3N; }
 
 # run_one NAME JAR — agents, then the sidecar (ready time), memory, the two read sets, memory again.
 run_one() {
-    local name=$1 jar=$2 i port agents="" conf pid started ready_ms up volumes
+    local name=$1 jar=$2 i port agents="" conf pid started ready_ms up volumes jvm
     log "$name: $AGENTS agents"
     for i in $(seq 0 $((AGENTS - 1))); do
         port=$((AGENT_PORT_BASE + i)); conf=$BENCH_OUT/scale-agent$i.yaml
@@ -122,8 +120,11 @@ YAML
         wait_for_line "$BENCH_OUT/logs/scale-$name-agent$i.log" '^ready:' 1800 "${PIDS[$i]}"
     done
     for i in $(seq 0 $((AGENTS - 1))); do
+        # serve relaunches an agent's JVM once (its heap bound, agent.maxHeap, and class archive): measure the child.
+        jvm=$(pgrep -P "${PIDS[$i]}" java | head -n 1 || true)
+        jvm=${jvm:-${PIDS[$i]}}
         printf '{"kind":"scale_agent","impl":"%s","agent":%d,"rss_mib":%s,"heap_after_gc_mib":%s}\n' "$name" "$i" \
-            "$(rss_mib "${PIDS[$i]}")" "$(heap_after_gc_mib "${PIDS[$i]}")" | record
+            "$(rss_mib "$jvm")" "$(heap_after_gc_mib "$jvm")" | record
     done
     conf=$BENCH_OUT/scale-sidecar.yaml
     cat > "$conf" <<YAML

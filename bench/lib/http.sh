@@ -3,7 +3,8 @@
 
 BENCH_LIB=${BENCH_LIB:-$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)}
 
-# nginx_start ROOT PORT WORKERS PREFIX — nginx on 127.0.0.1:PORT serving ROOT, config and logs in PREFIX.
+# nginx_start ROOT PORT WORKERS PREFIX [ADDRESS] — nginx on ADDRESS:PORT (default 127.0.0.1) serving ROOT, config and
+# logs in PREFIX.
 # The comparison settings: sendfile on, access log off, open_file_cache (nginx's best static setup).
 nginx_start() {
     local root=$1 port=$2 workers=$3 prefix=$4
@@ -30,7 +31,7 @@ http {
     uwsgi_temp_path $prefix/tmp/uwsgi;
     scgi_temp_path $prefix/tmp/scgi;
     server {
-        listen 127.0.0.1:$port;
+        listen ${5:-127.0.0.1}:$port;
         root $root;
         location / { }
     }

@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# The bench mains (bench/java: UcxGetBenchMain, UcxGetLatencyMain, EventBusBenchMain, ScaleLoadMain) compiled
+# The bench mains (bench/java: UcxGetBenchMain, UcxGetLatencyMain, EventBusBenchMain, ScaleLoadMain,
+# IndexBenchMain) compiled
 # against the project's jar. Source it, then: build_mains JAR OUT_DIR; it prints the class path to run them with.
 #   cp=$(build_mains target/seaweedfs-rdma-sidecar.jar bench/out/mains)
 #   java -cp "$cp" org.seaweedfs.rdma.ucx.UcxGetBenchMain --tls shm,tcp --mem file --sizes 4K

@@ -37,7 +37,7 @@ import java.util.Map;
  *       --tls shm,tcp --mem file --sizes 4K,64K,1M [--dir /tmp] [--region 64M] [--iters 20000] [--lat-seconds 2]
  *       [--warmup 20000] [--bw-seconds 1] [--window 16] [--idle-poll MICROS] [--lanes false]
  * </pre>
- * The UCX_* environment of bench/run.sh is expected (shared memory needs UCX_POSIX/SYSV_ERROR_HANDLING=y).
+ * UCX_ERROR_SIGNALS= (bench/run.sh) is expected; transport settings are on each context (UcxSettings).
  */
 public final class UcxGetBenchMain {
 

@@ -49,6 +49,9 @@ public final class RoleSettings {
                 agent.volumeDirs().stream().map(Path::of).toList()).withOffset5(agent.offset5())
                 .withVolumeMemory(VolumeMemory.valueOf(agent.volumeMemory().toUpperCase(Locale.ROOT)),
                         agent.volumeMemoryLimit());
+        if (agent.indexDir() != null) {
+            settings = settings.withIndexDir(Path.of(agent.indexDir()));
+        }
         return agent.authToken() == null ? settings : settings.withAuthToken(agent.authToken());
     }
 

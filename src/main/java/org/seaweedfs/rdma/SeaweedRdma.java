@@ -48,9 +48,10 @@ import org.seaweedfs.rdma.sidecar.locations.LocationCache;
  * {@code seaweedfs.needle.read} / {@code seaweedfs.needle.stat} (and, when it wants, the HTTP API).
  *
  * <p>Order of start: per role, its UCX worker first (everything else hands it work), then the agent; for the
- * sidecar the registered buffer pool, the connection manager, then the APIs, once the first connection attempt to
- * every configured agent has ended (so the first request finds the agents that are up; an agent that is down
- * delays the start by at most the connect timeout, and its reads go to the fallbacks). {@link #close()} undoes it in
+ * sidecar the registered buffer pool, the connection manager and the event-bus API, while the HTTP listener opens;
+ * {@link #deploy} completes once the first connection attempt to every configured agent has ended (an agent that
+ * is down delays it by at most the connect timeout). Reads that arrive while the sidecar is starting wait for the
+ * agents up to their deadline ({@link ConnectionManagerVerticle#startup()}). {@link #close()} undoes it in
  * reverse, so no API takes requests once the read path is going away.
  */
 public final class SeaweedRdma {
@@ -173,13 +174,14 @@ public final class SeaweedRdma {
                 .compose(v -> pool.register(ucx))
                 .onSuccess(v -> stops.push(pool::deregister))
                 .compose(v -> deploy(connections, new DeploymentOptions()))
+                // Before the agents are connected, as the HTTP listener: reads in the start-up wait for them.
+                .compose(v -> deploy(() -> new EventBusApiVerticle(resilient, sidecar.maxNeedleBytes(), meters,
+                                config.idlePollMicros()),
+                        new DeploymentOptions().setInstances(sidecar.eventBusInstances())))
                 .compose(v -> connections.firstAttempts())
-                .compose(v -> {
+                .onSuccess(v -> {
                     manager = connections;
                     source = resilient;
-                    return deploy(() -> new EventBusApiVerticle(resilient, sidecar.maxNeedleBytes(), meters,
-                                    config.idlePollMicros()),
-                            new DeploymentOptions().setInstances(sidecar.eventBusInstances()));
                 })
                 .onSuccess(v -> {
                     long timer = history.start(vertx);

@@ -122,4 +122,16 @@ class ArchitectureTest {
                 .because("the composition root imports every package; one of them importing it back is a cycle")
                 .check(main);
     }
+
+    /**
+     * JUCX 1.15 implements these with ucp_memh_pack / ucp_memh_buffer_release, which Debian 12's UCX 1.13.1 lacks: the
+     * JVM dies resolving the symbol on the first call (docs/protocol.md, "UCX versions"). Nothing else JUCX 1.15 offers needs more.
+     */
+    @Test
+    void noCodeReachesJucxCallsMissingFromDebiansUcx() {
+        noClasses().should().callMethod("org.openucx.jucx.ucp.UcpMemory", "getExportedMkeyBuffer")
+                .orShould().dependOnClassesThat().haveFullyQualifiedName("org.openucx.jucx.ucp.UcpMemPackParams")
+                .because("UCX 1.13.1 lacks ucp_memh_pack and ucp_memh_buffer_release")
+                .check(main);
+    }
 }

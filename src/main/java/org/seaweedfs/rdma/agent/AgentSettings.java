@@ -40,11 +40,13 @@ import java.util.Objects;
  * @param ecLargeBlock  the large block of the EC layout the agent assumes ({@link EcLayout#LARGE_BLOCK}, as SeaweedFS
  *                      writes); not a configuration key: only tests, whose EC volumes use small blocks, change it
  * @param ecSmallBlock  the small block of the EC layout ({@link EcLayout#SMALL_BLOCK}); likewise
+ * @param indexDir      where the needle index files go ({@code agent.indexDir}); null: beside each volume, or, where
+ *                      its directory is not writable, in {@code <java.io.tmpdir>/seaweedfs-rdma-index}
  */
 public record AgentSettings(String host, int port, List<Path> volumeDirs, boolean offset5, String authToken,
                             String agentId, Duration pollInterval, long segmentBytes, Duration retireGrace,
                             int maxFrameBytes, int maxRepliesInFlight, VolumeMemory volumeMemory,
-                            long volumeMemoryLimit, long ecLargeBlock, long ecSmallBlock) {
+                            long volumeMemoryLimit, long ecLargeBlock, long ecSmallBlock, Path indexDir) {
 
     public static final int DEFAULT_MAX_REPLIES_IN_FLIGHT = 32;
     public static final long DEFAULT_VOLUME_MEMORY_LIMIT = 4L << 30;
@@ -118,59 +120,74 @@ public record AgentSettings(String host, int port, List<Path> volumeDirs, boolea
                          String agentId, Duration pollInterval, long segmentBytes, Duration retireGrace,
                          int maxFrameBytes, int maxRepliesInFlight, VolumeMemory volumeMemory, long volumeMemoryLimit) {
         this(host, port, volumeDirs, offset5, authToken, agentId, pollInterval, segmentBytes, retireGrace,
-                maxFrameBytes, maxRepliesInFlight, volumeMemory, volumeMemoryLimit, EcLayout.LARGE_BLOCK, EcLayout.SMALL_BLOCK);
+                maxFrameBytes, maxRepliesInFlight, volumeMemory, volumeMemoryLimit, EcLayout.LARGE_BLOCK, EcLayout.SMALL_BLOCK,
+                null);
     }
 
     /** EC volumes laid out with other block sizes than SeaweedFS's (tests). */
     public AgentSettings withEcBlockSizes(long large, long small) {
         return new AgentSettings(host, port, volumeDirs, offset5, authToken, agentId, pollInterval, segmentBytes,
-                retireGrace, maxFrameBytes, maxRepliesInFlight, volumeMemory, volumeMemoryLimit, large, small);
+                retireGrace, maxFrameBytes, maxRepliesInFlight, volumeMemory, volumeMemoryLimit, large, small, indexDir);
     }
 
     public AgentSettings withAuthToken(String token) {
         return new AgentSettings(host, port, volumeDirs, offset5, token, agentId, pollInterval, segmentBytes,
-                retireGrace, maxFrameBytes, maxRepliesInFlight, volumeMemory, volumeMemoryLimit, ecLargeBlock, ecSmallBlock);
+                retireGrace, maxFrameBytes, maxRepliesInFlight, volumeMemory, volumeMemoryLimit, ecLargeBlock,
+                ecSmallBlock, indexDir);
     }
 
     public AgentSettings withOffset5(boolean five) {
         return new AgentSettings(host, port, volumeDirs, five, authToken, agentId, pollInterval, segmentBytes,
-                retireGrace, maxFrameBytes, maxRepliesInFlight, volumeMemory, volumeMemoryLimit, ecLargeBlock, ecSmallBlock);
+                retireGrace, maxFrameBytes, maxRepliesInFlight, volumeMemory, volumeMemoryLimit, ecLargeBlock,
+                ecSmallBlock, indexDir);
     }
 
     public AgentSettings withAgentId(String id) {
         return new AgentSettings(host, port, volumeDirs, offset5, authToken, id, pollInterval, segmentBytes,
-                retireGrace, maxFrameBytes, maxRepliesInFlight, volumeMemory, volumeMemoryLimit, ecLargeBlock, ecSmallBlock);
+                retireGrace, maxFrameBytes, maxRepliesInFlight, volumeMemory, volumeMemoryLimit, ecLargeBlock,
+                ecSmallBlock, indexDir);
     }
 
     public AgentSettings withPollInterval(Duration interval) {
         return new AgentSettings(host, port, volumeDirs, offset5, authToken, agentId, interval, segmentBytes,
-                retireGrace, maxFrameBytes, maxRepliesInFlight, volumeMemory, volumeMemoryLimit, ecLargeBlock, ecSmallBlock);
+                retireGrace, maxFrameBytes, maxRepliesInFlight, volumeMemory, volumeMemoryLimit, ecLargeBlock,
+                ecSmallBlock, indexDir);
     }
 
     public AgentSettings withSegmentBytes(long bytes) {
         return new AgentSettings(host, port, volumeDirs, offset5, authToken, agentId, pollInterval, bytes,
-                retireGrace, maxFrameBytes, maxRepliesInFlight, volumeMemory, volumeMemoryLimit, ecLargeBlock, ecSmallBlock);
+                retireGrace, maxFrameBytes, maxRepliesInFlight, volumeMemory, volumeMemoryLimit, ecLargeBlock,
+                ecSmallBlock, indexDir);
     }
 
     public AgentSettings withRetireGrace(Duration grace) {
         return new AgentSettings(host, port, volumeDirs, offset5, authToken, agentId, pollInterval, segmentBytes,
-                grace, maxFrameBytes, maxRepliesInFlight, volumeMemory, volumeMemoryLimit, ecLargeBlock, ecSmallBlock);
+                grace, maxFrameBytes, maxRepliesInFlight, volumeMemory, volumeMemoryLimit, ecLargeBlock,
+                ecSmallBlock, indexDir);
     }
 
     public AgentSettings withMaxFrameBytes(int bytes) {
         return new AgentSettings(host, port, volumeDirs, offset5, authToken, agentId, pollInterval, segmentBytes,
-                retireGrace, bytes, maxRepliesInFlight, volumeMemory, volumeMemoryLimit, ecLargeBlock, ecSmallBlock);
+                retireGrace, bytes, maxRepliesInFlight, volumeMemory, volumeMemoryLimit, ecLargeBlock,
+                ecSmallBlock, indexDir);
     }
 
     public AgentSettings withMaxRepliesInFlight(int replies) {
         return new AgentSettings(host, port, volumeDirs, offset5, authToken, agentId, pollInterval, segmentBytes,
-                retireGrace, maxFrameBytes, replies, volumeMemory, volumeMemoryLimit, ecLargeBlock, ecSmallBlock);
+                retireGrace, maxFrameBytes, replies, volumeMemory, volumeMemoryLimit, ecLargeBlock,
+                ecSmallBlock, indexDir);
     }
 
     /** {@code agent.volumeMemory} and {@code agent.volumeMemoryLimit} together: the limit only means something for UCX. */
     public AgentSettings withVolumeMemory(VolumeMemory memory, long limit) {
         return new AgentSettings(host, port, volumeDirs, offset5, authToken, agentId, pollInterval, segmentBytes,
-                retireGrace, maxFrameBytes, maxRepliesInFlight, memory, limit, ecLargeBlock, ecSmallBlock);
+                retireGrace, maxFrameBytes, maxRepliesInFlight, memory, limit, ecLargeBlock, ecSmallBlock, indexDir);
+    }
+
+    public AgentSettings withIndexDir(Path dir) {
+        return new AgentSettings(host, port, volumeDirs, offset5, authToken, agentId, pollInterval, segmentBytes,
+                retireGrace, maxFrameBytes, maxRepliesInFlight, volumeMemory, volumeMemoryLimit, ecLargeBlock,
+                ecSmallBlock, dir);
     }
 
     /** Never prints the token. */
@@ -181,7 +198,8 @@ public record AgentSettings(String host, int port, List<Path> volumeDirs, boolea
                 + ", pollInterval=" + pollInterval.toMillis() + " ms, segmentBytes=" + segmentBytes
                 + ", retireGrace=" + retireGrace.toMillis() + " ms, maxFrameBytes=" + maxFrameBytes
                 + ", maxRepliesInFlight=" + maxRepliesInFlight + ", volumeMemory=" + volumeMemory.configName()
-                + ", volumeMemoryLimit=" + volumeMemoryLimit + "]";
+                + ", volumeMemoryLimit=" + volumeMemoryLimit + ", indexDir=" + (indexDir == null ? "beside" : indexDir)
+                + "]";
     }
 
     private static void require(boolean condition, String message) {

@@ -116,18 +116,23 @@ public final class AgentVerticle extends VerticleBase {
             return Future.failedFuture(new IllegalArgumentException("agent.maxFrameBytes (" + settings.maxFrameBytes()
                     + ") must not exceed ucx.maxFrameBytes (" + ucx.settings().maxFrameBytes() + ")"));
         }
+        String noGuard = SigbusGuard.absenceWarning();
+        if (noGuard != null) {
+            log.warn(noGuard);
+        }
         ControlCodec codec = new ControlCodec(settings.maxFrameBytes());
         SegmentMemory memory = new SegmentMemory(ucx, settings.volumeMemory(), settings.volumeMemoryLimit(), metrics);
         retired = new RetiredMappings(vertx, memory, settings.retireGrace().toMillis());
-        server = new ControlServer(settings, instanceId, codec, metrics);
+        server = new ControlServer(settings, instanceId, codec, metrics, ucx.settings().peerSettings());
         follower = new VolumeFollower(settings, memory, retired, metrics, server);
         ecFollower = new EcFollower(settings, memory, retired, follower::nextEpoch, server);
         server.serve(follower, ecFollower);
+        long opening = System.nanoTime();
         return poll(true)
                 .compose(v -> ucx.listen(settings.host(), settings.port(), server::accept))
                 .onSuccess(l -> {
                     listener = l;
-                    log.info(startLine(l));
+                    log.info(startLine(l, (System.nanoTime() - opening) / 1_000_000));
                     schedulePoll();
                 })
                 .recover(e -> release().transform(x -> Future.failedFuture(
@@ -170,17 +175,18 @@ public final class AgentVerticle extends VerticleBase {
                 .compose(v -> retired == null ? Future.<Void>succeededFuture() : retired.releaseAll());
     }
 
-    private String startLine(UcxListener l) {
+    private String startLine(UcxListener l, long openMillis) {
         StringJoiner volumes = new StringJoiner(", ");
         follower.volumes().forEach(v -> volumes.add(VolumeFollower.describe(v)));
         return "Agent " + instanceId + " listening on UCX " + l.address().getHostString() + ":" + l.port()
                 + " (UCX transports " + ucx.settings().tls() + ", devices " + ucx.settings().netDevices() + ")"
                 + "; serving " + follower.volumes().size() + " volumes and " + ecFollower.volumes().size()
-                + " EC volumes from " + settings.volumeDirs()
+                + " EC volumes (opened in " + openMillis + " ms) from " + settings.volumeDirs()
                 + (follower.volumes().isEmpty() ? "" : ": " + volumes)
                 + "; volume memory " + settings.volumeMemory().configName()
                 + (settings.volumeMemory() == VolumeMemory.UCX ? " (limit " + settings.volumeMemoryLimit() + " bytes, "
                         + metrics.volumeCopyBytes() + " held)" : "")
+                + "; SIGBUS guard " + (SigbusGuard.active() ? "active" : "ABSENT")
                 + "; " + (settings.authToken() == null ? "no token required" : "token required")
                 + "; index entries " + (settings.offset5() ? "17" : "16") + " bytes; polling every "
                 + settings.pollInterval().toMillis() + " ms";

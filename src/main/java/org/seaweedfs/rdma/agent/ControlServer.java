@@ -25,14 +25,18 @@ import org.seaweedfs.rdma.protocol.VolumeInfo;
 import org.seaweedfs.rdma.protocol.VolumeList;
 import org.seaweedfs.rdma.protocol.VolumeListRequest;
 import org.seaweedfs.rdma.ucx.UcxChannel;
+import org.seaweedfs.rdma.ucx.UcxLibrary;
 
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.security.MessageDigest;
 import java.util.ArrayList;
+import java.util.Collections;
 import java.util.LinkedHashSet;
 import java.util.List;
+import java.util.Map;
 import java.util.Set;
+import java.util.TreeMap;
 
 /**
  * The agent's side of the control protocol (docs/protocol.md): answers each sidecar's requests on its channel and
@@ -52,12 +56,16 @@ final class ControlServer implements VolumeFollower.Events, EcFollower.Events {
     private EcFollower ecVolumes;
     private final Set<ControlSession> sessions = new LinkedHashSet<>();
     private final byte[] token;
+    /** The UCX settings a sidecar must share with this agent's worker (sent in HelloOk). */
+    private final Map<String, Long> ucxSettings;
 
-    ControlServer(AgentSettings settings, String agentId, ControlCodec codec, AgentMetrics metrics) {
+    ControlServer(AgentSettings settings, String agentId, ControlCodec codec, AgentMetrics metrics,
+                  Map<String, Long> ucxSettings) {
         this.settings = settings;
         this.agentId = agentId;
         this.codec = codec;
         this.metrics = metrics;
+        this.ucxSettings = Collections.unmodifiableMap(new TreeMap<>(ucxSettings));
         this.token = settings.authToken() == null ? null : settings.authToken().getBytes(StandardCharsets.UTF_8);
     }
 
@@ -180,7 +188,8 @@ final class ControlServer implements VolumeFollower.Events, EcFollower.Events {
         long id = hello.requestId();
         if (hello.protocolVersion() != ControlCodec.PROTOCOL_VERSION) {
             throw new ProtocolException(ErrorCode.UNSUPPORTED_VERSION, id, "Hello.protocolVersion: "
-                    + hello.protocolVersion() + " is not spoken here; this agent speaks " + ControlCodec.PROTOCOL_VERSION);
+                    + hello.protocolVersion() + " is not spoken here; this agent speaks " + ControlCodec.PROTOCOL_VERSION
+                    + " (run the same release on agents and sidecars)");
         }
         if (token != null && (hello.token() == null
                 || !MessageDigest.isEqual(token, hello.token().getBytes(StandardCharsets.UTF_8)))) {
@@ -200,7 +209,8 @@ final class ControlServer implements VolumeFollower.Events, EcFollower.Events {
         if (first) {
             log.info("Sidecar '" + hello.clientId() + "' connected from " + session.channel().peerAddress());
         }
-        return new HelloOk(id, ControlCodec.PROTOCOL_VERSION, agentId, System.currentTimeMillis());
+        return new HelloOk(id, ControlCodec.PROTOCOL_VERSION, agentId, System.currentTimeMillis(),
+                UcxLibrary.version(), ucxSettings);
     }
 
     private ControlMessage sync(ControlSession session, SyncRequest request) throws IOException {

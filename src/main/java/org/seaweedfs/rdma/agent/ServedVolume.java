@@ -12,31 +12,48 @@ import org.seaweedfs.rdma.protocol.VolumeInfo;
 import org.seaweedfs.rdma.volume.IndexFormat;
 import org.seaweedfs.rdma.volume.NeedleHeader;
 import org.seaweedfs.rdma.volume.NeedleLayout;
-import org.seaweedfs.rdma.volume.NeedleMap;
+import org.seaweedfs.rdma.volume.NeedleIndex;
+import org.seaweedfs.rdma.volume.NeedleRecords;
+import org.seaweedfs.rdma.volume.PositionalRead;
+import org.seaweedfs.rdma.volume.SortedNeedleIndex;
 import org.seaweedfs.rdma.volume.SuperBlock;
 import org.seaweedfs.rdma.volume.VolumeFiles;
+import org.seaweedfs.rdma.volume.VolumeFormatException;
 
 import java.io.Closeable;
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.channels.FileChannel;
 import java.nio.file.Files;
+import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
 import java.nio.file.attribute.BasicFileAttributes;
 import java.util.Objects;
+import java.util.zip.CRC32C;
 
 /**
  * One epoch of one served volume: the {@code .dat} and {@code .idx} as they were opened (the channels keep reading
- * these files even after a compaction renames new ones over the paths), the needle map, and the served segments
- * (registered mappings or UCX copies). The needle map only holds entries whose records lie inside the served part of
- * the {@code .dat}, so every position it hands out is readable remotely. Confined to the agent's context.
+ * these files even after a compaction renames new ones over the paths), the needle index, and the served segments
+ * (registered mappings or UCX copies). The needle index only holds entries whose records lie inside the served part
+ * of the {@code .dat}, so every position it hands out is readable remotely. Confined to the agent's context (the
+ * index's one writer; {@link NeedleIndex} would also take lookups from other threads).
+ *
+ * <p>The index is loaded on the first {@link #follow}: from its file ({@code <volume>.rdx}, see {@link #indexFile})
+ * when that is intact and current, replaying only the {@code .idx} entries written since; otherwise built from the
+ * whole {@code .idx} and written. A file is current when it was made from this {@code .idx} (same entry width,
+ * the {@code .idx} at least as long as what the file covers and with the same first and last 4 KiB up to there), of
+ * this {@code .dat} (same compaction revision, every offset inside it).
  */
 final class ServedVolume implements SyncedIndex, Closeable {
 
     private static final org.slf4j.Logger LOG = org.slf4j.LoggerFactory.getLogger(ServedVolume.class);
     /** How many entries at the end of an .idx are checked against the .dat when the volume is opened. */
     static final int TAIL_ENTRIES_CHECKED = 10;
+    /** Bytes at each end of the covered .idx that an index file's fingerprint checksums. */
+    private static final int FINGERPRINT_BYTES = 4096;
+    /** The index files' extension. */
+    static final String INDEX_EXTENSION = ".rdx";
 
     private final VolumeFiles files;
     private final long epoch;
@@ -45,7 +62,10 @@ final class ServedVolume implements SyncedIndex, Closeable {
     private final Object datKey;
     private final Object idxKey;
     private final SuperBlock superBlock;
-    private final NeedleMap map = new NeedleMap();
+    private final Path indexDir;
+    private final long minOverlay;
+    private final NeedleIndex.Hit hit = new NeedleIndex.Hit();
+    private NeedleIndex index;
     private final IndexTail tail;
     private final DatSegments segments;
     private long applied;
@@ -54,8 +74,11 @@ final class ServedVolume implements SyncedIndex, Closeable {
     private long skippedEntries;
 
     private ServedVolume(VolumeFiles files, long epoch, FileChannel dat, FileChannel idx, Object datKey, Object idxKey,
-                         SuperBlock superBlock, IndexFormat format, long segmentBytes, SegmentMemory memory) {
+                         SuperBlock superBlock, IndexFormat format, long segmentBytes, SegmentMemory memory,
+                         Path indexDir, long minOverlay) {
         this.files = files;
+        this.indexDir = indexDir;
+        this.minOverlay = minOverlay;
         this.epoch = epoch;
         this.dat = dat;
         this.idx = idx;
@@ -68,12 +91,13 @@ final class ServedVolume implements SyncedIndex, Closeable {
 
     /**
      * Opens both files and reads the super block; nothing is mapped or applied yet ({@link #segments()} grows the
-     * mapping, {@link #follow} applies the index).
+     * mapping, {@link #follow} applies the index). {@code indexDir} (null: beside the volume) holds the index file;
+     * the index merges its changes into a new file past {@code minOverlay} changed needles (or 1/32 of the volume).
      *
      * @throws IOException when a file cannot be opened, is replaced while opening, or is not a volume
      */
-    static ServedVolume open(VolumeFiles files, IndexFormat format, long epoch, long segmentBytes, SegmentMemory memory)
-            throws IOException {
+    static ServedVolume open(VolumeFiles files, IndexFormat format, long epoch, long segmentBytes, SegmentMemory memory,
+                             Path indexDir, long minOverlay) throws IOException {
         if (!files.hasIndex()) {
             throw new IOException(files.dat() + " has no .idx beside it");
         }
@@ -87,7 +111,8 @@ final class ServedVolume implements SyncedIndex, Closeable {
                 throw new IOException(files.name() + " was replaced while it was being opened; trying again later");
             }
             SuperBlock superBlock = SuperBlock.read(dat, files.dat().toString());
-            return new ServedVolume(files, epoch, dat, idx, datBefore, idxBefore, superBlock, format, segmentBytes, memory);
+            return new ServedVolume(files, epoch, dat, idx, datBefore, idxBefore, superBlock, format, segmentBytes,
+                    memory, indexDir, minOverlay);
         } catch (IOException | RuntimeException e) {
             dat.close();
             if (idx != null) {
@@ -141,7 +166,7 @@ final class ServedVolume implements SyncedIndex, Closeable {
     }
 
     int needles() {
-        return map.size();
+        return index == null ? 0 : (int) Math.min(Integer.MAX_VALUE, index.size());
     }
 
     /** Bytes of the .idx applied: the end of what sidecars can sync. */
@@ -189,6 +214,10 @@ final class ServedVolume implements SyncedIndex, Closeable {
         long mappedEnd = segments.mappedEnd();
         int version = version();
         heldBack = false;
+        if (index == null) {
+            from = loadIndex(end, mappedEnd);
+            applied = from;
+        }
         // SeaweedFS checks the last entries of an .idx against the .dat when it loads a volume (a crash mid-append
         // leaves a torn entry there): check those, and every entry appended while following.
         long checkFrom = from > 0 ? from : Math.max(0, end - (long) TAIL_ENTRIES_CHECKED * idxEntryBytes());
@@ -207,14 +236,115 @@ final class ServedVolume implements SyncedIndex, Closeable {
                         + " garbage entry); not served");
                 return true;
             }
-            map.apply(key, offset, size);
+            try {
+                index.apply(key, offset, size);
+            } catch (IOException e) {
+                throw new java.io.UncheckedIOException(e);
+            }
             if (collect != null) {
                 collect.append(key, offset, size);
             }
             return true;
         }, files.idx().toString());
         stalledPasses = heldBack && applied == from ? stalledPasses + 1 : 0;
+        if (index.mergeDue()) {
+            index.merge(stamp(applied));
+        }
         return from;
+    }
+
+    /**
+     * Maps the index file when it is intact and current, else builds it from the {@code .idx} up to {@code end}
+     * (all but the last {@link #TAIL_ENTRIES_CHECKED} entries, which the caller applies with their records checked,
+     * and stopping before an entry whose record is not mapped yet). Returns the {@code .idx} position it covers.
+     */
+    private long loadIndex(long end, long mappedEnd) throws IOException {
+        Path file = indexFile();
+        try {
+            SortedNeedleIndex sorted = SortedNeedleIndex.open(file);
+            String stale = staleness(sorted, end, mappedEnd);
+            if (stale == null) {
+                index = NeedleIndex.of(file, sorted, minOverlay, NeedleIndex.Readers.WRITER_THREAD);
+                LOG.debug("Volume {}: mapped {} ({} needles); replaying the .idx from byte {}", name(), file,
+                        sorted.count(), sorted.stamp().idxCovered());
+                return sorted.stamp().idxCovered();
+            }
+            sorted.close();
+            LOG.info("Volume " + name() + ": " + file + " is stale (" + stale + "); rebuilding it from the .idx");
+        } catch (NoSuchFileException e) {
+            LOG.debug("Volume {}: no index file {} yet; building it", name(), file);
+        } catch (VolumeFormatException e) {
+            LOG.warn("Volume " + name() + ": " + e.getMessage() + "; rebuilding it from the .idx");
+        }
+        long bulkEnd = Math.max(0, end - (long) TAIL_ENTRIES_CHECKED * idxEntryBytes());
+        int version = version();
+        try (NeedleRecords records = new NeedleRecords(file.toAbsolutePath().getParent(), bulkEnd / idxEntryBytes())) {
+            long covered = tail.read(idx, 0, bulkEnd, (key, offset, size) -> {
+                if (IndexFormat.isLive(offset, size) && offset > mappedEnd - NeedleLayout.recordLength(size, version)) {
+                    return false; // the caller holds it back
+                }
+                records.add(key, offset / NeedleLayout.ALIGNMENT, size);
+                return true;
+            }, files.idx().toString());
+            index = NeedleIndex.build(file, records, stamp(covered), minOverlay, NeedleIndex.Readers.WRITER_THREAD);
+            return covered;
+        }
+    }
+
+    /** Why an intact index file does not describe this epoch's files, or null when it does. */
+    private String staleness(SortedNeedleIndex sorted, long end, long mappedEnd) throws IOException {
+        SortedNeedleIndex.Stamp had = sorted.stamp();
+        if (had.idxEntryBytes() != idxEntryBytes()) {
+            return "made from " + had.idxEntryBytes() + "-byte .idx entries, not " + idxEntryBytes();
+        }
+        if (had.compactionRevision() != superBlock.compactionRevision()) {
+            return "made at compaction revision " + had.compactionRevision() + ", the .dat is at "
+                    + superBlock.compactionRevision();
+        }
+        if (had.idxCovered() > end || had.idxCovered() % idxEntryBytes() != 0) {
+            return "it covers " + had.idxCovered() + " bytes of .idx, which has " + end;
+        }
+        if (had.idxTailCrc() != fingerprint(had.idxCovered())) {
+            return "the .idx it covers was rewritten";
+        }
+        if (sorted.count() > 0 && sorted.maxOffset() >= mappedEnd) {
+            return "it holds offset " + sorted.maxOffset() + ", past the " + mappedEnd + " bytes of the .dat";
+        }
+        return null;
+    }
+
+    private SortedNeedleIndex.Stamp stamp(long covered) throws IOException {
+        return new SortedNeedleIndex.Stamp(covered, fingerprint(covered), superBlock.compactionRevision(),
+                idxEntryBytes());
+    }
+
+    /** CRC32C of the first and last {@link #FINGERPRINT_BYTES} of the .idx up to {@code covered}. */
+    private int fingerprint(long covered) throws IOException {
+        CRC32C crc = new CRC32C();
+        int head = (int) Math.min(FINGERPRINT_BYTES, covered);
+        ByteBuffer bytes = ByteBuffer.allocate(head);
+        PositionalRead.fully(idx, bytes, 0, files.idx().toString(), "index fingerprint");
+        crc.update(bytes.flip());
+        bytes.clear();
+        PositionalRead.fully(idx, bytes, covered - head, files.idx().toString(), "index fingerprint");
+        crc.update(bytes.flip());
+        return (int) crc.getValue();
+    }
+
+    /**
+     * The index file: {@code <indexDir>/<volume>.rdx}, or beside the {@code .dat} when no directory is configured
+     * and the volume's directory is writable, else under {@code java.io.tmpdir}.
+     */
+    Path indexFile() {
+        String name = files.name() + INDEX_EXTENSION;
+        if (indexDir != null) {
+            return indexDir.resolve(name);
+        }
+        Path beside = files.dat().toAbsolutePath().getParent();
+        if (Files.isWritable(beside)) {
+            return beside.resolve(name);
+        }
+        return Path.of(System.getProperty("java.io.tmpdir"), "seaweedfs-rdma-index").resolve(name);
     }
 
     /** Whether the .dat holds the header of needle {@code key} with body length {@code size} at {@code offset}. */
@@ -257,49 +387,41 @@ final class ServedVolume implements SyncedIndex, Closeable {
 
     /** Where the needle's record is (Size 0 included: an empty file); not found when missing, deleted or the cookie differs. */
     LookupResult lookup(long requestId, long key, int cookie) {
-        int slot = liveSlot(requestId, key, cookie);
-        if (slot < 0) {
+        if (!live(requestId, key, cookie)) {
             return LookupResult.notFound(requestId, epoch);
         }
-        int size = map.sizeAt(slot);
-        return new LookupResult(requestId, true, epoch, map.offsetAt(slot), NeedleLayout.recordLength(size, version()), size);
+        int size = hit.size();
+        return new LookupResult(requestId, true, epoch, hit.offset(), NeedleLayout.recordLength(size, version()), size);
     }
 
     /** Writes result {@code i} of a batch lookup, read straight from the needle map (nothing copied). */
     void lookupInto(byte[] results, int i, long requestId, long key, int cookie) {
-        int slot = liveSlot(requestId, key, cookie);
-        if (slot < 0) {
+        if (!live(requestId, key, cookie)) {
             LookupBatchResult.put(results, i, LookupBatchResult.NOT_FOUND, epoch, 0, 0);
         } else {
-            LookupBatchResult.put(results, i, LookupBatchResult.FOUND, epoch, map.offsetAt(slot), map.sizeAt(slot));
+            LookupBatchResult.put(results, i, LookupBatchResult.FOUND, epoch, hit.offset(), hit.size());
         }
     }
 
-    /** The map slot of a live needle (Size 0 included) whose record carries {@code cookie}; -1 when there is none. */
-    private int liveSlot(long requestId, long key, int cookie) {
-        int slot = map.slotOf(key);
-        if (slot < 0 || header(requestId, key, map.offsetAt(slot)).cookie() != cookie) {
-            return -1;
-        }
-        return slot;
+    /** Whether a live needle (Size 0 included) carries {@code cookie}; its place is left in {@link #hit}. */
+    private boolean live(long requestId, long key, int cookie) {
+        return index != null && index.find(key, hit) && header(requestId, key, hit.offset()).cookie() == cookie;
     }
 
     /** Copies bytes of a needle's record out of the served segments (the degraded path). */
     ReadThroughData readThrough(ReadThrough request) {
         long requestId = request.requestId();
-        int slot = map.slotOf(request.key());
-        if (slot < 0
-                || header(requestId, request.key(), map.offsetAt(slot)).cookie() != request.cookie()) {
+        if (!live(requestId, request.key(), request.cookie())) {
             throw new ProtocolException(ErrorCode.NOT_FOUND, requestId, "needle " + Long.toHexString(request.key())
                     + " of volume " + volumeId() + " is missing, deleted or has another cookie");
         }
-        long recordSize = NeedleLayout.recordLength(map.sizeAt(slot), version());
+        long recordSize = NeedleLayout.recordLength(hit.size(), version());
         if (request.offset() >= recordSize) {
             throw new ProtocolException(ErrorCode.BAD_REQUEST, requestId, "ReadThrough.offset: " + request.offset()
                     + " is past the end of the " + recordSize + "-byte record");
         }
         byte[] bytes = new byte[(int) Math.min(request.length(), recordSize - request.offset())];
-        segments.copy(map.offsetAt(slot) + request.offset(), bytes, 0, bytes.length);
+        segments.copy(hit.offset() + request.offset(), bytes, 0, bytes.length);
         return new ReadThroughData(requestId, epoch, request.offset(), bytes);
     }
 
@@ -318,7 +440,9 @@ final class ServedVolume implements SyncedIndex, Closeable {
     @Override
     public void close() throws IOException {
         try (dat; idx) {
-            // closes both, even when one fails
+            if (index != null) {
+                index.close();
+            }
         }
     }
 

@@ -14,40 +14,43 @@ import org.slf4j.LoggerFactory;
  * Keeps a .dat truncated (or unreadable) under the agent's read-only mappings from killing the JVM: the native
  * library built from src/main/c/sigbus_guard.c installs a SIGBUS handler that, for a fault inside a registered
  * mapping, puts an anonymous zero page in place of the lost one and counts the event; any other SIGBUS goes to the
- * JVM's own handler. Without the library (no gcc at build time, another OS) the agent serves as before and says so.
+ * JVM's own handler. The build fails without gcc unless told to skip the guard; without the library (skipped, another
+ * OS) the agent serves as before and warns at start.
  */
 final class SigbusGuard {
 
     private static final Logger log = LoggerFactory.getLogger(SigbusGuard.class);
     private static final String RESOURCE = "/native/libsigbusguard.so";
-    private static final boolean ACTIVE = load();
+    /** Why the guard is not active, or null when it is. */
+    private static final String ABSENCE = load();
+    private static final boolean ACTIVE = ABSENCE == null;
     private static final Map<Long, Integer> SLOTS = new HashMap<>();
 
     private SigbusGuard() {
     }
 
-    private static boolean load() {
+    private static String load() {
         try (InputStream in = SigbusGuard.class.getResourceAsStream(RESOURCE)) {
             if (in == null) {
-                log.warn("No SIGBUS guard in this build (" + RESOURCE + " missing: install gcc and rebuild): a .dat"
-                        + " truncated while it is served mapped can crash the agent");
-                return false;
+                return "this jar has no " + RESOURCE + " (built with -Dsigbusguard.skip=true)";
             }
             Path copy = Files.createTempFile("sigbusguard", ".so");
             Files.copy(in, copy, StandardCopyOption.REPLACE_EXISTING);
             copy.toFile().deleteOnExit();
             System.load(copy.toAbsolutePath().toString());
-            if (!install0()) {
-                log.warn("The SIGBUS guard could not install its handler: a .dat truncated while served mapped can"
-                        + " crash the agent");
-                return false;
-            }
-            return true;
+            return install0() ? null : "its SIGBUS handler could not be installed";
         } catch (IOException | LinkageError e) {
-            log.warn("The SIGBUS guard could not be loaded (" + e + "): a .dat truncated while it is served mapped can"
-                    + " crash the agent");
-            return false;
+            return "its native library could not be loaded (" + e + ")";
         }
+    }
+
+    /**
+     * The start-up warning when the guard is absent (what it means and what to do), or null when it is active.
+     */
+    static String absenceWarning() {
+        return ACTIVE ? null : "SIGBUS guard ABSENT: " + ABSENCE + ". A served .dat truncated or unreadable under"
+                + " its mapping will kill this agent's JVM (SIGBUS). To have the guard, build the jar on Linux with gcc"
+                + " (Debian: apt-get install -y gcc libc6-dev) and without -Dsigbusguard.skip=true";
     }
 
     static boolean active() {

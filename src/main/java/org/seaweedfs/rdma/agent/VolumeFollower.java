@@ -6,6 +6,7 @@ import org.slf4j.LoggerFactory;
 import org.seaweedfs.rdma.protocol.SyncEntryReader;
 import org.seaweedfs.rdma.protocol.SyncEntryWriter;
 import org.seaweedfs.rdma.volume.IndexFormat;
+import org.seaweedfs.rdma.volume.NeedleIndex;
 import org.seaweedfs.rdma.volume.SuperBlock;
 import org.seaweedfs.rdma.volume.VolumeDirectory;
 import org.seaweedfs.rdma.volume.VolumeFiles;
@@ -213,7 +214,8 @@ final class VolumeFollower {
         ServedVolume volume;
         long size;
         try {
-            volume = ServedVolume.open(files, format, nextEpoch(), settings.segmentBytes(), memory);
+            volume = ServedVolume.open(files, format, nextEpoch(), settings.segmentBytes(), memory, settings.indexDir(),
+                    NeedleIndex.DEFAULT_MIN_OVERLAY);
             size = volume.datSize();
         } catch (IOException e) {
             return Future.failedFuture(e);

@@ -40,6 +40,11 @@ final class Logging {
             return;
         }
         context.reset();
+        apply(context, config);
+    }
+
+    /** One appender on stderr at {@code config}'s level and format (on a context without appenders). */
+    static void apply(LoggerContext context, LoggingConfig config) {
         context.addTurboFilter(new VertxGaugeRepeats());
         ConsoleAppender<ILoggingEvent> stderr = new ConsoleAppender<>();
         stderr.setContext(context);

@@ -60,8 +60,8 @@ final class ServeCommand implements Callable<Integer> {
         List<String> jvmOptions = HeapBound.option(config,
                 ManagementFactory.getRuntimeMXBean().getInputArguments(), System.getenv()).stream().toList();
         if (!jvmOptions.isEmpty()) {
-            LOG.info("Sidecar heap bounded to {} MiB (sidecar.maxHeap; an -Xmx of your own wins): relaunching with {}",
-                    config.sidecar().maxHeapBytes() >> 20, jvmOptions);
+            LOG.info("Heap bounded to {} MiB (sidecar.maxHeap, agent.maxHeap; an -Xmx of your own wins): relaunching"
+                    + " with {}", HeapBound.bound(config) >> 20, jvmOptions);
         }
         int relaunched = UcxEnvironment.relaunchIfNeeded(Main.originalArgs(), jvmOptions);
         if (relaunched >= 0) {

@@ -8,11 +8,13 @@ import java.util.List;
 import java.util.Map;
 
 /**
- * UCX 1.13 reads some settings only from the process environment, and a JVM cannot change its own: without them
- * peer error handling silently turns shared memory off, and UCX's signal handlers fight the JVM's. The commands
- * that start UCX relaunch the JVM once with them set (unless the operator already set them), so
- * {@code java -jar ... serve} behaves like the scripted start. The same relaunch adds JVM options a role needs
- * and the command line lacks ({@link HeapBound}).
+ * UCX 1.13 reads some settings only from the process environment, and a JVM cannot change its own: UCX's signal
+ * handlers would fight the JVM's, a restarted agent could not rebind its port at once, and UCX would print on stdout.
+ * The commands that start UCX relaunch the JVM once with them set (unless the operator already set them), so
+ * {@code java -jar ... serve} behaves like the scripted start. The same relaunch adds JVM options a role needs and the
+ * command line lacks ({@link HeapBound}). Transport settings (segment sizes, shared memory's error handling) are not
+ * here: every UCX context of the library sets them itself ({@code ucx.UcxSettings#contextConfig}), so an application
+ * that embeds the library without this relaunch gets the same and can talk to any peer.
  */
 final class UcxEnvironment {
 
@@ -27,22 +29,10 @@ final class UcxEnvironment {
     private static Map<String, String> requiredVariables() {
         Map<String, String> env = new LinkedHashMap<>();
         env.put("UCX_ERROR_SIGNALS", "");
-        env.put("UCX_POSIX_ERROR_HANDLING", "y");
-        env.put("UCX_SYSV_ERROR_HANDLING", "y");
         env.put("UCX_TCP_CM_REUSEADDR", "y");
         // UCX prints its own warnings and errors on stdout by default, among the program's output: send them to
         // stderr, beside the logs (UCX 1.13 accepts "stdout"/"stderr" as well as a file name).
         env.put("UCX_LOG_FILE", "stderr");
-        // Without RDMA, gets of registered (volume) memory are emulated over TCP in fragments of TX_SEG_SIZE (8 KiB
-        // by default): 256 KiB fragments move a 1 MiB get in 4 fragments instead of 128 (in half the time).
-        env.put("UCX_TCP_TX_SEG_SIZE", "256k");
-        env.put("UCX_TCP_RX_SEG_SIZE", "256k");
-        // Over shared memory the same gets move in SEG_SIZE fragments (8 KiB by default): 32 KiB ones take a 1 MiB
-        // read in 32 and spare the agent two fifths of its CPU per read. Not 64 KiB:
-        // UCX 1.13 keeps a fragment's length in 16 bits, and a 64 KiB one arrives as length 0 (UCX asserts and the
-        // process aborts in ucp_get_rep_handler).
-        env.put("UCX_SYSV_SEG_SIZE", "32k");
-        env.put("UCX_POSIX_SEG_SIZE", "32k");
         return env;
     }
 

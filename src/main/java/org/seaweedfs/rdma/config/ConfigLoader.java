@@ -154,14 +154,17 @@ public final class ConfigLoader {
         v.strings("sidecar.fallback").forEach(f -> fallback.add(Fallback.valueOf(f.toUpperCase(Locale.ROOT).replace('-', '_'))));
         return new RdmaConfig(
                 roles,
-                new HttpConfig(v.string("http.host"), v.integer("http.port"), v.integer("http.instances"),
+                new HttpConfig(v.string("http.host"),
+                        v.get("http.port") == null ? HttpConfig.defaultPort(roles) : v.integer("http.port"),
+                        v.integer("http.instances"),
                         v.integer("sidecar.maxInFlightReads"), v.optionalString("http.jwtReadKey"),
                         v.duration("http.headerTimeout"), v.duration("http.idleTimeout"), v.integer("http.maxConnections"),
                         v.networks("http.readSliceClients"), (Boolean) v.get("http.readSliceFallback"),
                         NetworkTransport.parse(v.string("http.transport"))),
                 new AgentConfig((HostPort) v.get("agent.listen"), v.strings("agent.volumeDirs"),
                         (Boolean) v.get("agent.offset5"), v.optionalString("agent.authToken"),
-                        v.string("agent.volumeMemory").toLowerCase(Locale.ROOT), v.number("agent.volumeMemoryLimit")),
+                        v.string("agent.volumeMemory").toLowerCase(Locale.ROOT), v.number("agent.volumeMemoryLimit"),
+                        v.optionalString("agent.indexDir"), v.number("agent.maxHeap")),
                 new SidecarConfig(
                         v.hostPorts("sidecar.agents"),
                         (HostPort) v.get("sidecar.master"),
@@ -199,6 +202,9 @@ public final class ConfigLoader {
         }
         if (c.runs(Role.AGENT) && c.agent().volumeDirs().isEmpty()) {
             problems.add("agent.volumeDirs: the agent role needs at least one volume directory");
+        }
+        if (c.agent().maxHeapBytes() != 0 && c.agent().maxHeapBytes() < AgentConfig.MIN_HEAP_BYTES) {
+            problems.add("agent.maxHeap: must be 0 (the JVM's default) or at least 64MiB, got " + c.agent().maxHeapBytes());
         }
         ClusterConfig cluster = c.cluster();
         if (cluster.enabled() && (cluster.host().isEmpty() || cluster.host().equals("0.0.0.0")

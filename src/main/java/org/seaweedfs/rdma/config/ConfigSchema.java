@@ -22,7 +22,8 @@ final class ConfigSchema {
             ConfigKey.choice("roles", STRING_LIST, List.of("sidecar"), "agent", "sidecar"),
             ConfigKey.ranged("idlePollMicros", INTEGER, (long) IdlePoll.DEFAULT_MICROS, 0, IdlePoll.MAX_MICROS),
             ConfigKey.of("http.host", STRING, "0.0.0.0"),
-            ConfigKey.ranged("http.port", INTEGER, 8081L, 0, 65535),
+            // unset: by role (HttpConfig.defaultPort)
+            ConfigKey.ranged("http.port", INTEGER, null, 0, 65535),
             ConfigKey.ranged("http.instances", INTEGER, (long) HttpConfig.AUTO_INSTANCES, 0, 256),
             ConfigKey.choice("http.transport", STRING, NetworkTransport.AUTO.configName(), NetworkTransport.CHOICES),
             ConfigKey.of("http.jwtReadKey", STRING, null),
@@ -37,6 +38,8 @@ final class ConfigSchema {
             ConfigKey.of("agent.authToken", STRING, null),
             ConfigKey.choice("agent.volumeMemory", STRING, "mapped", "mapped", "ucx"),
             ConfigKey.ranged("agent.volumeMemoryLimit", BYTES, 4 * GIB, 0, 1L << 46),
+            ConfigKey.of("agent.indexDir", STRING, null),
+            ConfigKey.ranged("agent.maxHeap", BYTES, AgentConfig.DEFAULT_MAX_HEAP_BYTES, 0, 1024 * GIB),
             ConfigKey.of("sidecar.agents", HOST_PORT_LIST, List.of(HostPort.parse("127.0.0.1:18515"))),
             ConfigKey.of("sidecar.master", HOST_PORT, null),
             ConfigKey.of("sidecar.volumeServers", HOST_PORT_LIST, List.of()),

@@ -3,6 +3,7 @@ package org.seaweedfs.rdma.config;
 import java.time.Duration;
 import java.util.List;
 import java.util.Objects;
+import java.util.Set;
 
 /**
  * The sidecar's HTTP face.
@@ -38,6 +39,14 @@ public record HttpConfig(String host, int port, int instances, int maxInFlight, 
     public static final int DEFAULT_MAX_CONNECTIONS = 10_000;
     /** {@code http.instances} that means "half the cores". */
     public static final int AUTO_INSTANCES = 0;
+    /** {@code http.port}'s default wherever a sidecar runs: clients and the image's health check rely on it. */
+    public static final int SIDECAR_PORT = 8081;
+    /**
+     * {@code http.port}'s default for an agent alone: its own, so an agent beside a sidecar on one host starts with no
+     * port settings. SeaweedFS's convention (gRPC = HTTP + 10000) applied to the agent's UCX port 18515; clear of
+     * SeaweedFS's defaults (8080, 9333, 8888, 8333, 18080, 19333, 18888).
+     */
+    public static final int AGENT_ONLY_PORT = 8515;
 
     public HttpConfig {
         if (instances == AUTO_INSTANCES) {
@@ -52,6 +61,11 @@ public record HttpConfig(String host, int port, int instances, int maxInFlight, 
         }
         readSliceClients = List.copyOf(readSliceClients);
         Objects.requireNonNull(transport, "http.transport");
+    }
+
+    /** {@code http.port} when it is not set: {@link #AGENT_ONLY_PORT} for an agent alone, else {@link #SIDECAR_PORT}. */
+    public static int defaultPort(Set<Role> roles) {
+        return roles.equals(Set.of(Role.AGENT)) ? AGENT_ONLY_PORT : SIDECAR_PORT;
     }
 
     /** With the default transport. */

@@ -138,7 +138,7 @@ final class NeedleHandler implements Handler<RoutingContext> {
         if (code == 404) {
             response.setStatusCode(404).end(); // the volume server's empty 404
         } else {
-            HttpErrors.send(response, code, cause.getMessage());
+            HttpErrors.sendFailure(response, cause);
         }
     }
 

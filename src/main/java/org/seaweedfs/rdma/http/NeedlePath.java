@@ -51,7 +51,7 @@ record NeedlePath(FileId fid, FileId authFid, String filename, String ext) {
                 keyCookie = keyCookie.substring(0, dot);
             }
         }
-        long volumeId = FileId.parseUrlVolumeId(vid);
+        long volumeId = FileId.parseRequestVolumeId(vid);
         int underscore = keyCookie.lastIndexOf('_');
         FileId fid = FileId.parsePath(volumeId, keyCookie);
         FileId authFid = underscore <= 0 ? fid : FileId.parsePath(volumeId, keyCookie.substring(0, underscore));

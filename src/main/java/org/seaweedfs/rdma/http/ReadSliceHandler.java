@@ -81,9 +81,8 @@ final class ReadSliceHandler implements Handler<RoutingContext> {
                             if (sent.cause() instanceof ReadFailure f && f.needleSize() >= 0) {
                                 ctx.response().putHeader("Content-Range", "bytes */" + f.needleSize());
                             }
-                            int code = ReadFailure.codeOf(sent.cause());
-                            scope.finish("none", ReadMeters.resultOf(code), 0);
-                            HttpErrors.send(ctx.response(), code, sent.cause().getMessage());
+                            scope.finish("none", ReadMeters.resultOf(ReadFailure.codeOf(sent.cause())), 0);
+                            HttpErrors.sendFailure(ctx.response(), sent.cause());
                         } else {
                             scope.finish(sent.result().source(), "ok", sent.result().bytes());
                         }

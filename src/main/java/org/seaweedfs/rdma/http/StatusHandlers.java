@@ -25,8 +25,8 @@ import org.seaweedfs.rdma.sidecar.ReadPathStatus.AgentStatus;
  *   <li>{@code readPath}: the read path's own view ({@code healthy} only when every agent is up with a closed
  *       breaker), and {@code reasons}: why not, one line per agent that is not.</li>
  * </ul>
- * {@code /ready} is 200 when every role serves (the sidecar: not {@code unhealthy}; the agent: its listener bound),
- * else 503.
+ * {@code /ready} is 200 when every role serves (the sidecar: start-up over and not {@code unhealthy}; the agent: its
+ * listener bound), else 503; with the sidecar its body says {@code starting}.
  */
 final class StatusHandlers {
 
@@ -57,18 +57,22 @@ final class StatusHandlers {
         JsonObject byRole = new JsonObject();
         if (api.sidecar()) {
             List<AgentStatus> agents = api.status().agents();
-            byRole.put("sidecar", overall(api.status().rdmaEnabled(), api.status().health(), agents)
-                    != ReadPathStatus.Health.UNHEALTHY);
+            ReadPathStatus.Health health = overall(api.status().rdmaEnabled(), api.status().health(), agents);
+            byRole.put("sidecar", !api.status().starting() && health != ReadPathStatus.Health.UNHEALTHY);
         }
         if (api.agent() != null) {
             byRole.put(api.agent().role(), api.agent().ready());
         }
         boolean ready = byRole.stream().allMatch(e -> Boolean.TRUE.equals(e.getValue()));
+        JsonObject body = new JsonObject().put("ready", ready).put("roles", byRole);
+        if (api.sidecar()) {
+            body.put("starting", api.status().starting());
+        }
         ctx.response()
                 .setStatusCode(ready ? 200 : 503)
                 .putHeader("Content-Type", "application/json")
                 .putHeader("Cache-Control", "no-store")
-                .end(new JsonObject().put("ready", ready).put("roles", byRole).encode());
+                .end(body.encode());
     }
 
     void history(RoutingContext ctx) {
@@ -151,9 +155,14 @@ final class StatusHandlers {
         if (agents.isEmpty()) {
             reasons.add("no agent is known");
         }
+        boolean starting = api.status().starting();
+        if (starting) {
+            reasons.add("the sidecar is starting: not every configured agent is connected yet");
+        }
         return new JsonObject()
                 .put("status", name(overall(enabled, readPath, agents)))
                 .put("readPath", name(readPath))
+                .put("starting", starting)
                 .put("reasons", reasons)
                 .put("rdma", new JsonObject()
                         .put("enabled", enabled)

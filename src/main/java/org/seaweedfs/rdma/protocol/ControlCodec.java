@@ -16,9 +16,10 @@ import org.msgpack.core.buffer.MessageBuffer;
 public final class ControlCodec {
     /**
      * The version this codec speaks (the header's version byte and Hello.protocolVersion). Version 2 added
-     * batched lookups ({@code LookupBatch} / {@code LookupBatchResult}) and {@code VolumeInfo.ec} (erasure-coded volumes).
+     * batched lookups ({@code LookupBatch} / {@code LookupBatchResult}) and {@code VolumeInfo.ec} (erasure-coded
+     * volumes); version 3 added the agent's UCX version and the UCX settings peers must share to {@code HelloOk}.
      */
-    public static final int PROTOCOL_VERSION = 2;
+    public static final int PROTOCOL_VERSION = 3;
     /**
      * The header version byte of the messages frozen for all versions ({@code Hello}, {@code Error}): written as 1
      * and accepted under any version, so peers of different versions can still refuse each other readably.

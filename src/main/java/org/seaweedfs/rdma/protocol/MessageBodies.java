@@ -12,6 +12,9 @@ final class MessageBodies {
     private static final int MIN_VOLUME_BYTES = 9;
     private static final int MIN_SEGMENT_BYTES = 7;
     private static final int MIN_SHARD_BYTES = 2;
+    /** fixarray, a one-character fixstr, a positive fixint. */
+    private static final int MIN_SETTING_BYTES = 4;
+    private static final int MAX_SETTING_NAME_BYTES = 64;
 
     private MessageBodies() {
     }
@@ -27,10 +30,17 @@ final class MessageBodies {
             }
             case HELLO_OK -> {
                 HelloOk m = (HelloOk) message;
-                w.array(3);
+                w.array(5);
                 w.i64(m.protocolVersion());
                 w.string(m.agentId());
                 w.i64(m.serverTimeMs());
+                w.string(m.ucxVersion());
+                w.array(m.ucxSettings().size());
+                m.ucxSettings().forEach((name, value) -> {
+                    w.array(2);
+                    w.string(name);
+                    w.i64(value);
+                });
             }
             case ERROR -> {
                 ErrorReply m = (ErrorReply) message;
@@ -134,10 +144,22 @@ final class MessageBodies {
                         r.string("Hello.token", ProtocolLimits.MAX_TOKEN_BYTES, true));
             }
             case HELLO_OK -> {
-                r.begin("HelloOk", 3);
-                yield new HelloOk(requestId, r.bounded("HelloOk.protocolVersion", 1, 255),
-                        r.string("HelloOk.agentId", ProtocolLimits.MAX_ID_BYTES, false),
-                        r.nonNegative("HelloOk.serverTimeMs"));
+                r.begin("HelloOk", 5);
+                int version = r.bounded("HelloOk.protocolVersion", 1, 255);
+                String agentId = r.string("HelloOk.agentId", ProtocolLimits.MAX_ID_BYTES, false);
+                long time = r.nonNegative("HelloOk.serverTimeMs");
+                String ucxVersion = r.string("HelloOk.ucxVersion", ProtocolLimits.MAX_UCX_VERSION_BYTES, false);
+                int n = r.arrayHeader("HelloOk.ucxSettings", ProtocolLimits.MAX_UCX_SETTINGS, MIN_SETTING_BYTES);
+                java.util.Map<String, Long> settings = new java.util.LinkedHashMap<>();
+                for (int i = 0; i < n; i++) {
+                    String field = "HelloOk.ucxSettings[" + i + "]";
+                    r.begin(field, 2);
+                    String name = r.string(field + ".name", MAX_SETTING_NAME_BYTES, false);
+                    if (settings.put(name, r.nonNegative(field + ".value")) != null) {
+                        throw FieldCheck.bad(field + ".name", "'" + name + "' appears twice");
+                    }
+                }
+                yield new HelloOk(requestId, version, agentId, time, ucxVersion, settings);
             }
             case ERROR -> {
                 r.begin("Error", 3);

@@ -1,9 +1,13 @@
 package org.seaweedfs.rdma.protocol;
 
-/** The bounds of protocol version 1, checked on encode and on decode. String bounds are in UTF-8 bytes. */
+/** The bounds of the protocol, checked on encode and on decode. String bounds are in UTF-8 bytes. */
 public final class ProtocolLimits {
     /** Hello.clientId, HelloOk.agentId. */
     public static final int MAX_ID_BYTES = 256;
+    /** HelloOk.ucxVersion. */
+    public static final int MAX_UCX_VERSION_BYTES = 64;
+    /** HelloOk.ucxSettings. */
+    public static final int MAX_UCX_SETTINGS = 32;
     /** Hello.token. */
     public static final int MAX_TOKEN_BYTES = 1024;
     /** ErrorReply.message. */

@@ -26,6 +26,8 @@ public final class ReadFailure extends RuntimeException {
     private final long needleSize;
     private final boolean overload;
     private final boolean gone;
+    private final boolean nothingAsked;
+    private final int retryAfterSeconds;
 
     public ReadFailure(Kind kind, String message) {
         this(kind, message, null);
@@ -36,11 +38,18 @@ public final class ReadFailure extends RuntimeException {
     }
 
     private ReadFailure(Kind kind, String message, Throwable cause, long needleSize, boolean overload, boolean gone) {
+        this(kind, message, cause, needleSize, overload, gone, false, 0);
+    }
+
+    private ReadFailure(Kind kind, String message, Throwable cause, long needleSize, boolean overload, boolean gone,
+                        boolean nothingAsked, int retryAfterSeconds) {
         super(message, cause, false, false);
         this.kind = kind;
         this.needleSize = needleSize;
         this.overload = overload;
         this.gone = gone;
+        this.nothingAsked = nothingAsked;
+        this.retryAfterSeconds = retryAfterSeconds;
     }
 
     public Kind kind() {
@@ -70,6 +79,19 @@ public final class ReadFailure extends RuntimeException {
      */
     public boolean dataGone() {
         return gone;
+    }
+
+    /**
+     * Whether the path had nowhere to ask (the HTTP fallback with no master, no configured volume server and no
+     * hint): UNAVAILABLE, but it says nothing about the needle, so an earlier failure is the one to report.
+     */
+    public boolean nothingAsked() {
+        return nothingAsked;
+    }
+
+    /** When the client should try again (HTTP {@code Retry-After}, in seconds); 0 when no time can be given. */
+    public int retryAfterSeconds() {
+        return retryAfterSeconds;
     }
 
     /** For RANGE_NOT_SATISFIABLE: the needle's length in the bytes the offset counts (for Content-Range); else -1. */
@@ -109,6 +131,16 @@ public final class ReadFailure extends RuntimeException {
     /** UNAVAILABLE because a bound of this sidecar is reached ({@link #overload()}). */
     public static ReadFailure overloaded(String message) {
         return new ReadFailure(Kind.UNAVAILABLE, message, null, -1, true, false);
+    }
+
+    /** UNAVAILABLE because the path had nowhere to ask ({@link #nothingAsked()}). */
+    public static ReadFailure nothingAsked(String message) {
+        return new ReadFailure(Kind.UNAVAILABLE, message, null, -1, false, false, true, 0);
+    }
+
+    /** UNAVAILABLE because the sidecar is starting: worth trying again after {@code retryAfterSeconds}. */
+    public static ReadFailure starting(String message, int retryAfterSeconds) {
+        return new ReadFailure(Kind.UNAVAILABLE, message, null, -1, false, false, false, retryAfterSeconds);
     }
 
     /** UNAVAILABLE because the needle's bytes are gone from where the agent's map says they are ({@link #dataGone()}). */

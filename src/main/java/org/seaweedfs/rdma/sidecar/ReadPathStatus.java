@@ -45,4 +45,9 @@ public interface ReadPathStatus {
     }
 
     List<AgentStatus> agents();
+
+    /** Whether the sidecar is starting: a configured agent is neither connected nor given up on for now yet. */
+    default boolean starting() {
+        return false;
+    }
 }

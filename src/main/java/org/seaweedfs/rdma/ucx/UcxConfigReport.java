@@ -45,9 +45,7 @@ final class UcxConfigReport {
         required.forEach((key, value) -> {
             String actual = environment.get(key);
             if (actual == null || !actual.equalsIgnoreCase(value)) {
-                String effect = key.endsWith("_ERROR_HANDLING")
-                        ? "shared memory is excluded while peer error handling is on; same-host traffic uses TCP"
-                        : key.equals("UCX_ERROR_SIGNALS")
+                String effect = key.equals("UCX_ERROR_SIGNALS")
                         ? "JUCX still disables UCX's signal handlers when it loads"
                         : "UCX uses its own default";
                 gaps.add("environment has " + (actual == null ? "no " + key : key + "=" + actual) + ", settings ask for "
@@ -69,7 +67,7 @@ final class UcxConfigReport {
             throws IOException, InterruptedException {
         ProcessBuilder builder = new ProcessBuilder("ucx_info", "-e", "-u", errorHandling ? "rmwe" : "rmw", "-P", placement)
                 .redirectErrorStream(true);
-        config.forEach((k, v) -> builder.environment().put("UCX_" + k, v));
+        config.forEach((k, v) -> builder.environment().put(environmentName(k), v));
         Process process;
         try {
             process = builder.start();
@@ -85,6 +83,15 @@ final class UcxConfigReport {
             throw new IOException("ucx_info did not finish");
         }
         return describe(output);
+    }
+
+    /**
+     * The variable that sets a context key in another process: TCP's keys go by their table's prefix there
+     * ({@code RX_SEG_SIZE} is {@code UCX_TCP_RX_SEG_SIZE}); {@code MM_...} keys reach posix and sysv as they are.
+     */
+    static String environmentName(String contextKey) {
+        return contextKey.equals("RX_SEG_SIZE") || contextKey.equals("TX_SEG_SIZE")
+                ? "UCX_TCP_" + contextKey : "UCX_" + contextKey;
     }
 
     /** Summarises {@code ucx_info -e} output as "transport/device(uses), ..." or the UCX error it printed. */

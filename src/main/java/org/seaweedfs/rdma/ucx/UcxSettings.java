@@ -2,6 +2,7 @@ package org.seaweedfs.rdma.ucx;
 
 import java.util.Collections;
 import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.regex.Pattern;
@@ -22,12 +23,14 @@ import org.seaweedfs.rdma.polling.IdlePoll;
  *                           {@code ucx.netDevices}); default {@code all}.
  * @param peerErrorHandling  endpoints created with peer error handling ({@code ucx.errorHandling: peer}, the
  *                           default; {@code none} turns it off), so a dead peer fails requests instead of hanging
- *                           them. Needs UCX_POSIX_ERROR_HANDLING=y and UCX_SYSV_ERROR_HANDLING=y in the environment,
- *                           without which UCX silently drops shared memory (see {@link #requiredEnvironment()}).
- * @param tcpTxSegSize       UCX_TCP_TX_SEG_SIZE in bytes, asked of the environment; emulated gets over TCP move in
- *                           fragments of this size. 0 (the default) keeps UCX's default.
- * @param tcpRxSegSize       UCX_TCP_RX_SEG_SIZE in bytes, asked of the environment, at least the TX size. 0 (the
- *                           default) keeps UCX's default.
+ *                           them. Shared memory then needs its interfaces' ERROR_HANDLING=y, without which UCX
+ *                           silently drops it: set on the context ({@code MM_ERROR_HANDLING}, see
+ *                           {@link #contextConfig()}), so no UCX_POSIX/SYSV_ERROR_HANDLING variable is needed.
+ * @param tcpTxSegSize       TCP send segment in bytes (UCX's TCP_TX_SEG_SIZE), set on the context: emulated gets over
+ *                           TCP move in fragments of this size. Default {@value #TCP_SEG_SIZE} (UCX's is 8 KiB).
+ * @param tcpRxSegSize       TCP receive segment in bytes (UCX's TCP_RX_SEG_SIZE), set on the context, at least the TX
+ *                           size. Default {@value #TCP_SEG_SIZE} (UCX's is 64 KiB). Peers must agree on it: see
+ *                           {@link #peerSettings()}.
  * @param maxFrameBytes      largest control frame sent or accepted (default 64 MiB).
  * @param connectTimeoutMs   how long {@code connect} waits for the endpoint and handshake (default 10000).
  * @param probeTransports    at start-up, ask {@code ucx_info} (if installed) which lanes UCX builds with these
@@ -51,11 +54,15 @@ import org.seaweedfs.rdma.polling.IdlePoll;
  * @param idlePollMicros     how long the owner thread and the event-loop lanes keep polling after their last event
  *                           before they sleep ({@code idlePollMicros}, {@link IdlePoll}).
  * @param extraConfig        raw UCX context settings without the UCX_ prefix (e.g. {@code RNDV_THRESH -> 64K});
- *                           applied last on the context. Transport-level keys (TCP_*, POSIX_*, RC_* ...) are ignored
- *                           there by UCX 1.13: put them in the environment.
+ *                           applied last on the context. A transport's key goes by its name inside the transport's
+ *                           table ({@code RX_SEG_SIZE}, {@code MM_SEG_SIZE}), not by its environment name
+ *                           ({@code TCP_RX_SEG_SIZE}, {@code POSIX_SEG_SIZE}), which UCX 1.13 rejects there.
+ *                           Defaults from the JVM property {@value #CONFIG_PROPERTY}.
  *
- * <p>UCX 1.13 (Debian 12) applies only context-level keys given to {@code UcpParams.setConfig}; transport and global
- * keys must come from the environment. {@link #contextConfig()} and {@link #requiredEnvironment()} split them.
+ * <p>UCX 1.13 (Debian 12) applies {@code UcpParams.setConfig} keys to the context and, when a key is no context key,
+ * to every transport interface whose table has it (its own name, or {@code MM_...} for posix and sysv), overriding
+ * the environment; global keys such as {@code ERROR_SIGNALS} come from the environment only.
+ * {@link #contextConfig()} and {@link #requiredEnvironment()} split them.
  */
 public record UcxSettings(String tls, String netDevices, boolean peerErrorHandling,
                           int tcpTxSegSize, int tcpRxSegSize, int maxFrameBytes, long connectTimeoutMs,
@@ -64,12 +71,66 @@ public record UcxSettings(String tls, String netDevices, boolean peerErrorHandli
 
     public static final String DEFAULT_TLS = "sm,tcp,self";
 
+    /**
+     * TCP segment of every context (both directions). Emulated gets over TCP move in TX-sized fragments: 256 KiB
+     * ones move a 1 MiB get in 4 fragments instead of 128 (BENCHMARKS.md).
+     */
+    public static final int TCP_SEG_SIZE = 256 << 10;
+
+    /**
+     * Shared-memory (posix, sysv) segment of every context (UCX's default 8256). 32 KiB fragments take a 1 MiB read in
+     * 32 and spare the agent two fifths of its CPU per read (BENCHMARKS.md). Not 64 KiB: UCX 1.13 keeps a fragment's
+     * length in 16 bits, and a 64 KiB one arrives as length 0 (UCX asserts and the process aborts).
+     */
+    public static final int SHARED_MEMORY_SEG_SIZE = 32 << 10;
+
+    /** Shared-memory receive FIFO: UCX 1.13's defaults, set so that no environment can make two peers differ. */
+    static final int SHARED_MEMORY_FIFO_SIZE = 64;
+    static final int SHARED_MEMORY_FIFO_ELEM_SIZE = 128;
+
+    /**
+     * The settings two peers must share: their names in {@link #peerSettings()} and the context keys that set them.
+     * Measured on UCX 1.13.1 (PeerSettingsEndToEndTest, docs/protocol.md): a TCP receiver whose RX segment is smaller
+     * than its peer's aborts in tcp_ep.c (assertion "hdr->length <= rx_seg_size") when the peer sends a fragment as
+     * large as its own segment; a shared-memory sender writes fragments of its own SEG_SIZE into the receiver's
+     * buffers (the receiver aborts in ucp_am.c, or reads garbage); FIFO sizes that differ hang the connection. TX
+     * segments may differ: each side's is at most its own RX, which UCX checks.
+     */
+    private static final Map<String, String> PEER_SETTINGS = orderedMap(
+            "TCP_RX_SEG_SIZE", "RX_SEG_SIZE", "MM_SEG_SIZE", "MM_SEG_SIZE", "MM_FIFO_SIZE", "MM_FIFO_SIZE",
+            "MM_FIFO_ELEM_SIZE", "MM_FIFO_ELEM_SIZE");
+
+    /** The environment variables each transport key of {@link #contextConfig()} overrides. */
+    private static final Map<String, List<String>> OVERRIDDEN_ENVIRONMENT = Map.of(
+            "TX_SEG_SIZE", List.of("UCX_TCP_TX_SEG_SIZE"),
+            "RX_SEG_SIZE", List.of("UCX_TCP_RX_SEG_SIZE"),
+            "MM_SEG_SIZE", sharedMemoryVariables("SEG_SIZE"),
+            "MM_FIFO_SIZE", sharedMemoryVariables("FIFO_SIZE"),
+            "MM_FIFO_ELEM_SIZE", sharedMemoryVariables("FIFO_ELEM_SIZE"),
+            "MM_ERROR_HANDLING", sharedMemoryVariables("ERROR_HANDLING"));
+
+    private static List<String> sharedMemoryVariables(String name) {
+        return List.of("UCX_MM_" + name, "UCX_POSIX_" + name, "UCX_SYSV_" + name);
+    }
+
+    private static Map<String, String> orderedMap(String... pairs) {
+        Map<String, String> map = new LinkedHashMap<>();
+        for (int i = 0; i < pairs.length; i += 2) {
+            map.put(pairs[i], pairs[i + 1]);
+        }
+        return Collections.unmodifiableMap(map);
+    }
+
     private static final Pattern TLS_LIST = Pattern.compile("\\^?[A-Za-z0-9_]+(,[A-Za-z0-9_]+)*");
     private static final Pattern DEVICE_LIST = Pattern.compile("[A-Za-z0-9_.:\\-]+(,[A-Za-z0-9_.:\\-]+)*");
     private static final Pattern UCX_KEY = Pattern.compile("[A-Z][A-Z0-9_]*");
     private static final int MAX_SEG_SIZE = 64 << 20;
     private static final Pattern RDMA_TRANSPORT = Pattern.compile("all|ib|(rc|ud|dc)[A-Za-z0-9_]*");
     private static final Pattern SHARED_MEMORY_TRANSPORT = Pattern.compile("all|sm|shm|mm|posix|sysv|cma|knem|xpmem");
+    /** Transports whose interfaces read the MM_* keys (posix, sysv) and the TCP ones. */
+    private static final Pattern MM_TRANSPORT = Pattern.compile("all|sm|shm|mm|posix|sysv");
+    private static final Pattern TCP_TRANSPORT = Pattern.compile("all|tcp");
+    private static final Pattern MEMORY_UNITS = Pattern.compile("(\\d+)\\s*([kmg]?)b?", Pattern.CASE_INSENSITIVE);
     private static final int MAX_REMOTE_KEYS = 1 << 24;
 
     public UcxSettings {
@@ -83,11 +144,11 @@ public record UcxSettings(String tls, String netDevices, boolean peerErrorHandli
         require(DEVICE_LIST.matcher(netDevices).matches(),
                 "ucx.netDevices must be 'all' or a comma-separated device list such as 'mlx5_0:1,eth0', got '"
                         + netDevices + "'");
-        require(tcpTxSegSize == 0 || (tcpTxSegSize >= 1024 && tcpTxSegSize <= MAX_SEG_SIZE),
-                "ucx.tcpTxSegSize must be 0 (UCX default) or 1024.." + MAX_SEG_SIZE + " bytes, got " + tcpTxSegSize);
-        require(tcpRxSegSize == 0 || (tcpRxSegSize >= 1024 && tcpRxSegSize <= MAX_SEG_SIZE),
-                "ucx.tcpRxSegSize must be 0 (UCX default) or 1024.." + MAX_SEG_SIZE + " bytes, got " + tcpRxSegSize);
-        require(tcpRxSegSize == 0 || tcpRxSegSize >= tcpTxSegSize,
+        require(tcpTxSegSize >= 1024 && tcpTxSegSize <= MAX_SEG_SIZE,
+                "ucx.tcpTxSegSize must be 1024.." + MAX_SEG_SIZE + " bytes, got " + tcpTxSegSize);
+        require(tcpRxSegSize >= 1024 && tcpRxSegSize <= MAX_SEG_SIZE,
+                "ucx.tcpRxSegSize must be 1024.." + MAX_SEG_SIZE + " bytes, got " + tcpRxSegSize);
+        require(tcpRxSegSize >= tcpTxSegSize,
                 "ucx.tcpRxSegSize (" + tcpRxSegSize + ") must not be smaller than ucx.tcpTxSegSize (" + tcpTxSegSize + ")");
         require(idlePollMicros >= 0 && idlePollMicros <= IdlePoll.MAX_MICROS,
                 "idlePollMicros must be 0.." + IdlePoll.MAX_MICROS + ", got " + idlePollMicros);
@@ -102,14 +163,39 @@ public record UcxSettings(String tls, String netDevices, boolean peerErrorHandli
                     "ucx.config keys are UCX settings in upper case without the UCX_ prefix (e.g. RNDV_THRESH), got '"
                             + k + "'");
             require(v != null, "ucx.config." + k + " must have a value");
+            require(!PEER_SETTINGS.containsValue(k) || memoryUnits(v) >= 0,
+                    "ucx.config." + k + " must be a size such as 65536 or 64k, got '" + v + "'");
             copy.put(k, v);
         });
         extraConfig = Collections.unmodifiableMap(copy);
     }
 
+    /**
+     * JVM property adding raw UCX context settings ({@link #extraConfig}) to the defaults, as comma-separated
+     * {@code KEY=VALUE} pairs (e.g. {@code RX_SEG_SIZE=1m,TX_SEG_SIZE=1m}): a tuning knob, not a configuration key.
+     * Settings peers must share ({@link #peerSettings()}) then have to be given to every peer alike: a sidecar refuses
+     * an agent whose settings differ.
+     */
+    public static final String CONFIG_PROPERTY = "seaweedfs.ucx.config";
+
     public static UcxSettings defaults() {
-        return new UcxSettings(DEFAULT_TLS, "all", true, 0, 0, 64 << 20, 10_000, true, 65_536,
-                mayUseRdma(DEFAULT_TLS), true, IdlePoll.DEFAULT_MICROS, Map.of());
+        return new UcxSettings(DEFAULT_TLS, "all", true, TCP_SEG_SIZE, TCP_SEG_SIZE, 64 << 20, 10_000, true, 65_536,
+                mayUseRdma(DEFAULT_TLS), true, IdlePoll.DEFAULT_MICROS,
+                configProperty(System.getProperty(CONFIG_PROPERTY, "")));
+    }
+
+    /** {@value #CONFIG_PROPERTY}'s {@code KEY=VALUE,...} pairs; validated by the constructor. */
+    static Map<String, String> configProperty(String pairs) {
+        Map<String, String> config = new LinkedHashMap<>();
+        for (String pair : pairs.split(",")) {
+            if (pair.isBlank()) {
+                continue;
+            }
+            int eq = pair.indexOf('=');
+            require(eq > 0, CONFIG_PROPERTY + " takes KEY=VALUE pairs separated by commas, got '" + pair.strip() + "'");
+            config.put(pair.substring(0, eq).strip(), pair.substring(eq + 1).strip());
+        }
+        return config;
     }
 
     /** Whether a UCX_TLS list could select a shared-memory transport (sm, shm, posix, sysv, cma, knem, xpmem). */
@@ -128,12 +214,23 @@ public record UcxSettings(String tls, String netDevices, boolean peerErrorHandli
         if (list.startsWith("^")) {
             return true;
         }
-        for (String name : list.split(",")) {
+        return names(list, transports);
+    }
+
+    /** Whether the list (an exclusion list too) names a transport {@code transports} matches. */
+    private static boolean names(String list, Pattern transports) {
+        for (String name : list.replace("^", "").split(",")) {
             if (transports.matcher(name.strip()).matches()) {
                 return true;
             }
         }
         return false;
+    }
+
+    /** Whether a UCX_TLS list leaves in a transport {@code transports} matches, whose keys UCX then uses. */
+    private static boolean opens(String tls, Pattern transports) {
+        String list = tls.strip();
+        return list.startsWith("^") ? !names(list, transports) : names(list, transports);
     }
 
     public UcxSettings withTls(String newTls) {
@@ -197,29 +294,121 @@ public record UcxSettings(String tls, String netDevices, boolean peerErrorHandli
         // epoll_wait per interface) on every progress call: a third of a serving agent's CPU.
         // An embedding's extraConfig (below) wins.
         config.put("MAX_RNDV_LANES", "0");
+        // Transport settings on the context, not in the environment: every process that uses this library then has
+        // the same (peers must agree, see peerSettings), whatever its environment. Only for transports the TLS list
+        // leaves in: UCX warns ("invalid configuration") about a key no interface used.
+        if (opens(tls, TCP_TRANSPORT)) {
+            config.put("TX_SEG_SIZE", Integer.toString(tcpTxSegSize));
+            config.put("RX_SEG_SIZE", Integer.toString(tcpRxSegSize));
+        }
+        if (opens(tls, MM_TRANSPORT)) {
+            config.put("MM_SEG_SIZE", Integer.toString(SHARED_MEMORY_SEG_SIZE));
+            config.put("MM_FIFO_SIZE", Integer.toString(SHARED_MEMORY_FIFO_SIZE));
+            config.put("MM_FIFO_ELEM_SIZE", Integer.toString(SHARED_MEMORY_FIFO_ELEM_SIZE));
+            if (peerErrorHandling) {
+                // Without it peer error handling excludes shared memory, and same-host traffic uses TCP.
+                config.put("MM_ERROR_HANDLING", "y");
+            }
+        }
         config.putAll(extraConfig);
         return config;
     }
 
     /**
-     * Settings UCX 1.13 reads only from the process environment (as {@code UCX_<name>}): transport-level keys and
-     * global ones. Set on the context they are ignored ("invalid configurations"), so the launch environment must
-     * carry them; {@link UcxWorkerVerticle} warns at start-up about each one that is missing.
+     * The settings a peer must share with this process, by name ({@code TCP_RX_SEG_SIZE}, {@code MM_SEG_SIZE},
+     * {@code MM_FIFO_SIZE}, {@code MM_FIFO_ELEM_SIZE}), in bytes or entries: the values every context of this library
+     * sets, or an {@link #extraConfig} override. Listed whether or not {@link #tls} opens the transport, so two peers
+     * compare equal unless a value differs. The agent sends them in its {@code HelloOk}; a sidecar refuses an agent
+     * whose values differ before any large frame (docs/protocol.md).
+     */
+    public Map<String, Long> peerSettings() {
+        Map<String, String> values = new LinkedHashMap<>();
+        values.put("RX_SEG_SIZE", Integer.toString(tcpRxSegSize));
+        values.put("MM_SEG_SIZE", Integer.toString(SHARED_MEMORY_SEG_SIZE));
+        values.put("MM_FIFO_SIZE", Integer.toString(SHARED_MEMORY_FIFO_SIZE));
+        values.put("MM_FIFO_ELEM_SIZE", Integer.toString(SHARED_MEMORY_FIFO_ELEM_SIZE));
+        values.putAll(extraConfig);
+        Map<String, Long> settings = new LinkedHashMap<>();
+        PEER_SETTINGS.forEach((name, key) -> settings.put(name, memoryUnits(values.get(key))));
+        return Collections.unmodifiableMap(settings);
+    }
+
+    /**
+     * Where {@code peer}'s settings differ from {@link #peerSettings()}: one "NAME peer's there, ours here" item per
+     * setting either side lists with another value (or only one side lists); empty when they agree.
+     */
+    public List<String> peerSettingDifferences(Map<String, Long> peer) {
+        Map<String, Long> ours = peerSettings();
+        java.util.Set<String> names = new java.util.TreeSet<>(ours.keySet());
+        names.addAll(peer.keySet());
+        List<String> differences = new java.util.ArrayList<>();
+        for (String name : names) {
+            Long theirs = peer.get(name);
+            Long mine = ours.get(name);
+            if (!Objects.equals(theirs, mine)) {
+                differences.add(name + " " + (theirs == null ? "not set" : theirs) + " there, "
+                        + (mine == null ? "not set" : mine) + " here");
+            }
+        }
+        return differences;
+    }
+
+    /**
+     * UCX_* variables of {@code environment} that a key of {@link #contextConfig()} overrides with another value, one
+     * operator-readable line each: the context's keys win, so such a variable has no effect.
+     */
+    public List<String> overriddenEnvironment(Map<String, String> environment) {
+        Map<String, String> config = contextConfig();
+        List<String> lines = new java.util.ArrayList<>();
+        OVERRIDDEN_ENVIRONMENT.forEach((key, names) -> {
+            String ours = config.get(key);
+            if (ours == null) {
+                return;
+            }
+            for (String name : names) {
+                String theirs = environment.get(name);
+                if (theirs != null && !sameValue(theirs, ours)) {
+                    lines.add(name + "=" + theirs + " in the environment has no effect: this library sets " + key
+                            + "=" + ours + " on every UCX context (UCX's context settings win over the environment)"
+                            + (PEER_SETTINGS.containsValue(key) ? ", because peers must agree on it" : ""));
+                }
+            }
+        });
+        return lines;
+    }
+
+    private static boolean sameValue(String a, String b) {
+        long x = memoryUnits(a);
+        return x >= 0 ? x == memoryUnits(b) : a.strip().equalsIgnoreCase(b.strip());
+    }
+
+    /** UCX's memory units ({@code 65536}, {@code 64k}, {@code 64KB}, {@code 1m}) in bytes, or -1. */
+    static long memoryUnits(String value) {
+        java.util.regex.Matcher m = MEMORY_UNITS.matcher(value == null ? "" : value.strip());
+        if (!m.matches()) {
+            return -1;
+        }
+        int shift = switch (m.group(2).toLowerCase(java.util.Locale.ROOT)) {
+            case "k" -> 10;
+            case "m" -> 20;
+            case "g" -> 30;
+            default -> 0;
+        };
+        try {
+            long number = Long.parseLong(m.group(1));
+            return number > (Long.MAX_VALUE >> shift) ? -1 : number << shift;
+        } catch (NumberFormatException e) {
+            return -1;
+        }
+    }
+
+    /**
+     * Settings UCX 1.13 reads only from the process environment (as {@code UCX_<name>}): global ones, which the
+     * context does not take; {@link UcxWorkerVerticle} warns at start-up about each one that is missing.
      */
     public Map<String, String> environmentConfig() {
         Map<String, String> config = new LinkedHashMap<>();
-        if (peerErrorHandling) {
-            // Without these, peer error handling silently excludes shared memory and same-host traffic uses TCP.
-            config.put("POSIX_ERROR_HANDLING", "y");
-            config.put("SYSV_ERROR_HANDLING", "y");
-        }
         config.put("ERROR_SIGNALS", ""); // no UCX signal handlers fighting the JVM's
-        if (tcpTxSegSize > 0) {
-            config.put("TCP_TX_SEG_SIZE", Integer.toString(tcpTxSegSize));
-        }
-        if (tcpRxSegSize > 0) {
-            config.put("TCP_RX_SEG_SIZE", Integer.toString(tcpRxSegSize));
-        }
         return config;
     }
 

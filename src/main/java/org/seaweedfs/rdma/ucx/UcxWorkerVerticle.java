@@ -127,6 +127,9 @@ public final class UcxWorkerVerticle extends VerticleBase {
         for (String warning : UcxConfigReport.environmentGaps(settings.requiredEnvironment(), System.getenv())) {
             log.warn("UCX worker " + name + ": " + warning);
         }
+        for (String warning : settings.overriddenEnvironment(System.getenv())) {
+            log.warn("UCX worker " + name + ": " + warning);
+        }
         if (settings.probeTransports()) {
             vertx.executeBlocking(() -> UcxConfigReport.probeLanes(config, settings.peerErrorHandling()), false)
                     .onSuccess(report -> log.info("UCX lanes with these settings (" + name + "): " + report))
@@ -342,7 +345,9 @@ public final class UcxWorkerVerticle extends VerticleBase {
         UcpParams params = new UcpParams().requestRmaFeature().requestAmFeature().requestWakeupFeature()
                 .setMtWorkersShared(true);
         config.forEach(params::setConfig);
+        UcxLogFilter.install(); // before the first context: UCX checks its API version in every ucp_init
         ucpContext = new UcpContext(params);
+        UcxLibrary.identify(); // once per process, now that libucp is loaded
         try {
             worker = ucpContext.newWorker(new UcpWorkerParams());
             workerAddress = worker.getAddress().asReadOnlyBuffer();

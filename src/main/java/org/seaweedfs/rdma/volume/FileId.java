@@ -16,7 +16,10 @@ public record FileId(long volumeId, long key, int cookie) {
         }
     }
 
-    /** Parses a plain file id as used in API parameters (no {@code _delta} suffix). */
+    /**
+     * Parses a plain file id as used in API parameters (no {@code _delta} suffix), as SeaweedFS's
+     * {@code ParseFileIdFromString} does: the volume id as {@link #parseRequestVolumeId} reads it.
+     */
     public static FileId parse(String text) {
         if (text == null || text.isEmpty()) {
             throw new IllegalArgumentException("file id is empty");
@@ -25,7 +28,7 @@ public record FileId(long volumeId, long key, int cookie) {
         if (comma < 0) {
             throw new IllegalArgumentException("file id '" + text + "' has no ',' between volume id and key");
         }
-        return new FileId(parseVolumeId(text.substring(0, comma)), text.substring(comma + 1), 0, text);
+        return new FileId(parseRequestVolumeId(text.substring(0, comma)), text.substring(comma + 1), 0, text);
     }
 
     /**
@@ -56,11 +59,11 @@ public record FileId(long volumeId, long key, int cookie) {
     }
 
     /**
-     * A volume id in a volume server URL, parsed as SeaweedFS does ({@code needle.NewVolumeId}): any decimal that
-     * fits 64 bits (leading zeros allowed), kept to its low 32 bits, since a volume id is a u32 there
-     * ({@code 4294967299} reads volume 3).
+     * A volume id in a request (a volume server URL, a file id), parsed as SeaweedFS does ({@code needle.NewVolumeId}):
+     * any decimal that fits 64 bits (leading zeros allowed), kept to its low 32 bits, since a volume id is a u32
+     * there ({@code 4294967299} reads volume 3).
      */
-    public static long parseUrlVolumeId(String text) {
+    public static long parseRequestVolumeId(String text) {
         if (text == null || text.isEmpty() || !isAsciiDecimal(text)) {
             throw new IllegalArgumentException("volume id '" + text + "' is not a decimal number");
         }
@@ -71,6 +74,7 @@ public record FileId(long volumeId, long key, int cookie) {
         }
     }
 
+    /** A volume id in a volume's file name: a decimal of at most 32 bits (nothing truncated). */
     public static long parseVolumeId(String text) {
         if (text == null || text.isEmpty() || text.length() > 10 || !isAsciiDecimal(text)) {
             throw new IllegalArgumentException("volume id '" + text + "' is not a decimal number");

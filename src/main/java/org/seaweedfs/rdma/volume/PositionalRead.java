@@ -5,13 +5,13 @@ import java.nio.ByteBuffer;
 import java.nio.channels.FileChannel;
 
 /** Exact positional reads from a file channel (the channel's own position is never touched). */
-final class PositionalRead {
+public final class PositionalRead {
 
     private PositionalRead() {
     }
 
     /** Fills {@code into} from {@code position}; running out of file is a format error, never a retry loop. */
-    static void fully(FileChannel ch, ByteBuffer into, long position, String source, String field) throws IOException {
+    public static void fully(FileChannel ch, ByteBuffer into, long position, String source, String field) throws IOException {
         int wanted = into.remaining();
         long at = position;
         while (into.hasRemaining()) {

@@ -17,6 +17,7 @@ import org.seaweedfs.rdma.volume.IndexFormat;
 import org.seaweedfs.rdma.volume.NeedleEncoder;
 import org.seaweedfs.rdma.volume.NeedleLayout;
 import org.seaweedfs.rdma.volume.NewNeedle;
+import org.seaweedfs.rdma.volume.SortedNeedleIndex;
 import org.seaweedfs.rdma.volume.SuperBlock;
 import org.seaweedfs.rdma.volume.Ttl;
 import org.seaweedfs.rdma.volume.VolumeWriter;
@@ -244,6 +245,9 @@ class AgentFollowTest extends AgentTestBase {
         assertFalse(client.request(r -> new Lookup(r, 2, 0x14, 0), LookupResult.class).found());
         assertEquals(1, h.agent.metrics().reopens().sum());
         assertEquals(2, h.agent.metrics().needlesPerVolume().get(2L));
+        try (SortedNeedleIndex index = SortedNeedleIndex.open(h.dir.resolve("2.rdx"))) {
+            assertEquals(1, index.stamp().compactionRevision(), "the index file of the old revision was rebuilt");
+        }
     }
 
     @Test

@@ -65,6 +65,11 @@ class AgentProtocolTest extends AgentTestBase {
         assertEquals(ControlCodec.PROTOCOL_VERSION, ok.protocolVersion());
         assertEquals(h.agent.instanceId(), ok.agentId());
         assertTrue(ok.agentId().startsWith(h.agent.settings().agentId() + "/"));
+        // what a sidecar needs to refuse an agent whose UCX could abort it, and to name another UCX version
+        assertEquals(org.seaweedfs.rdma.ucx.UcxLibrary.version(), ok.ucxVersion());
+        assertTrue(ok.ucxVersion().matches("\\d+\\.\\d+\\.\\d+"), ok.ucxVersion());
+        assertEquals(h.ucx.settings().peerSettings(), ok.ucxSettings());
+        assertEquals(262144L, ok.ucxSettings().get("TCP_RX_SEG_SIZE"));
         Pong pong = client.request(id -> new Ping(id, 12345), Pong.class);
         assertEquals(12345, pong.sentNanos());
         assertTrue(pong.agentTimeMs() > 0);
@@ -83,6 +88,11 @@ class AgentProtocolTest extends AgentTestBase {
     void anotherProtocolVersionIsRefused() throws Exception {
         AgentTestClient client = connect(start(s -> s));
         assertError(ErrorCode.UNSUPPORTED_VERSION, client.request(id -> new Hello(id, ControlCodec.PROTOCOL_VERSION + 1, "future-sidecar", null)));
+        // a sidecar of the release before, which cannot check UCX settings, learns why it is refused
+        ErrorReply older = assertInstanceOf(ErrorReply.class, client.request(id -> new Hello(id, 2, "older-sidecar", null)));
+        assertEquals(ErrorCode.UNSUPPORTED_VERSION, older.code());
+        assertEquals("Hello.protocolVersion: 2 is not spoken here; this agent speaks 3 (run the same release on agents "
+                + "and sidecars)", older.message());
     }
 
     @Test

@@ -12,9 +12,12 @@ import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.TimeUnit;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
+import java.util.spi.ToolProvider;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
 import org.seaweedfs.rdma.config.ConfigLoader;
 import org.seaweedfs.rdma.config.RdmaConfig;
 import org.seaweedfs.rdma.config.Role;
@@ -96,7 +99,7 @@ class DockerFilesTest {
         assertTrue(dockerfile.contains("FROM debian:12 AS build") && dockerfile.contains("FROM debian:12-slim"),
                 "the Debian release the project is tested on, in both stages");
         assertTrue(dockerfile.contains("mvn -B -q -o package"), "the image builds the jar");
-        assertTrue(Pattern.compile("(?m)^USER (?!root)\\S+").matcher(dockerfile).find(), "not root");
+        assertTrue(Pattern.compile("(?m)^USER (?!root|0\\b)\\S+").matcher(dockerfile).find(), "not root");
         assertTrue(Pattern.compile("(?m)^HEALTHCHECK .*CMD curl -fsS \"http://127\\.0\\.0\\.1:\\$\\{SEAWEEDFS_RDMA_HTTP_PORT}/health\"")
                 .matcher(dockerfile).find(), dockerfile);
 
@@ -128,6 +131,51 @@ class DockerFilesTest {
         help.add("--help");
         assertEquals(0, Main.run(help.toArray(String[]::new), new PrintStream(new ByteArrayOutputStream()),
                 new PrintStream(new ByteArrayOutputStream())));
+    }
+
+    /** The build stage builds the SIGBUS guard and the image build fails when the jar lacks it. */
+    @Test
+    void theImageCannotShipWithoutTheSigbusGuard(@TempDir Path dir) throws Exception {
+        String dockerfile = Files.readString(DOCKER.resolve("Dockerfile")).replace("\\\n", " ");
+        int finalStage = dockerfile.indexOf("\nFROM debian:12-slim");
+        String build = dockerfile.substring(0, finalStage);
+        String image = dockerfile.substring(finalStage);
+        Matcher install = Pattern.compile("(?m)^RUN apt-get update .*apt-get install -y (.*?)&&").matcher(build);
+        assertTrue(install.find(), build);
+        List<String> packages = List.of(install.group(1).trim().split("\\s+"));
+        assertTrue(packages.containsAll(List.of("gcc", "libc6-dev")), "the build stage installs " + packages);
+        assertTrue(!dockerfile.contains("sigbusguard.skip"), "the image never skips the guard");
+        int packageStep = build.indexOf("RUN mvn -B -q -o package");
+        Matcher check = Pattern.compile("(?m)^RUN (.*libsigbusguard\\.so.*)$").matcher(build);
+        assertTrue(check.find() && check.start() > packageStep, "the jar is checked for the guard after it is built");
+        // The check step itself, run on a jar with the guard and on one without.
+        assertEquals(0, runCheck(check.group(1), dir, "native/libsigbusguard.so", "other.class"));
+        assertEquals(1, runCheck(check.group(1), dir, "other.class"));
+        // The final stage runs as its own user from the USER line on; nothing switches back to root.
+        Matcher user = Pattern.compile("(?m)^USER (\\S+)$").matcher(image);
+        assertTrue(user.find(), image);
+        assertEquals("seaweedfs", user.group(1));
+        assertTrue(image.contains("useradd --system --uid 10001"), "the user exists in the image");
+        assertTrue(!user.find(), "one USER line");
+    }
+
+    /** Runs a build-stage shell step in {@code dir}, where target/seaweedfs-rdma-sidecar.jar holds {@code entries}. */
+    private static int runCheck(String step, Path dir, String... entries) throws Exception {
+        Path content = Files.createTempDirectory(dir, "content");
+        for (String entry : entries) {
+            Files.createDirectories(content.resolve(entry).getParent());
+            Files.write(content.resolve(entry), new byte[] {1});
+        }
+        Path jar = Files.createDirectories(dir.resolve("target")).resolve("seaweedfs-rdma-sidecar.jar");
+        Files.deleteIfExists(jar);
+        ToolProvider tool = ToolProvider.findFirst("jar").orElseThrow();
+        assertEquals(0, tool.run(System.out, System.err, "cf", jar.toString(), "-C", content.toString(), "."));
+        ProcessBuilder sh = new ProcessBuilder("sh", "-c", step).directory(dir.toFile()).redirectErrorStream(true);
+        sh.environment().put("PATH", Path.of(System.getProperty("java.home"), "bin") + ":" + System.getenv("PATH"));
+        Process process = sh.start();
+        process.getInputStream().transferTo(System.err);
+        assertTrue(process.waitFor(60, TimeUnit.SECONDS));
+        return process.exitValue();
     }
 
     @Test

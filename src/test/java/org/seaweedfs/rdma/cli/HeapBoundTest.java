@@ -33,11 +33,14 @@ class HeapBoundTest {
     }
 
     @Test
-    void agentsAndZeroKeepTheJvmDefault() {
-        assertEquals(Optional.empty(), HeapBound.option(config("roles: [agent]\nagent: {volumeDirs: [/tmp]}"), List.of(), Map.of()));
-        assertEquals(Optional.empty(), HeapBound.option(
+    void agentsGetTheirBoundAndZeroKeepsTheJvmDefault() {
+        assertEquals(Optional.of("-Xmx" + (256L << 20)),
+                HeapBound.option(config("roles: [agent]\nagent: {volumeDirs: [/tmp]}"), List.of(), Map.of()));
+        assertEquals(Optional.of("-Xmx" + (448L << 20)), HeapBound.option(
                 config("roles: [agent, sidecar]\nagent: {volumeDirs: [/tmp]}\nsidecar: {agents: ['127.0.0.1:18515']}"),
                 List.of(), Map.of()));
+        assertEquals(Optional.empty(), HeapBound.option(
+                config("roles: [agent]\nagent: {volumeDirs: [/tmp], maxHeap: 0}"), List.of(), Map.of()));
         assertEquals(Optional.empty(), HeapBound.option(
                 config("roles: [sidecar]\nsidecar: {agents: ['127.0.0.1:18515'], maxHeap: 0}"), List.of(), Map.of()));
     }

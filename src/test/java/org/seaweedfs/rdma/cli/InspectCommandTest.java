@@ -103,8 +103,8 @@ class InspectCommandTest {
         assertTrue(errors.get(0).getString("error").contains("1.dat at offset "), errors.get(0).getString("error"));
     }
 
-    @Test
-    void writerVolumesWithEveryFeatureAndFiveByteOffsets() throws IOException {
+    /** Volume 12 (collection c, 5-byte offsets): a named, typed, compressed needle, an empty one and a deleted one. */
+    static void writeEveryFeatureVolume(Path dir) throws IOException {
         try (VolumeWriter w = VolumeWriter.create(dir, "c", 12, 3, IndexFormat.OFFSET5)) {
             w.append(NewNeedle.builder(1, 0x10, "abc".getBytes()).name("a \"quoted\"\n\\name").mime("text/plain")
                     .lastModified(1_600_000_000).compressed(true).build());
@@ -112,6 +112,11 @@ class InspectCommandTest {
             w.append(NewNeedle.builder(3, 0x30, "gone".getBytes()).build());
             w.delete(3, 0x30, 0);
         }
+    }
+
+    @Test
+    void writerVolumesWithEveryFeatureAndFiveByteOffsets() throws IOException {
+        writeEveryFeatureVolume(dir);
         Result r = run("inspect", dir.toString(), "--offset5");
         assertEquals(0, r.status(), r.err());
         assertEquals(2, r.lines().size());

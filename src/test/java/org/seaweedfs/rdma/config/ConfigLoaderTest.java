@@ -109,6 +109,32 @@ class ConfigLoaderTest {
         assertTrue(problem("cluster: {members: [nohostport]}", Map.of()).startsWith("cluster.members: "));
     }
 
+    /** An agent alone and a sidecar on one host collide on no port they did not set (HTTP, UCX, cluster). */
+    @Test
+    void eachRoleHasItsOwnDefaultHttpPort() throws Exception {
+        RdmaConfig agent = parse("roles: [agent]\nagent: {volumeDirs: [/data]}");
+        RdmaConfig sidecar = parse("roles: [sidecar]");
+        RdmaConfig both = parse("roles: [agent, sidecar]\nagent: {volumeDirs: [/data]}");
+        assertEquals(8515, agent.http().port());
+        assertEquals(8081, sidecar.http().port());
+        assertEquals(8081, both.http().port(), "the sidecar's port is a contract wherever it runs");
+        Set<Integer> agentPorts = Set.of(agent.http().port(), agent.agent().listen().port());
+        assertFalse(agentPorts.contains(sidecar.http().port()));
+        assertEquals(2, agentPorts.size());
+        // SeaweedFS's defaults: volume 8080, master 9333, filer 8888, S3 8333, their gRPC ports (+10000).
+        for (int seaweed : List.of(8080, 9333, 8888, 8333, 18080, 19333, 18888, 18333)) {
+            assertFalse(agentPorts.contains(seaweed), "agent port " + seaweed + " is SeaweedFS's");
+        }
+        // Set explicitly (file or environment) it is the one given, whatever the roles; empty restores the default.
+        assertEquals(8516, parse("roles: [agent]\nagent: {volumeDirs: [/data]}\nhttp: {port: 8516}").http().port());
+        assertEquals(8515, ConfigLoader.parse("roles: [agent]\nagent: {volumeDirs: [/data]}\nhttp: {port: 9}", "t",
+                Map.of("SEAWEEDFS_RDMA_HTTP_PORT", "")).http().port());
+        // The documented file, with only its roles changed, takes the role's default.
+        String documented = Files.readString(Path.of("conf/config.yaml"));
+        assertEquals(8515, ConfigLoader.parse(documented, "conf/config.yaml", Map.of("SEAWEEDFS_RDMA_ROLES", "agent",
+                "SEAWEEDFS_RDMA_AGENT_VOLUME_DIRS", "/data")).http().port());
+    }
+
     @Test
     void documentedFileHoldsTheDefaultsAndNamesEveryKey() throws Exception {
         String text = Files.readString(Path.of("conf/config.yaml"));
@@ -223,6 +249,7 @@ class ConfigLoaderTest {
             "roles: [agent, proxy]                   | roles: 'proxy' is not one of agent, sidecar",
             "roles: []                               | roles: must name at least one of agent, sidecar",
             "roles: [agent]                          | agent.volumeDirs: the agent role needs at least one volume directory",
+            "agent: {maxHeap: 1MiB}                  | agent.maxHeap: must be 0 (the JVM's default) or at least 64MiB",
             "sidecar: {agents: []}                   | sidecar.agents: empty and sidecar.master is unset, so the sidecar cannot find any agent",
             "sidecar: {bufferPool: {bufferSize: 1MiB, totalBytes: 64KiB}} | sidecar.bufferPool.totalBytes: must be at least sidecar.bufferPool.bufferSize (1048576)",
             "sidecar: {ping: {interval: 1s, timeout: 2s}}               | sidecar.ping.timeout: must not exceed sidecar.ping.interval (1000ms)",

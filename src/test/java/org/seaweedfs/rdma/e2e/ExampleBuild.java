@@ -12,9 +12,10 @@ import java.util.spi.ToolProvider;
 
 /**
  * Builds {@code examples/eventbus-consumer} the way its README says, from this build's own output: the library's
- * plain jar (target/classes) installed as {@code org.seaweedfs.rdma:seaweedfs-rdma-sidecar} into this build's
- * local repository, then {@code mvn package} in the example. Same Maven, local repository and offline setting as
- * the outer build (surefire passes them); no snapshot updates are looked for.
+ * plain jar (target/classes) installed as {@code org.seaweedfs.rdma:seaweedfs-rdma-sidecar}, then {@code mvn package}
+ * in the example. Nothing is written outside the build trees: the install and the example's build use a local
+ * repository under target/, which takes everything else from the outer build's local repository (as a file://
+ * repository, so also when the outer build is offline) and, online, from Maven Central. Same Maven as the outer build.
  */
 final class ExampleBuild {
 
@@ -43,17 +44,34 @@ final class ExampleBuild {
         }
     }
 
+    /** The example's local repository: this build's, under target/. */
+    static final Path REPOSITORY = Path.of("target", "example-repository").toAbsolutePath();
+
+    /** Settings naming the outer build's local repository as a remote one, for artifacts and plugins. */
+    private static Path settings(Path work) throws IOException {
+        String outer = System.getProperty("maven.repo.local");
+        Path real = Path.of(outer == null || outer.isBlank()
+                ? System.getProperty("user.home") + "/.m2/repository" : outer).toAbsolutePath();
+        String repository = "<id>outer-build</id><url>" + real.toUri() + "</url>";
+        return Files.writeString(work.resolve("example-settings.xml"), """
+                <settings>
+                  <profiles><profile><id>outer-build</id>
+                    <repositories><repository>%s</repository></repositories>
+                    <pluginRepositories><pluginRepository>%s</pluginRepository></pluginRepositories>
+                  </profile></profiles>
+                  <activeProfiles><activeProfile>outer-build</activeProfile></activeProfiles>
+                </settings>
+                """.formatted(repository, repository));
+    }
+
     private static void maven(Path log, String... args) throws IOException, InterruptedException {
         List<String> command = new ArrayList<>();
         String home = System.getProperty("maven.home");
         command.add(home == null || home.isBlank() ? "mvn" : Path.of(home, "bin", "mvn").toString());
-        command.addAll(List.of("-B", "-q", "-nsu"));
-        String repo = System.getProperty("maven.repo.local");
-        if (repo != null && !repo.isBlank()) {
-            command.add("-Dmaven.repo.local=" + repo);
-        }
+        command.addAll(List.of("-B", "-q", "-nsu", "-s", settings(log.getParent()).toString(),
+                "-Dmaven.repo.local=" + REPOSITORY));
         if ("offline=true".equals(System.getProperty("maven.offline"))) { // "offline=" + settings.offline (a boolean)
-            command.add("-o");
+            command.addAll(List.of("-o", "-Daether.offline.protocols=file"));
         }
         command.addAll(List.of(args));
         Process process = new ProcessBuilder(command).redirectErrorStream(true).redirectOutput(log.toFile()).start();

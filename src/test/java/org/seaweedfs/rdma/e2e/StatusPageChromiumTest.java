@@ -50,16 +50,23 @@ class StatusPageChromiumTest {
 
     @BeforeAll
     void setUp(Vertx vertx) {
-        chromium = findChromium();
-        Assumptions.assumeTrue(chromium != null, "chromium is not installed (apt-get install chromium; ./run.sh test "
-                + "installs it when it can): the /ui browser test is skipped");
         client = WebClient.create(vertx);
         sidecarPort = SharedStack.get().sidecar.httpPort();
         agentPort = SharedStack.get().agent.httpPort();
     }
 
+    /** One test, so that a machine without Chromium skips one test (saying why), not one per check. */
     @Test
-    void thePageShowsTheAgentItsVolumesAndAReadMadeJustBefore() throws Exception {
+    void theStatusPagesRenderInChromium() throws Exception {
+        chromium = findChromium();
+        Assumptions.assumeTrue(chromium != null, "chromium is not installed (apt-get install chromium; ./run.sh test "
+                + "installs it when it can): the /ui browser test is skipped");
+        thePageShowsTheAgentItsVolumesAndAReadMadeJustBefore();
+        anAgentOnlyProcessShowsItsOwnVolumesOnItsPage();
+        aScreenshotIsTaken();
+    }
+
+    private void thePageShowsTheAgentItsVolumesAndAReadMadeJustBefore() throws Exception {
         long before = readsTotal();
         for (String fid : FIDS) {
             assertEquals(200, get(sidecarPort, "/" + fid).statusCode());
@@ -82,16 +89,14 @@ class StatusPageChromiumTest {
         assertTrue(dom.contains("id=\"rate-chart\""), "the rate chart is there");
     }
 
-    @Test
-    void anAgentOnlyProcessShowsItsOwnVolumesOnItsPage() throws Exception {
+    private void anAgentOnlyProcessShowsItsOwnVolumesOnItsPage() throws Exception {
         String dom = browse(agentPort, "--dump-dom");
         assertTrue(dom.contains("roles: agent"), excerpt(dom));
         assertTrue(dom.contains("<tr data-volume=\"1\">") && dom.contains("<tr data-volume=\"2\">"), excerpt(dom));
         assertTrue(dom.contains("<td>mapped</td>"), "the volume memory kind: " + excerpt(dom));
     }
 
-    @Test
-    void aScreenshotIsTaken() throws Exception {
+    private void aScreenshotIsTaken() throws Exception {
         Path png = Path.of("target", "ui.png").toAbsolutePath();
         Files.deleteIfExists(png);
         browse(sidecarPort, "--screenshot=" + png, "--window-size=1280,1000");

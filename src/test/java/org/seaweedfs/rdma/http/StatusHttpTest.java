@@ -111,12 +111,27 @@ class StatusHttpTest extends HttpApiTestBase {
         status.set(ReadPathStatus.Health.DEGRADED, List.of(new AgentStatus("a:1", "down", "open", List.of(), 0, "x")));
         HttpResponse<Buffer> degraded = await(get("/ready").send());
         assertEquals(200, degraded.statusCode());
-        assertEquals(new JsonObject().put("ready", true).put("roles", new JsonObject().put("sidecar", true)),
-                degraded.bodyAsJsonObject());
+        assertEquals(new JsonObject().put("ready", true).put("roles", new JsonObject().put("sidecar", true))
+                        .put("starting", false), degraded.bodyAsJsonObject());
         status.set(ReadPathStatus.Health.UNHEALTHY, List.of(new AgentStatus("a:1", "down", "open", List.of(), 0, "x")));
         HttpResponse<Buffer> unhealthy = await(get("/ready").send());
         assertEquals(503, unhealthy.statusCode());
         assertFalse(unhealthy.bodyAsJsonObject().getBoolean("ready"));
+    }
+
+    @Test
+    void readyIs503WhileStartingEvenWithEveryAgentUp() throws Exception {
+        status.starting(true);
+        HttpResponse<Buffer> starting = await(get("/ready").send());
+        assertEquals(503, starting.statusCode());
+        assertEquals(new JsonObject().put("ready", false).put("roles", new JsonObject().put("sidecar", false))
+                .put("starting", true), starting.bodyAsJsonObject());
+        JsonObject health = await(get("/health").send()).bodyAsJsonObject();
+        assertTrue(health.getBoolean("starting"));
+        assertTrue(health.getJsonArray("reasons").contains(
+                "the sidecar is starting: not every configured agent is connected yet"), health.encode());
+        status.starting(false);
+        assertEquals(200, await(get("/ready").send()).statusCode());
     }
 
     @Test

@@ -15,6 +15,7 @@ import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.seaweedfs.rdma.testing.Await;
 
 /** Vert.x's HTTP server and event-bus meters as recorded by HttpServerMeters and EventBusMeters, through a real Vert.x. */
 class VertxMetersTest {
@@ -63,11 +64,9 @@ class VertxMetersTest {
         assertTrue(registry.get("vertx.http.server.bytes.written").counter().count() >= 5 * 5, "bodies and heads written");
         assertTrue(registry.get("vertx.http.server.bytes.read").counter().count() >= 8, "request bytes read");
         client.close().await(10, TimeUnit.SECONDS);
-        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
-        while (registry.get("vertx.http.server.active.connections").gauge().value() != 0.0 && System.nanoTime() < deadline) {
-            Thread.onSpinWait(); // the server learns of the close on its event loop
-        }
-        assertEquals(0.0, registry.get("vertx.http.server.active.connections").gauge().value());
+        // the server learns of the close on its event loop
+        Await.until("no active connection counted",
+                () -> registry.get("vertx.http.server.active.connections").gauge().value() == 0.0);
         assertTrue(metrics.scrape().contains("vertx_http_server_requests_total{code=\"404\",method=\"GET\",route=\"\"} 1.0"),
                 "the Prometheus names vertx-micrometer used");
     }
@@ -98,10 +97,8 @@ class VertxMetersTest {
         assertEquals(1.0, side("vertx.eventbus.published", "local"));
         assertEquals(5.0, side("vertx.eventbus.received", "local"), "3 requests, 1 publication, 1 request nobody takes");
         assertEquals(4.0, side("vertx.eventbus.delivered", "local"));
-        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
-        while (side("vertx.eventbus.processed", "local") < 4.0 && System.nanoTime() < deadline) {
-            Thread.onSpinWait(); // the publication is processed after publish returns
-        }
+        // the publication is processed after publish returns
+        Await.until("4 messages processed", () -> side("vertx.eventbus.processed", "local") >= 4.0);
         assertEquals(4.0, side("vertx.eventbus.processed", "local"));
         assertEquals(0.0, registry.get("vertx.eventbus.pending").tag("side", "local").gauge().value());
         assertEquals(1.0, registry.get("vertx.eventbus.handlers").gauge().value(), "the consumer; reply handlers are internal");

@@ -7,6 +7,7 @@ public final class FixedReadPathStatus implements ReadPathStatus {
 
     private volatile Health health = Health.HEALTHY;
     private volatile boolean enabled = true;
+    private volatile boolean starting;
     private volatile List<AgentStatus> agents = List.of(
             new AgentStatus("127.0.0.1:18515", "up", "closed", List.of(3L, 7L), 42, null));
 
@@ -19,6 +20,16 @@ public final class FixedReadPathStatus implements ReadPathStatus {
     public FixedReadPathStatus rdmaEnabled(boolean on) {
         enabled = on;
         return this;
+    }
+
+    public FixedReadPathStatus starting(boolean on) {
+        starting = on;
+        return this;
+    }
+
+    @Override
+    public boolean starting() {
+        return starting;
     }
 
     @Override

@@ -29,6 +29,11 @@ public final class StubMaster {
     }
 
     public Future<StubMaster> start() {
+        return start("127.0.0.1", 0);
+    }
+
+    /** As {@link #start()}, listening on {@code host:port} (0: any port). */
+    public Future<StubMaster> start(String host, int port) {
         server = vertx.createHttpServer().requestHandler(request -> {
             if (!"/dir/lookup".equals(request.path())) {
                 request.response().setStatusCode(404).end();
@@ -57,7 +62,7 @@ public final class StubMaster {
             request.response().putHeader("Content-Type", "application/json")
                     .end(new JsonObject().put("volumeOrRootId", vid).put("locations", locs).encode());
         });
-        return server.listen(0, "127.0.0.1").map(s -> this);
+        return server.listen(port, host).map(s -> this);
     }
 
     public int port() {

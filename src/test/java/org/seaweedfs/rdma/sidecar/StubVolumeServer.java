@@ -68,6 +68,11 @@ public final class StubVolumeServer {
 
     /** Opens every volume in {@code dir} and listens on an ephemeral port. */
     public Future<StubVolumeServer> start(Path dir) {
+        return start(dir, "127.0.0.1", 0);
+    }
+
+    /** As {@link #start(Path)}, listening on {@code host:port} (0: any port). */
+    public Future<StubVolumeServer> start(Path dir, String host, int port) {
         try {
             for (VolumeFiles files : VolumeDirectory.scan(dir).volumes()) {
                 volumes.put(files.volumeId(), Volume.open(files, IndexFormat.OFFSET4));
@@ -76,7 +81,7 @@ public final class StubVolumeServer {
             return Future.failedFuture(e);
         }
         server = vertx.createHttpServer().requestHandler(this::handle);
-        return server.listen(0, "127.0.0.1").map(s -> this);
+        return server.listen(port, host).map(s -> this);
     }
 
     public int port() {

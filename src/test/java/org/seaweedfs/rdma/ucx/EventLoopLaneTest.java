@@ -42,7 +42,7 @@ import static org.seaweedfs.rdma.ucx.UcxTestSupport.usedHeapAfterGc;
 
 /**
  * Gets issued on a Vert.x event loop run on that loop's own UCX worker (a lane), real UCX over loopback with peer
- * error handling (surefire sets UCX_POSIX/SYSV_ERROR_HANDLING so shared memory stays on). The server region is either
+ * error handling (the context sets shared memory's error handling, so it stays on). The server region is either
  * UCX-allocated ("ucx": a one-sided shared-memory get) or a registered read-only file mapping ("file": emulated, served
  * by the server's owner thread).
  */
@@ -373,34 +373,43 @@ class EventLoopLaneTest {
         assertEquals(17, pair.client.metrics().laneGets().sum());
     }
 
+    /**
+     * The peer is a process of its own, frozen with the gets in flight and then killed: none of them can be answered,
+     * so each must fail (an undeployed worker in this JVM would first serve them).
+     */
     @Test
     void aPeerGoneFailsLaneGetsAndANewChannelRunsOnANewLane() throws Exception {
         UcxPair pair = pair(UcxSettings.defaults());
-        UcxPair.GetSetup setup = pair.connectForGets(serverRegion(pair, "file", randomBytes(REGION, 11)), REGION);
-        Context context = setup.context();
-        UcxChannel channel = setup.channel();
-        onContext(context, () -> channel.get(setup.remote().address(), setup.key(), setup.local().address(), 64));
-        assertEquals(1, pair.client.metrics().lanes());
-        CompletableFuture<List<Future<Void>>> issued = new CompletableFuture<>();
-        context.runOnContext(v -> {
-            List<Future<Void>> gets = new ArrayList<>();
-            for (int i = 0; i < 64; i++) {
-                gets.add(channel.get(setup.remote().address(), setup.key(), setup.local().address(), REGION));
+        byte[] peerContent = randomBytes(REGION, 11);
+        Context context = pair.clientVertx.getOrCreateContext();
+        UcxMemoryRegion local = await(pair.client.register(ByteBuffer.allocateDirect(REGION)));
+        try (UcxPeerProcess peer = UcxPeerProcess.start(tmp, REGION, 11)) {
+            UcxChannel channel = onContext(context, () -> pair.client.connect("127.0.0.1", peer.port));
+            UcxRemoteKey peerKey = onContext(context, () -> channel.unpackRemoteKey(peer.packedKey));
+            onContext(context, () -> channel.get(peer.address + 64, peerKey, local.address(), 64));
+            assertArrayEquals(Arrays.copyOfRange(peerContent, 64, 128), bytes(local, 64));
+            assertEquals(1, pair.client.metrics().lanes());
+
+            peer.freeze();
+            CompletableFuture<List<Future<Void>>> issued = new CompletableFuture<>();
+            context.runOnContext(v -> {
+                List<Future<Void>> gets = new ArrayList<>();
+                for (int i = 0; i < 64; i++) {
+                    gets.add(channel.get(peer.address, peerKey, local.address(), REGION));
+                }
+                issued.complete(gets);
+            });
+            List<Future<Void>> inFlight = issued.get(TIMEOUT_S, TimeUnit.SECONDS);
+            peer.kill();
+            for (Future<Void> get : inFlight) {
+                ExecutionException failed = assertThrows(ExecutionException.class, () -> await(get),
+                        "a get the dead peer never answered succeeded");
+                assertInstanceOf(UcxTransportException.class, failed.getCause());
             }
-            issued.complete(gets);
-        });
-        List<Future<Void>> inFlight = issued.get(TIMEOUT_S, TimeUnit.SECONDS);
-        await(pair.serverVertx.undeploy(pair.serverDeployment));
-        for (Future<Void> get : inFlight) {
-            try {
-                await(get);
-            } catch (ExecutionException e) {
-                assertInstanceOf(UcxTransportException.class, e.getCause());
-            }
+            ExecutionException later = assertThrows(ExecutionException.class, () -> onContext(context,
+                    () -> channel.get(peer.address, peerKey, local.address(), 64)));
+            assertInstanceOf(UcxTransportException.class, later.getCause());
         }
-        ExecutionException later = assertThrows(ExecutionException.class, () -> onContext(context,
-                () -> channel.get(setup.remote().address(), setup.key(), setup.local().address(), 64)));
-        assertInstanceOf(UcxTransportException.class, later.getCause());
         awaitCondition(pair.clientVertx, () -> pair.client.metrics().lanes() == 0, "the dead peer's lane closed");
         assertEquals(0, pair.client.metrics().laneRemoteKeys());
 
@@ -414,13 +423,17 @@ class EventLoopLaneTest {
         UcxChannel fresh = onContext(context, () -> pair.client.connect("127.0.0.1", listener.port()));
         UcxRemoteKey key = onContext(context, () -> fresh.unpackRemoteKey(region.packedRemoteKey()));
         long laneGets = pair.client.metrics().laneGets().sum();
-        onContext(context, () -> fresh.get(region.address(), key, setup.local().address(), content.length));
-        byte[] got = new byte[content.length];
-        setup.local().buffer().get(0, got);
-        assertArrayEquals(content, got);
+        onContext(context, () -> fresh.get(region.address(), key, local.address(), content.length));
+        assertArrayEquals(content, bytes(local, content.length));
         assertEquals(laneGets + 1, pair.client.metrics().laneGets().sum());
         assertEquals(1, pair.client.metrics().lanes());
         assertEquals(1, pair.client.laneWorkers(), "the event loop's worker serves the new lane");
+    }
+
+    private static byte[] bytes(UcxMemoryRegion region, int length) {
+        byte[] got = new byte[length];
+        region.buffer().get(0, got);
+        return got;
     }
 
     @Test

@@ -45,14 +45,20 @@ final class UcxPair implements AutoCloseable {
                     UcxMemoryRegion local) {
     }
 
-    /** Gets of a registered (direct) server buffer of {@code size} bytes. */
+    /** Gets of a registered (direct) server buffer of {@code size} random bytes. */
     GetSetup connectForGets(int size) throws Exception {
-        return connectForGets(await(server.register(ByteBuffer.allocateDirect(size))), size);
+        ByteBuffer content = ByteBuffer.allocateDirect(size).put(UcxTestSupport.randomBytes(size, size)).clear();
+        return connectForGets(await(server.register(content)), size);
     }
 
     /** Gets of {@code remote} into a registered local buffer of {@code localSize} bytes, on a new client context. */
     GetSetup connectForGets(UcxMemoryRegion remote, int localSize) throws Exception {
-        UcxMemoryRegion local = await(client.register(ByteBuffer.allocateDirect(localSize)));
+        return connectForGets(remote, ByteBuffer.allocateDirect(localSize));
+    }
+
+    /** Gets of {@code remote} into {@code local} (a direct buffer, registered here), on a new client context. */
+    GetSetup connectForGets(UcxMemoryRegion remote, ByteBuffer localBuffer) throws Exception {
+        UcxMemoryRegion local = await(client.register(localBuffer));
         Context clientContext = clientVertx.getOrCreateContext();
         UcxChannel channel = onContext(clientContext, () -> client.connect("127.0.0.1", listener.port()));
         UcxRemoteKey key = onContext(clientContext, () -> channel.unpackRemoteKey(remote.packedRemoteKey()));

@@ -17,6 +17,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 
+import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertInstanceOf;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.seaweedfs.rdma.ucx.UcxTestSupport.TIMEOUT_S;
@@ -29,7 +30,8 @@ import static org.seaweedfs.rdma.ucx.UcxTestSupport.randomBytes;
  * flight on event-loop lanes and memory is registered and deregistered on both contexts. Before the fix, undeploying
  * the serving side killed the JVM now and then (SIGSEGV in {@code ucp_mem_rereg_mds} from {@code ucp_worker_destroy}:
  * UCX 1.13 purging queued get replies); a crash fails the surefire fork, so surviving every round is the assertion,
- * with every get either correct or failed with a {@link UcxTransportException}.
+ * with every get either failed with a {@link UcxTransportException} or successful with the region's bytes in its own
+ * slice of the local buffer.
  */
 @Tag("slow")
 class UcxTeardownStressTest {
@@ -37,6 +39,9 @@ class UcxTeardownStressTest {
     private static final int REGION = 1 << 20;
     private static final int ROUNDS = 12;
     private static final int GETS_PER_LOOP = 48;
+
+    /** One slice of {@link #REGION} bytes per get in flight, reused (cleared) every round. */
+    private final ByteBuffer local = ByteBuffer.allocateDirect(2 * GETS_PER_LOOP * REGION);
 
     @TempDir
     Path tmp;
@@ -53,16 +58,19 @@ class UcxTeardownStressTest {
         try {
             byte[] content = randomBytes(REGION, round);
             UcxMemoryRegion remote = await(pair.server.register(mapReadOnly(tmp, "v" + round + ".dat", content)));
-            UcxPair.GetSetup setup = pair.connectForGets(remote, REGION);
+            clear(local);
+            UcxPair.GetSetup setup = pair.connectForGets(remote, local);
             AtomicBoolean churning = new AtomicBoolean(true);
             List<CompletableFuture<Integer>> churn = List.of(churn(pair.server, churning), churn(pair.client, churning));
             List<Future<Void>> inFlight = new ArrayList<>();
             for (Context loop : eventLoops(pair)) {
                 CompletableFuture<List<Future<Void>>> issued = new CompletableFuture<>();
+                int first = inFlight.size();
                 loop.runOnContext(v -> {
                     List<Future<Void>> gets = new ArrayList<>();
-                    for (int i = 0; i < GETS_PER_LOOP; i++) {
-                        gets.add(setup.channel().get(remote.address(), setup.key(), setup.local().address(), REGION));
+                    for (int i = first; i < first + GETS_PER_LOOP; i++) {
+                        gets.add(setup.channel().get(remote.address(), setup.key(),
+                                setup.local().address() + (long) i * REGION, REGION));
                     }
                     issued.complete(gets);
                 });
@@ -77,12 +85,16 @@ class UcxTeardownStressTest {
             for (CompletableFuture<Integer> c : churn) {
                 assertTrue(c.get(TIMEOUT_S, TimeUnit.SECONDS) >= 0);
             }
-            for (Future<Void> get : inFlight) {
+            ByteBuffer expected = ByteBuffer.wrap(content);
+            for (int i = 0; i < inFlight.size(); i++) {
                 try {
-                    await(get);
+                    await(inFlight.get(i));
                 } catch (ExecutionException e) {
                     assertInstanceOf(UcxTransportException.class, e.getCause());
+                    continue;
                 }
+                assertEquals(-1, local.slice(i * REGION, REGION).mismatch(expected),
+                        "round " + round + ", get " + i + " succeeded with other bytes than the region's");
             }
         } finally {
             pair.close();
@@ -115,6 +127,13 @@ class UcxTeardownStressTest {
         thread.setDaemon(true);
         thread.start();
         return done;
+    }
+
+    private static void clear(ByteBuffer buffer) {
+        byte[] zeros = new byte[REGION];
+        for (int at = 0; at < buffer.capacity(); at += REGION) {
+            buffer.put(at, zeros);
+        }
     }
 
     private static Context[] eventLoops(UcxPair pair) {

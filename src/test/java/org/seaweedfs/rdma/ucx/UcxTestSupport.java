@@ -6,6 +6,7 @@ import io.vertx.core.Promise;
 import io.vertx.core.Vertx;
 import io.vertx.core.buffer.Buffer;
 
+import java.nio.ByteBuffer;
 import java.nio.MappedByteBuffer;
 import java.nio.channels.FileChannel;
 import java.nio.file.Files;
@@ -17,6 +18,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.BooleanSupplier;
+import java.util.function.IntConsumer;
 import java.util.function.Supplier;
 
 import static org.junit.jupiter.api.Assertions.fail;
@@ -103,38 +105,55 @@ final class UcxTestSupport {
         return Buffer.buffer(randomBytes(n, seed));
     }
 
-    /** Issues {@code count} 64-byte gets with a bounded window, from the given context. */
+    /**
+     * Issues {@code count} 64-byte gets with a bounded window, from the given context, and checks each one's bytes:
+     * each of the window's lanes owns a 64-byte slot of the local buffer, marks it with the complement of what the
+     * next get must bring, and compares it with the remote region's bytes when the get completed.
+     */
     static void runGets(UcxPair.GetSetup setup, int count) throws Exception {
         UcxChannel channel = setup.channel();
         UcxRemoteKey key = setup.key();
-        UcxMemoryRegion remote = setup.remote();
-        UcxMemoryRegion local = setup.local();
+        ByteBuffer remote = setup.remote().buffer();
+        ByteBuffer local = setup.local().buffer();
         int window = 256;
+        int slot = 64;
+        int remoteSlots = 64;
         CompletableFuture<Void> done = new CompletableFuture<>();
         AtomicInteger issued = new AtomicInteger();
         AtomicInteger completed = new AtomicInteger();
-        Runnable[] issue = new Runnable[1];
-        issue[0] = () -> {
+        IntConsumer[] issue = new IntConsumer[1];
+        issue[0] = lane -> {
             int i = issued.getAndIncrement();
             if (i >= count) {
                 return;
             }
-            long slot = (i % 64) * 64L;
-            channel.get(remote.address() + slot, key, local.address() + slot, 64).onComplete(ar -> {
+            int from = (i % remoteSlots) * slot;
+            int to = lane * slot;
+            for (int b = 0; b < slot; b += Long.BYTES) {
+                local.putLong(to + b, ~remote.getLong(from + b));
+            }
+            channel.get(setup.remote().address() + from, key, setup.local().address() + to, slot).onComplete(ar -> {
                 if (ar.failed()) {
                     done.completeExceptionally(ar.cause());
                     return;
                 }
+                for (int b = 0; b < slot; b += Long.BYTES) {
+                    if (local.getLong(to + b) != remote.getLong(from + b)) {
+                        done.completeExceptionally(new AssertionError("get " + i + " of remote bytes " + from + ".."
+                                + (from + slot) + " brought other bytes (at " + b + ")"));
+                        return;
+                    }
+                }
                 if (completed.incrementAndGet() == count) {
                     done.complete(null);
                 } else {
-                    issue[0].run();
+                    issue[0].accept(lane);
                 }
             });
         };
         setup.context().runOnContext(v -> {
-            for (int i = 0; i < window; i++) {
-                issue[0].run();
+            for (int lane = 0; lane < window; lane++) {
+                issue[0].accept(lane);
             }
         });
         done.get(60, TimeUnit.SECONDS);

@@ -125,9 +125,8 @@ class UcxWorkerVerticleTest {
     }
 
     /**
-     * TLS forced to TCP; to shared memory (UCX 1.13 needs tcp beside it for the client/server wire-up, and drops
-     * shared memory under peer error handling unless UCX_POSIX/SYSV_ERROR_HANDLING=y are in the environment, so that
-     * case runs without it); and the default.
+     * TLS forced to TCP; to shared memory (UCX 1.13 needs tcp beside it for the client/server wire-up; this case runs
+     * without peer error handling); and the default.
      */
     @ParameterizedTest
     @CsvSource({"tcp,true", "'sm,tcp',false", "'sm,tcp,self',true"})
@@ -370,15 +369,15 @@ class UcxWorkerVerticleTest {
                 () -> UcxSettings.defaults().withExtraConfig(java.util.Map.of("UCX_TLS", "tcp")));
         assertTrue(e.getMessage().contains("ucx.config"), e.getMessage());
         UcxSettings s = withTcpSegments(UcxSettings.defaults().withTls("tcp")
-                .withExtraConfig(java.util.Map.of("RNDV_THRESH", "64K")), 32768, 0);
+                .withExtraConfig(java.util.Map.of("RNDV_THRESH", "64K")), 32768, 65536);
         assertEquals("tcp", s.contextConfig().get("TLS"));
         assertEquals("64K", s.contextConfig().get("RNDV_THRESH"));
-        assertEquals("y", s.requiredEnvironment().get("UCX_POSIX_ERROR_HANDLING"));
-        assertEquals("32768", s.requiredEnvironment().get("UCX_TCP_TX_SEG_SIZE"));
+        assertEquals("32768", s.contextConfig().get("TX_SEG_SIZE"));
+        assertEquals(java.util.Map.of("UCX_ERROR_SIGNALS", ""), s.requiredEnvironment());
         List<String> gaps = UcxConfigReport.environmentGaps(s.requiredEnvironment(),
-                java.util.Map.of("UCX_POSIX_ERROR_HANDLING", "y", "UCX_ERROR_SIGNALS", ""));
-        assertEquals(2, gaps.size(), gaps.toString()); // SYSV_ERROR_HANDLING and TCP_TX_SEG_SIZE
-        assertTrue(gaps.get(0).contains("UCX_SYSV_ERROR_HANDLING=y"), gaps.get(0));
+                java.util.Map.of("UCX_POSIX_ERROR_HANDLING", "y"));
+        assertEquals(1, gaps.size(), gaps.toString());
+        assertTrue(gaps.get(0).contains("UCX_ERROR_SIGNALS="), gaps.get(0));
     }
 
     @Test

@@ -77,7 +77,7 @@ class FileIdTest {
             "3                                | no ','",
             "x,01637037d6                     | volume id 'x'",
             "-3,01637037d6                    | volume id '-3'",
-            "4294967296,01637037d6            | exceeds 32 bits",
+            "18446744073709551616,01637037d6  | exceeds 64 bits",
             "3,637037d6                       | more than 8 hex",
             "3,                               | more than 8 hex",
             "3,0123456789abcdef0123456789     | exceed 24 hex",
@@ -113,15 +113,22 @@ class FileIdTest {
     }
 
     @Test
-    void urlVolumeIdsAreU64DecimalsKeptToTheirLow32Bits() {
-        assertEquals(3, FileId.parseUrlVolumeId("3"));
-        assertEquals(3, FileId.parseUrlVolumeId("00000000000000000003"));
-        assertEquals(3, FileId.parseUrlVolumeId("4294967299"));
-        assertEquals(0xFFFF_FFFFL, FileId.parseUrlVolumeId("18446744073709551615"));
+    void requestVolumeIdsAreU64DecimalsKeptToTheirLow32Bits() {
+        assertEquals(3, FileId.parseRequestVolumeId("3"));
+        assertEquals(3, FileId.parseRequestVolumeId("00000000000000000003"));
+        assertEquals(3, FileId.parseRequestVolumeId("4294967299"));
+        assertEquals(0xFFFF_FFFFL, FileId.parseRequestVolumeId("18446744073709551615"));
         for (String bad : new String[] {"", "18446744073709551616", "-3", "+3", "3a", "٣"}) {
-            assertThrows(IllegalArgumentException.class, () -> FileId.parseUrlVolumeId(bad), bad);
+            assertThrows(IllegalArgumentException.class, () -> FileId.parseRequestVolumeId(bad), bad);
         }
-        assertThrows(IllegalArgumentException.class, () -> FileId.parseUrlVolumeId(null));
+        assertThrows(IllegalArgumentException.class, () -> FileId.parseRequestVolumeId(null));
+    }
+
+    @Test
+    void plainFileIdsKeepTheirVolumeIdsLow32BitsAsSeaweedFsParseFileIdFromStringDoes() {
+        assertEquals(new FileId(3, 1, 0x637037d6), FileId.parse("4294967299,01637037d6"));
+        assertEquals(new FileId(99999999999L & 0xFFFF_FFFFL, 1, 0x02030405), FileId.parse("99999999999,0102030405"));
+        assertEquals(new FileId(3, 1, 0x637037d6), FileId.parse("0003,01637037d6"));
     }
 
     @Test

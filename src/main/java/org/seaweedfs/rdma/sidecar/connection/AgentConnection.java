@@ -29,6 +29,8 @@ import org.seaweedfs.rdma.protocol.ReadThroughData;
 import org.seaweedfs.rdma.protocol.SyncEntries;
 import org.seaweedfs.rdma.protocol.VolumeChanged;
 import org.seaweedfs.rdma.ucx.UcxChannel;
+import org.seaweedfs.rdma.ucx.UcxLibrary;
+import org.seaweedfs.rdma.ucx.UcxSettings;
 import org.seaweedfs.rdma.ucx.UcxWorkerVerticle;
 import org.seaweedfs.rdma.internals.VertxInternals;
 import org.seaweedfs.rdma.volume.FileId;
@@ -90,6 +92,8 @@ public final class AgentConnection {
 
     private final Vertx vertx;
     private final Options options;
+    /** This process's UCX settings, which the agent's must equal. */
+    private final UcxSettings ucx;
     private final ControlCodec codec;
     private final Context home;
     private final UcxChannel channel;
@@ -102,10 +106,14 @@ public final class AgentConnection {
     private volatile Throwable closeCause;
     private volatile String agentId = "";
     private final AtomicLong droppedFrames = new AtomicLong();
+    /** Agent and UCX versions already warned about, so a reconnecting agent is named once. */
+    private static final Set<String> VERSION_WARNINGS = java.util.concurrent.ConcurrentHashMap.newKeySet();
 
-    private AgentConnection(Vertx vertx, Options options, Context home, UcxChannel channel, LocationCache cache) {
+    private AgentConnection(Vertx vertx, Options options, Context home, UcxChannel channel, LocationCache cache,
+                            UcxSettings ucx) {
         this.vertx = vertx;
         this.options = options;
+        this.ucx = ucx;
         this.codec = new ControlCodec(options.maxFrameBytes());
         this.home = home;
         this.channel = channel;
@@ -140,7 +148,8 @@ public final class AgentConnection {
                 .recover(e -> Future.failedFuture(ReadFailure.unavailable(
                         "cannot reach agent " + options.host() + ":" + options.port() + ": " + e.getMessage(), e)))
                 .compose(channel -> {
-                    AgentConnection connection = new AgentConnection(vertx, options, home, channel, cache);
+                    AgentConnection connection = new AgentConnection(vertx, options, home, channel, cache,
+                            ucx.settings());
                     return connection.open().recover(e -> connection.close().transform(x -> Future.failedFuture(e)));
                 })
                 .onComplete(result));
@@ -263,10 +272,12 @@ public final class AgentConnection {
                 : ReadFailure.unavailable("channel to agent " + peer + " failed: " + cause.getMessage(), cause)));
         return requests.request(id -> new Hello(id, ControlCodec.PROTOCOL_VERSION, options.clientId(), options.token()),
                         HelloOk.class, "Hello")
-                .recover(e -> Future.failedFuture(e instanceof AgentError error && error.code() == ErrorCode.UNAUTHORIZED
-                        ? new AgentError(ErrorCode.UNAUTHORIZED, "agent " + peer + " refused this sidecar's token: "
-                        + error.getMessage(), false) : e))
+                .recover(e -> Future.failedFuture(refusal(e)))
                 .compose(ok -> {
+                    String refused = checkUcx(ok);
+                    if (refused != null) {
+                        return Future.failedFuture(new ReadFailure(ReadFailure.Kind.UNAVAILABLE, refused));
+                    }
                     agentId = ok.agentId();
                     state = State.LISTING;
                     return volumes.fetch();
@@ -278,6 +289,42 @@ public final class AgentConnection {
                     }
                     return this;
                 });
+    }
+
+    /** A refused Hello, told in words an operator can act on. */
+    private Throwable refusal(Throwable e) {
+        if (e instanceof AgentError error && error.code() == ErrorCode.UNAUTHORIZED) {
+            return new AgentError(ErrorCode.UNAUTHORIZED, "agent " + peer + " refused this sidecar's token: "
+                    + error.getMessage(), false);
+        }
+        if (e instanceof AgentError error && error.code() == ErrorCode.UNSUPPORTED_VERSION) {
+            return new AgentError(ErrorCode.UNSUPPORTED_VERSION, error.getMessage() + " (this sidecar speaks protocol "
+                    + ControlCodec.PROTOCOL_VERSION + ": run the same release on agents and sidecars)", false);
+        }
+        return e;
+    }
+
+    /**
+     * Null when the agent's UCX settings equal this process's, else why this sidecar will not talk to it: a peer whose
+     * segments are larger than this side's makes UCX abort the receiving process, so nothing beyond the handshake may
+     * cross. A different UCX version is only warned about, once per agent and pair of versions.
+     */
+    private String checkUcx(HelloOk ok) {
+        String ours = UcxLibrary.version();
+        String theirs = ok.ucxVersion();
+        if (!ours.isEmpty() && !theirs.isEmpty() && !ours.equals(theirs)
+                && VERSION_WARNINGS.add(peer + " " + theirs + " " + ours)) {
+            log.warn("Agent " + peer + " runs UCX " + theirs + ", this sidecar UCX " + ours + ": UCX keeps its wire "
+                    + "format only between equal versions, so run the same UCX on both hosts");
+        }
+        java.util.List<String> differences = ucx.peerSettingDifferences(ok.ucxSettings());
+        if (differences.isEmpty()) {
+            return null;
+        }
+        return "refused agent " + peer + " (" + ok.agentId() + "): its UCX settings differ from this sidecar's ("
+                + String.join("; ", differences) + "), and UCX aborts a process that receives a fragment larger than "
+                + "its own segment, so nothing is sent to it. Give both the same settings: the library's defaults need "
+                + "none (UcxSettings)";
     }
 
     // ---- frames (home context) ----

@@ -16,6 +16,8 @@ import java.time.Instant;
 import java.util.Set;
 import java.util.ArrayList;
 import java.util.HashMap;
+import java.util.HashSet;
+import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CopyOnWriteArrayList;
@@ -41,6 +43,11 @@ import org.seaweedfs.rdma.sidecar.locations.LocationCache;
  * the agent port being that of the first configured agent ({@value #DEFAULT_AGENT_PORT} when none). Agents found
  * so are connected like configured ones; the master's replica list also feeds the HTTP fallback.
  *
+ * <p>Start-up ({@link #startup()}): open until every configured agent is connected, or its first connection
+ * attempt has ended without one and {@code sidecar.readTimeout} has passed since this verticle started (an agent
+ * started beside the sidecar may refuse the first attempt; the reconnection attempts that follow it find it within
+ * that time). Reads that find no agent wait for it meanwhile.
+ *
  * <p>Peers are created and driven on this verticle's context; lookups from other event loops read snapshots.
  */
 public final class ConnectionManagerVerticle extends VerticleBase implements AgentRouter {
@@ -61,6 +68,12 @@ public final class ConnectionManagerVerticle extends VerticleBase implements Age
     /** Per peer, completed when its first connection attempt has ended (up or down); this context only. */
     private final Map<String, Promise<Void>> firstAttempts = new HashMap<>();
     private AgentPeer.Timing timing;
+    private final StartupWindow startup;
+    /** Configured agents that end the start-up by connecting, or by a first attempt that failed after the grace. */
+    private final Set<String> unsettled = new LinkedHashSet<>();
+    /** Agents whose first connection attempt has ended. This context only, as is {@link #unsettled}. */
+    private final Set<String> tried = new HashSet<>();
+    private boolean graceOver;
 
     /**
      * @param connector opens control channels to agents
@@ -74,6 +87,8 @@ public final class ConnectionManagerVerticle extends VerticleBase implements Age
         this.master = master;
         this.meters = meters;
         this.agentPort = config.agents().isEmpty() ? DEFAULT_AGENT_PORT : config.agents().get(0).port();
+        config.agents().forEach(a -> unsettled.add(a.toString()));
+        this.startup = new StartupWindow(String.join(", ", unsettled), Math.max(1, config.maxInFlightReads()));
     }
 
     @Override
@@ -86,11 +101,18 @@ public final class ConnectionManagerVerticle extends VerticleBase implements Age
                 new Backoff(config.reconnect().baseBackoff(), config.reconnect().maxBackoff(),
                         config.reconnect().quickBackoff(), config.reconnect().quickPeriod()));
         config.agents().forEach(this::addPeer);
+        if (startup.isOpen()) {
+            vertx.setTimer(Math.max(1, config.readTimeout().toMillis()), t -> {
+                graceOver = true;
+                settle(false);
+            });
+        }
         return Future.succeededFuture();
     }
 
     @Override
     public Future<?> stop() {
+        startup.close();
         List<Future<Void>> stops = new ArrayList<>();
         peers.forEach(p -> stops.add(p.stop()));
         return Future.join(stops);
@@ -105,6 +127,39 @@ public final class ConnectionManagerVerticle extends VerticleBase implements Age
         context.runOnContext(v -> Future.join(firstAttempts.values().stream().map(Promise::future).toList())
                 .onComplete(ar -> settled.complete()));
         return settled.future();
+    }
+
+    /** The sidecar's start-up, which reads that find no agent wait out. */
+    public StartupWindow startup() {
+        return startup;
+    }
+
+    /**
+     * Whether every known agent is connected now and start-up is over: then its volume lists are all there is to
+     * know about which volumes agents serve. Any thread.
+     */
+    public boolean everyAgentUp() {
+        if (startup.isOpen()) {
+            return false;
+        }
+        for (AgentPeer p : peers) {
+            if (!p.isUp()) {
+                return false;
+            }
+        }
+        return true;
+    }
+
+    /** The agents not up, each with its last error, for messages ("" when all are up). Any thread. */
+    public String agentsNotUp() {
+        StringBuilder out = new StringBuilder();
+        for (AgentPeer p : peers) {
+            if (!p.isUp()) {
+                out.append(out.isEmpty() ? "" : "; ").append("agent ").append(p.name()).append(" is ")
+                        .append(p.state().label).append(p.lastError() == null ? "" : ": " + p.lastError());
+            }
+        }
+        return out.toString();
     }
 
     /** Every known agent, configured ones first, in the order they became known. */
@@ -308,5 +363,26 @@ public final class ConnectionManagerVerticle extends VerticleBase implements Age
                 .put("previous", previous.label)
                 .put("reason", reason)
                 .put("time", Instant.now().toString()));
+        // Last: the listeners (the read path's breakers) know of the change before the waiting reads look again.
+        tried.add(peer.name());
+        settle(next == PeerState.UP && unsettled.remove(peer.name()));
+    }
+
+    /** Ends the start-up when no configured agent is left to wait for; else wakes the waiting reads on a connection. */
+    private void settle(boolean connected) {
+        if (!startup.isOpen()) {
+            return;
+        }
+        if (graceOver) {
+            unsettled.removeAll(tried);
+        }
+        if (unsettled.isEmpty()) {
+            List<String> down = peers.stream().filter(p -> !p.isUp()).map(AgentPeer::name).toList();
+            LOG.info("Start-up over: " + (down.isEmpty() ? "every configured agent is connected"
+                    : "not connected to " + String.join(", ", down) + " (its reads go to the fallbacks)"));
+            startup.close();
+        } else if (connected) {
+            startup.changed(String.join(", ", unsettled));
+        }
     }
 }

@@ -5,6 +5,7 @@ import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Set;
 import java.util.function.Function;
+import org.seaweedfs.rdma.config.HostPort;
 import org.seaweedfs.rdma.sidecar.NeedleContent;
 import org.seaweedfs.rdma.sidecar.ReadFailure;
 import org.seaweedfs.rdma.volume.FileId;
@@ -13,7 +14,8 @@ import org.slf4j.LoggerFactory;
 
 /**
  * Which volume servers a fallback read tries, in order: the client's hint first (when {@link HintPolicy} lets it
- * be followed), then the master's replicas (deduplicated, in the master's order). A replica that fails (down, 5xx,
+ * be followed), then the master's replicas (deduplicated, in the master's order); without a master and a hint, the
+ * configured volume servers ({@code sidecar.volumeServers}) in their order. A replica that fails (down, 5xx,
  * corrupt, not found) makes the next one be tried; an answer that no replica would change (bad request, too large,
  * range not satisfiable) ends the read. When every replica failed the most telling failure is reported (corrupt
  * over not found over anything transient) and the master's cached locations are dropped.
@@ -24,11 +26,14 @@ final class ReplicaChoice {
 
     private final MasterClient master;
     private final HintPolicy hints;
+    /** {@code sidecar.volumeServers} as {@code host:port}: asked in order when there is neither a master nor a hint. */
+    private final List<String> volumeServers;
 
-    /** @param master where replicas are looked up; null when only hints are used */
-    ReplicaChoice(MasterClient master, HintPolicy hints) {
+    /** @param master where replicas are looked up; null when only hints and {@code volumeServers} are used */
+    ReplicaChoice(MasterClient master, HintPolicy hints, List<HostPort> volumeServers) {
         this.master = master;
         this.hints = hints;
+        this.volumeServers = volumeServers.stream().map(HostPort::toString).toList();
     }
 
     HintPolicy hints() {
@@ -50,8 +55,12 @@ final class ReplicaChoice {
     private Future<List<String>> servers(long volumeId, String givenHint) {
         if (master == null) {
             String hint = hints.followed(givenHint, volumeId, List.of());
-            return hint != null ? Future.succeededFuture(List.of(hint)) : Future.failedFuture(ReadFailure.unavailable(
-                    "no volume server known for volume " + volumeId + " (set sidecar.master or pass volume_server)", null));
+            if (hint != null) {
+                return Future.succeededFuture(List.of(hint));
+            }
+            return !volumeServers.isEmpty() ? Future.succeededFuture(volumeServers)
+                    : Future.failedFuture(ReadFailure.nothingAsked("no volume server known for volume " + volumeId
+                    + " (set sidecar.master or sidecar.volumeServers, or pass volume_server)"));
         }
         return master.lookup(volumeId).transform(ar -> {
             List<VolumeLocation> listed = ar.succeeded() ? ar.result().locations() : List.of();

@@ -37,7 +37,10 @@ public final class VolumeServerSource implements NeedleSource {
         this(client, master, List.of(), maxNeedleBytes, timeout, null);
     }
 
-    /** @param volumeServers servers a client's hint may name besides the master's locations ({@code sidecar.volumeServers}) */
+    /**
+     * @param volumeServers servers a client's hint may name besides the master's locations, and, without a master,
+     *                      the servers asked in order when a read comes with no hint ({@code sidecar.volumeServers})
+     */
     public VolumeServerSource(WebClient client, MasterClient master, List<HostPort> volumeServers, long maxNeedleBytes,
                               Duration timeout) {
         this(client, master, volumeServers, maxNeedleBytes, timeout, null);
@@ -46,7 +49,7 @@ public final class VolumeServerSource implements NeedleSource {
     /** @param tokens read tokens for volume servers that need them ({@code http.jwtReadKey}); null: none sent */
     public VolumeServerSource(WebClient client, MasterClient master, List<HostPort> volumeServers, long maxNeedleBytes,
                               Duration timeout, ReadTokens tokens) {
-        this.replicas = new ReplicaChoice(master, new HintPolicy(volumeServers, master != null));
+        this.replicas = new ReplicaChoice(master, new HintPolicy(volumeServers, master != null), volumeServers);
         this.fetch = new VolumeServerFetch(client, tokens, maxNeedleBytes, Math.max(1, timeout.toMillis()));
     }
 

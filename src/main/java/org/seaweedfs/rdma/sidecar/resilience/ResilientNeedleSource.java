@@ -78,6 +78,8 @@ import org.seaweedfs.rdma.volume.FileId;
 public final class ResilientNeedleSource implements NeedleSource, ReadPathStatus {
 
     private static final Logger LOG = LoggerFactory.getLogger(ResilientNeedleSource.class);
+    /** The Retry-After of a read that waited out its deadline while the sidecar was starting. */
+    static final int STARTING_RETRY_AFTER_SECONDS = 1;
 
     private final Vertx vertx;
     private final ConnectionManagerVerticle manager;
@@ -96,6 +98,8 @@ public final class ResilientNeedleSource implements NeedleSource, ReadPathStatus
      */
     private GuardMemo lastGuard;
     private final MeterRegistry registry;
+    /** How long a read that finds no agent waits for the start-up to bring one ({@code sidecar.readTimeout}). */
+    private final long startupWaitMs;
     private volatile ToLongFunction<String> mirrorSizes = agent -> 0;
 
     private record GuardMemo(String agent, AgentGuard guard) {
@@ -142,6 +146,7 @@ public final class ResilientNeedleSource implements NeedleSource, ReadPathStatus
         this.http = http;
         this.settings = settings;
         this.registry = registry;
+        this.startupWaitMs = rdma.readTimeoutMs();
         for (Fallback f : settings.fallback()) {
             if (!available(f)) {
                 LOG.warn("sidecar.fallback lists " + f.configName + " but that path is not available; it is skipped");
@@ -292,11 +297,14 @@ public final class ResilientNeedleSource implements NeedleSource, ReadPathStatus
     }
 
     private <T> Future<T> execute(FileId fid, Op<T> op) {
+        return execute(fid, op, 0);
+    }
+
+    /** @param deadline when a read waiting out the start-up gives up (System.nanoTime); 0 before it first waits */
+    private <T> Future<T> execute(FileId fid, Op<T> op, long deadline) {
         AgentRoute route = manager.routeFor(fid.volumeId());
         if (route == null) {
-            manager.discover(fid.volumeId()).onFailure(e -> LOG.debug("Discovery of volume " + fid.volumeId() + ": " + e.getMessage()));
-            return fallback(op, null, "no_agent",
-                    ReadFailure.unavailable("no agent serves volume " + fid.volumeId(), null), 0);
+            return manager.startup().isOpen() ? awaitStartup(fid, op, deadline) : withoutAgent(fid, op);
         }
         AgentPeer peer = route.peer();
         if (!peer.isUp()) {
@@ -310,6 +318,46 @@ public final class ResilientNeedleSource implements NeedleSource, ReadPathStatus
         attempt(op, route, guard, guard.retry().asyncContext(), outcome,
                 e -> afterAttempts(op, route, e).onComplete(outcome));
         return outcome.future();
+    }
+
+    /**
+     * A read that found no agent while the sidecar is starting: a configured agent may yet list its volume, so it
+     * waits for each agent's connection, up to the read's deadline ({@code sidecar.readTimeout}), and then fails
+     * UNAVAILABLE saying so, with a {@link ReadFailure#retryAfterSeconds()} (not the fallbacks: they would answer for
+     * a volume the agents may serve, and a sidecar that is starting is no reason to load the volume servers).
+     */
+    private <T> Future<T> awaitStartup(FileId fid, Op<T> op, long deadline) {
+        long now = System.nanoTime();
+        long end = deadline != 0 ? deadline : now + TimeUnit.MILLISECONDS.toNanos(startupWaitMs);
+        long leftMs = TimeUnit.NANOSECONDS.toMillis(end - now);
+        return manager.startup().nextChange(vertx, leftMs).compose(changed -> changed ? execute(fid, op, end)
+                : Future.failedFuture(ReadFailure.starting("the sidecar is starting: no agent connected so far serves "
+                + "volume " + fid.volumeId() + " (still connecting to " + manager.startup().pending() + ")",
+                STARTING_RETRY_AFTER_SECONDS)));
+    }
+
+    /**
+     * A read no agent serves, start-up over: a discovery through the master (when set) and the fallbacks. Not found
+     * when that is certain: every agent is connected and lists no such volume, and nothing else could know it (no
+     * master; a volume server asked through the HTTP fallback answers for itself, and so does the master).
+     */
+    private <T> Future<T> withoutAgent(FileId fid, Op<T> op) {
+        long volumeId = fid.volumeId();
+        Future<Void> discovery = manager.discover(volumeId);
+        discovery.onFailure(e -> LOG.debug("Discovery of volume " + volumeId + ": " + e.getMessage()));
+        boolean agentsSure = manager.everyAgentUp();
+        String notUp = manager.agentsNotUp();
+        String message = "no agent serves volume " + volumeId + (notUp.isEmpty() ? "" : " (" + notUp + ")");
+        if (manager.master() == null || op.mayFallBack() && offers(Fallback.HTTP)) {
+            ReadFailure cause = agentsSure && manager.master() == null
+                    ? ReadFailure.notFound(message + " and no master is set") : ReadFailure.unavailable(message, null);
+            return fallback(op, null, "no_agent", cause, 0);
+        }
+        // A master, but no HTTP fallback to ask it: its own lookup (the discovery) says whether the volume exists.
+        return discovery.transform(ar -> ar.failed() && ar.cause() instanceof ReadFailure rf
+                && rf.kind() == ReadFailure.Kind.NOT_FOUND
+                ? Future.failedFuture(ReadFailure.notFound(message + "; " + rf.getMessage()))
+                : fallback(op, null, "no_agent", ReadFailure.unavailable(message, null), 0));
     }
 
     /** What a read the RDMA attempts gave up on answers: the fallbacks, or the failure when it is an answer. */
@@ -394,6 +442,9 @@ public final class ResilientNeedleSource implements NeedleSource, ReadPathStatus
                 ReadFailure failure = asReadFailure(e);
                 if (isAnswer(failure)) {
                     return Future.failedFuture(failure);
+                }
+                if (failure.nothingAsked()) {
+                    return fallback(op, route, reason, cause, next); // tells nothing: the reason before it stands
                 }
                 LOG.debug("Fallback " + path.configName + " failed: " + failure.getMessage());
                 return fallback(op, route, reason, failure, next);
@@ -500,6 +551,11 @@ public final class ResilientNeedleSource implements NeedleSource, ReadPathStatus
                     volumes, mirrorSizes.applyAsLong(p.name()), p.lastError()));
         }
         return out;
+    }
+
+    @Override
+    public boolean starting() {
+        return manager.startup().isOpen();
     }
 
     private boolean offers(Fallback path) {

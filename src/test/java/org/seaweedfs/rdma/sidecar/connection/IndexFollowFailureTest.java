@@ -24,6 +24,7 @@ import org.seaweedfs.rdma.protocol.VolumeList;
 import org.seaweedfs.rdma.protocol.VolumeListRequest;
 import org.seaweedfs.rdma.sidecar.ReadPathHarness;
 import org.seaweedfs.rdma.testing.AgentHarness;
+import org.seaweedfs.rdma.testing.Await;
 import org.seaweedfs.rdma.sidecar.memory.RegisteredBufferPool;
 import org.seaweedfs.rdma.ucx.UcxListener;
 import org.seaweedfs.rdma.ucx.UcxWorkerVerticle;
@@ -51,7 +52,8 @@ class IndexFollowFailureTest {
                 long id = request.requestId();
                 ControlMessage reply;
                 if (request instanceof Hello) {
-                    reply = new HelloOk(id, ControlCodec.PROTOCOL_VERSION, "stand-in/1", 1);
+                    reply = new HelloOk(id, ControlCodec.PROTOCOL_VERSION, "stand-in/1", 1, "",
+                            ucx.settings().peerSettings());
                 } else if (request instanceof VolumeListRequest) {
                     reply = new VolumeList(id, List.of(new VolumeInfo(7, "", 3, 1, 0, 160, List.of())));
                 } else if (request instanceof SyncRequest) {
@@ -73,7 +75,7 @@ class IndexFollowFailureTest {
             })));
             AgentConnection connection = sidecar.connect(listener.port(), null);
             VolumeLocations locations = connection.volume(7).locations();
-            LocationCacheAgentTest.until(sidecar.vertx, () -> !locations.isCacheable(), "caching stopped for volume 7");
+            Await.until("caching stopped for volume 7", () -> !locations.isCacheable());
             FileId fid = new FileId(7, 42, 1);
             for (int i = 1; i <= 3; i++) {
                 LookupAnswer answer = await(locations.lookup(fid));

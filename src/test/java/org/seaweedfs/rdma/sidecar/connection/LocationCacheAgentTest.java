@@ -20,7 +20,6 @@ import java.nio.file.StandardCopyOption;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Random;
-import java.util.function.BooleanSupplier;
 import java.util.function.Supplier;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
@@ -29,6 +28,7 @@ import org.seaweedfs.rdma.sidecar.NeedleContent;
 import org.seaweedfs.rdma.sidecar.ReadFailure;
 import org.seaweedfs.rdma.sidecar.ReadPathHarness;
 import org.seaweedfs.rdma.testing.AgentHarness;
+import org.seaweedfs.rdma.testing.Await;
 import org.seaweedfs.rdma.sidecar.memory.RegisteredBufferPool;
 import org.seaweedfs.rdma.sidecar.read.NeedleReader;
 import org.seaweedfs.rdma.sidecar.read.ReadPathOptions;
@@ -133,24 +133,6 @@ class LocationCacheAgentTest {
         }
     }
 
-    /** Completes once {@code condition} holds, checked on a Vert.x timer (fails after 10 s). */
-    static void until(Vertx vertx, BooleanSupplier condition, String what) {
-        Promise<Void> met = Promise.promise();
-        long deadline = System.nanoTime() + 10_000_000_000L;
-        long timer = vertx.setPeriodic(10, id -> {
-            if (condition.getAsBoolean()) {
-                met.tryComplete();
-            } else if (System.nanoTime() > deadline) {
-                met.tryFail(new AssertionError(what + ": not within 10 s"));
-            }
-        });
-        try {
-            await(met.future());
-        } finally {
-            vertx.cancelTimer(timer);
-        }
-    }
-
     @Test
     void connectingFetchesNoNeedleMapAndAFullCacheNeedsNoLookup() throws IOException {
         List<byte[]> data = writeVolume(50, 1);
@@ -229,7 +211,7 @@ class LocationCacheAgentTest {
             writer.delete(fid(4).key(), fid(4).cookie(), 1_000);
         }
         // The record stays in the .dat (key, cookie and CRC would pass): only the index stream can retire it.
-        until(sidecar.vertx, () -> connection.cachedLocations() == data.size() - 1, "the deleted needle's location dropped");
+        Await.until("the deleted needle's location dropped", () -> connection.cachedLocations() == data.size() - 1);
         ReadFailure gone = assertThrows(ReadFailure.class, () -> await(reader.read(fid(4))));
         assertEquals(ReadFailure.Kind.NOT_FOUND, gone.kind());
         assertArrayEquals(data.get(5), read(fid(5)), "the others stay cached and right");
@@ -261,10 +243,10 @@ class LocationCacheAgentTest {
                 StandardCopyOption.REPLACE_EXISTING);
         Files.move(staging.resolve("5.cpx"), dir.resolve("5.idx"), StandardCopyOption.ATOMIC_MOVE,
                 StandardCopyOption.REPLACE_EXISTING);
-        until(sidecar.vertx, () -> connection.volume(VOLUME) != null && connection.volume(VOLUME).epoch() != oldEpoch,
-                "the new epoch listed");
+        Await.until("the new epoch listed",
+                () -> connection.volume(VOLUME) != null && connection.volume(VOLUME).epoch() != oldEpoch);
         assertNotEquals(oldEpoch, connection.volume(VOLUME).epoch());
-        until(sidecar.vertx, () -> cache.size() == 0, "the old epoch's locations swept from the cache");
+        Await.until("the old epoch's locations swept from the cache", () -> cache.size() == 0);
         for (int i = 0; i < after.size(); i++) {
             assertArrayEquals(after.get(i), read(fid(i)), "needle " + i + " after the compaction");
         }

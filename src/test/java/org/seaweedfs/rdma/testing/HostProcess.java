@@ -1,0 +1,163 @@
+package org.seaweedfs.rdma.testing;
+
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * A JVM of the tests' class path on one host of a {@link NetnsCluster} ({@code ip netns exec} execs it, so the
+ * process is the JVM itself), its stdout and stderr in one log file. {@link #serve} runs the product's
+ * {@code serve --conf} as the jar would (the same main class, the classes Maven compiled).
+ */
+public final class HostProcess implements AutoCloseable {
+
+    /**
+     * What {@code cli/UcxEnvironment} would relaunch {@code serve} with: set here, {@code serve} runs in the JVM
+     * started, so signals reach the serving process. {@code UCX_LOG_LEVEL=info} logs the lanes of every endpoint
+     * ({@code ep_cfg[..]: rma_am(tcp/eth0) ...}): the transports UCX chose.
+     */
+    public static final Map<String, String> UCX_ENV = Map.of("UCX_ERROR_SIGNALS", "", "UCX_POSIX_ERROR_HANDLING", "y",
+            "UCX_SYSV_ERROR_HANDLING", "y", "UCX_TCP_CM_REUSEADDR", "y", "UCX_LOG_FILE", "stderr",
+            "UCX_TCP_TX_SEG_SIZE", "256k", "UCX_TCP_RX_SEG_SIZE", "256k", "UCX_SYSV_SEG_SIZE", "32k",
+            "UCX_POSIX_SEG_SIZE", "32k", "UCX_LOG_LEVEL", "info");
+
+    public final String host;
+    public final Path log;
+    private final Process process;
+
+    private HostProcess(String host, Path log, Process process) {
+        this.host = host;
+        this.log = log;
+        this.process = process;
+    }
+
+    /** {@code serve --conf} of {@code yaml} (written to DIR/NAME.yaml) on {@code host}; logs to DIR/NAME.log. */
+    public static HostProcess serve(NetnsCluster cluster, String host, Path dir, String name, String yaml) {
+        Path conf = dir.resolve(name + ".yaml");
+        try {
+            Files.writeString(conf, yaml);
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+        return java(cluster, host, dir.resolve(name + ".log"), "org.seaweedfs.rdma.cli.Main",
+                List.of("serve", "--conf", conf.toString()));
+    }
+
+    /** {@code mainClass} with {@code args} on {@code host}, a 256 MiB heap, logging to {@code log}. */
+    public static HostProcess java(NetnsCluster cluster, String host, Path log, String mainClass, List<String> args) {
+        List<String> command = command(mainClass);
+        command.addAll(args);
+        ProcessBuilder builder = new ProcessBuilder(cluster.on(host, command))
+                .redirectErrorStream(true).redirectOutput(ProcessBuilder.Redirect.appendTo(log.toFile()));
+        builder.environment().putAll(UCX_ENV);
+        try {
+            return new HostProcess(host, log, builder.start());
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+    }
+
+    /**
+     * A JVM of the tests' class path running {@code mainClass}: a small heap, quick to start (these processes are
+     * checked, not measured), with the JDK internals Hazelcast uses open as the jar's manifest opens them.
+     */
+    static List<String> command(String mainClass) {
+        return new ArrayList<>(List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
+                "-Xmx256m", "-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1",
+                "--add-opens", "java.base/java.lang=ALL-UNNAMED", "--add-opens", "java.base/sun.nio.ch=ALL-UNNAMED",
+                "--add-opens", "java.management/sun.management=ALL-UNNAMED",
+                "--add-opens", "jdk.management/com.sun.management.internal=ALL-UNNAMED",
+                "--add-exports", "java.base/jdk.internal.ref=ALL-UNNAMED", "-cp", classPath(), mainClass));
+    }
+
+    /**
+     * The test JVM's class path as a list of entries: surefire names it in {@code surefire.test.class.path} (its own
+     * {@code java.class.path} may be a manifest-only jar, which works too).
+     */
+    static String classPath() {
+        String cp = System.getProperty("surefire.test.class.path");
+        return cp == null || cp.isBlank() ? System.getProperty("java.class.path") : cp;
+    }
+
+    public long pid() {
+        return process.pid();
+    }
+
+    public boolean isAlive() {
+        return process.isAlive();
+    }
+
+    /** Waits for a log line starting with {@code prefix} (e.g. "ready:"), failing early when the process died. */
+    public String awaitLine(String prefix) {
+        return Await.until(host + " logs a line starting with '" + prefix + "'", () -> {
+            String line = lines().stream().filter(l -> l.startsWith(prefix)).findFirst().orElse(null);
+            if (line == null && !process.isAlive()) {
+                throw new AssertionError(host + " exited (" + process.exitValue() + ") before '" + prefix + "':\n"
+                        + tail(40));
+            }
+            return line;
+        }, line -> line != null, Duration.ofSeconds(120));
+    }
+
+    /** The log's lines so far. */
+    public List<String> lines() {
+        try {
+            return Files.exists(log) ? Files.readAllLines(log, java.nio.charset.StandardCharsets.ISO_8859_1) : List.of();
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+    }
+
+    public String tail(int n) {
+        List<String> lines = lines();
+        return String.join("\n", lines.subList(Math.max(0, lines.size() - n), lines.size()));
+    }
+
+    /** The lanes of every UCX endpoint this process made, e.g. {@code rma_am(tcp/eth0) am(tcp/eth0)}, by line. */
+    public List<String> ucxLanes() {
+        return lines().stream().filter(l -> l.contains("ep_cfg[")).map(l -> l.replaceFirst(".*ep_cfg\\[\\d+\\]:\\s*", ""))
+                .toList();
+    }
+
+    /** SIGKILL: the host's process dies at once. */
+    public void kill() {
+        process.destroyForcibly();
+        waitFor();
+    }
+
+    /** SIGTERM, then SIGKILL after 20 s. */
+    @Override
+    public void close() {
+        process.destroy();
+        try {
+            if (!process.waitFor(20, TimeUnit.SECONDS)) {
+                kill();
+            }
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            kill();
+        }
+    }
+
+    private void waitFor() {
+        try {
+            process.waitFor(20, TimeUnit.SECONDS);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+    }
+
+    /** Descriptions of processes, for a failure message. */
+    public static Map<String, String> tails(List<HostProcess> processes, int lines) {
+        Map<String, String> out = new LinkedHashMap<>();
+        processes.forEach(p -> out.put(p.host + " (" + p.log.getFileName() + ")", p.tail(lines)));
+        return out;
+    }
+}

@@ -1,0 +1,147 @@
+package org.seaweedfs.rdma.ucx;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.nio.ByteBuffer;
+import java.util.List;
+import java.util.Map;
+import org.junit.jupiter.api.Test;
+import org.openucx.jucx.UcxException;
+import org.openucx.jucx.ucp.UcpContext;
+import org.openucx.jucx.ucp.UcpEndpoint;
+import org.openucx.jucx.ucp.UcpEndpointParams;
+import org.openucx.jucx.ucp.UcpParams;
+import org.openucx.jucx.ucp.UcpWorker;
+import org.openucx.jucx.ucp.UcpWorkerParams;
+
+/** The UCX settings every context of the library sets, and those peers must share. */
+class UcxSettingsTest {
+
+    /** UCX 1.13's shared-memory FIFO element keeps a fragment's length in 16 bits (uct_mm_fifo_element.length). */
+    private static final long MM_FRAGMENT_LENGTH_LIMIT = 0xFFFF;
+
+    @Test
+    void transportSettingsAreOnTheContextForTheTransportsTheListLeavesIn() {
+        Map<String, String> all = UcxSettings.defaults().contextConfig();
+        assertEquals("262144", all.get("RX_SEG_SIZE"));
+        assertEquals("262144", all.get("TX_SEG_SIZE"));
+        assertEquals("32768", all.get("MM_SEG_SIZE"));
+        assertEquals("64", all.get("MM_FIFO_SIZE"));
+        assertEquals("128", all.get("MM_FIFO_ELEM_SIZE"));
+        assertEquals("y", all.get("MM_ERROR_HANDLING"));
+        // UCX warns about a key no interface used: none for transports the list leaves out
+        Map<String, String> tcp = UcxSettings.defaults().withTls("tcp").contextConfig();
+        assertEquals("262144", tcp.get("RX_SEG_SIZE"));
+        assertFalse(tcp.keySet().stream().anyMatch(k -> k.startsWith("MM_")), tcp.toString());
+        Map<String, String> sm = UcxSettings.defaults().withTls("sm,self").contextConfig();
+        assertFalse(sm.containsKey("RX_SEG_SIZE"), sm.toString());
+        assertEquals("32768", sm.get("MM_SEG_SIZE"));
+        assertFalse(UcxSettings.defaults().withTls("^tcp").contextConfig().containsKey("RX_SEG_SIZE"));
+        assertTrue(UcxSettings.defaults().withTls("^ib").contextConfig().containsKey("MM_SEG_SIZE"));
+        assertFalse(UcxSettings.defaults().withPeerErrorHandling(false).contextConfig().containsKey("MM_ERROR_HANDLING"));
+        // the environment carries only what the context cannot take
+        assertEquals(Map.of("UCX_ERROR_SIGNALS", ""), UcxSettings.defaults().requiredEnvironment());
+    }
+
+    @Test
+    void sharedMemoryFragmentsAreLargerThanUcxsDefaultYetFitItsSixteenBitLength() {
+        long bytes = UcxSettings.SHARED_MEMORY_SEG_SIZE;
+        assertTrue(bytes > 8256, "UCX's default or less: " + bytes);
+        // a fragment is the segment's payload plus UCX's headers: 64 KiB arrives as length 0 and UCX aborts
+        assertTrue(bytes + 1024 < MM_FRAGMENT_LENGTH_LIMIT, "does not fit 16 bits: " + bytes);
+    }
+
+    @Test
+    void peerSettingsAreTheValuesInEffectAndDifferencesNameBothSides() {
+        UcxSettings defaults = UcxSettings.defaults();
+        Map<String, Long> ours = defaults.peerSettings();
+        assertEquals(Map.of("TCP_RX_SEG_SIZE", 262144L, "MM_SEG_SIZE", 32768L, "MM_FIFO_SIZE", 64L,
+                "MM_FIFO_ELEM_SIZE", 128L), ours);
+        // listed whatever the transports, so a TCP-only peer and a shared-memory one agree
+        assertEquals(ours, defaults.withTls("tcp").peerSettings());
+        assertEquals(List.of(), defaults.peerSettingDifferences(ours));
+
+        UcxSettings other = defaults.withExtraConfig(Map.of("RX_SEG_SIZE", "64k", "TX_SEG_SIZE", "64k"));
+        assertEquals(65536L, other.peerSettings().get("TCP_RX_SEG_SIZE"));
+        assertEquals("64k", other.contextConfig().get("RX_SEG_SIZE"));
+        assertEquals(List.of("TCP_RX_SEG_SIZE 65536 there, 262144 here"), defaults.peerSettingDifferences(
+                other.peerSettings()));
+        Map<String, Long> fewer = new java.util.LinkedHashMap<>(ours);
+        fewer.remove("MM_FIFO_SIZE");
+        fewer.put("FUTURE_SETTING", 1L);
+        assertEquals(List.of("FUTURE_SETTING 1 there, not set here", "MM_FIFO_SIZE not set there, 64 here"),
+                defaults.peerSettingDifferences(fewer));
+
+        IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
+                () -> defaults.withExtraConfig(Map.of("MM_SEG_SIZE", "big")));
+        assertTrue(e.getMessage().contains("ucx.config.MM_SEG_SIZE"), e.getMessage());
+    }
+
+    @Test
+    void environmentTheContextOverridesIsNamedOnlyWhenItDiffers() {
+        UcxSettings defaults = UcxSettings.defaults();
+        assertEquals(List.of(), defaults.overriddenEnvironment(Map.of("UCX_TCP_RX_SEG_SIZE", "256k",
+                "UCX_POSIX_SEG_SIZE", "32K", "UCX_SYSV_ERROR_HANDLING", "y", "UCX_TLS", "tcp")));
+        List<String> lines = defaults.overriddenEnvironment(Map.of("UCX_TCP_RX_SEG_SIZE", "64k"));
+        assertEquals(1, lines.size(), lines.toString());
+        assertTrue(lines.get(0).startsWith("UCX_TCP_RX_SEG_SIZE=64k in the environment has no effect: this library sets "
+                + "RX_SEG_SIZE=262144"), lines.get(0));
+        assertTrue(lines.get(0).endsWith("because peers must agree on it"), lines.get(0));
+        assertEquals(1, defaults.overriddenEnvironment(Map.of("UCX_SYSV_FIFO_SIZE", "256")).size());
+        assertEquals(List.of(), defaults.withTls("tcp").overriddenEnvironment(Map.of("UCX_SYSV_FIFO_SIZE", "256")));
+    }
+
+    @Test
+    void memoryUnitsAndTheConfigPropertyParse() {
+        assertEquals(65536, UcxSettings.memoryUnits("64k"));
+        assertEquals(65536, UcxSettings.memoryUnits("64KB"));
+        assertEquals(1 << 20, UcxSettings.memoryUnits("1m"));
+        assertEquals(8256, UcxSettings.memoryUnits("8256"));
+        assertEquals(-1, UcxSettings.memoryUnits("auto"));
+        assertEquals(-1, UcxSettings.memoryUnits("99999999999999999999"));
+        assertEquals(Map.of("RX_SEG_SIZE", "1m", "TX_SEG_SIZE", "1m"),
+                UcxSettings.configProperty(" RX_SEG_SIZE=1m , TX_SEG_SIZE=1m"));
+        assertEquals(Map.of(), UcxSettings.configProperty(""));
+        IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
+                () -> UcxSettings.configProperty("RX_SEG_SIZE"));
+        assertTrue(e.getMessage().contains(UcxSettings.CONFIG_PROPERTY), e.getMessage());
+        assertEquals("UCX_TCP_RX_SEG_SIZE", UcxConfigReport.environmentName("RX_SEG_SIZE"));
+        assertEquals("UCX_MM_SEG_SIZE", UcxConfigReport.environmentName("MM_SEG_SIZE"));
+    }
+
+    /**
+     * UCX takes the shared-memory keys from the context, not only from the environment (this test's JVM has no
+     * UCX_POSIX/SYSV_ERROR_HANDLING): two workers that may use shared memory only connect by worker address with peer
+     * error handling when the context set MM_ERROR_HANDLING; without it UCX finds no transport to connect them.
+     */
+    @Test
+    void sharedMemoryWithPeerErrorHandlingNeedsNoEnvironment() {
+        UcxSettings sharedMemoryOnly = UcxSettings.defaults().withTls("sm,self");
+        assertTrue(connectsByAddress(sharedMemoryOnly));
+        assertFalse(connectsByAddress(sharedMemoryOnly.withExtraConfig(Map.of("MM_ERROR_HANDLING", "n"))));
+    }
+
+    private static boolean connectsByAddress(UcxSettings settings) {
+        assertFalse(System.getenv().containsKey("UCX_POSIX_ERROR_HANDLING"), "the test needs an environment without it");
+        UcxLogFilter.install();
+        UcpParams params = new UcpParams().requestRmaFeature().requestAmFeature();
+        settings.contextConfig().forEach(params::setConfig);
+        try (UcpContext context = new UcpContext(params);
+             UcpWorker a = context.newWorker(new UcpWorkerParams());
+             UcpWorker b = context.newWorker(new UcpWorkerParams())) {
+            ByteBuffer address = b.getAddress();
+            UcpEndpoint endpoint;
+            try {
+                endpoint = a.newEndpoint(new UcpEndpointParams().setUcpAddress(address).setPeerErrorHandlingMode()
+                        .setErrorHandler((ep, status, message) -> { }));
+            } catch (UcxException e) {
+                return false;
+            }
+            endpoint.close();
+            return true;
+        }
+    }
+}
