@@ -29,7 +29,8 @@ public final class BenchSupport {
     public static String pctsJson(long[] sorted) {
         StringBuilder out = new StringBuilder();
         for (double p : new double[] {50, 90, 99, 99.9}) {
-            out.append(out.length() == 0 ? "" : ",").append(String.format(Locale.ROOT, "\"%.2f\":%.2f", p, pct(sorted, p)));
+            out.append(out.length() == 0 ? ""
+                    : ",").append(String.format(Locale.ROOT, "\"%.2f\":%.2f", p, pct(sorted, p)));
         }
         return out.toString();
     }

@@ -13,7 +13,8 @@ import java.util.concurrent.TimeUnit;
 /**
  * By-hand latency probe (not a test): one outstanding get at a time through the public API, between two workers in
  * two Vert.x instances of this JVM. Args: tls size-bytes iterations [idlePollMicros] [KEY=VALUE raw UCX settings...].
- * System property {@code noPeerErrorHandling=true} turns peer error handling off. Prints p50/p99/mean in microseconds, measured from the call to the completion on the caller's context.
+ * System property {@code noPeerErrorHandling=true} turns peer error handling off. Prints p50/p99/mean in microseconds,
+ * measured from the call to the completion on the caller's context.
  */
 public final class UcxGetLatencyMain {
 

@@ -135,7 +135,8 @@ public final class SeaweedRdma {
                         .onFailure(e -> LOG.debug("Discovery of EC volume " + vid + ": " + e.getMessage()))), pool,
                         sidecar.ecRebuild()));
         ReadThroughSource readThrough = new ReadThroughSource(vertx, connections, options);
-        VolumeServerSource volumeServer = new VolumeServerSource(client, master, sidecar.volumeServers(), sidecar.maxNeedleBytes(),
+        VolumeServerSource volumeServer =
+                new VolumeServerSource(client, master, sidecar.volumeServers(), sidecar.maxNeedleBytes(),
                 sidecar.readTimeout(), ReadTokens.create(vertx, config.http().jwtReadKey()));
         ResilientNeedleSource resilient = new ResilientNeedleSource(vertx, connections, reader, readThrough,
                 volumeServer, ResilienceSettings.from(sidecar),
@@ -150,13 +151,15 @@ public final class SeaweedRdma {
             binder.bindUcx("sidecar", ucx.metrics());
             binder.bindVolumeServerSource(volumeServer);
         }
-        if (sidecar.master() == null && sidecar.volumeServers().isEmpty() && sidecar.fallback().contains(Fallback.HTTP)) {
+        if (sidecar.master() == null && sidecar.volumeServers().isEmpty()
+                && sidecar.fallback().contains(Fallback.HTTP)) {
             LOG.warn("Neither sidecar.master nor sidecar.volumeServers is set: /read?volume_server= hints are followed "
                     + "to any host an HTTP client names. In production set sidecar.master, or list your volume servers "
                     + "in sidecar.volumeServers");
         }
         HttpApiContext api = HttpApiContext.create(resilient,
-                config.http().readSliceFallback() ? resilient : resilient.withoutFallbacks(), resilient, config, metrics);
+                config.http().readSliceFallback() ? resilient : resilient.withoutFallbacks(), resilient, config,
+                        metrics);
         StatusHistory history = new StatusHistory(api.meters().tally(), resilient);
         sidecarApi = api.withHistory(history);
         stops.push(() -> {

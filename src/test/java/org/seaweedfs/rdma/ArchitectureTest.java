@@ -23,7 +23,8 @@ import org.junit.jupiter.params.provider.ValueSource;
 
 /**
  * The package structure of the main code: no package imports a package that imports it back, the protocol, volume
- * and UCX packages stay leaves (they may use the internals door and the polling rule), only the command line reaches into the composition
+ * and UCX packages stay leaves (they may use the internals door and the polling rule), only the command line reaches
+ * into the composition
  * root ({@link SeaweedRdma}, {@link RoleSettings}, {@link RoleMetricsBinder}), which may import every package, only
  * the internals package touches framework internals, and no public signature of ours shows a Netty type.
  */
@@ -125,7 +126,8 @@ class ArchitectureTest {
 
     /**
      * JUCX 1.15 implements these with ucp_memh_pack / ucp_memh_buffer_release, which Debian 12's UCX 1.13.1 lacks: the
-     * JVM dies resolving the symbol on the first call (docs/protocol.md, "UCX versions"). Nothing else JUCX 1.15 offers needs more.
+     * JVM dies resolving the symbol on the first call (docs/protocol.md, "UCX versions"). Nothing else JUCX 1.15 offers
+     * needs more.
      */
     @Test
     void noCodeReachesJucxCallsMissingFromDebiansUcx() {

@@ -2,7 +2,6 @@ package org.seaweedfs.rdma;
 
 import static org.junit.jupiter.api.Assertions.*;
 
-import java.time.Duration;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
 import org.seaweedfs.rdma.agent.AgentSettings;
@@ -43,7 +42,8 @@ class RoleSettingsTest {
                 "SEAWEEDFS_RDMA_AGENT_VOLUME_MEMORY_LIMIT", "0")).agent());
         assertEquals(VolumeMemory.UCX, fromEnvironment.volumeMemory());
         assertEquals(0, fromEnvironment.volumeMemoryLimit(), "0: nothing fits, every volume is served mapped");
-        assertEquals(VolumeMemory.MAPPED, RoleSettings.agent(parse("agent: {volumeDirs: [/v]}").agent()).volumeMemory());
+        assertEquals(VolumeMemory.MAPPED,
+                RoleSettings.agent(parse("agent: {volumeDirs: [/v]}").agent()).volumeMemory());
     }
 
     @Test
@@ -51,7 +51,8 @@ class RoleSettingsTest {
         assertTrue(RoleSettings.ucx(parse("").ucx()).onDemandPaging(), "empty tls lets UCX pick RDMA");
         assertEquals("all", RoleSettings.ucx(parse("").ucx()).contextConfig().get("TLS"),
                 "empty tls is UCX's own default, RDMA transports included");
-        assertEquals("rc,sm,self", RoleSettings.ucx(parse("ucx: {tls: [rc, sm, self]}").ucx()).contextConfig().get("TLS"));
+        assertEquals("rc,sm,self",
+                RoleSettings.ucx(parse("ucx: {tls: [rc, sm, self]}").ucx()).contextConfig().get("TLS"));
         assertFalse(RoleSettings.ucx(parse("ucx: {tls: [tcp, sm, self]}").ucx()).onDemandPaging());
         assertTrue(RoleSettings.ucx(parse("ucx: {tls: [rc, sm, self]}").ucx()).onDemandPaging());
         assertTrue(RoleSettings.ucx(parse("ucx: {tls: [tcp], onDemandPaging: 'true'}").ucx()).onDemandPaging());

@@ -81,7 +81,8 @@ final class EcVolumes {
         return good;
     }
 
-    private static boolean inspectNeedle(EcVolume ec, long key, long offset, int size, PrintStream out) throws IOException {
+    private static boolean inspectNeedle(EcVolume ec, long key, long offset, int size,
+            PrintStream out) throws IOException {
         long volumeId = ec.files().volumeId();
         String source = ec.files().ecx().toString();
         try {

@@ -126,7 +126,8 @@ public final class ConfigLoader {
                     problems.add(name + ": expected a section of keys, got '" + e.getValue() + "'");
                 }
             } else {
-                problems.add(ConfigSchema.removed(name).orElseGet(() -> unknown(name, ConfigSchema.namesAndSections())));
+                problems.add(ConfigSchema.removed(name).orElseGet(() ->
+                        unknown(name, ConfigSchema.namesAndSections())));
             }
         }
     }
@@ -144,21 +145,24 @@ public final class ConfigLoader {
     }
 
     private static String unknown(String name, Iterable<String> known) {
-        return name + ": unknown key" + ConfigSchema.suggest(name, known).map(s -> " (did you mean " + s + "?)").orElse("");
+        return name + ": unknown key"
+                + ConfigSchema.suggest(name, known).map(s -> " (did you mean " + s + "?)").orElse("");
     }
 
     private static RdmaConfig build(Values v) {
         Set<Role> roles = EnumSet.noneOf(Role.class);
         v.strings("roles").forEach(r -> roles.add(Role.valueOf(r.toUpperCase(Locale.ROOT))));
         List<Fallback> fallback = new ArrayList<>();
-        v.strings("sidecar.fallback").forEach(f -> fallback.add(Fallback.valueOf(f.toUpperCase(Locale.ROOT).replace('-', '_'))));
+        v.strings("sidecar.fallback").forEach(f ->
+                fallback.add(Fallback.valueOf(f.toUpperCase(Locale.ROOT).replace('-', '_'))));
         return new RdmaConfig(
                 roles,
                 new HttpConfig(v.string("http.host"),
                         v.get("http.port") == null ? HttpConfig.defaultPort(roles) : v.integer("http.port"),
                         v.integer("http.instances"),
                         v.integer("sidecar.maxInFlightReads"), v.optionalString("http.jwtReadKey"),
-                        v.duration("http.headerTimeout"), v.duration("http.idleTimeout"), v.integer("http.maxConnections"),
+                        v.duration("http.headerTimeout"), v.duration("http.idleTimeout"),
+                                v.integer("http.maxConnections"),
                         v.networks("http.readSliceClients"), (Boolean) v.get("http.readSliceFallback"),
                         NetworkTransport.parse(v.string("http.transport"))),
                 new AgentConfig((HostPort) v.get("agent.listen"), v.strings("agent.volumeDirs"),
@@ -204,7 +208,8 @@ public final class ConfigLoader {
             problems.add("agent.volumeDirs: the agent role needs at least one volume directory");
         }
         if (c.agent().maxHeapBytes() != 0 && c.agent().maxHeapBytes() < AgentConfig.MIN_HEAP_BYTES) {
-            problems.add("agent.maxHeap: must be 0 (the JVM's default) or at least 64MiB, got " + c.agent().maxHeapBytes());
+            problems.add("agent.maxHeap: must be 0 (the JVM's default) or at least 64MiB, got "
+                    + c.agent().maxHeapBytes());
         }
         ClusterConfig cluster = c.cluster();
         if (cluster.enabled() && (cluster.host().isEmpty() || cluster.host().equals("0.0.0.0")
@@ -221,7 +226,8 @@ public final class ConfigLoader {
                     + s.bufferPool().bufferSize() + ")");
         }
         if (s.ping().timeout().compareTo(s.ping().interval()) > 0) {
-            problems.add("sidecar.ping.timeout: must not exceed sidecar.ping.interval (" + s.ping().interval().toMillis() + "ms)");
+            problems.add("sidecar.ping.timeout: must not exceed sidecar.ping.interval ("
+                    + s.ping().interval().toMillis() + "ms)");
         }
         if (s.reconnect().baseBackoff().compareTo(s.reconnect().maxBackoff()) > 0) {
             problems.add("sidecar.reconnect.baseBackoff: must not exceed sidecar.reconnect.maxBackoff ("
@@ -233,7 +239,8 @@ public final class ConfigLoader {
         }
         long heapNeeded = s.locationCacheMaxBytes() + SidecarConfig.WORKING_HEAP_BYTES;
         if (s.maxHeapBytes() != 0 && s.maxHeapBytes() < heapNeeded) {
-            problems.add("sidecar.maxHeap: must be 0 (the JVM's default) or at least sidecar.locationCache.maxBytes + 64MiB ("
+            problems.add("sidecar.maxHeap: must be 0 (the JVM's default) or at least sidecar.locationCache.maxBytes + "
+                    + "64MiB ("
                     + heapNeeded + " bytes)");
         }
     }

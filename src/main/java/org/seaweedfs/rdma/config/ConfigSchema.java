@@ -77,7 +77,8 @@ final class ConfigSchema {
      */
     static final Map<String, String> REMOVED = Map.ofEntries(
             Map.entry("http.awakeMicros", "idlePollMicros keeps every event loop awake after its last event"),
-            Map.entry("sidecar.eventBusAwakeMicros", "idlePollMicros keeps every event loop awake after its last event"),
+            Map.entry("sidecar.eventBusAwakeMicros",
+                    "idlePollMicros keeps every event loop awake after its last event"),
             Map.entry("ucx.progress", "idlePollMicros sets how long UCX threads poll before they sleep"),
             Map.entry("ucx.eventLoopLanes", "event-loop lanes are always used where UCX allows them"),
             Map.entry("ucx.maxRemoteKeys", "a fixed bound of 65536 per agent connection"),

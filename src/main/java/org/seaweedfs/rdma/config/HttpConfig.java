@@ -8,7 +8,8 @@ import java.util.Set;
 /**
  * The sidecar's HTTP face.
  *
- * @param instances      how many {@code HttpApiVerticle} instances (event loops) share the port; {@value #AUTO_INSTANCES}
+ * @param instances      how many {@code HttpApiVerticle} instances (event loops) share the port; {@value
+ * #AUTO_INSTANCES}
  *                       (the default) is {@link #autoInstances(int) half the cores}
  * @param maxInFlight    needle reads served at once across all instances; beyond it 503 + Retry-After. The loader
  *                       sets it to {@code sidecar.maxInFlightReads}, the one bound on reads in flight, which the read
@@ -53,7 +54,8 @@ public record HttpConfig(String host, int port, int instances, int maxInFlight, 
             instances = autoInstances(Runtime.getRuntime().availableProcessors());
         }
         if (instances < 1) {
-            throw new IllegalArgumentException("http.instances must be at least 1 (or 0: half the cores), got " + instances);
+            throw new IllegalArgumentException("http.instances must be at least 1 (or 0: half the cores), got "
+                    + instances);
         }
         if (headerTimeout.isNegative() || headerTimeout.isZero() || idleTimeout.isNegative() || idleTimeout.isZero()
                 || maxConnections < 1) {
@@ -63,7 +65,9 @@ public record HttpConfig(String host, int port, int instances, int maxInFlight, 
         Objects.requireNonNull(transport, "http.transport");
     }
 
-    /** {@code http.port} when it is not set: {@link #AGENT_ONLY_PORT} for an agent alone, else {@link #SIDECAR_PORT}. */
+    /**
+     * {@code http.port} when it is not set: {@link #AGENT_ONLY_PORT} for an agent alone, else {@link #SIDECAR_PORT}.
+     */
     public static int defaultPort(Set<Role> roles) {
         return roles.equals(Set.of(Role.AGENT)) ? AGENT_ONLY_PORT : SIDECAR_PORT;
     }

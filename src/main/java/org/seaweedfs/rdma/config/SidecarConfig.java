@@ -63,7 +63,10 @@ public record SidecarConfig(
         java.util.Objects.requireNonNull(ecRebuild, "sidecar.ecRebuild");
     }
 
-    /** Everything but {@code sidecar.locationCache.maxBytes}, {@code ecRebuild} and {@code maxHeap}, left at their defaults. */
+    /**
+     * Everything but {@code sidecar.locationCache.maxBytes}, {@code ecRebuild} and {@code maxHeap}, left at their
+     * defaults.
+     */
     public SidecarConfig(List<HostPort> agents, HostPort master, List<HostPort> volumeServers, String authToken,
                          long maxNeedleBytes, BufferPool bufferPool, int maxInFlightReads, Duration readTimeout,
                          Ping ping, Reconnect reconnect, Breaker breaker, Retry retry, List<Fallback> fallback,

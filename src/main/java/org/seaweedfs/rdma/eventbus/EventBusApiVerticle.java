@@ -29,7 +29,8 @@ import org.seaweedfs.rdma.sidecar.ReadFailure;
  * </ul>
  * Failures: {@code message.fail(code, text)} with 400, 404, 416, 502 (corrupt), 503 (no path), 504 (timeout),
  * 500 (anything else). A needle above {@code sidecar.maxNeedleBytes} fails 400 (the contract's closed list of codes
- * has no 413; HTTP answers 413) with a text starting "too large: ", so consumers can tell it from a malformed request. On a bus that is not clustered, replies use {@link LocalBufferCodec}: in-JVM consumers get the buffer without a
+ * has no 413; HTTP answers 413) with a text starting "too large: ", so consumers can tell it from a malformed request.
+ * On a bus that is not clustered, replies use {@link LocalBufferCodec}: in-JVM consumers get the buffer without a
  * copy; on a clustered bus they are plain buffers (Vert.x's own codec), readable on every node.
  * The headers, stat JSON and failure texts come from {@link NeedleWire}, which the {@link NeedleClient}s read.
  * Answers leave in batches ({@link ReplyBatch}): one wake-up of a requester's event loop for many replies; after a
@@ -91,10 +92,13 @@ public final class EventBusApiVerticle extends VerticleBase {
         handler.handle(message, request, start);
     }
 
-    /** Plain bytes are a slice read (the HTTP fallback fetches only the range); raw ones are cut from the stored needle. */
+    /**
+     * Plain bytes are a slice read (the HTTP fallback fetches only the range); raw ones are cut from the stored needle.
+     */
     private void read(Message<Object> message, NeedleRequest request, long start) {
         Future<NeedleContent> slice = request.raw()
-                ? source.read(request.fid()).compose(whole -> NeedleSlice.ofStored(whole, request.offset(), request.length()))
+                ? source.read(request.fid()).compose(whole ->
+                        NeedleSlice.ofStored(whole, request.offset(), request.length()))
                 : source.readSlice(request.fid(), null, request.offset(), request.length(), maxNeedleBytes);
         slice.onComplete(ar -> {
             if (ar.failed()) {

@@ -37,7 +37,10 @@ public final class RdmaMetrics implements AutoCloseable {
     /** What {@code /metrics} serves: {@link #registry} when it is a Prometheus one, else null (no endpoint). */
     private final PrometheusMeterRegistry scrapeRegistry;
     private final ReadMeters readMeters;
-    /** Vert.x's HTTP server and event-bus meters, shared by every Vert.x instance built here ({@link VertxMetersFactory}). */
+    /**
+     * Vert.x's HTTP server and event-bus meters, shared by every Vert.x instance built here ({@link
+     * VertxMetersFactory}).
+     */
     private final HttpServerMeters httpServerMeters;
     private final EventBusMeters eventBusMeters;
     private final String registryName = "seaweedfs-rdma-" + INSTANCES.incrementAndGet();

@@ -149,7 +149,8 @@ public record UcxSettings(String tls, String netDevices, boolean peerErrorHandli
         require(tcpRxSegSize >= 1024 && tcpRxSegSize <= MAX_SEG_SIZE,
                 "ucx.tcpRxSegSize must be 1024.." + MAX_SEG_SIZE + " bytes, got " + tcpRxSegSize);
         require(tcpRxSegSize >= tcpTxSegSize,
-                "ucx.tcpRxSegSize (" + tcpRxSegSize + ") must not be smaller than ucx.tcpTxSegSize (" + tcpTxSegSize + ")");
+                "ucx.tcpRxSegSize (" + tcpRxSegSize + ") must not be smaller than ucx.tcpTxSegSize (" + tcpTxSegSize
+                        + ")");
         require(idlePollMicros >= 0 && idlePollMicros <= IdlePoll.MAX_MICROS,
                 "idlePollMicros must be 0.." + IdlePoll.MAX_MICROS + ", got " + idlePollMicros);
         require(maxFrameBytes >= 1024, "ucx.maxFrameBytes must be at least 1024, got " + maxFrameBytes);
@@ -235,48 +236,57 @@ public record UcxSettings(String tls, String netDevices, boolean peerErrorHandli
 
     public UcxSettings withTls(String newTls) {
         return new UcxSettings(newTls, netDevices, peerErrorHandling, tcpTxSegSize, tcpRxSegSize,
-                maxFrameBytes, connectTimeoutMs, probeTransports, maxRemoteKeys, mayUseRdma(newTls), eventLoopLanes, idlePollMicros, extraConfig);
+                maxFrameBytes, connectTimeoutMs, probeTransports, maxRemoteKeys, mayUseRdma(newTls), eventLoopLanes,
+                        idlePollMicros, extraConfig);
     }
 
     public UcxSettings withNetDevices(String devices) {
         return new UcxSettings(tls, devices, peerErrorHandling, tcpTxSegSize, tcpRxSegSize,
-                maxFrameBytes, connectTimeoutMs, probeTransports, maxRemoteKeys, onDemandPaging, eventLoopLanes, idlePollMicros, extraConfig);
+                maxFrameBytes, connectTimeoutMs, probeTransports, maxRemoteKeys, onDemandPaging, eventLoopLanes,
+                        idlePollMicros, extraConfig);
     }
 
     public UcxSettings withPeerErrorHandling(boolean on) {
         return new UcxSettings(tls, netDevices, on, tcpTxSegSize, tcpRxSegSize,
-                maxFrameBytes, connectTimeoutMs, probeTransports, maxRemoteKeys, onDemandPaging, eventLoopLanes, idlePollMicros, extraConfig);
+                maxFrameBytes, connectTimeoutMs, probeTransports, maxRemoteKeys, onDemandPaging, eventLoopLanes,
+                        idlePollMicros, extraConfig);
     }
 
     public UcxSettings withProbeTransports(boolean probe) {
         return new UcxSettings(tls, netDevices, peerErrorHandling, tcpTxSegSize, tcpRxSegSize,
-                maxFrameBytes, connectTimeoutMs, probe, maxRemoteKeys, onDemandPaging, eventLoopLanes, idlePollMicros, extraConfig);
+                maxFrameBytes, connectTimeoutMs, probe, maxRemoteKeys, onDemandPaging, eventLoopLanes, idlePollMicros,
+                        extraConfig);
     }
 
     public UcxSettings withMaxRemoteKeys(int max) {
         return new UcxSettings(tls, netDevices, peerErrorHandling, tcpTxSegSize, tcpRxSegSize,
-                maxFrameBytes, connectTimeoutMs, probeTransports, max, onDemandPaging, eventLoopLanes, idlePollMicros, extraConfig);
+                maxFrameBytes, connectTimeoutMs, probeTransports, max, onDemandPaging, eventLoopLanes, idlePollMicros,
+                        extraConfig);
     }
 
     public UcxSettings withOnDemandPaging(boolean on) {
         return new UcxSettings(tls, netDevices, peerErrorHandling, tcpTxSegSize, tcpRxSegSize,
-                maxFrameBytes, connectTimeoutMs, probeTransports, maxRemoteKeys, on, eventLoopLanes, idlePollMicros, extraConfig);
+                maxFrameBytes, connectTimeoutMs, probeTransports, maxRemoteKeys, on, eventLoopLanes, idlePollMicros,
+                        extraConfig);
     }
 
     public UcxSettings withEventLoopLanes(boolean on) {
         return new UcxSettings(tls, netDevices, peerErrorHandling, tcpTxSegSize, tcpRxSegSize,
-                maxFrameBytes, connectTimeoutMs, probeTransports, maxRemoteKeys, onDemandPaging, on, idlePollMicros, extraConfig);
+                maxFrameBytes, connectTimeoutMs, probeTransports, maxRemoteKeys, onDemandPaging, on, idlePollMicros,
+                        extraConfig);
     }
 
     /** The idle-poll time of the owner thread and the lanes ({@link IdlePoll}); 0 sleeps at once. */
     public UcxSettings withIdlePollMicros(int micros) {
         return new UcxSettings(tls, netDevices, peerErrorHandling, tcpTxSegSize, tcpRxSegSize,
-                maxFrameBytes, connectTimeoutMs, probeTransports, maxRemoteKeys, onDemandPaging, eventLoopLanes, micros, extraConfig);
+                maxFrameBytes, connectTimeoutMs, probeTransports, maxRemoteKeys, onDemandPaging, eventLoopLanes, micros,
+                        extraConfig);
     }
 
     public UcxSettings withExtraConfig(Map<String, String> extra) {
         return new UcxSettings(tls, netDevices, peerErrorHandling, tcpTxSegSize, tcpRxSegSize,
-                maxFrameBytes, connectTimeoutMs, probeTransports, maxRemoteKeys, onDemandPaging, eventLoopLanes, idlePollMicros, extra);
+                maxFrameBytes, connectTimeoutMs, probeTransports, maxRemoteKeys, onDemandPaging, eventLoopLanes,
+                        idlePollMicros, extra);
     }
 
     /**

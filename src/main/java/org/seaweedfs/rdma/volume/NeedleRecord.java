@@ -15,7 +15,8 @@ public final class NeedleRecord {
     private final int dataLength;
     private final NeedleTail tail;
 
-    private NeedleRecord(ByteBuffer buffer, int version, NeedleHeader header, int dataPosition, int dataLength, NeedleTail tail) {
+    private NeedleRecord(ByteBuffer buffer, int version, NeedleHeader header, int dataPosition, int dataLength,
+            NeedleTail tail) {
         this.buffer = buffer;
         this.version = version;
         this.header = header;
@@ -41,7 +42,8 @@ public final class NeedleRecord {
         }
         int dataPosition = pos + NeedleLayout.dataStart(size, version);
         int metaLength = (int) NeedleLayout.metaLength(size, version, dataLength);
-        NeedleTail tail = NeedleTail.parse(buf, dataPosition + (int) dataLength, metaLength, version, source, recordOffset);
+        NeedleTail tail =
+                NeedleTail.parse(buf, dataPosition + (int) dataLength, metaLength, version, source, recordOffset);
         return new NeedleRecord(buf, version, header, dataPosition, (int) dataLength, tail);
     }
 

@@ -73,7 +73,8 @@ class ConfigLoaderTest {
     @Test
     void idlePollMicros() {
         assertEquals(0, parse("idlePollMicros: 0").idlePollMicros());
-        assertEquals(150, ConfigLoader.parse("", "test.yaml", Map.of("SEAWEEDFS_RDMA_IDLE_POLL_MICROS", "150")).idlePollMicros());
+        assertEquals(150,
+                ConfigLoader.parse("", "test.yaml", Map.of("SEAWEEDFS_RDMA_IDLE_POLL_MICROS", "150")).idlePollMicros());
     }
 
     /** A key earlier versions accepted is named and said to be gone, in the file and in the environment. */
@@ -99,11 +100,13 @@ class ConfigLoaderTest {
                 Map.of("SEAWEEDFS_RDMA_CLUSTER_MEMBERS", "10.0.0.5:5701,10.0.0.6:5701")).cluster();
         assertEquals(new ClusterConfig(true, "10.0.0.7", 5801,
                 List.of(HostPort.parse("10.0.0.5:5701"), HostPort.parse("10.0.0.6:5701"))), c);
-        assertTrue(ConfigLoader.parse("", "test.yaml", Map.of("SEAWEEDFS_RDMA_CLUSTER_ENABLED", "true")).cluster().enabled());
+        assertTrue(ConfigLoader.parse("", "test.yaml",
+                Map.of("SEAWEEDFS_RDMA_CLUSTER_ENABLED", "true")).cluster().enabled());
         assertEquals(192L << 20, parse("").sidecar().maxHeapBytes());
         assertEquals(0L, parse("sidecar: {maxHeap: 0}").sidecar().maxHeapBytes());
         assertTrue(problem("sidecar: {maxHeap: 100MiB}", Map.of()).startsWith("sidecar.maxHeap: must be 0"));
-        assertEquals(160L << 20, parse("sidecar: {maxHeap: 160MiB, locationCache: {maxBytes: 96MiB}}").sidecar().maxHeapBytes());
+        assertEquals(160L << 20,
+                parse("sidecar: {maxHeap: 160MiB, locationCache: {maxBytes: 96MiB}}").sidecar().maxHeapBytes());
         assertTrue(problem("cluster: {enabled: true, host: 0.0.0.0}", Map.of()).startsWith("cluster.host: "));
         assertTrue(problem("cluster: {port: 70000}", Map.of()).startsWith("cluster.port: "));
         assertTrue(problem("cluster: {members: [nohostport]}", Map.of()).startsWith("cluster.members: "));
@@ -150,7 +153,8 @@ class ConfigLoaderTest {
         RdmaConfig c = parse(Files.readString(Path.of("conf/demo.yaml")));
         assertEquals(Set.of(Role.AGENT, Role.SIDECAR), c.roles());
         assertEquals(List.of("demo-volumes"), c.agent().volumeDirs());
-        assertEquals("ucx", c.agent().volumeMemory(), "agent and sidecar share the host: copies read over shared memory");
+        assertEquals("ucx", c.agent().volumeMemory(),
+                "agent and sidecar share the host: copies read over shared memory");
     }
 
     @Test
@@ -230,30 +234,42 @@ class ConfigLoaderTest {
             "sidecar: {agents: ['h:0']}              | sidecar.agents: 'h:0': port 0 is outside 1..65535",
             "agent: {listen: 'h:x1'}                 | agent.listen: 'h:x1': port 'x1' is not a number",
             "agent: {volumeMemory: shm}              | agent.volumeMemory: 'shm' is not one of mapped, ucx",
-            "http: {transport: uring}                | http.transport: 'uring' is not one of auto, io_uring, epoll, nio",
+            "http: {transport: uring}                | http.transport: 'uring' is not one of auto, io_uring, epoll, "
+                    + "nio",
             "agent: {volumeMemory: [ucx]}            | agent.volumeMemory: expected a string, got a list",
-            "agent: {volumeMemoryLimit: -1GiB}       | agent.volumeMemoryLimit: expected a size like 65536, 64KiB or 1MiB, got '-1GiB'",
-            "agent: {volumeMemoryLimit: 70000GiB}    | agent.volumeMemoryLimit: must be between 0 and 70368744177664, got 70000GiB",
+            "agent: {volumeMemoryLimit: -1GiB}       | agent.volumeMemoryLimit: expected a size like 65536, 64KiB or "
+                    + "1MiB, got '-1GiB'",
+            "agent: {volumeMemoryLimit: 70000GiB}    | agent.volumeMemoryLimit: must be between 0 and 70368744177664, "
+                    + "got 70000GiB",
             "agent: {listen: '::1:80'}               | agent.listen: '::1:80': write IPv6 addresses as [address]:port",
             "sidecar: {agents: [a:1, b]}             | sidecar.agents: 'b' is not host:port",
             "sidecar: {volumeServers: [v:8080, w]}   | sidecar.volumeServers: 'w' is not host:port",
-            "sidecar: {agents: [[a]]}                | sidecar.agents: expected a list of host:port, got an item that is not a scalar",
-            "sidecar: {readTimeout: 5}               | sidecar.readTimeout: expected a duration like 500ms, 5s or 2m, got '5'",
+            "sidecar: {agents: [[a]]}                | sidecar.agents: expected a list of host:port, got an item that "
+                    + "is not a scalar",
+            "sidecar: {readTimeout: 5}               | sidecar.readTimeout: expected a duration like 500ms, 5s or 2m, "
+                    + "got '5'",
             "sidecar: {readTimeout: 2h}              | sidecar.readTimeout: must be between 1ms and 3600000ms, got 2h",
-            "sidecar: {maxNeedleBytes: 5TB}          | sidecar.maxNeedleBytes: expected a size like 65536, 64KiB or 1MiB, got '5TB'",
-            "sidecar: {maxNeedleBytes: 5GiB}         | sidecar.maxNeedleBytes: must be between 1 and 4294967296, got 5GiB",
+            "sidecar: {maxNeedleBytes: 5TB}          | sidecar.maxNeedleBytes: expected a size like 65536, 64KiB or "
+                    + "1MiB, got '5TB'",
+            "sidecar: {maxNeedleBytes: 5GiB}         | sidecar.maxNeedleBytes: must be between 1 and 4294967296, got "
+                    + "5GiB",
             "sidecar: {fallback: [http, smoke]}      | sidecar.fallback: 'smoke' is not one of read-through, http",
             "sidecar: {fallback: [http, http]}       | sidecar.fallback: lists a path twice",
             "sidecar: {ecRebuild: parity}            | sidecar.ecRebuild: 'parity' is not one of rdma, fallback",
             "ucx: {errorHandling: maybe}             | ucx.errorHandling: 'maybe' is not one of peer, none",
             "roles: [agent, proxy]                   | roles: 'proxy' is not one of agent, sidecar",
             "roles: []                               | roles: must name at least one of agent, sidecar",
-            "roles: [agent]                          | agent.volumeDirs: the agent role needs at least one volume directory",
+            "roles: [agent]                          | agent.volumeDirs: the agent role needs at least one volume "
+                    + "directory",
             "agent: {maxHeap: 1MiB}                  | agent.maxHeap: must be 0 (the JVM's default) or at least 64MiB",
-            "sidecar: {agents: []}                   | sidecar.agents: empty and sidecar.master is unset, so the sidecar cannot find any agent",
-            "sidecar: {bufferPool: {bufferSize: 1MiB, totalBytes: 64KiB}} | sidecar.bufferPool.totalBytes: must be at least sidecar.bufferPool.bufferSize (1048576)",
-            "sidecar: {ping: {interval: 1s, timeout: 2s}}               | sidecar.ping.timeout: must not exceed sidecar.ping.interval (1000ms)",
-            "sidecar: {reconnect: {baseBackoff: 1m, maxBackoff: 1s}}    | sidecar.reconnect.baseBackoff: must not exceed sidecar.reconnect.maxBackoff (1000ms)",
+            "sidecar: {agents: []}                   | sidecar.agents: empty and sidecar.master is unset, so the "
+                    + "sidecar cannot find any agent",
+            "sidecar: {bufferPool: {bufferSize: 1MiB, totalBytes: 64KiB}} | sidecar.bufferPool.totalBytes: must be at "
+                    + "least sidecar.bufferPool.bufferSize (1048576)",
+            "sidecar: {ping: {interval: 1s, timeout: 2s}}               | sidecar.ping.timeout: must not exceed "
+                    + "sidecar.ping.interval (1000ms)",
+            "sidecar: {reconnect: {baseBackoff: 1m, maxBackoff: 1s}}    | sidecar.reconnect.baseBackoff: must not "
+                    + "exceed sidecar.reconnect.maxBackoff (1000ms)",
     })
     void fileProblemNamesTheKey(String yaml, String expected) {
         String message = problem(yaml, Map.of());

@@ -90,14 +90,17 @@ class ResilienceEndToEndTest {
 
     private FixtureNeedles.Expected expected(String fid) {
         FileId id = FileId.parse(fid);
-        return FixtureNeedles.live(dir, id.volumeId()).stream().filter(e -> e.fid().equals(id)).findFirst().orElseThrow();
+        return FixtureNeedles.live(dir,
+                id.volumeId()).stream().filter(e -> e.fid().equals(id)).findFirst().orElseThrow();
     }
 
     /** A stand-in volume server and the sidecar settings that fall back to it over HTTP. */
     private record HttpFallback(StubVolumeServer volumeServer, String sidecarSettings) {
     }
 
-    /** The fixture volumes behind stand-ins for the volume server and the master (which lists it for volumes 1 and 2). */
+    /**
+     * The fixture volumes behind stand-ins for the volume server and the master (which lists it for volumes 1 and 2).
+     */
     private HttpFallback httpFallback(Vertx vertx) {
         Fixtures.copyDir("volumes", dir);
         StubVolumeServer volumeServer = await(new StubVolumeServer(vertx).start(dir));
@@ -106,7 +109,8 @@ class ResilienceEndToEndTest {
         open.add(() -> await(master.stop()));
         master.locate(1, volumeServer.url());
         master.locate(2, volumeServer.url());
-        return new HttpFallback(volumeServer, "  master: '127.0.0.1:" + master.port() + "'\n  fallback: [http]\n" + FAST);
+        return new HttpFallback(volumeServer, "  master: '127.0.0.1:" + master.port() + "'\n  fallback: [http]\n"
+                + FAST);
     }
 
     @Test
@@ -125,7 +129,8 @@ class ResilienceEndToEndTest {
 
         agent.close();
         until("the sidecar saw the agent go down", () -> sawState("down"));
-        JsonObject down = peerEvents.stream().filter(e -> "down".equals(e.getString("state"))).findFirst().orElseThrow();
+        JsonObject down =
+                peerEvents.stream().filter(e -> "down".equals(e.getString("state"))).findFirst().orElseThrow();
         assertEquals("127.0.0.1:" + port, down.getString("agent"));
         assertEquals("up", down.getString("previous"));
 
@@ -194,7 +199,8 @@ class ResilienceEndToEndTest {
         assertEquals(416, past.statusCode());
         assertEquals("bytes */" + file2.length, past.getHeader("Content-Range"));
 
-        assertTrue(volumeServer.ranges().containsAll(List.of("bytes=1000-1499", "bytes=12-61")), volumeServer.ranges().toString());
+        assertTrue(volumeServer.ranges().containsAll(List.of("bytes=1000-1499", "bytes=12-61")),
+                volumeServer.ranges().toString());
         assertEquals(volumeServer.ranges().size(), volumeServer.requests(), "every fallback request asked for a range");
         assertTrue(volumeServer.bodyBytes() < file2.length, "the whole needle never crossed the network");
     }
@@ -205,7 +211,8 @@ class ResilienceEndToEndTest {
         Stack agent = agent(0);
         Stack sidecar = sidecar(vertx, agent.agentPort(), "  fallback: []\n" + FAST);
         JsonObject request = new JsonObject().put("fid", FILE_2);
-        assertEquals("rdma", await(sidecar.vertx.eventBus().request("seaweedfs.needle.read", request)).headers().get("source"));
+        assertEquals("rdma",
+                await(sidecar.vertx.eventBus().request("seaweedfs.needle.read", request)).headers().get("source"));
 
         agent.close();
         until("the sidecar saw the agent go down", () -> sawState("down"));

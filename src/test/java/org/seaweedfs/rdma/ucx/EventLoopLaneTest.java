@@ -172,7 +172,8 @@ class EventLoopLaneTest {
         UcxPair pair = pair(UcxSettings.defaults());
         UcxPair.GetSetup setup = pair.connectForGets(serverRegion(pair, "ucx", randomBytes(REGION, 8)), 4096);
         Context context = setup.context();
-        onContext(context, () -> setup.channel().get(setup.remote().address(), setup.key(), setup.local().address(), 64));
+        onContext(context,
+                () -> setup.channel().get(setup.remote().address(), setup.key(), setup.local().address(), 64));
         int chain = 20 * LaneWorker.SYNC_COMPLETIONS;
         int[] depth = {0, 0, 0}; // now, deepest, gets completed
         Promise<Void> done = Promise.promise();
@@ -263,7 +264,9 @@ class EventLoopLaneTest {
         assertEquals(0, pair.client.metrics().errors().sum());
     }
 
-    /** {@code count} gets of random ranges with {@code window} in flight from one context, each checked byte for byte. */
+    /**
+     * {@code count} gets of random ranges with {@code window} in flight from one context, each checked byte for byte.
+     */
     private static final class VerifiedGets {
         private final UcxPair.GetSetup setup;
         private final byte[] content;
@@ -447,7 +450,8 @@ class EventLoopLaneTest {
             loop.runOnContext(v -> {
                 List<Future<Void>> gets = new ArrayList<>();
                 for (int i = 0; i < 32; i++) {
-                    gets.add(setup.channel().get(setup.remote().address(), setup.key(), setup.local().address(), REGION));
+                    gets.add(setup.channel().get(setup.remote().address(), setup.key(), setup.local().address(),
+                            REGION));
                 }
                 issued.complete(gets);
             });

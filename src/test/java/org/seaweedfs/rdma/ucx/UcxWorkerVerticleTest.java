@@ -255,7 +255,8 @@ class UcxWorkerVerticleTest {
      */
     @Test
     void heapStaysFlatOverAMillionOwnerThreadGets() throws Exception {
-        startPair(quiet(UcxSettings.defaults().withTls("sm,tcp").withPeerErrorHandling(false).withEventLoopLanes(false)));
+        startPair(quiet(UcxSettings.defaults().withTls("sm,tcp").withPeerErrorHandling(false)
+                .withEventLoopLanes(false)));
         UcxPair.GetSetup setup = pair.connectForGets(1 << 16);
         runGets(setup, 100_000);
         long before = usedHeapAfterGc();
@@ -382,7 +383,9 @@ class UcxWorkerVerticleTest {
 
     @Test
     void lanesReportReadsUcxInfoOutput() {
-        String out = "#                 lane[0]:  3:sysv/memory.0 md[2]           -> md[2]/sysv/sysdev[255] am am_bw#0 keepalive\n"
+        String out =
+                "#                 lane[0]:  3:sysv/memory.0 md[2]           -> md[2]/sysv/sysdev[255] am am_bw#0 "
+                + "keepalive\n"
                 + "#                 lane[1]:  4:posix/memory.0 md[3]          -> md[3]/posix/sysdev[255]\n";
         assertEquals("sysv/memory.0 (am am_bw#0 keepalive), posix/memory.0", UcxConfigReport.describe(out));
         assertTrue(UcxConfigReport.describe("[1] [vm:1] ucp_context.c:1 UCX  ERROR no usable transports\n")

@@ -102,10 +102,14 @@ class FixtureTest {
 
     @ParameterizedTest
     @CsvSource({
-            "1,01bb51ad02, 736, 0ea166e0, 92fcb90c860843d6177a745084e6983dd1de47c03cc33902935359bcdc36038e, command.go, true, legacy",
-            "1,02dfabcb70, 1964, 7dd254fd, 82225023d6ba63aa83ac312dfefe02a58f5d8c0e7d1fefaeea9af09564b8ad11, filer.go, true, legacy",
-            "2,0306bfd555, 75634, 4af853fb, e7b2ed6aadbbd58ed5c0ea34f1ff190f78b44b0c841451485c2b39fc282defa3, file_2, false, raw",
-            "2,08578634e1, 83590, 043193f7, a51237293abb4e8f5289bf70cec25b527aee9326c74115a389e505ca10302a4d, file_7, false, raw"})
+            "1,01bb51ad02, 736, 0ea166e0, 92fcb90c860843d6177a745084e6983dd1de47c03cc33902935359bcdc36038e, "
+                    + "command.go, true, legacy",
+            "1,02dfabcb70, 1964, 7dd254fd, 82225023d6ba63aa83ac312dfefe02a58f5d8c0e7d1fefaeea9af09564b8ad11, filer.go, "
+                    + "true, legacy",
+            "2,0306bfd555, 75634, 4af853fb, e7b2ed6aadbbd58ed5c0ea34f1ff190f78b44b0c841451485c2b39fc282defa3, file_2, "
+                    + "false, raw",
+            "2,08578634e1, 83590, 043193f7, a51237293abb4e8f5289bf70cec25b527aee9326c74115a389e505ca10302a4d, file_7, "
+                    + "false, raw"})
     void namedNeedlesMatch(String vid, String hex, int size, String crc, String sha256, String name, boolean compressed,
                            String state) throws IOException {
         FileId fid = FileId.parse(vid + "," + hex);

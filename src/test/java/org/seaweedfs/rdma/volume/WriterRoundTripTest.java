@@ -164,12 +164,15 @@ class WriterRoundTripTest {
 
     @Test
     void writerRejectsWhatCannotBeStored() throws IOException {
-        assertThrows(IllegalArgumentException.class, () -> NewNeedle.builder(1, 1, new byte[1]).name("x".repeat(256)).build());
-        assertThrows(IllegalArgumentException.class, () -> NewNeedle.builder(1, 1, new byte[1]).lastModified(1L << 40).build());
+        assertThrows(IllegalArgumentException.class,
+                () -> NewNeedle.builder(1, 1, new byte[1]).name("x".repeat(256)).build());
+        assertThrows(IllegalArgumentException.class,
+                () -> NewNeedle.builder(1, 1, new byte[1]).lastModified(1L << 40).build());
         assertThrows(IllegalArgumentException.class, () -> VolumeWriter.create(dir, "", 1, 1, IndexFormat.OFFSET4));
         try (VolumeWriter w = VolumeWriter.create(dir, "", 2, 2, IndexFormat.OFFSET4)) {
             w.append(NewNeedle.builder(1, 1, new byte[1]).build());
         }
-        assertThrows(IOException.class, () -> VolumeWriter.create(dir, "", 2, 2, IndexFormat.OFFSET4), "never overwrites");
+        assertThrows(IOException.class, () -> VolumeWriter.create(dir, "", 2, 2, IndexFormat.OFFSET4),
+                "never overwrites");
     }
 }

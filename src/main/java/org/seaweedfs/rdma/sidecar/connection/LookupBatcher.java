@@ -131,7 +131,8 @@ final class LookupBatcher {
             LookupAnswer answer = switch (result.status(i)) {
                 case LookupBatchResult.FOUND -> new LookupAnswer(LookupAnswer.Status.FOUND, result.epoch(i),
                         new NeedleLocation(result.offset(i), result.size(i)));
-                case LookupBatchResult.NOT_FOUND -> new LookupAnswer(LookupAnswer.Status.NOT_FOUND, result.epoch(i), null);
+                case LookupBatchResult.NOT_FOUND ->
+                        new LookupAnswer(LookupAnswer.Status.NOT_FOUND, result.epoch(i), null);
                 default -> new LookupAnswer(LookupAnswer.Status.UNKNOWN_VOLUME, 0, null);
             };
             if (answer.status() == LookupAnswer.Status.FOUND && answer.epoch() == volume.epoch()) {

@@ -8,7 +8,6 @@ import io.vertx.core.buffer.Buffer;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import io.vertx.core.json.DecodeException;
-import io.vertx.core.json.JsonObject;
 import io.vertx.ext.web.client.HttpResponse;
 import io.vertx.ext.web.client.WebClient;
 import java.time.Duration;
@@ -102,7 +101,8 @@ public final class MasterClient {
                 .addQueryParam("volumeId", Long.toString(volumeId))
                 .timeout(timeoutMillis)
                 .as(new BoundedBody(MAX_ANSWER_BYTES, seen -> ReadFailure.unavailable("master " + master
-                        + " answered the lookup of volume " + volumeId + " with more than " + MAX_ANSWER_BYTES + " bytes", null)))
+                        + " answered the lookup of volume " + volumeId + " with more than " + MAX_ANSWER_BYTES
+                                + " bytes", null)))
                 .send()
                 .transform(ar -> ar.succeeded()
                         ? answer(volumeId, ar.result())

@@ -123,7 +123,8 @@ public final class NeedleReader extends GatedReadPath {
         List<PooledBuffer> buffers = used <= chunk ? single(pool.acquire(used))
                 : pool.acquireLarge((int) ((used + chunk - 1) / chunk));
         if (buffers == null) {
-            read.fail(ReadFailure.overloaded("registered buffer pool is used up (" + pool.inUse() + " buffers in use)"));
+            read.fail(ReadFailure.overloaded("registered buffer pool is used up (" + pool.inUse()
+                    + " buffers in use)"));
             return;
         }
         List<Future<Void>> gets = new ArrayList<>();
@@ -185,7 +186,8 @@ public final class NeedleReader extends GatedReadPath {
     }
 
     /** Gets {@code [datOffset, datOffset + length)} of the volume into the buffer: one get per segment touched. */
-    private static void getInto(PooledBuffer buffer, RemoteVolume volume, long datOffset, int length, List<Future<Void>> gets) {
+    private static void getInto(PooledBuffer buffer, RemoteVolume volume, long datOffset, int length,
+            List<Future<Void>> gets) {
         VolumeInfo info = volume.info();
         long end = datOffset + length;
         long at = datOffset;

@@ -4,7 +4,6 @@ import org.seaweedfs.rdma.sidecar.ReadFailure;
 
 import io.github.resilience4j.circuitbreaker.CircuitBreakerConfig;
 import io.github.resilience4j.retry.RetryConfig;
-import java.time.Duration;
 import java.util.List;
 import org.seaweedfs.rdma.config.Fallback;
 import org.seaweedfs.rdma.config.SidecarConfig;

@@ -11,8 +11,6 @@ import org.seaweedfs.rdma.sidecar.connection.AgentRoute;
 import org.seaweedfs.rdma.sidecar.connection.ConnectionManagerVerticle;
 import org.seaweedfs.rdma.sidecar.connection.PeerState;
 import org.seaweedfs.rdma.sidecar.fallback.VolumeServerSource;
-import org.seaweedfs.rdma.sidecar.read.NeedleReader;
-import org.seaweedfs.rdma.sidecar.read.ReadThroughSource;
 import org.seaweedfs.rdma.sidecar.read.RoutedNeedleSource;
 
 import io.github.resilience4j.circuitbreaker.CallNotPermittedException;
@@ -106,7 +104,8 @@ public final class ResilientNeedleSource implements NeedleSource, ReadPathStatus
     }
 
     /** An agent's breaker, retry, breaker meters and transition log, looked up once per read by the agent's name. */
-    private record AgentGuard(CircuitBreaker breaker, Retry retry, BreakerMeters meters, BreakerTransitions transitions) {
+    private record AgentGuard(CircuitBreaker breaker, Retry retry, BreakerMeters meters,
+            BreakerTransitions transitions) {
 
         /** The breaker counts the call a success: the path worked, whatever the answer. */
         void succeeded(long nanos) {
@@ -224,7 +223,8 @@ public final class ResilientNeedleSource implements NeedleSource, ReadPathStatus
     @Override
     public Future<NeedleContent> readSlice(FileId fid, String volumeServerHint, long offset, long length,
                                            long maxPlainBytes) {
-        return execute(fid, contentOp(source -> source.readSlice(fid, volumeServerHint, offset, length, maxPlainBytes)));
+        return execute(fid,
+                contentOp(source -> source.readSlice(fid, volumeServerHint, offset, length, maxPlainBytes)));
     }
 
     /** A read of content, which a late answer must give back. */
@@ -378,7 +378,8 @@ public final class ResilientNeedleSource implements NeedleSource, ReadPathStatus
      * One RDMA attempt; on a retriable failure, schedules the next on the caller's context (through the agent's
      * new connection when it reconnected meanwhile).
      */
-    private <T> void attempt(Op<T> op, AgentRoute route, AgentGuard guard, Retry.AsyncContext<T> retry, Promise<T> outcome,
+    private <T> void attempt(Op<T> op, AgentRoute route, AgentGuard guard, Retry.AsyncContext<T> retry,
+            Promise<T> outcome,
                              Handler<Throwable> gaveUp) {
         AgentPeer peer = route.peer();
         CircuitBreaker breaker = guard.breaker();
@@ -420,7 +421,8 @@ public final class ResilientNeedleSource implements NeedleSource, ReadPathStatus
             if (wait < 0 || !peer.isUp()) {
                 gaveUp.handle(failure);
             } else if (wait == 0) {
-                vertx.getOrCreateContext().runOnContext(v -> attempt(op, route.current(), guard, retry, outcome, gaveUp));
+                vertx.getOrCreateContext().runOnContext(v ->
+                        attempt(op, route.current(), guard, retry, outcome, gaveUp));
             } else {
                 vertx.setTimer(wait, t -> attempt(op, route.current(), guard, retry, outcome, gaveUp));
             }

@@ -76,7 +76,8 @@ class VolumeServerSourceSliceTest {
     }
 
     private VolumeServerSource withMaster(Vertx vertx, List<HostPort> volumeServers) {
-        MasterClient master = new MasterClient(vertx, WebClient.create(vertx), new HostPort("127.0.0.1", stubMaster.port()),
+        MasterClient master =
+                new MasterClient(vertx, WebClient.create(vertx), new HostPort("127.0.0.1", stubMaster.port()),
                 Duration.ofMinutes(1), Duration.ofSeconds(2));
         return new VolumeServerSource(client, master, volumeServers, MAX, Duration.ofSeconds(5));
     }
@@ -124,9 +125,11 @@ class VolumeServerSourceSliceTest {
         assertEquals("file_2", stat.name());
         assertEquals("http", stat.source());
         assertFalse(stat.compressed());
-        assertArrayEquals(Arrays.copyOfRange(file2, 1000, 1500), bytes(await(source.readSlice(FILE_2, primary.url(), 1000, 500, MAX))));
+        assertArrayEquals(Arrays.copyOfRange(file2, 1000, 1500),
+                bytes(await(source.readSlice(FILE_2, primary.url(), 1000, 500, MAX))));
         assertArrayEquals(Arrays.copyOfRange(file2, FILE_2_SIZE - 10, FILE_2_SIZE),
-                bytes(await(source.readSlice(FILE_2, primary.url(), FILE_2_SIZE - 10, 100, MAX))), "cut short at the end");
+                bytes(await(source.readSlice(FILE_2, primary.url(), FILE_2_SIZE - 10, 100, MAX))),
+                        "cut short at the end");
         assertArrayEquals(Arrays.copyOfRange(file2, 70000, FILE_2_SIZE),
                 bytes(await(source.readSlice(FILE_2, primary.url(), 70000, -1, MAX))), "to the end");
 

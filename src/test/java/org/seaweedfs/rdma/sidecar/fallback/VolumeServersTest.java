@@ -19,6 +19,7 @@ class VolumeServersTest {
                   {"url":"10.0.0.3:8080","publicUrl":"b:8080","dataCenter":"dc1"},
                   {"url":"10.0.0.2:8080","publicUrl":"a:8080","dataCenter":"dc1"}]}""");
         VolumeServers locations = VolumeServers.parse(7, body);
-        assertEquals(List.of("10.0.0.2:8080", "10.0.0.3:8080"), locations.locations().stream().map(VolumeLocation::url).toList());
+        assertEquals(List.of("10.0.0.2:8080", "10.0.0.3:8080"),
+                locations.locations().stream().map(VolumeLocation::url).toList());
     }
 }

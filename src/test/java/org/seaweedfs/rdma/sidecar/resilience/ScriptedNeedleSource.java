@@ -8,8 +8,6 @@ import org.seaweedfs.rdma.sidecar.InMemoryNeedleSource;
 import org.seaweedfs.rdma.sidecar.connection.AgentRoute;
 import org.seaweedfs.rdma.sidecar.read.RoutedNeedleSource;
 
-import org.seaweedfs.rdma.sidecar.connection.AgentRoute;
-import org.seaweedfs.rdma.sidecar.read.RoutedNeedleSource;
 
 import io.vertx.core.Future;
 import java.util.concurrent.atomic.AtomicInteger;

@@ -199,11 +199,13 @@ class EcVolumeFixtureTest {
         System.arraycopy(bytes, 16, swapped, 0, 16);
         Files.write(ecx, swapped);
         try (EcIndex index = EcIndex.open(ecx, IndexFormat.OFFSET4)) {
-            VolumeFormatException e = assertThrows(VolumeFormatException.class, () -> index.forEachLive((k, o, s) -> { }));
+            VolumeFormatException e =
+                    assertThrows(VolumeFormatException.class, () -> index.forEachLive((k, o, s) -> { }));
             assertEquals("key", e.field());
         }
         Files.write(ecx, java.util.Arrays.copyOf(bytes, bytes.length - 3));
-        VolumeFormatException e = assertThrows(VolumeFormatException.class, () -> EcIndex.open(ecx, IndexFormat.OFFSET4));
+        VolumeFormatException e =
+                assertThrows(VolumeFormatException.class, () -> EcIndex.open(ecx, IndexFormat.OFFSET4));
         assertEquals("index length", e.field());
     }
 
