@@ -42,7 +42,8 @@ done
 # bench/ab/EventBusAb.java uses only what every build exports, so one source measures each jar.
 kill "$sidecar"; wait "$sidecar" 2> /dev/null || true; sidecar=
 for placement in ${EVENTBUS-other-loop}; do
-    r=$(java ${JAVA_OPTS:-} -Dlogback.configurationFile="$BENCH_DIR/../src/test/resources/logback-test.xml" -cp "$jar" \
+    # timeout: a harness whose read failed would otherwise keep its JVM (Vert.x threads) and this script waiting
+    r=$(timeout 600 java ${JAVA_OPTS:-} -Dlogback.configurationFile="$BENCH_DIR/java/logback.xml" -cp "$jar" \
         "$BENCH_DIR/ab/EventBusAb.java" "$sidecar_conf" "$list" "${EB_SECONDS:-4}" "$placement" 2>> "$out/logs/ab-eventbus.log" \
         | grep '^{' || true)
     python3 -c 'import json, sys

@@ -32,7 +32,6 @@ SETTLE_SECONDS=${SETTLE_SECONDS:-3}    # after ready, before RSS is read
 SYNTHETIC=${SYNTHETIC:-5000000}        # 0: skip
 AGENT_PORT=${AGENT_PORT:-18715}
 JAR=${JAR:-$ROOT/target/seaweedfs-rdma-sidecar.jar}
-LOAD_CP=$ROOT/target/classes:$ROOT/target/test-classes:$JAR
 # Set, the jar does not relaunch its JVM for UCX's sake (cli/UcxEnvironment); it may still relaunch once for its class
 # archive, and then the child is measured.
 export UCX_TCP_CM_REUSEADDR=y UCX_ERROR_SIGNALS= UCX_LOG_FILE=stderr
@@ -44,8 +43,8 @@ mkdir -p "$BENCH_OUT/logs" "$DIR" "$EMPTY"
 PER_VOLUME=$((NEEDLES / VOLUMES))
 [ "$PER_VOLUME" -ge 1 ] || { echo "NEEDLES must be at least VOLUMES" >&2; exit 2; }
 [ -f "$JAR" ] || { echo "no $JAR (mvn -B -o package -DskipTests)" >&2; exit 2; }
-[ -f "$ROOT/target/test-classes/org/seaweedfs/rdma/bench/IndexBenchMain.class" ] \
-    || { echo "run mvn -B -o test-compile first" >&2; exit 2; }
+source "$ROOT/bench/lib/mains.sh"
+LOAD_CP=$(build_mains "$JAR" "$BENCH_OUT/mains") || exit 2   # IndexBenchMain (bench/java) against the jar
 
 log() { printf '== %s\n' "$*" >&2; }
 record() { local line; while IFS= read -r line; do printf '%s\n' "$line" | tee -a "$RESULTS"; done; }

@@ -18,7 +18,7 @@ TCP_TLS=${TCP_TLS:-tcp}
 
 ROOT=$(cd "$BENCH_DIR/.." && pwd)
 JAR=$ROOT/target/seaweedfs-rdma-sidecar.jar
-JAVA_CP=$ROOT/target/classes:$ROOT/target/test-classes:$JAR   # bench mains live in the test classes
+JAVA_CP=                                 # the bench mains (bench/java) and the jar; set by build_java
 JAVA_OPTS=${JAVA_OPTS:-}                 # every JVM of the run
 AGENT_JAVA_OPTS=${AGENT_JAVA_OPTS:-}
 SIDECAR_JAVA_OPTS=${SIDECAR_JAVA_OPTS:-}
@@ -26,8 +26,7 @@ SIDECAR_JAVA_OPTS=${SIDECAR_JAVA_OPTS:-}
 #   defaults  conf/config.yaml as shipped: volumes mapped, UCX chooses transports, metrics on; the bench sets only
 #             addresses, fallback: [] (every answer an RDMA read) and the in-flight bounds its load needs
 #   best      the agent serves UCX copies of its volumes (agent.volumeMemory: ucx), ucx.tls [shm, tcp], 2 MiB read
-#             buffers (a 1 MiB needle in one get), HTTP loops polling BEST_AWAKE_MICROS after an answer while they
-#             have few connections (http.awakeMicros), the sidecar's sockets on BEST_TRANSPORT (http.transport),
+#             buffers (a 1 MiB needle in one get), the sidecar's sockets on BEST_TRANSPORT (http.transport),
 #             metrics on
 CONFIGS=${CONFIGS:-defaults best}
 METRICS=${METRICS:-true}                 # metrics.enabled of agent and sidecar in every configuration (serve's default)
@@ -35,7 +34,6 @@ JAVA_GET_ARGS=${JAVA_GET_ARGS:-}         # extra UcxGetBenchMain options
 AGENT_PORT_BASE=${AGENT_PORT:-18515}        # the first agent's port; later starts take the next ones
 SIDECAR_PORT=${SIDECAR_PORT:-18081}
 HTTP_INSTANCES=${HTTP_INSTANCES:-}       # sidecar http.instances; empty: the shipped default (half the cores)
-BEST_AWAKE_MICROS=${BEST_AWAKE_MICROS:-50}  # the best configuration's http.awakeMicros
 BEST_TRANSPORT=${BEST_TRANSPORT:-io_uring}  # the best configuration's sidecar http.transport
 SIDECAR_POOL=${SIDECAR_POOL:-256MiB}     # sidecar.bufferPool.totalBytes
 SIDECAR_BUFFER=${SIDECAR_BUFFER:-2MiB}   # sidecar.bufferPool.bufferSize: a 1 MiB needle's record (data + ~40 B of
@@ -56,6 +54,7 @@ export UCX_TCP_CM_REUSEADDR=y UCX_ERROR_SIGNALS= UCX_LOG_FILE=stderr
 RESULTS=$BENCH_OUT/results.jsonl
 source "$BENCH_DIR/lib/http.sh"
 source "$BENCH_DIR/lib/proc.sh"
+source "$BENCH_DIR/lib/mains.sh"
 
 # record — JSON lines on stdin are shown and appended to the results; any other line goes to stderr.
 record() {
@@ -156,9 +155,11 @@ gen_volume() {
 }
 
 build_java() {
-    if [ -n "${BENCH_SKIP_BUILD:-}" ] && [ -f "$JAR" ]; then return; fi
-    log "build: mvn -o -DskipTests package (jar and the bench mains in the test classes)"
-    (cd "$ROOT" && mvn -q -B -o -DskipTests package)
+    if [ -z "${BENCH_SKIP_BUILD:-}" ] || [ ! -f "$JAR" ]; then
+        log "build: mvn -o -DskipTests package, then the bench mains (bench/java) against the jar"
+        (cd "$ROOT" && mvn -q -B -o -DskipTests package)
+    fi
+    JAVA_CP=$(build_mains "$JAR" "$BENCH_OUT/mains")
 }
 
 # http_suite IMPL URL_BASE — the HTTP workloads, against any server holding the data.
@@ -259,8 +260,7 @@ http:
   host: 127.0.0.1
   port: $2
 $([ -n "$HTTP_INSTANCES" ] && echo "  instances: $HTTP_INSTANCES")
-  maxInFlight: 100000
-$([ "$1" = best ] && printf '  awakeMicros: %s\n  transport: %s\n' "$BEST_AWAKE_MICROS" "$BEST_TRANSPORT")
+$([ "$1" = best ] && printf '  transport: %s\n' "$BEST_TRANSPORT")
 sidecar:
   agents: [127.0.0.1:$AGENT_PORT]
   fallback: []

@@ -36,7 +36,6 @@ LOCATION_CACHE=${LOCATION_CACHE:-}     # sidecar.locationCache.maxBytes; empty: 
 JAVA_OPTS=${JAVA_OPTS:-}
 JAR=${JAR:-$ROOT/target/seaweedfs-rdma-sidecar.jar}
 BASELINE_JAR=${BASELINE_JAR:-}
-LOAD_CP=$ROOT/target/classes:$ROOT/target/test-classes:$JAR
 # The jar relaunches its JVM unless these are set (cli/UcxEnvironment): set, the agents' PIDs are the JVMs measured;
 # the sidecar still relaunches once to bound its heap (sidecar.maxHeap), and its child is measured.
 export UCX_TCP_CM_REUSEADDR=y UCX_ERROR_SIGNALS= UCX_LOG_FILE=stderr
@@ -49,7 +48,8 @@ PER_VOLUME=$((NEEDLES / VOLUMES))
 for f in "$JAR" ${BASELINE_JAR:+"$BASELINE_JAR"}; do
     [ -f "$f" ] || { echo "no $f (mvn -B -o package -DskipTests)" >&2; exit 2; }
 done
-[ -d "$ROOT/target/test-classes/org/seaweedfs/rdma/bench" ] || { echo "run mvn -B -o test-compile first" >&2; exit 2; }
+source "$ROOT/bench/lib/mains.sh"
+LOAD_CP=$(build_mains "$JAR" "$BENCH_OUT/mains") || exit 2   # ScaleLoadMain (bench/java) against the jar
 
 log() { printf '== %s\n' "$*" >&2; }
 record() { local line; while IFS= read -r line; do printf '%s\n' "$line" | tee -a "$RESULTS"; done; }

@@ -13,7 +13,9 @@ public final class BuildInfo {
     private BuildInfo() {
     }
 
-    /** The project version, e.g. {@code 0.1.0-SNAPSHOT}; "unknown" when the classes run without the build's resources. */
+    /**
+     * The project version, e.g. {@code 0.1.0-SNAPSHOT}; "unknown" when the classes run without the build's resources.
+     */
     public static String version() {
         return VERSION;
     }

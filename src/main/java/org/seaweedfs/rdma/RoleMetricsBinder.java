@@ -25,9 +25,11 @@ public final class RoleMetricsBinder {
 
     /** The agent role: control-protocol traffic, index following, and the volumes and needles it serves. */
     public void bindAgent(AgentMetrics agent) {
-        counter("seaweedfs.rdma.agent.frames", "Control frames", Tags.of("direction", "received"), agent.framesReceived());
+        counter("seaweedfs.rdma.agent.frames", "Control frames", Tags.of("direction", "received"),
+                agent.framesReceived());
         counter("seaweedfs.rdma.agent.frames", "Control frames", Tags.of("direction", "sent"), agent.framesSent());
-        counter("seaweedfs.rdma.agent.bad.frames", "Control frames that failed to decode", Tags.empty(), agent.badFrames());
+        counter("seaweedfs.rdma.agent.bad.frames", "Control frames that failed to decode", Tags.empty(),
+                agent.badFrames());
         counter("seaweedfs.rdma.agent.errors.sent", "Error replies sent", Tags.empty(), agent.errorsSent());
         counter("seaweedfs.rdma.agent.hellos", "Hellos answered", Tags.empty(), agent.hellos());
         counter("seaweedfs.rdma.agent.unauthorized", "Hellos refused for a missing or wrong token", Tags.empty(),
@@ -65,7 +67,8 @@ public final class RoleMetricsBinder {
         counter("seaweedfs.rdma.ucx.operations", "UCX gets completed", tags, ucx.gets());
         counter("seaweedfs.rdma.ucx.errors", "UCX operations failed", tags, ucx.errors());
         counter("seaweedfs.rdma.ucx.get.bytes", "Bytes moved by UCX gets", tags, ucx.getBytes());
-        counter("seaweedfs.rdma.ucx.frames", "Control frames over UCX", tags.and("direction", "sent"), ucx.framesSent());
+        counter("seaweedfs.rdma.ucx.frames", "Control frames over UCX", tags.and("direction", "sent"),
+                ucx.framesSent());
         counter("seaweedfs.rdma.ucx.frames", "Control frames over UCX", tags.and("direction", "received"),
                 ucx.framesReceived());
         counter("seaweedfs.rdma.ucx.frame.bytes", "Control frame bytes over UCX", tags.and("direction", "sent"),
@@ -76,10 +79,9 @@ public final class RoleMetricsBinder {
         counter("seaweedfs.rdma.ucx.channels", "UCX channels", tags.and("event", "closed"), ucx.channelsClosed());
         counter("seaweedfs.rdma.ucx.lane.gets", "UCX gets issued and completed on an event loop's own worker (lanes)",
                 tags, ucx.laneGets());
-        counter("seaweedfs.rdma.ucx.lane.flushes",
-                "Endpoint flushes that completed one event-loop pass's implicit lane gets", tags, ucx.laneFlushes());
         Gauge.builder("seaweedfs.rdma.ucx.lanes", ucx, UcxMetrics::lanes)
-                .description("Event-loop lanes open (an endpoint per event loop and channel)").tags(tags).register(registry);
+                .description("Event-loop lanes open (an endpoint per event loop and channel)").tags(tags)
+                        .register(registry);
         Gauge.builder("seaweedfs.rdma.ucx.lane.remote.keys", ucx, UcxMetrics::laneRemoteKeys)
                 .description("Remote keys unpacked on lanes").tags(tags).register(registry);
     }

@@ -5,13 +5,11 @@ import java.util.Locale;
 import org.seaweedfs.rdma.agent.AgentSettings;
 import org.seaweedfs.rdma.agent.VolumeMemory;
 import org.seaweedfs.rdma.config.AgentConfig;
+import org.seaweedfs.rdma.config.RdmaConfig;
 import org.seaweedfs.rdma.config.SidecarConfig;
 import org.seaweedfs.rdma.config.UcxConfig;
 import org.seaweedfs.rdma.sidecar.memory.RegisteredBufferPool;
-import org.seaweedfs.rdma.ucx.ProgressPlan;
 import org.seaweedfs.rdma.ucx.UcxSettings;
-import org.slf4j.Logger;
-import org.slf4j.LoggerFactory;
 
 /**
  * Turns the validated configuration into the settings each component takes. It lives in the composition root so
@@ -19,26 +17,15 @@ import org.slf4j.LoggerFactory;
  */
 public final class RoleSettings {
 
-    private static final Logger log = LoggerFactory.getLogger(RoleSettings.class);
-
     private RoleSettings() {
     }
 
-    /**
-     * The {@code ucx.*} keys for a UCX worker whose process serves {@code served} memory to peers, with
-     * the owner thread's progress mode chosen from the host ({@link ProgressPlan}) and logged in one line.
-     */
-    public static UcxSettings ucx(UcxConfig ucx, String role, ProgressPlan.Served served) {
-        UcxSettings settings = ucx(ucx);
-        ProgressPlan plan = ProgressPlan.choose(ucx.progress(), served, settings.tls(),
-                ProgressPlan.rdmaDevices(ProgressPlan.RDMA_DEVICES));
-        log.info("UCX progress of the " + role + "'s owner thread: "
-                + (plan.idleSpinMicros() > 0 ? "spin " + plan.idleSpinMicros() + " µs, then wait" : "wait at once")
-                + " (" + plan.reason() + ")");
-        return settings.withIdleSpinMicros(plan.idleSpinMicros());
+    /** The {@code ucx.*} keys and {@code idlePollMicros}, for a role's UCX worker. */
+    public static UcxSettings ucx(RdmaConfig config) {
+        return ucx(config.ucx()).withIdlePollMicros(config.idlePollMicros());
     }
 
-    /** The {@code ucx.*} keys over the transport's defaults (the owner thread sleeps at once). */
+    /** The {@code ucx.*} keys over the transport's defaults. */
     public static UcxSettings ucx(UcxConfig ucx) {
         UcxSettings settings = UcxSettings.defaults().withPeerErrorHandling(!"none".equals(ucx.errorHandling()))
                 // empty means "UCX chooses" (conf/config.yaml): UCX's own default, all, so RDMA is used where a host
@@ -47,7 +34,6 @@ public final class RoleSettings {
         if (!ucx.netDevices().isEmpty()) {
             settings = settings.withNetDevices(String.join(",", ucx.netDevices()));
         }
-        settings = settings.withMaxRemoteKeys(ucx.maxRemoteKeys()).withEventLoopLanes(ucx.eventLoopLanes());
         // "auto": on when the TLS list could select RDMA (all, when the list is empty)
         boolean onDemand = switch (ucx.onDemandPaging()) {
             case "true" -> true;
@@ -61,8 +47,6 @@ public final class RoleSettings {
     public static AgentSettings agent(AgentConfig agent) {
         AgentSettings settings = AgentSettings.of(agent.listen().host(), agent.listen().port(),
                 agent.volumeDirs().stream().map(Path::of).toList()).withOffset5(agent.offset5())
-                .withPollInterval(agent.pollInterval()).withSegmentBytes(agent.segmentBytes())
-                .withRetireGrace(agent.retireGrace()).withMaxRepliesInFlight(agent.maxRepliesInFlight())
                 .withVolumeMemory(VolumeMemory.valueOf(agent.volumeMemory().toUpperCase(Locale.ROOT)),
                         agent.volumeMemoryLimit());
         if (agent.indexDir() != null) {

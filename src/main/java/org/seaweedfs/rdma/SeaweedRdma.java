@@ -27,7 +27,6 @@ import org.seaweedfs.rdma.http.StatusHistory;
 import org.seaweedfs.rdma.metrics.RdmaMetrics;
 import org.seaweedfs.rdma.metrics.ReadMeters;
 import org.seaweedfs.rdma.sidecar.connection.ConnectionManagerVerticle;
-import org.seaweedfs.rdma.sidecar.connection.LocationCache;
 import org.seaweedfs.rdma.sidecar.fallback.MasterClient;
 import org.seaweedfs.rdma.sidecar.ec.EcShardHolders;
 import org.seaweedfs.rdma.sidecar.ec.EcShardReader;
@@ -39,8 +38,8 @@ import org.seaweedfs.rdma.sidecar.resilience.ResilienceSettings;
 import org.seaweedfs.rdma.sidecar.resilience.ResilientNeedleSource;
 import org.seaweedfs.rdma.sidecar.fallback.ReadTokens;
 import org.seaweedfs.rdma.sidecar.fallback.VolumeServerSource;
-import org.seaweedfs.rdma.ucx.ProgressPlan;
 import org.seaweedfs.rdma.ucx.UcxWorkerVerticle;
+import org.seaweedfs.rdma.sidecar.locations.LocationCache;
 
 /**
  * The whole server as one deployable unit: the roles the configuration enables, deployed into a {@link Vertx}
@@ -103,8 +102,7 @@ public final class SeaweedRdma {
     }
 
     private Future<Void> startAgent(RdmaMetrics metrics) {
-        UcxWorkerVerticle ucx = new UcxWorkerVerticle(RoleSettings.ucx(config.ucx(), "agent",
-                "ucx".equals(config.agent().volumeMemory()) ? ProgressPlan.Served.UCX_COPIES : ProgressPlan.Served.FILE_MAPPINGS));
+        UcxWorkerVerticle ucx = new UcxWorkerVerticle(RoleSettings.ucx(config));
         AgentVerticle agentVerticle = new AgentVerticle(ucx, RoleSettings.agent(config.agent()));
         if (metrics != null) {
             RoleMetricsBinder binder = new RoleMetricsBinder(metrics.meterRegistry());
@@ -119,7 +117,7 @@ public final class SeaweedRdma {
     private Future<Void> startSidecar(RdmaMetrics metrics) {
         SidecarConfig sidecar = config.sidecar();
         ReadMeters meters = metrics == null ? ReadMeters.noop() : metrics.read();
-        UcxWorkerVerticle ucx = new UcxWorkerVerticle(RoleSettings.ucx(config.ucx(), "sidecar", ProgressPlan.Served.NOTHING));
+        UcxWorkerVerticle ucx = new UcxWorkerVerticle(RoleSettings.ucx(config));
         RegisteredBufferPool pool = new RegisteredBufferPool(RoleSettings.bufferPool(sidecar.bufferPool()));
         WebClient client = VolumeServerSource.newClient(vertx, 64);
         MasterClient master = sidecar.master() == null ? null
@@ -137,7 +135,8 @@ public final class SeaweedRdma {
                         .onFailure(e -> LOG.debug("Discovery of EC volume " + vid + ": " + e.getMessage()))), pool,
                         sidecar.ecRebuild()));
         ReadThroughSource readThrough = new ReadThroughSource(vertx, connections, options);
-        VolumeServerSource volumeServer = new VolumeServerSource(client, master, sidecar.volumeServers(), sidecar.maxNeedleBytes(),
+        VolumeServerSource volumeServer =
+                new VolumeServerSource(client, master, sidecar.volumeServers(), sidecar.maxNeedleBytes(),
                 sidecar.readTimeout(), ReadTokens.create(vertx, config.http().jwtReadKey()));
         ResilientNeedleSource resilient = new ResilientNeedleSource(vertx, connections, reader, readThrough,
                 volumeServer, ResilienceSettings.from(sidecar),
@@ -152,13 +151,15 @@ public final class SeaweedRdma {
             binder.bindUcx("sidecar", ucx.metrics());
             binder.bindVolumeServerSource(volumeServer);
         }
-        if (sidecar.master() == null && sidecar.volumeServers().isEmpty() && sidecar.fallback().contains(Fallback.HTTP)) {
+        if (sidecar.master() == null && sidecar.volumeServers().isEmpty()
+                && sidecar.fallback().contains(Fallback.HTTP)) {
             LOG.warn("Neither sidecar.master nor sidecar.volumeServers is set: /read?volume_server= hints are followed "
                     + "to any host an HTTP client names. In production set sidecar.master, or list your volume servers "
                     + "in sidecar.volumeServers");
         }
         HttpApiContext api = HttpApiContext.create(resilient,
-                config.http().readSliceFallback() ? resilient : resilient.withoutFallbacks(), resilient, config, metrics);
+                config.http().readSliceFallback() ? resilient : resilient.withoutFallbacks(), resilient, config,
+                        metrics);
         StatusHistory history = new StatusHistory(api.meters().tally(), resilient);
         sidecarApi = api.withHistory(history);
         stops.push(() -> {
@@ -178,7 +179,7 @@ public final class SeaweedRdma {
                 .compose(v -> deploy(connections, new DeploymentOptions()))
                 // Before the agents are connected, as the HTTP listener: reads in the start-up wait for them.
                 .compose(v -> deploy(() -> new EventBusApiVerticle(resilient, sidecar.maxNeedleBytes(), meters,
-                                sidecar.eventBusAwakeMicros()),
+                                config.idlePollMicros()),
                         new DeploymentOptions().setInstances(sidecar.eventBusInstances())))
                 .compose(v -> connections.firstAttempts())
                 .onSuccess(v -> {
@@ -197,7 +198,7 @@ public final class SeaweedRdma {
         HttpApiContext api = sidecarApi != null ? sidecarApi.withAgent(agentStatus)
                 : HttpApiContext.withoutSidecar(agentStatus, config, metrics);
         return deploy(() -> {
-            HttpApiVerticle v = new HttpApiVerticle(api);
+            HttpApiVerticle v = new HttpApiVerticle(api, config.idlePollMicros());
             httpInstances.add(v);
             return v;
         }, new DeploymentOptions().setInstances(config.http().instances()));

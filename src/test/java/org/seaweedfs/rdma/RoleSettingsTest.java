@@ -2,13 +2,12 @@ package org.seaweedfs.rdma;
 
 import static org.junit.jupiter.api.Assertions.*;
 
-import java.time.Duration;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
+import org.seaweedfs.rdma.agent.AgentSettings;
 import org.seaweedfs.rdma.agent.VolumeMemory;
 import org.seaweedfs.rdma.config.ConfigLoader;
 import org.seaweedfs.rdma.config.RdmaConfig;
-import org.seaweedfs.rdma.ucx.ProgressPlan;
 
 class RoleSettingsTest {
 
@@ -20,12 +19,12 @@ class RoleSettingsTest {
     void agentKeysReachTheAgentSettings() throws Exception {
         var settings = RoleSettings.agent(parse("""
                 roles: [agent]
-                agent: {volumeDirs: [/v], pollInterval: 100ms, segmentBytes: 64KiB, retireGrace: 0s, maxRepliesInFlight: 4}
+                agent: {volumeDirs: [/v], offset5: true, authToken: t}
                 """).agent());
-        assertEquals(Duration.ofMillis(100), settings.pollInterval());
-        assertEquals(64 << 10, settings.segmentBytes());
-        assertEquals(Duration.ZERO, settings.retireGrace());
-        assertEquals(4, settings.maxRepliesInFlight());
+        assertTrue(settings.offset5());
+        assertEquals("t", settings.authToken());
+        assertEquals(AgentSettings.DEFAULT_POLL_INTERVAL, settings.pollInterval());
+        assertEquals(AgentSettings.DEFAULT_SEGMENT_BYTES, settings.segmentBytes());
     }
 
     @Test
@@ -43,7 +42,8 @@ class RoleSettingsTest {
                 "SEAWEEDFS_RDMA_AGENT_VOLUME_MEMORY_LIMIT", "0")).agent());
         assertEquals(VolumeMemory.UCX, fromEnvironment.volumeMemory());
         assertEquals(0, fromEnvironment.volumeMemoryLimit(), "0: nothing fits, every volume is served mapped");
-        assertEquals(VolumeMemory.MAPPED, RoleSettings.agent(parse("agent: {volumeDirs: [/v]}").agent()).volumeMemory());
+        assertEquals(VolumeMemory.MAPPED,
+                RoleSettings.agent(parse("agent: {volumeDirs: [/v]}").agent()).volumeMemory());
     }
 
     @Test
@@ -51,16 +51,14 @@ class RoleSettingsTest {
         assertTrue(RoleSettings.ucx(parse("").ucx()).onDemandPaging(), "empty tls lets UCX pick RDMA");
         assertEquals("all", RoleSettings.ucx(parse("").ucx()).contextConfig().get("TLS"),
                 "empty tls is UCX's own default, RDMA transports included");
-        assertEquals("rc,sm,self", RoleSettings.ucx(parse("ucx: {tls: [rc, sm, self]}").ucx()).contextConfig().get("TLS"));
+        assertEquals("rc,sm,self",
+                RoleSettings.ucx(parse("ucx: {tls: [rc, sm, self]}").ucx()).contextConfig().get("TLS"));
         assertFalse(RoleSettings.ucx(parse("ucx: {tls: [tcp, sm, self]}").ucx()).onDemandPaging());
         assertTrue(RoleSettings.ucx(parse("ucx: {tls: [rc, sm, self]}").ucx()).onDemandPaging());
         assertTrue(RoleSettings.ucx(parse("ucx: {tls: [tcp], onDemandPaging: 'true'}").ucx()).onDemandPaging());
         assertFalse(RoleSettings.ucx(parse("ucx: {tls: [rc], onDemandPaging: false}").ucx()).onDemandPaging());
-        assertEquals(12, RoleSettings.ucx(parse("ucx: {maxRemoteKeys: 12}").ucx()).maxRemoteKeys());
         assertTrue(RoleSettings.ucx(parse("").ucx()).eventLoopLanes());
-        assertFalse(RoleSettings.ucx(parse("ucx: {eventLoopLanes: false}").ucx()).eventLoopLanes());
-        assertEquals(0, RoleSettings.ucx(parse("ucx: {progress: wait}").ucx(), "agent", ProgressPlan.Served.FILE_MAPPINGS).idleSpinMicros());
-        assertEquals(100, RoleSettings.ucx(parse("ucx: {progress: spin}").ucx(), "sidecar", ProgressPlan.Served.NOTHING).idleSpinMicros());
-        assertEquals(0, RoleSettings.ucx(parse("").ucx(), "sidecar", ProgressPlan.Served.NOTHING).idleSpinMicros(), "auto: nobody reads its memory");
+        assertEquals(0, RoleSettings.ucx(parse("idlePollMicros: 0")).idlePollMicros());
+        assertEquals(100, RoleSettings.ucx(parse("idlePollMicros: 100")).idlePollMicros());
     }
 }

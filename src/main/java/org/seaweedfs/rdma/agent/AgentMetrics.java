@@ -103,7 +103,7 @@ public final class AgentMetrics {
         return SigbusGuard.faults();
     }
 
-    /** Requests answered OVERLOADED because their channel had agent.maxRepliesInFlight large replies queued. */
+    /** Requests answered OVERLOADED because their channel had its bound of large replies queued. */
     public LongAdder overloaded() {
         return overloaded;
     }

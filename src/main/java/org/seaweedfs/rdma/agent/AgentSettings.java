@@ -21,15 +21,15 @@ import java.util.Objects;
  * @param agentId       this agent's name in HelloOk and logs ({@code agent.agentId}); a per-start suffix is added on
  *                      the wire so that a restart is visible to sidecars
  * @param pollInterval  how often the volume files are checked for growth, deletions, new volumes and compaction
- *                      ({@code agent.pollInterval}, default 250 ms so changes are served well within 1 s)
- * @param segmentBytes  size of one mapped and registered piece of a {@code .dat} ({@code agent.segmentBytes}, default
- *                      1 GiB; a multiple of 4096, below 2 GiB because Java 17 maps at most 2 GiB at a time)
+ *                      (default 250 ms so changes are served well within 1 s; set in code only)
+ * @param segmentBytes  size of one mapped and registered piece of a {@code .dat} (default 1 GiB,
+ *                      set in code only; a multiple of 4096, below 2 GiB because Java 17 maps at most 2 GiB at a time)
  * @param retireGrace   how long a replaced mapping stays registered, so reads that started before can finish
- *                      ({@code agent.retireGrace}, default 10 s)
+ *                      (default 10 s, set in code only)
  * @param maxFrameBytes largest control frame sent or accepted ({@code agent.maxFrameBytes}, default 4 MiB; the
  *                      sidecars must use the same value)
  * @param maxRepliesInFlight large replies (volume lists, sync frames, read-through data) one channel may have
- *                      queued for sending at once ({@code agent.maxRepliesInFlight}, default 32: with 4 MiB frames at
+ *                      queued for sending at once (default 32, set in code only: with 4 MiB frames at
  *                      most 128 MiB per sidecar); further such requests are answered OVERLOADED (retriable) at once,
  *                      so a sidecar that floods the agent cannot make it buffer without bound
  * @param volumeMemory  where served {@code .dat} bytes live ({@code agent.volumeMemory}, default
@@ -70,9 +70,11 @@ public record AgentSettings(String host, int port, List<Path> volumeDirs, boolea
             require(volumeDirs.get(i) != null, "agent.volumeDirs[" + i + "] must not be null");
         }
         volumeDirs = List.copyOf(volumeDirs);
-        require(volumeDirs.stream().distinct().count() == volumeDirs.size(), "agent.volumeDirs lists a directory twice: " + volumeDirs);
+        require(volumeDirs.stream().distinct().count() == volumeDirs.size(),
+                "agent.volumeDirs lists a directory twice: " + volumeDirs);
         if (authToken != null) {
-            require(!authToken.isEmpty(), "agent.authToken must not be empty when set (leave it out to disable authentication)");
+            require(!authToken.isEmpty(),
+                    "agent.authToken must not be empty when set (leave it out to disable authentication)");
             require(authToken.getBytes(StandardCharsets.UTF_8).length <= ProtocolLimits.MAX_TOKEN_BYTES,
                     "agent.authToken must be at most " + ProtocolLimits.MAX_TOKEN_BYTES + " bytes in UTF-8");
         }
@@ -81,9 +83,12 @@ public record AgentSettings(String host, int port, List<Path> volumeDirs, boolea
         require(agentId.getBytes(StandardCharsets.UTF_8).length <= ProtocolLimits.MAX_ID_BYTES - 17,
                 "agent.agentId must be at most " + (ProtocolLimits.MAX_ID_BYTES - 17) + " bytes in UTF-8");
         Objects.requireNonNull(pollInterval, "agent.pollInterval");
-        require(!pollInterval.isNegative() && pollInterval.toMillis() >= 1 && pollInterval.compareTo(MAX_POLL_INTERVAL) <= 0,
-                "agent.pollInterval must be between 1 ms and " + MAX_POLL_INTERVAL.toSeconds() + " s, got " + pollInterval);
-        require(segmentBytes >= SEGMENT_ALIGNMENT && segmentBytes <= MAX_SEGMENT_BYTES && segmentBytes % SEGMENT_ALIGNMENT == 0,
+        require(!pollInterval.isNegative() && pollInterval.toMillis() >= 1 && pollInterval.compareTo(MAX_POLL_INTERVAL)
+                <= 0,
+                "agent.pollInterval must be between 1 ms and " + MAX_POLL_INTERVAL.toSeconds() + " s, got "
+                        + pollInterval);
+        require(segmentBytes >= SEGMENT_ALIGNMENT && segmentBytes <= MAX_SEGMENT_BYTES
+                && segmentBytes % SEGMENT_ALIGNMENT == 0,
                 "agent.segmentBytes must be a multiple of " + SEGMENT_ALIGNMENT + " between " + SEGMENT_ALIGNMENT
                         + " and " + MAX_SEGMENT_BYTES + " (Java maps below 2 GiB at a time), got " + segmentBytes);
         Objects.requireNonNull(retireGrace, "agent.retireGrace");
@@ -103,7 +108,8 @@ public record AgentSettings(String host, int port, List<Path> volumeDirs, boolea
     /** Defaults for everything but where to listen and what to serve: no token, 4-byte offsets. */
     public static AgentSettings of(String host, int port, List<Path> volumeDirs) {
         return new AgentSettings(host, port, volumeDirs, false, null, "agent-" + host + "-" + port,
-                DEFAULT_POLL_INTERVAL, DEFAULT_SEGMENT_BYTES, DEFAULT_RETIRE_GRACE, ControlCodec.DEFAULT_MAX_FRAME_BYTES,
+                DEFAULT_POLL_INTERVAL, DEFAULT_SEGMENT_BYTES, DEFAULT_RETIRE_GRACE,
+                        ControlCodec.DEFAULT_MAX_FRAME_BYTES,
                 DEFAULT_MAX_REPLIES_IN_FLIGHT);
     }
 
@@ -120,14 +126,16 @@ public record AgentSettings(String host, int port, List<Path> volumeDirs, boolea
                          String agentId, Duration pollInterval, long segmentBytes, Duration retireGrace,
                          int maxFrameBytes, int maxRepliesInFlight, VolumeMemory volumeMemory, long volumeMemoryLimit) {
         this(host, port, volumeDirs, offset5, authToken, agentId, pollInterval, segmentBytes, retireGrace,
-                maxFrameBytes, maxRepliesInFlight, volumeMemory, volumeMemoryLimit, EcLayout.LARGE_BLOCK, EcLayout.SMALL_BLOCK,
+                maxFrameBytes, maxRepliesInFlight, volumeMemory, volumeMemoryLimit, EcLayout.LARGE_BLOCK,
+                        EcLayout.SMALL_BLOCK,
                 null);
     }
 
     /** EC volumes laid out with other block sizes than SeaweedFS's (tests). */
     public AgentSettings withEcBlockSizes(long large, long small) {
         return new AgentSettings(host, port, volumeDirs, offset5, authToken, agentId, pollInterval, segmentBytes,
-                retireGrace, maxFrameBytes, maxRepliesInFlight, volumeMemory, volumeMemoryLimit, large, small, indexDir);
+                retireGrace, maxFrameBytes, maxRepliesInFlight, volumeMemory, volumeMemoryLimit, large, small,
+                        indexDir);
     }
 
     public AgentSettings withAuthToken(String token) {
@@ -178,7 +186,9 @@ public record AgentSettings(String host, int port, List<Path> volumeDirs, boolea
                 ecSmallBlock, indexDir);
     }
 
-    /** {@code agent.volumeMemory} and {@code agent.volumeMemoryLimit} together: the limit only means something for UCX. */
+    /**
+     * {@code agent.volumeMemory} and {@code agent.volumeMemoryLimit} together: the limit only means something for UCX.
+     */
     public AgentSettings withVolumeMemory(VolumeMemory memory, long limit) {
         return new AgentSettings(host, port, volumeDirs, offset5, authToken, agentId, pollInterval, segmentBytes,
                 retireGrace, maxFrameBytes, maxRepliesInFlight, memory, limit, ecLargeBlock, ecSmallBlock, indexDir);

@@ -50,7 +50,8 @@ import java.util.StringJoiner;
  * UCX emulates the get by copying from the raw address without checking the key, so the agent keeps the old mapping
  * itself (unregistered) for a second grace before dropping it: a very late reader still gets the old file's own
  * bytes, never a fault. A UCX copy cannot be deregistered without being freed, so it stays registered for both graces
- * and is freed after the second. Sidecars drop remote keys when they see {@code VolumeChanged}, so only a reader that missed
+ * and is freed after the second. Sidecars drop remote keys when they see {@code VolumeChanged}, so only a reader that
+ * missed
  * those pushes for a whole grace can get that far.
  */
 public final class AgentVerticle extends VerticleBase {
@@ -136,7 +137,8 @@ public final class AgentVerticle extends VerticleBase {
                     schedulePoll();
                 })
                 .recover(e -> release().transform(x -> Future.failedFuture(
-                        new IllegalStateException("agent " + settings.agentId() + " could not start: " + e.getMessage(), e))));
+                        new IllegalStateException("agent " + settings.agentId() + " could not start: " + e.getMessage(),
+                                e))));
     }
 
     @Override

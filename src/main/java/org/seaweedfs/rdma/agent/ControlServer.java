@@ -123,7 +123,7 @@ final class ControlServer implements VolumeFollower.Events, EcFollower.Events {
         if (large && session.repliesInFlight() >= settings.maxRepliesInFlight()) {
             metrics.overloaded().increment();
             send(session, ErrorReply.of(request.requestId(), ErrorCode.OVERLOADED, session.repliesInFlight()
-                    + " large replies are still being sent on this channel (agent.maxRepliesInFlight): retry later"));
+                    + " large replies are still being sent on this channel: retry later"));
             return;
         }
         try {
@@ -148,7 +148,8 @@ final class ControlServer implements VolumeFollower.Events, EcFollower.Events {
             return hello(session, hello);
         }
         if (!session.handshaken()) {
-            throw new ProtocolException(ErrorCode.HANDSHAKE_REQUIRED, id, request.type() + " before Hello: send Hello first");
+            throw new ProtocolException(ErrorCode.HANDSHAKE_REQUIRED, id, request.type()
+                    + " before Hello: send Hello first");
         }
         if (request instanceof Ping ping) {
             return new Pong(id, ping.sentNanos(), System.currentTimeMillis());
@@ -162,7 +163,8 @@ final class ControlServer implements VolumeFollower.Events, EcFollower.Events {
         if (request instanceof Lookup lookup) {
             metrics.lookups().increment();
             EcServedVolume ec = ecVolume(lookup.volumeId());
-            return ec != null ? ec.lookup(id, lookup.key()) : volume(id, lookup.volumeId()).lookup(id, lookup.key(), lookup.cookie());
+            return ec != null ? ec.lookup(id, lookup.key())
+                    : volume(id, lookup.volumeId()).lookup(id, lookup.key(), lookup.cookie());
         }
         if (request instanceof LookupBatch batch) {
             return lookupBatch(batch);
@@ -188,7 +190,8 @@ final class ControlServer implements VolumeFollower.Events, EcFollower.Events {
         long id = hello.requestId();
         if (hello.protocolVersion() != ControlCodec.PROTOCOL_VERSION) {
             throw new ProtocolException(ErrorCode.UNSUPPORTED_VERSION, id, "Hello.protocolVersion: "
-                    + hello.protocolVersion() + " is not spoken here; this agent speaks " + ControlCodec.PROTOCOL_VERSION
+                    + hello.protocolVersion() + " is not spoken here; this agent speaks "
+                            + ControlCodec.PROTOCOL_VERSION
                     + " (run the same release on agents and sidecars)");
         }
         if (token != null && (hello.token() == null
@@ -269,7 +272,8 @@ final class ControlServer implements VolumeFollower.Events, EcFollower.Events {
     private ServedVolume volume(long requestId, long volumeId) {
         ServedVolume volume = follower.volume(volumeId);
         if (volume == null) {
-            throw new ProtocolException(ErrorCode.UNKNOWN_VOLUME, requestId, "volume " + volumeId + " is not served here");
+            throw new ProtocolException(ErrorCode.UNKNOWN_VOLUME, requestId, "volume " + volumeId
+                    + " is not served here");
         }
         return volume;
     }

@@ -57,7 +57,8 @@ final class EcFollower {
     private final Set<String> reported = new HashSet<>();
     private boolean closed;
 
-    EcFollower(AgentSettings settings, SegmentMemory memory, RetiredMappings retired, LongSupplier epochs, Events events) {
+    EcFollower(AgentSettings settings, SegmentMemory memory, RetiredMappings retired, LongSupplier epochs,
+            Events events) {
         this.settings = settings;
         this.format = IndexFormat.of(settings.offset5());
         this.memory = memory;

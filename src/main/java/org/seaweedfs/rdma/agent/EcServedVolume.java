@@ -86,7 +86,9 @@ final class EcServedVolume implements SyncedIndex, Closeable {
         this.memory = memory;
     }
 
-    /** Opens the .vif and .ecx; shards are served by {@link #refreshShards}, deletions read by {@link #followDeletions}. */
+    /**
+     * Opens the .vif and .ecx; shards are served by {@link #refreshShards}, deletions read by {@link #followDeletions}.
+     */
     static EcServedVolume open(EcFiles files, IndexFormat format, long epoch, long largeBlock, long smallBlock,
                                long segmentBytes, SegmentMemory memory) throws IOException {
         EcVolumeInfo info = EcVolume.readInfo(files);
@@ -250,7 +252,8 @@ final class EcServedVolume implements SyncedIndex, Closeable {
             return from;
         }
         if (end / Long.BYTES > org.seaweedfs.rdma.volume.ec.EcDeletions.MAX_IDS) {
-            throw new IOException(files.ecj() + ": more than " + org.seaweedfs.rdma.volume.ec.EcDeletions.MAX_IDS + " deleted ids");
+            throw new IOException(files.ecj() + ": more than " + org.seaweedfs.rdma.volume.ec.EcDeletions.MAX_IDS
+                    + " deleted ids");
         }
         try (FileChannel ch = FileChannel.open(files.ecj(), StandardOpenOption.READ)) {
             ByteBuffer block = ByteBuffer.allocate(IDS_PER_READ * Long.BYTES);

@@ -371,7 +371,9 @@ final class ServedVolume implements SyncedIndex, Closeable {
         return skippedEntries;
     }
 
-    /** One SyncEntries of the applied .idx range from {@code from}: at most {@code maxEntries}, {@code more} when cut. */
+    /**
+     * One SyncEntries of the applied .idx range from {@code from}: at most {@code maxEntries}, {@code more} when cut.
+     */
     @Override
     public SyncEntries syncFrame(long requestId, long from, int maxEntries) throws IOException {
         long to = Math.min(applied, from + (long) maxEntries * idxEntryBytes());
@@ -385,7 +387,10 @@ final class ServedVolume implements SyncedIndex, Closeable {
                 segments.describe());
     }
 
-    /** Where the needle's record is (Size 0 included: an empty file); not found when missing, deleted or the cookie differs. */
+    /**
+     * Where the needle's record is (Size 0 included: an empty file); not found when missing, deleted or the cookie
+     * differs.
+     */
     LookupResult lookup(long requestId, long key, int cookie) {
         if (!live(requestId, key, cookie)) {
             return LookupResult.notFound(requestId, epoch);

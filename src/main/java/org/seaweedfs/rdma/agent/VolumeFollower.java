@@ -150,7 +150,8 @@ final class VolumeFollower {
                     lostPagesToReopen.remove(now.volumeId());
                     metrics.reopens().increment();
                     log.info("Volume " + now.name() + " was replaced on disk (compaction); serving epoch "
-                            + Long.toUnsignedString(now.epoch()) + " instead of " + Long.toUnsignedString(current.epoch())
+                            + Long.toUnsignedString(now.epoch()) + " instead of "
+                                    + Long.toUnsignedString(current.epoch())
                             + ": " + describe(now));
                     events.replaced(current, now);
                     retire(current);
@@ -197,7 +198,8 @@ final class VolumeFollower {
                 long from = volume.follow(collect);
                 if (volume.stalledPasses() == STALL_WARN_PASSES) {
                     log.warn("Volume " + volume.name() + ": the .idx entry at byte " + from + " points past the "
-                            + volume.segments().mappedEnd() + " bytes of the .dat; later entries wait until it is written");
+                            + volume.segments().mappedEnd()
+                                    + " bytes of the .dat; later entries wait until it is written");
                 }
                 if (volume.appliedPosition() > from) {
                     events.applied(volume, from, collect == null ? null : collect.toPacked());
@@ -299,7 +301,8 @@ final class VolumeFollower {
         volumes.remove(volume.volumeId());
         replaceWaits.remove(volume.volumeId());
         lostPagesToReopen.remove(volume.volumeId());
-        log.info("Volume " + volume.name() + " is gone from " + volume.files().dat().getParent() + "; no longer served");
+        log.info("Volume " + volume.name() + " is gone from " + volume.files().dat().getParent()
+                + "; no longer served");
         events.removed(volume);
         retire(volume);
     }
@@ -334,8 +337,10 @@ final class VolumeFollower {
                 if (!files.hasIndex()) {
                     report("skipping volume " + files.name() + " in " + dir + ": no .idx beside " + files.dat()
                             + "; it is served once the volume server writes the .idx (checked every poll). If the"
-                            + " index was lost, stop the volume server and rebuild it from the .dat with 'weed fix -dir="
-                            + dir + " -volumeId=" + files.volumeId() + "' (set agent.offset5 to match the index format)", null);
+                            + " index was lost, stop the volume server and rebuild it from the .dat with 'weed fix "
+                                    + "-dir="
+                            + dir + " -volumeId=" + files.volumeId()
+                                    + "' (set agent.offset5 to match the index format)", null);
                     continue;
                 }
                 VolumeFiles other = found.get(files.volumeId());
@@ -382,7 +387,8 @@ final class VolumeFollower {
 
     static String describe(ServedVolume v) {
         return v.name() + " (epoch " + Long.toUnsignedString(v.epoch()) + ", v" + v.version() + ", " + v.needles()
-                + " needles, " + v.segments().mappedEnd() + " bytes in " + v.segments().segments().size() + " segments, "
+                + " needles, " + v.segments().mappedEnd() + " bytes in " + v.segments().segments().size()
+                        + " segments, "
                 + memoryOf(v.segments()) + ")";
     }
 

@@ -55,7 +55,9 @@ final class ClassArchive {
 
     /** The archive in the user's temporary directory. */
     static ClassArchive forThisJvm(String javaHome, String classPath) {
-        Path dir = Path.of(System.getProperty("java.io.tmpdir"), "seaweedfs-rdma-" + System.getProperty("user.name", "user"));
+        Path dir =
+                Path.of(System.getProperty("java.io.tmpdir"), "seaweedfs-rdma-"
+                + System.getProperty("user.name", "user"));
         return in(dir, javaHome, System.getProperty("java.vm.version", ""), classPath, ProcessHandle.current().pid());
     }
 

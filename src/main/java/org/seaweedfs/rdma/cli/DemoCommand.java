@@ -78,14 +78,17 @@ final class DemoCommand implements Callable<Integer> {
         out.println("sample volume " + SampleVolumes.DEMO_VOLUME_ID + " written to " + volumes);
         out.println("try:");
         out.println("  curl -i " + base + "/" + ids.get(0) + "                # hello.txt, read over UCX");
-        // A filename goes after the /<vid>/<fid> form: the volume server reads "/7,02.../about.json" as a bad volume id.
+        // A filename goes after the /<vid>/<fid> form: the volume server reads "/7,02.../about.json" as a bad volume
+        // id.
         out.println("  curl -i " + base + "/" + ids.get(1).volumeId() + "/" + ids.get(1).keyCookieHex()
                 + "/about.json     # gzip-compressed needle, pairs as headers");
         out.println("  curl -s " + base + "/" + ids.get(2) + " | sha256sum     # 3 MiB needle, streamed");
         out.println("  curl -i -H 'Range: bytes=0-99' " + base + "/" + ids.get(2));
-        out.println("  curl -s '" + base + "/read?file_id=" + ids.get(0) + "&offset=6&size=4'   # the weed mount contract");
+        out.println("  curl -s '" + base + "/read?file_id=" + ids.get(0)
+                + "&offset=6&size=4'   # the weed mount contract");
         out.println("  curl -i " + base + "/" + ids.get(3) + "                # deleted: empty 404");
-        out.println("  curl -s " + base + "/health ; curl -s " + base + "/status ; curl -s " + base + "/metrics | head");
+        out.println("  curl -s " + base + "/health ; curl -s " + base + "/status ; curl -s " + base
+                + "/metrics | head");
         out.println("  java -jar target/seaweedfs-rdma-sidecar.jar inspect " + volumes);
         out.println("stop with Ctrl-C");
         out.flush();
@@ -114,7 +117,8 @@ final class DemoCommand implements Callable<Integer> {
                     : response.statusCode() == 200 && java.util.Arrays.equals(want, response.body())
                             && response.headers().firstValue("X-Source").map(ReadPath.RDMA::is).orElse(false);
             out.println((ok ? "ok   " : "FAIL ") + id + " -> " + response.statusCode() + " "
-                    + response.body().length + " bytes, X-Source " + response.headers().firstValue("X-Source").orElse("-"));
+                    + response.body().length + " bytes, X-Source "
+                            + response.headers().firstValue("X-Source").orElse("-"));
             failures += ok ? 0 : 1;
         }
         return failures;

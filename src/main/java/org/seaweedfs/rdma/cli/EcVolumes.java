@@ -3,7 +3,7 @@ package org.seaweedfs.rdma.cli;
 import org.seaweedfs.rdma.volume.FileId;
 import org.seaweedfs.rdma.volume.IndexFormat;
 import org.seaweedfs.rdma.volume.LiveNeedles;
-import org.seaweedfs.rdma.volume.Needle;
+import org.seaweedfs.rdma.volume.NeedleRecord;
 import org.seaweedfs.rdma.volume.NeedleMap;
 import org.seaweedfs.rdma.volume.VolumeFormatException;
 import org.seaweedfs.rdma.volume.ec.EcFiles;
@@ -81,12 +81,13 @@ final class EcVolumes {
         return good;
     }
 
-    private static boolean inspectNeedle(EcVolume ec, long key, long offset, int size, PrintStream out) throws IOException {
+    private static boolean inspectNeedle(EcVolume ec, long key, long offset, int size,
+            PrintStream out) throws IOException {
         long volumeId = ec.files().volumeId();
         String source = ec.files().ecx().toString();
         try {
             ByteBuffer record = ec.readRecord(offset, size);
-            Needle n = Needle.parse(record, 0, ec.version(), source, offset);
+            NeedleRecord n = NeedleRecord.parse(record, 0, ec.version(), source, offset);
             if (n.key() != key) {
                 throw new VolumeFormatException(source, offset, "key", "record holds " + Long.toHexString(n.key())
                         + ", the index says " + Long.toHexString(key));

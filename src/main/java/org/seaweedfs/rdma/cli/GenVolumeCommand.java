@@ -36,7 +36,8 @@ final class GenVolumeCommand implements Callable<Integer> {
     @Spec
     CommandSpec spec;
 
-    @Parameters(index = "0", paramLabel = "<dir>", description = "directory to write the volume into (created if missing)")
+    @Parameters(index = "0", paramLabel = "<dir>",
+            description = "directory to write the volume into (created if missing)")
     Path dir;
 
     @Option(names = "--vid", required = true, paramLabel = "N", description = "volume id")
@@ -48,7 +49,8 @@ final class GenVolumeCommand implements Callable<Integer> {
     @Option(names = "--size", required = true, paramLabel = "BYTES", description = "bytes of data per needle, >= 1")
     int size;
 
-    @Option(names = "--seed", paramLabel = "N", defaultValue = "1", description = "seed of the random contents (default: ${DEFAULT-VALUE})")
+    @Option(names = "--seed", paramLabel = "N", defaultValue = "1",
+            description = "seed of the random contents (default: ${DEFAULT-VALUE})")
     long seed;
 
     @Option(names = "--plain", paramLabel = "DIR", description = "also write each needle's bytes as a plain file here, "

@@ -44,7 +44,8 @@ final class HeapBound {
         if (config.roles().equals(Set.of(Role.AGENT))) {
             return agent;
         }
-        return config.roles().equals(Set.of(Role.AGENT, Role.SIDECAR)) && sidecar != 0 && agent != 0 ? sidecar + agent : 0;
+        return config.roles().equals(Set.of(Role.AGENT, Role.SIDECAR)) && sidecar != 0 && agent != 0 ? sidecar + agent
+                : 0;
     }
 
     private static boolean chosen(List<String> arguments) {

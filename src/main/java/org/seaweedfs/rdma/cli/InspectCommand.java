@@ -142,7 +142,10 @@ final class InspectCommand implements Callable<Integer> {
             }
         }
 
-        /** From the index when there is one; otherwise by walking the records (an error there is reported, the rest kept). */
+        /**
+         * From the index when there is one; otherwise by walking the records (an error there is reported, the rest
+         * kept).
+         */
         private NeedleMap liveNeedles(VolumeFiles volume, FileChannel dat, SuperBlock superBlock) throws IOException {
             NeedleMap map = new NeedleMap();
             if (volume.hasIndex()) {
@@ -152,7 +155,9 @@ final class InspectCommand implements Callable<Integer> {
             long fileSize = dat.size();
             try {
                 new DatScan().rebuild(dat, superBlock, map, volume.dat().toString(),
-                        position -> progress.at("walked record headers of " + volume.dat().getFileName(), position, fileSize));
+                        position ->
+                                progress.at("walked record headers of " + volume.dat().getFileName(), position,
+                                fileSize));
             } catch (VolumeFormatException e) {
                 failed = true;
                 err.println("inspect: " + e.getMessage() + " (records after it are not inspected)");
@@ -166,8 +171,10 @@ final class InspectCommand implements Callable<Integer> {
                 NeedleSummary n = reader.read(dat, offset, fileSize, version, source);
                 NeedleHeader h = n.header();
                 if (h.key() != key || h.size() != indexSize) {
-                    throw new VolumeFormatException(source, offset, "needle header", "holds key " + Long.toHexString(h.key())
-                            + " size " + h.size() + ", the index says key " + Long.toHexString(key) + " size " + indexSize);
+                    throw new VolumeFormatException(source, offset, "needle header", "holds key "
+                            + Long.toHexString(h.key())
+                            + " size " + h.size() + ", the index says key " + Long.toHexString(key) + " size "
+                                    + indexSize);
                 }
                 needles++;
                 bytes += n.dataLength();
@@ -188,14 +195,17 @@ final class InspectCommand implements Callable<Integer> {
             } catch (VolumeFormatException e) {
                 failed = true;
                 out.println(JsonLine.unreadableNeedle(
-                        new FileId(volumeId, key, cookieIfReadable(dat, key, offset, source)).toString(), e.getMessage()));
+                        new FileId(volumeId, key, cookieIfReadable(dat, key, offset, source)).toString(),
+                                e.getMessage()));
             }
         }
 
         /** One line for the end: what was read and what was wrong. */
         String summary(int volumes, long elapsedNanos) {
-            return String.format(Locale.ROOT, "inspect: %d volumes, %d needles, %d bytes, %d bad checksums, %d unreadable, "
-                    + "%.3f s%s", volumes, needles, bytes, badChecksums, unreadable, elapsedNanos / 1e9, failed ? " - FAILED" : "");
+            return String.format(Locale.ROOT,
+                    "inspect: %d volumes, %d needles, %d bytes, %d bad checksums, %d unreadable, "
+                    + "%.3f s%s", volumes, needles, bytes, badChecksums, unreadable, elapsedNanos / 1e9, failed
+                            ? " - FAILED" : "");
         }
 
         /** The cookie of a broken record when its header can still be read and is the key's, else 0. */

@@ -77,10 +77,14 @@ final class Logging {
         return text;
     }
 
-    /** Drops Micrometer's known, harmless repeat warning (then debug record) about vertx-micrometer's gauges (see the JUL twin). */
+    /**
+     * Drops Micrometer's known, harmless repeat warning (then debug record) about vertx-micrometer's gauges (see the
+     * JUL twin).
+     */
     static final class VertxGaugeRepeats extends TurboFilter {
         @Override
-        public FilterReply decide(Marker marker, Logger logger, Level level, String format, Object[] params, Throwable t) {
+        public FilterReply decide(Marker marker, Logger logger, Level level, String format, Object[] params,
+                Throwable t) {
             if (format == null || !logger.getName().startsWith("io.micrometer")) {
                 return FilterReply.NEUTRAL;
             }

@@ -22,7 +22,8 @@ final class Progress {
     void advance(long bytes) {
         done += bytes;
         if (due()) {
-            err.printf("inspect: scanned %d of %d MiB (%d%%)%n", done >> 20, total >> 20, total == 0 ? 100 : done * 100 / total);
+            err.printf("inspect: scanned %d of %d MiB (%d%%)%n", done >> 20, total >> 20, total == 0 ? 100 : done * 100
+                    / total);
         }
     }
 

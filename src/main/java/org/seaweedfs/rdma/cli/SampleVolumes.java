@@ -131,7 +131,8 @@ public final class SampleVolumes {
         Files.createDirectories(dir);
         try (VolumeWriter w = VolumeWriter.create(dir, "", volumeId, SuperBlock.VERSION_3, IndexFormat.OFFSET4)) {
             for (int key = 1; key <= count; key++) {
-                w.append(NewNeedle.builder(key, derivedCookie(volumeId, key), derivedBytes(volumeId, key, size)).build());
+                w.append(NewNeedle.builder(key, derivedCookie(volumeId, key),
+                        derivedBytes(volumeId, key, size)).build());
             }
             w.force();
         }

@@ -79,7 +79,8 @@ final class ServerLauncher {
     /** One line for operators: the version, what runs and where. */
     static String readyLine(SeaweedRdma server) {
         RdmaConfig c = server.config();
-        StringBuilder line = new StringBuilder("ready: seaweedfs-rdma-sidecar ").append(BuildInfo.version()).append(';');
+        StringBuilder line =
+                new StringBuilder("ready: seaweedfs-rdma-sidecar ").append(BuildInfo.version()).append(';');
         if (c.runs(Role.AGENT)) {
             line.append(" agent on ucx://").append(c.agent().listen().host()).append(':').append(server.agent().port())
                     .append(" serving ").append(c.agent().volumeDirs()).append(';');
@@ -90,11 +91,13 @@ final class ServerLauncher {
         }
         if (c.runs(Role.SIDECAR)) {
             line.append(" sidecar HTTP on http://").append(c.http().host()).append(':').append(server.httpPort())
-                    .append(" (").append(c.http().instances()).append(c.http().instances() == 1 ? " event loop)" : " event loops)")
+                    .append(" (").append(c.http().instances()).append(c.http().instances() == 1 ? " event loop)"
+                            : " event loops)")
                     .append(", agents ").append(c.sidecar().agents())
                     .append(c.sidecar().master() == null ? "" : ", master " + c.sidecar().master())
                     .append(", event bus seaweedfs.needle.read / seaweedfs.needle.stat")
-                    .append(c.cluster().enabled() ? " (clustered on " + c.cluster().host() + ":" + c.cluster().port() + ")" : "")
+                    .append(c.cluster().enabled() ? " (clustered on " + c.cluster().host() + ":" + c.cluster().port()
+                            + ")" : "")
                     .append(", network transport ").append(TransportChoice.nameOf(server.vertx()));
         }
         return line.toString();

@@ -1,9 +1,9 @@
 package org.seaweedfs.rdma.cli;
 
 import io.vertx.core.Vertx;
-import io.vertx.core.internal.VertxInternal;
 import io.vertx.core.transport.Transport;
 import org.seaweedfs.rdma.config.NetworkTransport;
+import org.seaweedfs.rdma.internals.VertxInternals;
 
 /**
  * {@code http.transport} resolved against what this host loads: the Vert.x transport {@code serve} runs on, its name
@@ -40,7 +40,7 @@ record TransportChoice(Transport transport, String name, String reason) {
 
     /** The name of the transport {@code vertx} runs on (an app's instance, or one this class chose). */
     static String nameOf(Vertx vertx) {
-        Class<?> running = ((VertxInternal) vertx).transport().getClass();
+        Class<?> running = VertxInternals.transportClass(vertx);
         for (Transport t : new Transport[] {Transport.IO_URING, Transport.EPOLL, Transport.NIO}) {
             if (t != null && t.implementation() != null && t.implementation().getClass() == running) {
                 return t.name();

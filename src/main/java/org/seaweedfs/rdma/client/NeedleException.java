@@ -8,7 +8,9 @@ public final class NeedleException extends RuntimeException {
 
     /** The kinds of failure, each with its event-bus code. */
     public enum Kind {
-        /** A malformed fid, offset or length, or a needle above {@code sidecar.maxNeedleBytes} (text "too large: ..."). */
+        /**
+         * A malformed fid, offset or length, or a needle above {@code sidecar.maxNeedleBytes} (text "too large: ...").
+         */
         BAD_REQUEST(400),
         NOT_FOUND(404),
         /** The offset lies past the end of the needle. */

@@ -126,7 +126,8 @@ public final class NeedleWire {
             return failure(cause);
         }
         return switch (re.failureType()) {
-            case RECIPIENT_FAILURE -> new NeedleException(NeedleException.Kind.ofCode(re.failureCode()), re.getMessage(), re);
+            case RECIPIENT_FAILURE ->
+                    new NeedleException(NeedleException.Kind.ofCode(re.failureCode()), re.getMessage(), re);
             case TIMEOUT -> new NeedleException(NeedleException.Kind.TIMEOUT,
                     "no reply from " + address + " in time: " + re.getMessage(), re);
             case NO_HANDLERS -> new NeedleException(NeedleException.Kind.UNAVAILABLE,

@@ -32,7 +32,8 @@ final class SourceNeedleClient implements NeedleClient {
             NeedleWire.atLeast("offset", offset, 0);
             NeedleWire.atLeast("length", length, -1);
             return source.readSlice(id, null, offset, length, maxNeedleBytes).transform(ar -> ar.succeeded()
-                    ? Future.succeededFuture(NeedleWire.needle(fid, ar.result().stat(), NeedleWire.takeBody(ar.result())))
+                    ? Future.succeededFuture(NeedleWire.needle(fid, ar.result().stat(),
+                            NeedleWire.takeBody(ar.result())))
                     : Future.failedFuture(NeedleWire.failure(ar.cause())));
         });
     }

@@ -59,7 +59,9 @@ public final class ClusteredVertx {
         }
     }
 
-    /** Vert.x's Hazelcast configuration (its maps) with a TCP join of {@code cluster.members} on {@code cluster.host}. */
+    /**
+     * Vert.x's Hazelcast configuration (its maps) with a TCP join of {@code cluster.members} on {@code cluster.host}.
+     */
     public static Config hazelcast(ClusterConfig cluster) {
         Config config = ConfigUtil.loadConfig();
         config.setProperty("hazelcast.logging.type", "slf4j");

@@ -1,6 +1,5 @@
 package org.seaweedfs.rdma.config;
 
-import java.time.Duration;
 import java.util.List;
 
 /**
@@ -8,10 +7,6 @@ import java.util.List;
  *
  * @param offset5   the volume server was built with 5-byte offsets (17-byte .idx entries)
  * @param authToken shared secret sidecars present at hello; null accepts any sidecar
- * @param pollInterval       how often the volume files are checked for appends, deletes, growth and compaction
- * @param segmentBytes       the largest piece of a .dat mapped and registered at once (a multiple of 4096)
- * @param retireGrace        how long replaced mappings stay registered for readers that still hold them
- * @param maxRepliesInFlight large replies one sidecar may have queued before it gets OVERLOADED
  * @param volumeMemory       where served .dat bytes live: "mapped" (registered file mappings) or "ucx" (copies in
  *                           UCX-allocated memory, read over shared memory by same-host sidecars)
  * @param volumeMemoryLimit  the most bytes of UCX memory the agent allocates for volume copies
@@ -21,7 +16,6 @@ import java.util.List;
  *                           the needles served
  */
 public record AgentConfig(HostPort listen, List<String> volumeDirs, boolean offset5, String authToken,
-                          Duration pollInterval, long segmentBytes, Duration retireGrace, int maxRepliesInFlight,
                           String volumeMemory, long volumeMemoryLimit, String indexDir,
                           long maxHeapBytes) {
 

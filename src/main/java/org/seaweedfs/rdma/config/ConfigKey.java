@@ -29,6 +29,11 @@ record ConfigKey(String name, ValueType type, Object defaultValue, long min, lon
     }
 
     String envName() {
+        return envName(name);
+    }
+
+    /** The environment variable of the dotted key {@code name}. */
+    static String envName(String name) {
         StringBuilder sb = new StringBuilder(ENV_PREFIX);
         for (int i = 0; i < name.length(); i++) {
             char c = name.charAt(i);

@@ -126,7 +126,8 @@ public final class ConfigLoader {
                     problems.add(name + ": expected a section of keys, got '" + e.getValue() + "'");
                 }
             } else {
-                problems.add(unknown(name, ConfigSchema.namesAndSections()));
+                problems.add(ConfigSchema.removed(name).orElseGet(() ->
+                        unknown(name, ConfigSchema.namesAndSections())));
             }
         }
     }
@@ -139,31 +140,33 @@ public final class ConfigLoader {
                 .forEach(e -> ConfigSchema.byEnv(e.getKey()).ifPresentOrElse(key -> {
                     raw.put(key.name(), e.getValue());
                     from.put(key.name(), e.getKey());
-                }, () -> problems.add(unknown(e.getKey(), ConfigSchema.envNames()))));
+                }, () -> problems.add(ConfigSchema.removed(e.getKey())
+                        .orElseGet(() -> unknown(e.getKey(), ConfigSchema.envNames())))));
     }
 
     private static String unknown(String name, Iterable<String> known) {
-        return name + ": unknown key" + ConfigSchema.suggest(name, known).map(s -> " (did you mean " + s + "?)").orElse("");
+        return name + ": unknown key"
+                + ConfigSchema.suggest(name, known).map(s -> " (did you mean " + s + "?)").orElse("");
     }
 
     private static RdmaConfig build(Values v) {
         Set<Role> roles = EnumSet.noneOf(Role.class);
         v.strings("roles").forEach(r -> roles.add(Role.valueOf(r.toUpperCase(Locale.ROOT))));
         List<Fallback> fallback = new ArrayList<>();
-        v.strings("sidecar.fallback").forEach(f -> fallback.add(Fallback.valueOf(f.toUpperCase(Locale.ROOT).replace('-', '_'))));
+        v.strings("sidecar.fallback").forEach(f ->
+                fallback.add(Fallback.valueOf(f.toUpperCase(Locale.ROOT).replace('-', '_'))));
         return new RdmaConfig(
                 roles,
                 new HttpConfig(v.string("http.host"),
                         v.get("http.port") == null ? HttpConfig.defaultPort(roles) : v.integer("http.port"),
                         v.integer("http.instances"),
-                        v.integer("http.maxInFlight"), v.optionalString("http.jwtReadKey"),
-                        v.duration("http.headerTimeout"), v.duration("http.idleTimeout"), v.integer("http.maxConnections"),
+                        v.integer("sidecar.maxInFlightReads"), v.optionalString("http.jwtReadKey"),
+                        v.duration("http.headerTimeout"), v.duration("http.idleTimeout"),
+                                v.integer("http.maxConnections"),
                         v.networks("http.readSliceClients"), (Boolean) v.get("http.readSliceFallback"),
-                        v.integer("http.awakeMicros"), NetworkTransport.parse(v.string("http.transport"))),
+                        NetworkTransport.parse(v.string("http.transport"))),
                 new AgentConfig((HostPort) v.get("agent.listen"), v.strings("agent.volumeDirs"),
                         (Boolean) v.get("agent.offset5"), v.optionalString("agent.authToken"),
-                        v.duration("agent.pollInterval"), v.number("agent.segmentBytes"),
-                        v.duration("agent.retireGrace"), v.integer("agent.maxRepliesInFlight"),
                         v.string("agent.volumeMemory").toLowerCase(Locale.ROOT), v.number("agent.volumeMemoryLimit"),
                         v.optionalString("agent.indexDir"), v.number("agent.maxHeap")),
                 new SidecarConfig(
@@ -178,25 +181,22 @@ public final class ConfigLoader {
                         v.duration("sidecar.readTimeout"),
                         new SidecarConfig.Ping(v.duration("sidecar.ping.interval"), v.duration("sidecar.ping.timeout")),
                         new SidecarConfig.Reconnect(v.duration("sidecar.reconnect.baseBackoff"),
-                                v.duration("sidecar.reconnect.maxBackoff"), v.duration("sidecar.reconnect.quickBackoff"),
-                                v.duration("sidecar.reconnect.quickPeriod")),
-                        new SidecarConfig.Breaker(v.integer("sidecar.breaker.failureRateThreshold"),
-                                v.integer("sidecar.breaker.slidingWindowSize"), v.integer("sidecar.breaker.minimumCalls"),
-                                v.duration("sidecar.breaker.openDuration"), v.integer("sidecar.breaker.halfOpenCalls")),
-                        new SidecarConfig.Retry(v.integer("sidecar.retry.maxAttempts"), v.duration("sidecar.retry.waitDuration")),
-                        fallback, v.integer("sidecar.eventBusInstances"),
+                                v.duration("sidecar.reconnect.maxBackoff")),
+                        SidecarConfig.Breaker.opening(v.duration("sidecar.breaker.openDuration")),
+                        SidecarConfig.Retry.DEFAULT,
+                        fallback, SidecarConfig.EVENT_BUS_INSTANCES,
                         v.number("sidecar.locationCache.maxBytes"),
                         EcRebuild.valueOf(v.string("sidecar.ecRebuild").toUpperCase(Locale.ROOT)),
-                        v.number("sidecar.maxHeap"), v.integer("sidecar.eventBusAwakeMicros")),
+                        v.number("sidecar.maxHeap")),
                 new UcxConfig(v.strings("ucx.tls"), v.strings("ucx.netDevices"),
                         v.string("ucx.errorHandling").toLowerCase(Locale.ROOT),
-                        v.string("ucx.onDemandPaging").toLowerCase(Locale.ROOT), v.integer("ucx.maxRemoteKeys"),
-                        (Boolean) v.get("ucx.eventLoopLanes"), v.string("ucx.progress").toLowerCase(Locale.ROOT)),
+                        v.string("ucx.onDemandPaging").toLowerCase(Locale.ROOT)),
                 new MetricsConfig((Boolean) v.get("metrics.enabled")),
                 new LoggingConfig(v.string("logging.level").toLowerCase(Locale.ROOT),
                         v.string("logging.format").toLowerCase(Locale.ROOT)),
                 new ClusterConfig((Boolean) v.get("cluster.enabled"), v.string("cluster.host").strip(),
-                        v.integer("cluster.port"), v.hostPorts("cluster.members")));
+                        v.integer("cluster.port"), v.hostPorts("cluster.members")),
+                v.integer("idlePollMicros"));
     }
 
     /** Rules that relate several keys. */
@@ -207,11 +207,9 @@ public final class ConfigLoader {
         if (c.runs(Role.AGENT) && c.agent().volumeDirs().isEmpty()) {
             problems.add("agent.volumeDirs: the agent role needs at least one volume directory");
         }
-        if (c.agent().segmentBytes() % 4096 != 0) {
-            problems.add("agent.segmentBytes: must be a multiple of 4096 (whole pages), got " + c.agent().segmentBytes());
-        }
         if (c.agent().maxHeapBytes() != 0 && c.agent().maxHeapBytes() < AgentConfig.MIN_HEAP_BYTES) {
-            problems.add("agent.maxHeap: must be 0 (the JVM's default) or at least 64MiB, got " + c.agent().maxHeapBytes());
+            problems.add("agent.maxHeap: must be 0 (the JVM's default) or at least 64MiB, got "
+                    + c.agent().maxHeapBytes());
         }
         ClusterConfig cluster = c.cluster();
         if (cluster.enabled() && (cluster.host().isEmpty() || cluster.host().equals("0.0.0.0")
@@ -228,23 +226,21 @@ public final class ConfigLoader {
                     + s.bufferPool().bufferSize() + ")");
         }
         if (s.ping().timeout().compareTo(s.ping().interval()) > 0) {
-            problems.add("sidecar.ping.timeout: must not exceed sidecar.ping.interval (" + s.ping().interval().toMillis() + "ms)");
+            problems.add("sidecar.ping.timeout: must not exceed sidecar.ping.interval ("
+                    + s.ping().interval().toMillis() + "ms)");
         }
         if (s.reconnect().baseBackoff().compareTo(s.reconnect().maxBackoff()) > 0) {
             problems.add("sidecar.reconnect.baseBackoff: must not exceed sidecar.reconnect.maxBackoff ("
                     + s.reconnect().maxBackoff().toMillis() + "ms)");
         }
 
-        if (s.breaker().minimumCalls() > s.breaker().slidingWindowSize()) {
-            problems.add("sidecar.breaker.minimumCalls: must not exceed sidecar.breaker.slidingWindowSize ("
-                    + s.breaker().slidingWindowSize() + ")");
-        }
         if (new HashSet<>(s.fallback()).size() != s.fallback().size()) {
             problems.add("sidecar.fallback: lists a path twice");
         }
         long heapNeeded = s.locationCacheMaxBytes() + SidecarConfig.WORKING_HEAP_BYTES;
         if (s.maxHeapBytes() != 0 && s.maxHeapBytes() < heapNeeded) {
-            problems.add("sidecar.maxHeap: must be 0 (the JVM's default) or at least sidecar.locationCache.maxBytes + 64MiB ("
+            problems.add("sidecar.maxHeap: must be 0 (the JVM's default) or at least sidecar.locationCache.maxBytes + "
+                    + "64MiB ("
                     + heapNeeded + " bytes)");
         }
     }

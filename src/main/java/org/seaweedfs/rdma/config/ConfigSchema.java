@@ -10,6 +10,7 @@ import java.util.Locale;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
+import org.seaweedfs.rdma.polling.IdlePoll;
 
 /** Every key the configuration accepts (conf/config.yaml documents each one). */
 final class ConfigSchema {
@@ -19,12 +20,11 @@ final class ConfigSchema {
 
     static final List<ConfigKey> KEYS = List.of(
             ConfigKey.choice("roles", STRING_LIST, List.of("sidecar"), "agent", "sidecar"),
+            ConfigKey.ranged("idlePollMicros", INTEGER, (long) IdlePoll.DEFAULT_MICROS, 0, IdlePoll.MAX_MICROS),
             ConfigKey.of("http.host", STRING, "0.0.0.0"),
             // unset: by role (HttpConfig.defaultPort)
             ConfigKey.ranged("http.port", INTEGER, null, 0, 65535),
             ConfigKey.ranged("http.instances", INTEGER, (long) HttpConfig.AUTO_INSTANCES, 0, 256),
-            ConfigKey.ranged("http.maxInFlight", INTEGER, 1024L, 1, 1_000_000),
-            ConfigKey.ranged("http.awakeMicros", INTEGER, (long) HttpConfig.DEFAULT_AWAKE_MICROS, 0, 10_000),
             ConfigKey.choice("http.transport", STRING, NetworkTransport.AUTO.configName(), NetworkTransport.CHOICES),
             ConfigKey.of("http.jwtReadKey", STRING, null),
             ConfigKey.of("http.readSliceClients", NETWORK_LIST, HttpConfig.DEFAULT_READ_SLICE_CLIENTS),
@@ -36,10 +36,6 @@ final class ConfigSchema {
             ConfigKey.of("agent.volumeDirs", STRING_LIST, List.of()),
             ConfigKey.of("agent.offset5", BOOLEAN, false),
             ConfigKey.of("agent.authToken", STRING, null),
-            ConfigKey.ranged("agent.pollInterval", DURATION, Duration.ofMillis(250), 1, 60_000),
-            ConfigKey.ranged("agent.segmentBytes", BYTES, 1L << 30, 4096, Integer.MAX_VALUE),
-            ConfigKey.ranged("agent.retireGrace", DURATION, Duration.ofSeconds(10), 0, MS_PER_HOUR),
-            ConfigKey.ranged("agent.maxRepliesInFlight", INTEGER, 32L, 1, 65_536),
             ConfigKey.choice("agent.volumeMemory", STRING, "mapped", "mapped", "ucx"),
             ConfigKey.ranged("agent.volumeMemoryLimit", BYTES, 4 * GIB, 0, 1L << 46),
             ConfigKey.of("agent.indexDir", STRING, null),
@@ -58,17 +54,7 @@ final class ConfigSchema {
             ConfigKey.ranged("sidecar.ping.timeout", DURATION, Duration.ofSeconds(1), 1, MS_PER_HOUR),
             ConfigKey.ranged("sidecar.reconnect.baseBackoff", DURATION, Duration.ofMillis(200), 1, MS_PER_HOUR),
             ConfigKey.ranged("sidecar.reconnect.maxBackoff", DURATION, Duration.ofSeconds(30), 1, MS_PER_HOUR),
-            ConfigKey.ranged("sidecar.reconnect.quickBackoff", DURATION, Duration.ofMillis(250), 1, MS_PER_HOUR),
-            ConfigKey.ranged("sidecar.reconnect.quickPeriod", DURATION, Duration.ofSeconds(30), 0, MS_PER_HOUR),
-            ConfigKey.ranged("sidecar.breaker.failureRateThreshold", INTEGER, 50L, 1, 100),
-            ConfigKey.ranged("sidecar.breaker.slidingWindowSize", INTEGER, 20L, 1, 10_000),
-            ConfigKey.ranged("sidecar.breaker.minimumCalls", INTEGER, 10L, 1, 10_000),
             ConfigKey.ranged("sidecar.breaker.openDuration", DURATION, Duration.ofSeconds(10), 1, MS_PER_HOUR),
-            ConfigKey.ranged("sidecar.breaker.halfOpenCalls", INTEGER, 3L, 1, 1000),
-            ConfigKey.ranged("sidecar.retry.maxAttempts", INTEGER, 3L, 1, 10),
-            ConfigKey.ranged("sidecar.retry.waitDuration", DURATION, Duration.ofMillis(50), 0, 60_000),
-            ConfigKey.ranged("sidecar.eventBusInstances", INTEGER, 1L, 1, 256),
-            ConfigKey.ranged("sidecar.eventBusAwakeMicros", INTEGER, 50L, 0, 10_000),
             ConfigKey.ranged("sidecar.locationCache.maxBytes", BYTES, 64L << 20, 64 * 1024, 1024 * GIB),
             ConfigKey.choice("sidecar.fallback", STRING_LIST, List.of("read-through", "http"), "read-through", "http"),
             ConfigKey.choice("sidecar.ecRebuild", STRING, "rdma", "rdma", "fallback"),
@@ -77,9 +63,6 @@ final class ConfigSchema {
             ConfigKey.of("ucx.netDevices", STRING_LIST, List.of()),
             ConfigKey.choice("ucx.errorHandling", STRING, "peer", "peer", "none"),
             ConfigKey.choice("ucx.onDemandPaging", STRING, "auto", "auto", "true", "false"),
-            ConfigKey.ranged("ucx.maxRemoteKeys", INTEGER, 65_536L, 1, 1 << 24),
-            ConfigKey.of("ucx.eventLoopLanes", BOOLEAN, true),
-            ConfigKey.choice("ucx.progress", STRING, "auto", "auto", "wait", "spin"),
             ConfigKey.of("metrics.enabled", BOOLEAN, true),
             ConfigKey.choice("logging.level", STRING, "info", "trace", "debug", "info", "warn", "error", "off"),
             ConfigKey.choice("logging.format", STRING, "text", "text", "json"),
@@ -87,6 +70,32 @@ final class ConfigSchema {
             ConfigKey.of("cluster.host", STRING, "127.0.0.1"),
             ConfigKey.ranged("cluster.port", INTEGER, 5701L, 0, 65535),
             ConfigKey.of("cluster.members", HOST_PORT_LIST, List.of()));
+
+    /**
+     * Keys earlier versions accepted, with what replaced each: a file that still sets one is rejected with this, not
+     * silently ignored, so nobody believes a setting works that does nothing.
+     */
+    static final Map<String, String> REMOVED = Map.ofEntries(
+            Map.entry("http.awakeMicros", "idlePollMicros keeps every event loop awake after its last event"),
+            Map.entry("sidecar.eventBusAwakeMicros",
+                    "idlePollMicros keeps every event loop awake after its last event"),
+            Map.entry("ucx.progress", "idlePollMicros sets how long UCX threads poll before they sleep"),
+            Map.entry("ucx.eventLoopLanes", "event-loop lanes are always used where UCX allows them"),
+            Map.entry("ucx.maxRemoteKeys", "a fixed bound of 65536 per agent connection"),
+            Map.entry("agent.pollInterval", "volume files are checked every 250ms"),
+            Map.entry("agent.segmentBytes", "volumes are mapped in pieces of 1GiB"),
+            Map.entry("agent.retireGrace", "replaced mappings stay registered for 10s"),
+            Map.entry("agent.maxRepliesInFlight", "a fixed bound of 32 large replies per sidecar"),
+            Map.entry("sidecar.eventBusInstances", "one event-bus consumer per sidecar"),
+            Map.entry("sidecar.reconnect.quickBackoff", "fixed: 250ms for 30s after an agent is lost"),
+            Map.entry("sidecar.reconnect.quickPeriod", "fixed: 250ms for 30s after an agent is lost"),
+            Map.entry("sidecar.breaker.failureRateThreshold", "fixed: opens at 50% failures"),
+            Map.entry("sidecar.breaker.slidingWindowSize", "fixed: the last 20 calls"),
+            Map.entry("sidecar.breaker.minimumCalls", "fixed: at least 10 calls"),
+            Map.entry("sidecar.breaker.halfOpenCalls", "fixed: 3 trial calls"),
+            Map.entry("sidecar.retry.maxAttempts", "fixed: 3 attempts"),
+            Map.entry("sidecar.retry.waitDuration", "fixed: 50ms between attempts"),
+            Map.entry("http.maxInFlight", "sidecar.maxInFlightReads bounds every read, HTTP and event bus alike"));
 
     private static final Map<String, ConfigKey> BY_NAME = new LinkedHashMap<>();
     private static final Map<String, ConfigKey> BY_ENV = new LinkedHashMap<>();
@@ -109,10 +118,22 @@ final class ConfigSchema {
         return Optional.ofNullable(BY_ENV.get(envName));
     }
 
-    /** True when some key lives below {@code section} (e.g. "sidecar.ping"). */
+    /** Why {@code name} (a dotted key, or its environment variable) is no longer accepted, if it once was. */
+    static Optional<String> removed(String name) {
+        for (Map.Entry<String, String> e : REMOVED.entrySet()) {
+            String key = e.getKey();
+            if (key.equals(name) || ConfigKey.envName(key).equals(name)) {
+                return Optional.of(name + ": this key was removed (" + e.getValue() + "); delete it");
+            }
+        }
+        return Optional.empty();
+    }
+
+    /** True when some key, or some removed key, lives below {@code section} (e.g. "sidecar.ping"). */
     static boolean isSection(String section) {
         String prefix = section + ".";
-        return KEYS.stream().anyMatch(k -> k.name().startsWith(prefix));
+        return KEYS.stream().anyMatch(k -> k.name().startsWith(prefix))
+                || REMOVED.keySet().stream().anyMatch(k -> k.startsWith(prefix));
     }
 
     /** The known name closest to a misspelt one, if it is close enough to be a likely typo. */

@@ -8,9 +8,12 @@ import java.util.Set;
 /**
  * The sidecar's HTTP face.
  *
- * @param instances      how many {@code HttpApiVerticle} instances (event loops) share the port; {@value #AUTO_INSTANCES}
+ * @param instances      how many {@code HttpApiVerticle} instances (event loops) share the port; {@value
+ * #AUTO_INSTANCES}
  *                       (the default) is {@link #autoInstances(int) half the cores}
- * @param maxInFlight    needle reads served at once across all instances; beyond it 503 + Retry-After
+ * @param maxInFlight    needle reads served at once across all instances; beyond it 503 + Retry-After. The loader
+ *                       sets it to {@code sidecar.maxInFlightReads}, the one bound on reads in flight, which the read
+ *                       path also applies to event-bus reads
  * @param jwtReadKey     HS256 key for SeaweedFS read tokens; null disables read authorization
  * @param headerTimeout  a connection's next request headers must be complete within this long (from the
  *                       connection's start or the end of its previous response), or it is closed
@@ -21,13 +24,11 @@ import java.util.Set;
  * @param readSliceFallback whether a {@code /read} that RDMA cannot serve is served by the fallbacks (true) or
  *                       answered 503 at once (false: {@code weed mount} re-reads anything not marked RDMA from the
  *                       volume server itself, so fallback bytes would cross the network twice)
- * @param awakeMicros    how long an HTTP event loop with few connections keeps polling after a needle answer
- *                       (0: it sleeps at once)
  * @param transport      how {@code serve}'s sockets do their I/O (Vert.x's transport, chosen at start-up)
  */
 public record HttpConfig(String host, int port, int instances, int maxInFlight, String jwtReadKey,
                          Duration headerTimeout, Duration idleTimeout, int maxConnections,
-                         List<ClientNetwork> readSliceClients, boolean readSliceFallback, int awakeMicros,
+                         List<ClientNetwork> readSliceClients, boolean readSliceFallback,
                          NetworkTransport transport) {
 
     /** Loopback only: a mount on the sidecar's own host. */
@@ -37,12 +38,6 @@ public record HttpConfig(String host, int port, int instances, int maxInFlight, 
     public static final Duration DEFAULT_HEADER_TIMEOUT = Duration.ofSeconds(60);
     public static final Duration DEFAULT_IDLE_TIMEOUT = Duration.ofSeconds(60);
     public static final int DEFAULT_MAX_CONNECTIONS = 10_000;
-    /**
-     * {@code http.awakeMicros}'s default: off. Polling after an answer helped one connection only where gets need no
-     * peer thread (UCX copies read over shared memory: p50 55 against 72 µs); where the agent's thread answers
-     * emulated gets on the same small host, the polling loop took its core (p50 89-103 against 55-63 µs).
-     */
-    public static final int DEFAULT_AWAKE_MICROS = 0;
     /** {@code http.instances} that means "half the cores". */
     public static final int AUTO_INSTANCES = 0;
     /** {@code http.port}'s default wherever a sidecar runs: clients and the image's health check rely on it. */
@@ -59,20 +54,20 @@ public record HttpConfig(String host, int port, int instances, int maxInFlight, 
             instances = autoInstances(Runtime.getRuntime().availableProcessors());
         }
         if (instances < 1) {
-            throw new IllegalArgumentException("http.instances must be at least 1 (or 0: half the cores), got " + instances);
+            throw new IllegalArgumentException("http.instances must be at least 1 (or 0: half the cores), got "
+                    + instances);
         }
         if (headerTimeout.isNegative() || headerTimeout.isZero() || idleTimeout.isNegative() || idleTimeout.isZero()
                 || maxConnections < 1) {
             throw new IllegalArgumentException("HTTP connection bounds must be positive");
         }
-        if (awakeMicros < 0) {
-            throw new IllegalArgumentException("http.awakeMicros must not be negative, got " + awakeMicros);
-        }
         readSliceClients = List.copyOf(readSliceClients);
         Objects.requireNonNull(transport, "http.transport");
     }
 
-    /** {@code http.port} when it is not set: {@link #AGENT_ONLY_PORT} for an agent alone, else {@link #SIDECAR_PORT}. */
+    /**
+     * {@code http.port} when it is not set: {@link #AGENT_ONLY_PORT} for an agent alone, else {@link #SIDECAR_PORT}.
+     */
     public static int defaultPort(Set<Role> roles) {
         return roles.equals(Set.of(Role.AGENT)) ? AGENT_ONLY_PORT : SIDECAR_PORT;
     }
@@ -80,17 +75,9 @@ public record HttpConfig(String host, int port, int instances, int maxInFlight, 
     /** With the default transport. */
     public HttpConfig(String host, int port, int instances, int maxInFlight, String jwtReadKey,
                       Duration headerTimeout, Duration idleTimeout, int maxConnections,
-                      List<ClientNetwork> readSliceClients, boolean readSliceFallback, int awakeMicros) {
-        this(host, port, instances, maxInFlight, jwtReadKey, headerTimeout, idleTimeout, maxConnections,
-                readSliceClients, readSliceFallback, awakeMicros, NetworkTransport.AUTO);
-    }
-
-    /** With the default awake window. */
-    public HttpConfig(String host, int port, int instances, int maxInFlight, String jwtReadKey,
-                      Duration headerTimeout, Duration idleTimeout, int maxConnections,
                       List<ClientNetwork> readSliceClients, boolean readSliceFallback) {
         this(host, port, instances, maxInFlight, jwtReadKey, headerTimeout, idleTimeout, maxConnections,
-                readSliceClients, readSliceFallback, DEFAULT_AWAKE_MICROS);
+                readSliceClients, readSliceFallback, NetworkTransport.AUTO);
     }
 
     /** With the default {@code /read} settings. */

@@ -2,7 +2,12 @@ package org.seaweedfs.rdma.config;
 
 import java.util.Set;
 
-/** The whole configuration, validated; build it with {@link ConfigLoader}. */
+/**
+ * The whole configuration, validated; build it with {@link ConfigLoader}.
+ *
+ * @param idlePollMicros how long a thread that owns a UCX worker or an event loop keeps polling after its last event
+ *                       before it sleeps ({@code org.seaweedfs.rdma.polling.IdlePoll})
+ */
 public record RdmaConfig(
         Set<Role> roles,
         HttpConfig http,
@@ -11,7 +16,8 @@ public record RdmaConfig(
         UcxConfig ucx,
         MetricsConfig metrics,
         LoggingConfig logging,
-        ClusterConfig cluster) {
+        ClusterConfig cluster,
+        int idlePollMicros) {
 
     public RdmaConfig {
         roles = Set.copyOf(roles);

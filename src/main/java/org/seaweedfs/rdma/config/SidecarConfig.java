@@ -11,17 +11,16 @@ import java.util.List;
  * @param volumeServers    volume servers a {@code /read?volume_server=} hint may name besides the master's locations
  * @param authToken        token presented to agents at hello; null when they need none
  * @param maxNeedleBytes   largest needle served (and largest decompressed body)
- * @param maxInFlightReads UCX reads outstanding at once
+ * @param maxInFlightReads reads served at once, over UCX and the fallbacks: the HTTP face answers 503 with
+ *                         Retry-After beyond it, the read path fails event-bus reads beyond it OVERLOADED (503)
  * @param readTimeout      one read, end to end, before it fails with 504
  * @param fallback         where reads degrade to, in order, when RDMA cannot serve them
  * @param eventBusInstances {@code EventBusApiVerticle} instances (each on an event loop; requests are dealt
- *                         round-robin): 1 keeps a requester on its own event loop fastest, more spread the reads
+ *                         round-robin); the configuration file always gives {@link #EVENT_BUS_INSTANCES}
  * @param locationCacheMaxBytes heap budget of the needle-location cache (all agents together)
  * @param ecRebuild        what a read needing a shard no agent lists does
  * @param maxHeapBytes     the JVM heap {@code serve} gives a sidecar-only process started without a heap option
  *                         ({@code -Xmx} and the like win); 0 leaves it to the JVM
- * @param eventBusAwakeMicros how long an event-bus consumer's event loop keeps polling after it answered (0: it
- *                         sleeps at once)
  */
 public record SidecarConfig(
         List<HostPort> agents,
@@ -40,8 +39,13 @@ public record SidecarConfig(
         int eventBusInstances,
         long locationCacheMaxBytes,
         EcRebuild ecRebuild,
-        long maxHeapBytes,
-        int eventBusAwakeMicros) {
+        long maxHeapBytes) {
+
+    /**
+     * Event-bus consumers a sidecar deploys: one. A requester on the consumer's event loop then makes no thread hop,
+     * and more consumers only spread reads whose requesters pay a cross-thread wake-up each way anyway.
+     */
+    public static final int EVENT_BUS_INSTANCES = 1;
 
     /** {@code sidecar.locationCache.maxBytes}'s default. */
     public static final long DEFAULT_LOCATION_CACHE_BYTES = 64L << 20;
@@ -59,12 +63,9 @@ public record SidecarConfig(
         java.util.Objects.requireNonNull(ecRebuild, "sidecar.ecRebuild");
     }
 
-    /** {@code sidecar.eventBusAwakeMicros}'s default. */
-    public static final int DEFAULT_EVENT_BUS_AWAKE_MICROS = 50;
-
     /**
-     * Everything but {@code sidecar.locationCache.maxBytes}, {@code ecRebuild}, {@code maxHeap} and
-     * {@code eventBusAwakeMicros}, left at their defaults.
+     * Everything but {@code sidecar.locationCache.maxBytes}, {@code ecRebuild} and {@code maxHeap}, left at their
+     * defaults.
      */
     public SidecarConfig(List<HostPort> agents, HostPort master, List<HostPort> volumeServers, String authToken,
                          long maxNeedleBytes, BufferPool bufferPool, int maxInFlightReads, Duration readTimeout,
@@ -72,7 +73,7 @@ public record SidecarConfig(
                          int eventBusInstances) {
         this(agents, master, volumeServers, authToken, maxNeedleBytes, bufferPool, maxInFlightReads, readTimeout,
                 ping, reconnect, breaker, retry, fallback, eventBusInstances, DEFAULT_LOCATION_CACHE_BYTES,
-                EcRebuild.RDMA, DEFAULT_MAX_HEAP_BYTES, DEFAULT_EVENT_BUS_AWAKE_MICROS);
+                EcRebuild.RDMA, DEFAULT_MAX_HEAP_BYTES);
     }
 
     /** Registered read buffers: {@code totalBytes / bufferSize} of them. */
@@ -90,10 +91,12 @@ public record SidecarConfig(
      */
     public record Reconnect(Duration baseBackoff, Duration maxBackoff, Duration quickBackoff, Duration quickPeriod) {
 
+        /** Waits in the quick phase: an agent back from a restart or a short hang is found within about this. */
         public static final Duration DEFAULT_QUICK_BACKOFF = Duration.ofMillis(250);
+        /** The quick phase: long enough for a restart or a hang under load, short enough not to hammer a dead agent. */
         public static final Duration DEFAULT_QUICK_PERIOD = Duration.ofSeconds(30);
 
-        /** The default quick phase (30 s of waits of at most 500 ms, or maxBackoff if lower). */
+        /** The fixed quick phase (30 s of waits of at most 250 ms, or maxBackoff if lower). */
         public Reconnect(Duration baseBackoff, Duration maxBackoff) {
             this(baseBackoff, maxBackoff,
                     DEFAULT_QUICK_BACKOFF.compareTo(maxBackoff) < 0 ? DEFAULT_QUICK_BACKOFF : maxBackoff,
@@ -104,9 +107,25 @@ public record SidecarConfig(
     /** Resilience4j circuit breaker per agent (count-based window). */
     public record Breaker(int failureRateThreshold, int slidingWindowSize, int minimumCalls,
                           Duration openDuration, int halfOpenCalls) {
+
+        /**
+         * The breaker the configuration file gives ({@code sidecar.breaker.openDuration}): it opens when half of the
+         * last 20 calls failed (at least 10 counted, so a single failure after start-up does not open it) and lets 3
+         * trial calls through when half open, enough to tell a recovered agent from one that still fails.
+         */
+        public static Breaker opening(Duration openDuration) {
+            return new Breaker(50, 20, 10, openDuration, 3);
+        }
     }
 
     /** Retries of retriable failures only (unavailable, timeout). */
     public record Retry(int maxAttempts, Duration waitDuration) {
+
+        /**
+         * Three attempts 50 ms apart: a read that failed because an agent restarted or a breaker was half open
+         * usually succeeds on another agent or the next try, and three keep a dead path's cost within the read
+         * timeout.
+         */
+        public static final Retry DEFAULT = new Retry(3, Duration.ofMillis(50));
     }
 }

@@ -11,14 +11,9 @@ import java.util.List;
  * @param onDemandPaging "auto" (on when {@code tls} could include an RDMA transport: empty, all, ^..., rc*, ud*,
  *                      dc*, ib), "true" or "false": register memory with on-demand paging
  *                      ({@code UcpMemMapParams.nonBlocking()}, see {@code UcxSettings})
- * @param maxRemoteKeys remote keys one channel keeps unpacked at once
- * @param eventLoopLanes gets issued on an event loop run on a UCX worker that event loop owns (no thread hand-off);
- *                      false sends every get through the worker's owner thread
- * @param progress      how the UCX owner thread waits: "auto" (chosen at start-up, see {@code ProgressPlan}), "wait"
- *                      (sleeps at once) or "spin" (polls 100 µs after its last event)
  */
 public record UcxConfig(List<String> tls, List<String> netDevices, String errorHandling,
-                        String onDemandPaging, int maxRemoteKeys, boolean eventLoopLanes, String progress) {
+                        String onDemandPaging) {
 
     public UcxConfig {
         tls = List.copyOf(tls);

@@ -97,7 +97,8 @@ enum ValueType {
             if (text.isEmpty()) {
                 throw new IllegalArgumentException("expected " + expected + ", got an empty item");
             }
-            out.add(this == HOST_PORT_LIST ? HostPort.parse(text) : this == NETWORK_LIST ? ClientNetwork.parse(text) : text);
+            out.add(this == HOST_PORT_LIST ? HostPort.parse(text) : this == NETWORK_LIST ? ClientNetwork.parse(text)
+                    : text);
         }
         return List.copyOf(out);
     }

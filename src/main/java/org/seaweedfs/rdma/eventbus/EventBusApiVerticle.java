@@ -10,7 +10,7 @@ import org.seaweedfs.rdma.client.NeedleClient;
 import org.seaweedfs.rdma.client.NeedleException;
 import org.seaweedfs.rdma.client.NeedleWire;
 import org.seaweedfs.rdma.metrics.ReadMeters;
-import org.seaweedfs.rdma.sidecar.AwakeWindow;
+import org.seaweedfs.rdma.polling.AwakeLoop;
 import org.seaweedfs.rdma.sidecar.NeedleContent;
 import org.seaweedfs.rdma.sidecar.NeedleSlice;
 import org.seaweedfs.rdma.sidecar.NeedleSource;
@@ -29,12 +29,13 @@ import org.seaweedfs.rdma.sidecar.ReadFailure;
  * </ul>
  * Failures: {@code message.fail(code, text)} with 400, 404, 416, 502 (corrupt), 503 (no path), 504 (timeout),
  * 500 (anything else). A needle above {@code sidecar.maxNeedleBytes} fails 400 (the contract's closed list of codes
- * has no 413; HTTP answers 413) with a text starting "too large: ", so consumers can tell it from a malformed request. On a bus that is not clustered, replies use {@link LocalBufferCodec}: in-JVM consumers get the buffer without a
+ * has no 413; HTTP answers 413) with a text starting "too large: ", so consumers can tell it from a malformed request.
+ * On a bus that is not clustered, replies use {@link LocalBufferCodec}: in-JVM consumers get the buffer without a
  * copy; on a clustered bus they are plain buffers (Vert.x's own codec), readable on every node.
  * The headers, stat JSON and failure texts come from {@link NeedleWire}, which the {@link NeedleClient}s read.
- * Answers leave in batches ({@link ReplyBatch}): one wake-up of a requester's event loop for many replies; after
- * answering, the event loop keeps polling for {@code sidecar.eventBusAwakeMicros} ({@link AwakeWindow}), so a
- * requester sending one request at a time finds it awake.
+ * Answers leave in batches ({@link ReplyBatch}): one wake-up of a requester's event loop for many replies; after a
+ * batch, the event loop keeps polling for the idle-poll time ({@link AwakeLoop}), so a requester sending one request
+ * at a time finds it awake.
  */
 public final class EventBusApiVerticle extends VerticleBase {
 
@@ -44,25 +45,25 @@ public final class EventBusApiVerticle extends VerticleBase {
     private final NeedleSource source;
     private final long maxNeedleBytes;
     private final ReadMeters meters;
-    private final long awakeMicros;
+    private final int idlePollMicros;
     private MessageConsumer<Object> reads;
     private MessageConsumer<Object> stats;
     private boolean localReplies;
     private ReplyBatch replies;
 
-    /** @param awakeMicros how long the event loop keeps polling after it answered ({@link AwakeWindow}); 0: none */
-    public EventBusApiVerticle(NeedleSource source, long maxNeedleBytes, ReadMeters meters, long awakeMicros) {
+    /** @param idlePollMicros how long the event loop keeps polling after it answered ({@link AwakeLoop}); 0: none */
+    public EventBusApiVerticle(NeedleSource source, long maxNeedleBytes, ReadMeters meters, int idlePollMicros) {
         this.source = source;
         this.maxNeedleBytes = maxNeedleBytes;
         this.meters = meters;
-        this.awakeMicros = awakeMicros;
+        this.idlePollMicros = idlePollMicros;
     }
 
     @Override
     public Future<?> start() {
         // A clustered bus may deliver a reply to another node, which would not know the local codec: plain buffers.
         localReplies = !vertx.isClustered();
-        replies = new ReplyBatch(context, new AwakeWindow(context, awakeMicros));
+        replies = new ReplyBatch(context, new AwakeLoop(context, idlePollMicros));
         LocalBufferCodec.registerOn(vertx.eventBus());
         reads = vertx.eventBus().consumer(READ_ADDRESS, m -> handle(m, this::read));
         stats = vertx.eventBus().consumer(STAT_ADDRESS, m -> handle(m, this::stat));
@@ -91,10 +92,13 @@ public final class EventBusApiVerticle extends VerticleBase {
         handler.handle(message, request, start);
     }
 
-    /** Plain bytes are a slice read (the HTTP fallback fetches only the range); raw ones are cut from the stored needle. */
+    /**
+     * Plain bytes are a slice read (the HTTP fallback fetches only the range); raw ones are cut from the stored needle.
+     */
     private void read(Message<Object> message, NeedleRequest request, long start) {
         Future<NeedleContent> slice = request.raw()
-                ? source.read(request.fid()).compose(whole -> NeedleSlice.ofStored(whole, request.offset(), request.length()))
+                ? source.read(request.fid()).compose(whole ->
+                        NeedleSlice.ofStored(whole, request.offset(), request.length()))
                 : source.readSlice(request.fid(), null, request.offset(), request.length(), maxNeedleBytes);
         slice.onComplete(ar -> {
             if (ar.failed()) {

@@ -24,7 +24,8 @@ public final class ConnectionBounds {
         Gauge.builder("seaweedfs.rdma.http.connections.open", slots, Admission::inFlight)
                 .description("HTTP connections open").register(registry);
         FunctionCounter.builder("seaweedfs.rdma.http.connections.refused", refused, AtomicLong::get)
-                .description("HTTP connections closed at once because http.maxConnections were open").register(registry);
+                .description("HTTP connections closed at once because http.maxConnections were open")
+                        .register(registry);
         FunctionCounter.builder("seaweedfs.rdma.http.connections.header.timeouts", headerTimeouts, AtomicLong::get)
                 .description("HTTP connections closed because a request's headers took longer than http.headerTimeout")
                 .register(registry);

@@ -194,8 +194,10 @@ final class ContentSniffer {
         if (length < 12) {
             return null;
         }
-        long boxSize = ((data[0] & 0xFFL) << 24) | ((data[1] & 0xFF) << 16) | ((data[2] & 0xFF) << 8) | (data[3] & 0xFF);
-        if (length < boxSize || boxSize % 4 != 0 || data[4] != 'f' || data[5] != 't' || data[6] != 'y' || data[7] != 'p') {
+        long boxSize =
+                ((data[0] & 0xFFL) << 24) | ((data[1] & 0xFF) << 16) | ((data[2] & 0xFF) << 8) | (data[3] & 0xFF);
+        if (length < boxSize || boxSize % 4 != 0 || data[4] != 'f' || data[5] != 't' || data[6] != 'y' || data[7]
+                != 'p') {
             return null;
         }
         for (int at = 8; at < boxSize; at += 4) {

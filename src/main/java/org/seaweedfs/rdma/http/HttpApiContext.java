@@ -70,7 +70,10 @@ public record HttpApiContext(
         return create(source, source, status, config, metrics);
     }
 
-    /** As {@link #create(NeedleSource, ReadPathStatus, RdmaConfig, RdmaMetrics)}, {@code /read} reading {@code sliceSource}. */
+    /**
+     * As {@link #create(NeedleSource, ReadPathStatus, RdmaConfig, RdmaMetrics)}, {@code /read} reading {@code
+     * sliceSource}.
+     */
     public static HttpApiContext create(NeedleSource source, NeedleSource sliceSource, ReadPathStatus status,
                                         RdmaConfig config, RdmaMetrics metrics) {
         Admission admission = new Admission(config.http().maxInFlight());

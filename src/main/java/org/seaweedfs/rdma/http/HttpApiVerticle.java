@@ -1,6 +1,7 @@
 package org.seaweedfs.rdma.http;
 
 import io.vertx.core.Future;
+import io.vertx.core.Promise;
 import io.vertx.core.VerticleBase;
 import io.vertx.core.buffer.Buffer;
 import io.vertx.core.http.HttpConnection;
@@ -18,7 +19,8 @@ import java.io.IOException;
 import java.io.InputStream;
 import java.util.concurrent.TimeUnit;
 import org.seaweedfs.rdma.metrics.RdmaMetrics;
-import org.seaweedfs.rdma.sidecar.AwakeWindow;
+import org.seaweedfs.rdma.polling.AwakeLoop;
+import org.seaweedfs.rdma.polling.IdlePoll;
 
 /**
  * The process's HTTP API. In every role: {@code /health}, {@code /ready}, {@code /status}, {@code /metrics} and the
@@ -31,20 +33,20 @@ public final class HttpApiVerticle extends VerticleBase {
     private static final Logger LOG = LoggerFactory.getLogger(HttpApiVerticle.class);
     /** In-flight requests get this long to finish when the verticle stops. */
     private static final long SHUTDOWN_GRACE_SECONDS = 5;
-    /**
-     * A loop keeps polling after a needle answer ({@code http.awakeMicros}) only while it has at most this many
-     * connections: few connections is a client reading one at a time, whose next request comes within the window;
-     * with many the loop rarely idles, and polling in its gaps took the core the clients needed (a 50 µs window
-     * without this bound cost 64 connections up to 18 % of their throughput).
-     */
-    static final int AWAKE_MAX_CONNECTIONS = 4;
-
     private final HttpApiContext api;
+    private final int idlePollMicros;
     private HttpServer server;
-    private volatile long awakeAnswers; // needle answers after which the loop stayed awake (written on its loop); for tests
+    private AwakeLoop awake;
 
-    public HttpApiVerticle(HttpApiContext api) {
+    /** @param idlePollMicros how long the loop keeps polling after a needle answer ({@link IdlePoll}) */
+    public HttpApiVerticle(HttpApiContext api, int idlePollMicros) {
         this.api = api;
+        this.idlePollMicros = idlePollMicros;
+    }
+
+    /** With the default idle-poll time. */
+    public HttpApiVerticle(HttpApiContext api) {
+        this(api, IdlePoll.DEFAULT_MICROS);
     }
 
     /** The status page, a classpath resource (one self-contained HTML file). */
@@ -70,7 +72,7 @@ public final class HttpApiVerticle extends VerticleBase {
         JwtReadAuth auth = JwtReadAuth.create(vertx, api.http().jwtReadKey());
         StatusHandlers status = new StatusHandlers(api);
         HeaderDeadlines deadlines = new HeaderDeadlines(vertx, api.connections());
-        AwakeWindow awake = new AwakeWindow(context, api.http().awakeMicros());
+        awake = new AwakeLoop(context, idlePollMicros);
         Router router = Router.router(vertx);
         router.route().handler(ctx -> {
             HttpConnection connection = ctx.request().connection();
@@ -121,10 +123,7 @@ public final class HttpApiVerticle extends VerticleBase {
                     if (needles != null && NeedleHandler.isNeedleRead(request)) {
                         request.response().endHandler(v -> {
                             deadlines.requestEnded(connection);
-                            if (api.http().awakeMicros() > 0 && deadlines.open() <= AWAKE_MAX_CONNECTIONS) {
-                                awakeAnswers++;
-                                awake.answered();
-                            }
+                            awake.answered();
                         });
                         needles.serve(request);
                     } else {
@@ -139,9 +138,11 @@ public final class HttpApiVerticle extends VerticleBase {
         return server == null ? Future.succeededFuture() : server.shutdown(SHUTDOWN_GRACE_SECONDS, TimeUnit.SECONDS);
     }
 
-    /** Needle answers after which this verticle's loop stayed awake (tests). */
-    long awakeAnswers() {
-        return awakeAnswers;
+    /** Needle answers after which this verticle's loop stayed awake, read on the loop (tests). */
+    Future<Long> awakeAnswers() {
+        Promise<Long> answers = Promise.promise();
+        context.runOnContext(v -> answers.complete(awake.answers()));
+        return answers.future();
     }
 
     /** The port listened on (useful with port 0). */

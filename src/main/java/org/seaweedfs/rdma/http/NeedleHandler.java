@@ -52,9 +52,11 @@ final class NeedleHandler implements Handler<RoutingContext> {
     private static final CharSequence RANGE = HttpHeaders.createOptimized("Range");
 
     /** Go's http.TimeFormat (RFC 1123 with a two-digit day, always GMT). */
-    private static final DateTimeFormatter HTTP_DATE = DateTimeFormatter.ofPattern("EEE, dd MMM uuuu HH:mm:ss 'GMT'", Locale.US)
+    private static final DateTimeFormatter HTTP_DATE =
+            DateTimeFormatter.ofPattern("EEE, dd MMM uuuu HH:mm:ss 'GMT'", Locale.US)
             .withZone(ZoneOffset.UTC);
-    private static final DateTimeFormatter GO_DATE = DateTimeFormatter.ofPattern("dd MMM uuuu HH:mm:ss 'GMT'", Locale.US)
+    private static final DateTimeFormatter GO_DATE =
+            DateTimeFormatter.ofPattern("dd MMM uuuu HH:mm:ss 'GMT'", Locale.US)
             .withResolverStyle(ResolverStyle.STRICT);
     private static final List<String> WEEKDAYS = List.of("Mon", "Tue", "Wed", "Thu", "Fri", "Sat", "Sun");
 
@@ -219,7 +221,8 @@ final class NeedleHandler implements Handler<RoutingContext> {
             }
             ChunkedFile.Expanded file = ar.result();
             if (file == null) { // not a manifest this can read: the stored bytes, as the needle they are
-                NeedleStat plain = new NeedleStat(stat.fid(), json.result().length(), stat.crc(), stat.name(), stat.mime(),
+                NeedleStat plain =
+                        new NeedleStat(stat.fid(), json.result().length(), stat.crc(), stat.name(), stat.mime(),
                         stat.lastModified(), stat.pairs(), false, false, stat.source());
                 writeHeaders(request, response, path, plain);
                 sendBody(request, response, plain, ByteChunks.of(json.result()),
@@ -275,7 +278,8 @@ final class NeedleHandler implements Handler<RoutingContext> {
             }
         }
         response.putHeader(CONTENT_LENGTH, Long.toString(length));
-        if (!head && length > 0 && !response.headers().contains(CONTENT_TYPE) && !hasValue(response, CONTENT_ENCODING)) {
+        if (!head && length > 0 && !response.headers().contains(CONTENT_TYPE)
+                && !hasValue(response, CONTENT_ENCODING)) {
             // Go's server sniffs a body sent without a Content-Type (and without a Content-Encoding).
             response.putHeader(CONTENT_TYPE, sniff(pieces));
         }
@@ -384,7 +388,7 @@ final class NeedleHandler implements Handler<RoutingContext> {
             }
         }
         String inm = request.getHeader(HttpHeaders.IF_NONE_MATCH);
-        return inm != null && stat.quotedEtag().contentEquals(inm);
+        return inm != null && CharSequence.compare(stat.quotedEtag(), inm) == 0;
     }
 
     /** Unix seconds of a date in Go's http.TimeFormat ({@code Mon, 02 Jan 2006 15:04:05 GMT}), else MIN_VALUE. */

@@ -24,7 +24,8 @@ final class ReadScope {
         if (!api.admission().tryAcquire()) {
             api.meters().recordRead("none", "rejected", 0);
             response.putHeader("Retry-After", "1");
-            HttpErrors.send(response, 503, "too many reads in flight (http.maxInFlight=" + api.admission().limit() + ")");
+            HttpErrors.send(response, 503, "too many reads in flight (sidecar.maxInFlightReads="
+                    + api.admission().limit() + ")");
             return null;
         }
         return new ReadScope(api.admission(), api.meters());

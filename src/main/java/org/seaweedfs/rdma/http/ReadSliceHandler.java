@@ -74,7 +74,8 @@ final class ReadSliceHandler implements Handler<RoutingContext> {
             if (scope == null) {
                 return;
             }
-            api.sliceSource().readSlice(slice.fid(), slice.volumeServer(), slice.offset(), slice.size(), api.maxNeedleBytes())
+            api.sliceSource().readSlice(slice.fid(), slice.volumeServer(), slice.offset(), slice.size(),
+                    api.maxNeedleBytes())
                     .compose(content -> send(ctx.response(), content))
                     .onComplete(sent -> {
                         if (sent.failed()) {
@@ -90,7 +91,9 @@ final class ReadSliceHandler implements Handler<RoutingContext> {
         });
     }
 
-    /** {@code http.readSliceClients}: the {@code weed mount}s that send no token (a client without an address: none). */
+    /**
+     * {@code http.readSliceClients}: the {@code weed mount}s that send no token (a client without an address: none).
+     */
     private boolean mayReadWithoutToken(HttpServerRequest request) {
         SocketAddress remote = request.remoteAddress();
         if (remote == null || remote.hostAddress() == null) {
@@ -168,7 +171,8 @@ final class ReadSliceHandler implements Handler<RoutingContext> {
         } catch (URISyntaxException e) {
             throw new IllegalArgumentException("volume_server: not a URL: '" + text + "'");
         } catch (IllegalArgumentException e) {
-            throw e.getMessage().startsWith("volume_server") ? e : new IllegalArgumentException("volume_server: " + e.getMessage());
+            throw e.getMessage().startsWith("volume_server") ? e
+                    : new IllegalArgumentException("volume_server: " + e.getMessage());
         }
     }
 

@@ -16,7 +16,8 @@ import org.seaweedfs.rdma.sidecar.ReadPathStatus.AgentStatus;
 /**
  * {@code /health}, {@code /ready}, {@code /status} and {@code /status/history} for whatever roles the process runs.
  * Without the sidecar role {@code /health} is liveness alone (200 while the process answers) and {@code /status}
- * shows the agent. With it, {@code /health} is the schema {@code weed mount} reads once, at mount start: {@code status} and {@code rdma.enabled})
+ * shows the agent. With it, {@code /health} is the schema {@code weed mount} reads once, at mount start: {@code status}
+ * and {@code rdma.enabled})
  * and {@code /status} (agents, their states, breakers, volumes). Both share the summary:
  * <ul>
  *   <li>{@code status}: {@code healthy} (200) whenever RDMA can serve reads: at least one agent up whose breaker
@@ -135,7 +136,8 @@ final class StatusHandlers {
     }
 
     /** What {@code /health} says: healthy whenever RDMA serves reads, else the read path's degraded or unhealthy. */
-    static ReadPathStatus.Health overall(boolean rdmaEnabled, ReadPathStatus.Health readPath, List<AgentStatus> agents) {
+    static ReadPathStatus.Health overall(boolean rdmaEnabled, ReadPathStatus.Health readPath,
+            List<AgentStatus> agents) {
         if (rdmaEnabled && agents.stream().anyMatch(StatusHandlers::serves)) {
             return ReadPathStatus.Health.HEALTHY;
         }

@@ -35,11 +35,14 @@ final class EventBusMeters implements EventBusMetrics<EventBusMeters.Handler> {
         local = new Side(registry, "local");
         remote = new Side(registry, "remote");
         bytesWritten = DistributionSummary.builder(PREFIX + "bytes.written")
-                .description("Number of bytes sent while sending messages to event bus cluster peers").register(registry);
+                .description("Number of bytes sent while sending messages to event bus cluster peers")
+                        .register(registry);
         bytesRead = DistributionSummary.builder(PREFIX + "bytes.read")
-                .description("Number of bytes received while reading messages from event bus cluster peers").register(registry);
+                .description("Number of bytes received while reading messages from event bus cluster peers")
+                        .register(registry);
         for (ReplyFailure failure : ReplyFailure.values()) {
-            replyFailures.put(failure, Counter.builder(PREFIX + "reply.failures").description("Number of message reply failures")
+            replyFailures.put(failure,
+                    Counter.builder(PREFIX + "reply.failures").description("Number of message reply failures")
                     .tag("failure", failure.name()).register(registry));
         }
     }
@@ -59,7 +62,8 @@ final class EventBusMeters implements EventBusMetrics<EventBusMeters.Handler> {
         final Counter discarded;
 
         Side(MeterRegistry registry, String side) {
-            Gauge.builder(PREFIX + "pending", pending, LongAdder::sum).description("Number of messages not processed yet")
+            Gauge.builder(PREFIX + "pending", pending,
+                    LongAdder::sum).description("Number of messages not processed yet")
                     .tag("side", side).strongReference(true).register(registry);
             processed = counter(registry, "processed", "Number of processed messages", side);
             published = counter(registry, "published", "Number of messages published (publish / subscribe)", side);

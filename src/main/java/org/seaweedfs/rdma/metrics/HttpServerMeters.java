@@ -39,7 +39,9 @@ final class HttpServerMeters implements HttpServerMetrics<HttpServerMeters.Excha
      */
     private final Map<HttpMethod, MethodMeters> byMethod = new ConcurrentHashMap<>();
     private final MethodMeters otherMethod;
-    /** The last request's method and its meters; an immutable memo shared by event loops, as {@link MethodMeters#last}. */
+    /**
+     * The last request's method and its meters; an immutable memo shared by event loops, as {@link MethodMeters#last}.
+     */
     private MethodMemo lastMethod;
     /** By route, method and code: count, time and response size. */
     private final Map<ResponseKey, ResponseMeters> byResponse = new ConcurrentHashMap<>();
@@ -149,7 +151,8 @@ final class HttpServerMeters implements HttpServerMetrics<HttpServerMeters.Excha
     @Override
     public void requestReset(Exchange exchange) {
         String route = routeOf(exchange);
-        resets.computeIfAbsent(new ResetKey(route, exchange.method.name), k -> Counter.builder(PREFIX + "request.resets")
+        resets.computeIfAbsent(new ResetKey(route, exchange.method.name),
+                k -> Counter.builder(PREFIX + "request.resets")
                 .description("Number of request resets").tag("route", k.route()).tag("method", k.method())
                 .register(registry)).increment();
         finish(exchange);
@@ -193,7 +196,8 @@ final class HttpServerMeters implements HttpServerMetrics<HttpServerMeters.Excha
         }
         MethodMeters meters = byMethod.get(method);
         if (meters == null) {
-            meters = STANDARD_METHODS.contains(method) ? byMethod.computeIfAbsent(method, m -> newMethodMeters(m.name()))
+            meters = STANDARD_METHODS.contains(method)
+                    ? byMethod.computeIfAbsent(method, m -> newMethodMeters(m.name()))
                     : otherMethod;
         }
         lastMethod = new MethodMemo(method, meters);
@@ -202,7 +206,8 @@ final class HttpServerMeters implements HttpServerMetrics<HttpServerMeters.Excha
 
     private MethodMeters newMethodMeters(String name) {
         AtomicLong active = new AtomicLong();
-        Gauge.builder(PREFIX + "active.requests", active, AtomicLong::get).description("Number of requests being processed")
+        Gauge.builder(PREFIX + "active.requests", active,
+                AtomicLong::get).description("Number of requests being processed")
                 .tag("method", name).strongReference(true).register(registry);
         return new MethodMeters(name, active, DistributionSummary.builder(PREFIX + "request.bytes")
                 .description("Size of requests in bytes").tag("method", name).register(registry));

@@ -11,7 +11,6 @@ import io.micrometer.core.instrument.binder.system.UptimeMetrics;
 import io.micrometer.core.instrument.config.MeterFilter;
 import io.micrometer.prometheusmetrics.PrometheusConfig;
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
-import io.prometheus.metrics.model.registry.PrometheusRegistry;
 import io.vertx.core.Vertx;
 import io.vertx.core.VertxBuilder;
 import io.vertx.core.VertxOptions;
@@ -38,7 +37,10 @@ public final class RdmaMetrics implements AutoCloseable {
     /** What {@code /metrics} serves: {@link #registry} when it is a Prometheus one, else null (no endpoint). */
     private final PrometheusMeterRegistry scrapeRegistry;
     private final ReadMeters readMeters;
-    /** Vert.x's HTTP server and event-bus meters, shared by every Vert.x instance built here ({@link VertxMetersFactory}). */
+    /**
+     * Vert.x's HTTP server and event-bus meters, shared by every Vert.x instance built here ({@link
+     * VertxMetersFactory}).
+     */
     private final HttpServerMeters httpServerMeters;
     private final EventBusMeters eventBusMeters;
     private final String registryName = "seaweedfs-rdma-" + INSTANCES.incrementAndGet();
@@ -83,8 +85,7 @@ public final class RdmaMetrics implements AutoCloseable {
 
     public static RdmaMetrics create() {
         VertxGaugeRegistrationFilter.install();
-        PrometheusMeterRegistry registry = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT,
-                new PrometheusRegistry(), CoarseWallClock.get());
+        PrometheusMeterRegistry registry = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
         // Scrapes would otherwise count themselves; the route tag is bounded (route patterns only).
         registry.config().meterFilter(MeterFilter.deny(id ->
                 id.getName().startsWith("vertx.http.server") && SCRAPE_ROUTE.equals(id.getTag("route"))));

@@ -32,7 +32,8 @@ public final class ReadMeters {
 
     private final MeterRegistry registry;
     /** Latency timers by [source][result] tag index, registered on first use (building one per read costs). */
-    private final AtomicReferenceArray<Timer> latency = new AtomicReferenceArray<>(SOURCE_TAGS.size() * RESULT_TAGS.size());
+    private final AtomicReferenceArray<Timer> latency =
+            new AtomicReferenceArray<>(SOURCE_TAGS.size() * RESULT_TAGS.size());
     private final AtomicReferenceArray<DistributionSummary> served = new AtomicReferenceArray<>(SOURCE_TAGS.size());
     private final ReadTally tally = new ReadTally();
 

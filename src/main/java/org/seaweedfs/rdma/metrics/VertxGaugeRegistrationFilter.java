@@ -8,7 +8,8 @@ import java.util.logging.Logger;
  * Drops Micrometer's "This Gauge has been already registered (MeterId{name='vertx....'})" warning, and only that
  * one, knowingly. vertx-micrometer-metrics 5.0.x registers its gauges (event-bus handlers and pending messages, pool
  * queues, connections) again on every use to find their LongAdder, by design; Micrometer 1.13.9+ warns on the first
- * repeat (micrometer#5617). Both projects know (vert-x3/vertx-micrometer-metrics#259, micrometer-metrics/micrometer#6931);
+ * repeat (micrometer#5617). Both projects know (vert-x3/vertx-micrometer-metrics#259,
+ * micrometer-metrics/micrometer#6931);
  * nothing is wrong with the meters, but operators saw a warning at every start. A repeated registration of any other
  * gauge (ours included) still warns. Applies where Micrometer logs through java.util.logging (no SLF4J provider, as
  * in this jar); an embedding application with its own SLF4J backend filters it there if it wants.

@@ -47,7 +47,8 @@ final class VertxMetersFactory implements VertxMetricsFactory {
             implements VertxMetrics {
 
         @Override
-        public HttpServerMetrics<?, ?, ?> createHttpServerMetrics(HttpServerOptions options, SocketAddress localAddress) {
+        public HttpServerMetrics<?, ?,
+                ?> createHttpServerMetrics(HttpServerOptions options, SocketAddress localAddress) {
             return httpServer;
         }
 

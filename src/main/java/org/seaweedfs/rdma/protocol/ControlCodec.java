@@ -66,7 +66,8 @@ public final class ControlCodec {
 
     /** How many ids one {@link LookupBatch} carries at most (its reply, 21 bytes an id, must fit one frame too). */
     public int maxLookupsPerFrame() {
-        return Math.min(ProtocolLimits.MAX_LOOKUP_BATCH, (maxFrameBytes - PAYLOAD_FRAME_OVERHEAD) / LookupBatchResult.RESULT_BYTES);
+        return Math.min(ProtocolLimits.MAX_LOOKUP_BATCH, (maxFrameBytes - PAYLOAD_FRAME_OVERHEAD)
+                / LookupBatchResult.RESULT_BYTES);
     }
 
     /** The frame of a message. @throws ProtocolException TOO_LARGE when it would exceed the maximum frame size */
@@ -191,7 +192,8 @@ public final class ControlCodec {
 
     private static long requestIdIfPresent(ByteBuffer frame) {
         int at = frame.position();
-        boolean readable = frame.remaining() >= HEADER_BYTES && frame.get(at) == MAGIC_0 && frame.get(at + 1) == MAGIC_1;
+        boolean readable = frame.remaining() >= HEADER_BYTES && frame.get(at) == MAGIC_0 && frame.get(at + 1)
+                == MAGIC_1;
         return readable ? frame.getLong(at + 4) : 0;
     }
 }

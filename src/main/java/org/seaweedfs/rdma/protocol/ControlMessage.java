@@ -8,7 +8,8 @@ package org.seaweedfs.rdma.protocol;
  * change an array after handing it to a message.
  */
 public sealed interface ControlMessage
-        permits Hello, HelloOk, ErrorReply, Ping, Pong, VolumeListRequest, VolumeList, Lookup, LookupResult, LookupBatch,
+        permits Hello, HelloOk, ErrorReply, Ping, Pong, VolumeListRequest, VolumeList, Lookup, LookupResult,
+                LookupBatch,
         LookupBatchResult,
         SyncRequest, SyncEntries, VolumeChanged, ReadThrough, ReadThroughData {
 

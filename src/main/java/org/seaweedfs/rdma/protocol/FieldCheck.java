@@ -83,7 +83,8 @@ final class FieldCheck {
                 bytes += 1;
             } else if (c < 0x800) {
                 bytes += 2;
-            } else if (Character.isHighSurrogate(c) && i + 1 < s.length() && Character.isLowSurrogate(s.charAt(i + 1))) {
+            } else if (Character.isHighSurrogate(c) && i + 1 < s.length()
+                    && Character.isLowSurrogate(s.charAt(i + 1))) {
                 bytes += 4;
                 i++;
             } else if (Character.isSurrogate(c)) {

@@ -73,7 +73,8 @@ public record LookupBatchResult(long requestId, byte[] results) implements Contr
 
     @Override
     public boolean equals(Object o) {
-        return o instanceof LookupBatchResult other && requestId == other.requestId && Arrays.equals(results, other.results);
+        return o instanceof LookupBatchResult other && requestId == other.requestId
+                && Arrays.equals(results, other.results);
     }
 
     @Override

@@ -21,7 +21,10 @@ public final class ProtocolLimits {
     /** Segment.remoteKey (a packed UCX remote key; a few hundred bytes in practice). */
     public static final int MAX_REMOTE_KEY_BYTES = 4096;
     /** Largest u32 value. */
-    /** Needle ids in one {@link LookupBatch} (the frame size may allow fewer: {@link ControlCodec#maxLookupsPerFrame()}). */
+    /**
+     * Needle ids in one {@link LookupBatch} (the frame size may allow fewer: {@link
+     * ControlCodec#maxLookupsPerFrame()}).
+     */
     public static final int MAX_LOOKUP_BATCH = 4096;
     public static final long MAX_U32 = 0xFFFF_FFFFL;
 

@@ -52,7 +52,8 @@ public record SyncEntries(long requestId, long volumeId, long epoch, long fromPo
             byte[] chunk = Arrays.copyOfRange(packed, first * SyncEntryReader.ENTRY_BYTES,
                     (first + n) * SyncEntryReader.ENTRY_BYTES);
             first += n;
-            frames.add(new SyncEntries(0, volumeId, epoch, from, from + (long) n * idxEntryBytes, first < total, chunk));
+            frames.add(new SyncEntries(0, volumeId, epoch, from, from + (long) n * idxEntryBytes, first < total,
+                    chunk));
         } while (first < total);
         return frames;
     }

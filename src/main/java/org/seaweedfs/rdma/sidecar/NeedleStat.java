@@ -40,10 +40,10 @@ public record NeedleStat(
     }
 
     /**
-     * The ETag header's value: the 8 digits in double quotes, as ASCII bytes that the HTTP encoder copies as they
-     * are (every HTTP answer sends it; a String would be built from the bytes, then encoded back to them).
+     * The ETag header's value: the 8 digits in double quotes. Pre-encoded ASCII underneath, which the HTTP encoder
+     * copies as it is (every HTTP answer sends it; a String would be built from the bytes, then encoded back to them).
      */
-    public AsciiString quotedEtag() {
+    public CharSequence quotedEtag() {
         return new AsciiString(hexDigits(true), false);
     }
 

@@ -143,7 +143,9 @@ public final class ReadFailure extends RuntimeException {
         return new ReadFailure(Kind.UNAVAILABLE, message, null, -1, false, false, false, retryAfterSeconds);
     }
 
-    /** UNAVAILABLE because the needle's bytes are gone from where the agent's map says they are ({@link #dataGone()}). */
+    /**
+     * UNAVAILABLE because the needle's bytes are gone from where the agent's map says they are ({@link #dataGone()}).
+     */
     public static ReadFailure dataGone(String message, Throwable cause) {
         return new ReadFailure(Kind.UNAVAILABLE, message, cause, -1, false, true);
     }

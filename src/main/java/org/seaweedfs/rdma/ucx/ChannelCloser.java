@@ -53,7 +53,9 @@ final class ChannelCloser {
         closeContext = context;
     }
 
-    /** A local close: flushes outstanding operations, then closes the endpoint; {@code promise} completes when closed. */
+    /**
+     * A local close: flushes outstanding operations, then closes the endpoint; {@code promise} completes when closed.
+     */
     void closeOrderly(Promise<Void> promise, Context context) {
         if (channel.isClosed()) {
             owner.loop().complete(context, promise::tryComplete);

@@ -3,7 +3,6 @@ package org.seaweedfs.rdma.ucx;
 import io.vertx.core.Context;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
-import org.openucx.jucx.UcxCallback;
 import org.openucx.jucx.UcxException;
 import org.openucx.jucx.ucp.UcpEndpoint;
 import org.openucx.jucx.ucp.UcpEndpointParams;
@@ -12,34 +11,17 @@ import org.openucx.jucx.ucp.UcpRequest;
 import org.openucx.jucx.ucp.UcpWorker;
 
 import java.nio.ByteBuffer;
-import java.util.ArrayList;
 import java.util.IdentityHashMap;
-import java.util.List;
 import java.util.Map;
 
 /**
  * One channel's endpoint on an event loop's {@link LaneWorker}: connected by the peer's worker address (from the
  * handshake), so the peer runs no code for it, and used only on that event loop. Holds its own unpacked copy of each
  * of the channel's remote keys it used (a remote key belongs to the endpoint that unpacked it) and its gets in flight.
- *
- * <p>Once {@value #INLINE_GETS_FOR_IMPLICIT} gets in a row completed inside their call (one-sided shared-memory gets
- * of UCX copies), the lane issues implicit gets ({@code ucp_get_nbi}: no request object, no callback through JNI,
- * which JUCX spends on every get) and one endpoint flush per pass of the event loop completes all of them
- * ({@link #flush}); a flush that does not complete inside its call (the peer must answer, as for emulated gets) puts
- * the lane back on one request per get, whose gets then complete each on its own, and so does a flush that carried a
- * single get (one get per pass gains nothing from waiting for the pass's end), for
- * {@value #INLINE_GETS_AFTER_SOLO_FLUSH} gets.
  */
 final class EventLoopLane {
 
     private static final Logger log = LoggerFactory.getLogger(EventLoopLane.class);
-    /** Gets in a row that completed inside their call before the lane issues implicit gets. */
-    static final int INLINE_GETS_FOR_IMPLICIT = 16;
-    /**
-     * The same after a flush that carried a single get: one get per pass (one request at a time) gains nothing from a
-     * flush, and waiting for the pass's end cost one connection's p50 55 -> 70 µs with the awake window.
-     */
-    static final int INLINE_GETS_AFTER_SOLO_FLUSH = 1024;
 
     /** The lane's copy of a channel key; closed once the key is released and no lane get uses it. */
     static final class LaneKey {
@@ -75,10 +57,6 @@ final class EventLoopLane {
     private final UcpEndpoint endpoint;
     private final Map<UcxRemoteKey, LaneKey> keys = new IdentityHashMap<>();
     private LaneGetOp head; // gets in flight
-    private boolean implicitGets; // gets are issued without a request each and completed by the pass's flush
-    private int inlineGets; // gets in a row that completed inside their call
-    private int inlineGetsForImplicit = INLINE_GETS_FOR_IMPLICIT;
-    private ArrayList<LaneGetOp> unflushed = new ArrayList<>(); // implicit gets issued since the last flush
     private UcxTransportException failure; // set by the endpoint's error handler
     private UcxTransportException drainCause; // set when the lane takes no more gets and waits for its gets in flight
     private long drainDeadline;
@@ -117,86 +95,14 @@ final class EventLoopLane {
                     unpackFailure.getMessage()));
         } else if (copy == null) {
             op.finish(new UcxTransportException("remote key is closed on " + channel));
-        } else if (implicitGets) {
-            try {
-                endpoint.getNonBlockingImplicit(remoteAddress, copy.ucpKey, localAddress, length);
-                unflushed.add(op);
-            } catch (UcxException e) {
-                op.finish(channel.operationError(op.describe(), e.getStatus(), e.getMessage()));
-            }
         } else {
             try {
                 endpoint.getNonBlocking(remoteAddress, copy.ucpKey, localAddress, length, op);
             } catch (UcxException e) {
                 op.finish(channel.operationError(op.describe(), e.getStatus(), e.getMessage()));
             }
-            inlineGets = op.succeeded() ? inlineGets + 1 : 0;
-            implicitGets = inlineGets >= inlineGetsForImplicit;
         }
         return op;
-    }
-
-    /** Implicit gets issued and not yet flushed; from the first, the worker must {@link #flush} this lane. */
-    int unflushedGets() {
-        return unflushed.size();
-    }
-
-    /**
-     * Outside callbacks: one endpoint flush for the implicit gets issued since the last; it completes them all (UCX
-     * completes a flush once every operation before it has), inside this call when they completed inside theirs.
-     * Returns whether a flush was issued.
-     */
-    boolean flush() {
-        if (unflushed.isEmpty() || closed) {
-            return false;
-        }
-        LaneFlush flush = new LaneFlush(unflushed);
-        unflushed = new ArrayList<>();
-        channel.metrics().laneFlushed();
-        try {
-            endpoint.flushNonBlocking(flush);
-        } catch (UcxException e) {
-            flush.onError(e.getStatus(), e.getMessage());
-        }
-        if (!flush.done || flush.failed) { // the gets wait for the peer, or failed: one request per get again
-            implicitGets = false;
-            inlineGets = 0;
-        } else if (flush.ops.size() == 1) { // nothing shared the flush: back to completing inside the call
-            implicitGets = false;
-            inlineGets = 0;
-            inlineGetsForImplicit = INLINE_GETS_AFTER_SOLO_FLUSH;
-        } else {
-            inlineGetsForImplicit = INLINE_GETS_FOR_IMPLICIT;
-        }
-        return true;
-    }
-
-    /** The flush of a pass's implicit gets: its outcome is theirs. */
-    private final class LaneFlush extends UcxCallback {
-        private final List<LaneGetOp> ops;
-        private boolean done;
-        private boolean failed;
-
-        LaneFlush(List<LaneGetOp> ops) {
-            this.ops = ops;
-        }
-
-        @Override
-        public void onSuccess(UcpRequest request) {
-            done = true;
-            for (LaneGetOp op : ops) {
-                op.finish(null);
-            }
-        }
-
-        @Override
-        public void onError(int ucsStatus, String errorMsg) {
-            done = true;
-            failed = true;
-            for (LaneGetOp op : ops) {
-                op.finish(channel.operationError(op.describe() + ", flushed", ucsStatus, errorMsg));
-            }
-        }
     }
 
     /** Unpacked lazily at first use: {@code ucp_ep_rkey_unpack} is local and synchronous. */
@@ -297,7 +203,6 @@ final class EventLoopLane {
         // never has replies to the peer's gets queued. But a failed endpoint can only be force-closed, and gets in
         // flight must be purged by a forced close before their keys are closed below.
         boolean force = failure != null || head != null;
-        unflushed.clear(); // in flight, so failed below
         for (LaneGetOp op = head; op != null; op = op.next) {
             op.finish(cause);
             if (op.key != null) {

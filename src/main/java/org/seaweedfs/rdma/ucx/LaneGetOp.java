@@ -46,7 +46,9 @@ final class LaneGetOp extends UcxCallback implements Handler<Void> {
         return done && failure == null;
     }
 
-    /** Records the outcome once and queues the op for delivery; later outcomes (a purge after a failure) are ignored. */
+    /**
+     * Records the outcome once and queues the op for delivery; later outcomes (a purge after a failure) are ignored.
+     */
     void finish(Throwable cause) {
         if (!done) {
             done = true;

@@ -4,6 +4,7 @@ import io.vertx.core.Context;
 import io.vertx.core.Future;
 import io.vertx.core.Promise;
 import io.vertx.core.Vertx;
+import org.seaweedfs.rdma.internals.VertxInternals;
 import org.openucx.jucx.ucp.UcpContext;
 
 import java.util.ArrayList;

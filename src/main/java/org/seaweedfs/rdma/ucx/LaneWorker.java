@@ -4,6 +4,8 @@ import io.netty.channel.EventLoop;
 import io.vertx.core.Context;
 import io.vertx.core.Future;
 import io.vertx.core.Promise;
+import org.seaweedfs.rdma.internals.VertxInternals;
+import org.seaweedfs.rdma.polling.IdlePoll;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.openucx.jucx.ucp.UcpContext;
@@ -27,10 +29,11 @@ import java.util.concurrent.TimeUnit;
  * gets here.
  *
  * <p>A get that completes within its issuing call (a shared-memory get of UCX memory copies at once) completes
- * synchronously, until its lane issues implicit gets (see {@link EventLoopLane}): those complete together after the
- * event loop's pass of I/O, when the polling task flushes each lane once. Otherwise the worker polls with tasks on
- * its event loop, interleaved with the loop's I/O, while gets are in flight, and every {@value #IDLE_PROGRESS_MS} ms
- * while lanes exist, for wire-up, keepalive and error events.
+ * synchronously (at most {@value #SYNC_COMPLETIONS} between two polling tasks). Otherwise the worker polls with tasks
+ * on its event
+ * loop, interleaved with the loop's I/O, for the idle-poll time after its last event ({@link IdlePoll}); gets still in
+ * flight past it (a peer slow to answer) are polled for by timer, as an event loop cannot wait on UCX's file
+ * descriptor; and every {@value #IDLE_PROGRESS_MS} ms while lanes exist, for wire-up, keepalive and error events.
  * UCX callbacks only record outcomes; completions, key closes and endpoint closes happen after {@code progress()}.
  */
 final class LaneWorker {
@@ -40,32 +43,14 @@ final class LaneWorker {
     private static final int PROGRESS_ON_ISSUE = 4;
     private static final int MAX_PROGRESS_PER_PASS = 64;
     /**
-     * Synchronous completions within one dispatch of the event loop (an event-bus message, an HTTP request, a
-     * completion delivered by the polling task). A caller that chains gets (issues the next one in the completion of
-     * the last) recurses once per get; past this, its completions wait for the next polling task. Independent events
-     * each get their own budget: 64 event-bus requests queued at once all complete inside their calls, instead of
-     * half of them waiting for a polling task and arming a read deadline each.
+     * Gets completed inside their issuing call between two polling tasks. A caller that chains gets (issues the next
+     * one in the completion of the last) recurses once per get; past this, its completions wait for the polling task
+     * (queued behind the loop's other work), which bounds the stack and lets the loop serve that work.
      */
     static final int SYNC_COMPLETIONS = 32;
     static final long IDLE_PROGRESS_MS = 100;
-    /**
-     * The loop polls back to back for this long after the last UCX event (an issued or completed get) while gets are
-     * in flight, since a get served by a responsive peer completes within it, and after its last get had to wait for
-     * the peer (an emulated get), since the same client's next one is likely to follow as soon. After a get that
-     * completed inside its call (shared memory of UCX copies) it does so only when told to spin
-     * ({@code ucx.progress: spin}, {@link UcxSettings#idleSpinMicros()}): staying awake spares one request at a time
-     * a thread wake-up, but on a busy host takes a core from the clients and peers.
-     * Past it, with gets still in flight (a peer that serves emulated gets and is slow to answer, e.g. its thread is
-     * descheduled on a busy host), polls are timers, spaced a quarter of the time since the last event (at most
-     * {@value #MAX_POLL_DELAY_MICROS} µs), so the event loop stops taking the core that the peer (on the same host)
-     * needs to answer; with none in flight, polling stops. 20 µs rather than 50: a same-host agent answers an emulated
-     * get within it when its thread runs, and the longer window kept the loop polling while the agent, the other loop
-     * and the clients waited for a core (at 16 connections the polls took most of the sidecar's CPU; with 20 µs its
-     * CPU per request fell from 35-41 to 27-28 µs).
-     */
-    static final long BUSY_POLL_NANOS = 20_000;
-    static final long MIN_POLL_DELAY_MICROS = 5;
-    static final long MAX_POLL_DELAY_MICROS = 100;
+    /** The shortest spacing of timer polls for gets still in flight past the idle-poll time (with it 0, too). */
+    static final long MIN_TIMER_POLL_NANOS = 10_000;
     /** How long a lane of a closed channel waits for its gets in flight before it force-closes. */
     private static final long DRAIN_TIMEOUT_MS = 2_000;
 
@@ -73,23 +58,20 @@ final class LaneWorker {
     private final EventLoop eventLoop;
     private final String name;
     private final UcpWorker worker; // null when it could not be made: this loop uses the owner path
-    private final boolean awakeWhenIdle; // polls back to back with no get in flight (ucx.progress: spin)
-    private boolean lastGetWaited; // the last get issued did not complete inside its call
+    private final IdlePoll idle;
+    private final long timerPollNanos;
     private final Map<UcxChannel, EventLoopLane> lanes = new HashMap<>();
     private final Set<UcxChannel> refused = new HashSet<>(); // channels whose lane could not be made here
     private final ArrayDeque<LaneGetOp> completed = new ArrayDeque<>();
     private final ArrayList<EventLoopLane> failedLanes = new ArrayList<>();
-    private final ArrayList<EventLoopLane> toFlush = new ArrayList<>(); // lanes with implicit gets not yet flushed
     private final ArrayList<EventLoopLane> draining = new ArrayList<>(); // no new gets, waiting for the ones in flight
     private final ArrayList<UcpRequest> closing = new ArrayList<>();
     private final Runnable pollTask = this::poll;
     private final Runnable delayedPollTask = this::delayedPoll;
     private ScheduledFuture<?> delayedPoll; // a timer poll while gets wait for a slow peer
-    private long lastEventNanos;
     private int pending; // gets issued and not yet delivered
     private boolean pollScheduled;
-    private int syncBudget = SYNC_COMPLETIONS;
-    private long budgetDispatch; // the dispatch whose synchronous completions syncBudget counts
+    private int syncBudget = SYNC_COMPLETIONS; // completions inside their call left until the next polling task
     private ScheduledFuture<?> idleTimer;
     private boolean closed;
 
@@ -98,7 +80,8 @@ final class LaneWorker {
         this.eventLoop = eventLoop;
         this.name = name;
         this.worker = worker;
-        this.awakeWhenIdle = owner.settings().idleSpinMicros() > 0;
+        this.idle = new IdlePoll(owner.settings().idlePollMicros());
+        this.timerPollNanos = Math.max(MIN_TIMER_POLL_NANOS, idle.windowNanos());
     }
 
     /** On the event loop: a worker for it, or a disabled one (owner path) when UCX refuses; never throws. */
@@ -107,7 +90,7 @@ final class LaneWorker {
         try {
             LaneWorker worker = new LaneWorker(owner, eventLoop, name, context.newWorker(new UcpWorkerParams()));
             log.info("UCX gets issued on " + Thread.currentThread().getName() + " now run on its own UCX worker"
-                    + " (event-loop lanes; ucx.eventLoopLanes)");
+                    + " (event-loop lanes)");
             return worker;
         } catch (RuntimeException e) {
             log.warn("No UCX event-loop lanes on " + Thread.currentThread().getName()
@@ -128,38 +111,25 @@ final class LaneWorker {
         }
         LaneGetOp op = lane.issue(context, remoteAddress, key, localAddress, length);
         pending++;
-        lastEventNanos = System.nanoTime();
-        int unflushed = lane.unflushedGets();
-        if (unflushed > 0) { // an implicit get: the polling task's flush completes it with the pass's others
-            if (unflushed == 1) { // the lane's first since its last flush
-                toFlush.add(lane);
-            }
-            lastGetWaited = false;
-        } else {
-            for (int i = 0; !op.isDone() && i < PROGRESS_ON_ISSUE; i++) {
-                progressOnce();
-            }
-            lastGetWaited = !op.isDone();
+        idle.event(System.nanoTime());
+        for (int i = 0; !op.isDone() && i < PROGRESS_ON_ISSUE; i++) {
+            progressOnce();
         }
         if (!failedLanes.isEmpty()) {
             retireFailedLanes();
         }
         // Only the caller's own get completes here: other completions wait for the polling task, so no other
         // continuation runs inside this call.
-        if (op.isDone()) {
-            long dispatch = VertxInternals.dispatchStart();
-            if (dispatch != budgetDispatch) {
-                budgetDispatch = dispatch;
-                syncBudget = SYNC_COMPLETIONS;
-            }
-            if (syncBudget > 0 && completed.removeLastOccurrence(op)) {
-                syncBudget--;
-                settle(op);
-                op.handle(null);
-            }
+        boolean sync = op.isDone() && syncBudget > 0 && completed.removeLastOccurrence(op);
+        if (sync) {
+            syncBudget--;
+            settle(op);
         }
-        if (pending > 0 || awakeWhenIdle) {
-            schedulePoll(); // a poll after a get that completed here only when it is to keep the loop awake
+        if (pending > 0 || sync || idle.windowNanos() > 0) {
+            schedulePoll(); // after a get that completed here: to restore the budget and keep the loop awake
+        }
+        if (sync) {
+            op.handle(null);
         }
         return op.future();
     }
@@ -289,7 +259,9 @@ final class LaneWorker {
         lanes.put(channel, lane);
         owner.metrics().laneOpened();
         if (idleTimer == null) {
-            idleTimer = eventLoop.scheduleAtFixedRate(this::idle, IDLE_PROGRESS_MS, IDLE_PROGRESS_MS, TimeUnit.MILLISECONDS);
+            idleTimer =
+                    eventLoop.scheduleAtFixedRate(this::idle, IDLE_PROGRESS_MS, IDLE_PROGRESS_MS,
+                    TimeUnit.MILLISECONDS);
         }
         // The channel may have closed after the caller checked it, before this loop's worker was known to the
         // registry (so no close reached it): the owner path then fails the get with the channel's reason.
@@ -317,28 +289,18 @@ final class LaneWorker {
         boolean events = progressPass();
         long now = System.nanoTime();
         if (events) {
-            lastEventNanos = now;
+            idle.event(now);
         }
-        long quiet = now - lastEventNanos;
-        if (pollsBackToBack(quiet, pending, awakeWhenIdle || lastGetWaited)) {
-            // Back to back (no yield, no sleep): a completion, or the next get, is likely soon (BUSY_POLL_NANOS).
-            schedulePoll();
+        if (idle.polls(now)) {
+            IdlePoll.pause();
+            schedulePoll(); // back to back: a completion, or the next get, is likely soon
         } else if (pending > 0) {
-            long delayMicros = Math.min(MAX_POLL_DELAY_MICROS, Math.max(MIN_POLL_DELAY_MICROS, quiet / 4_000));
             try {
-                delayedPoll = eventLoop.schedule(delayedPollTask, delayMicros, TimeUnit.MICROSECONDS);
+                delayedPoll = eventLoop.schedule(delayedPollTask, timerPollNanos, TimeUnit.NANOSECONDS);
             } catch (RejectedExecutionException e) {
                 delayedPoll = null; // the event loop is shutting down; close() fails what is left
             }
         }
-    }
-
-    /**
-     * Whether the next poll follows at once ({@link #BUSY_POLL_NANOS}), {@code quiet} ns after the last UCX event;
-     * {@code awake}: also with none in flight.
-     */
-    static boolean pollsBackToBack(long quiet, int pending, boolean awake) {
-        return quiet < BUSY_POLL_NANOS && (pending > 0 || awake);
     }
 
     /** The timer poll: skipped when an immediate poll is queued (a get was issued meanwhile), which cancels it. */
@@ -376,24 +338,13 @@ final class LaneWorker {
      * Returns whether UCX reported any event.
      */
     private boolean progressPass() {
-        boolean flushed = flushLanes();
-        boolean events = progressAll() || flushed;
+        boolean events = progressAll();
         if (!failedLanes.isEmpty()) {
             retireFailedLanes();
         }
         closeDrainedLanes();
         deliverQueued();
         return events;
-    }
-
-    /** One flush per lane with implicit gets issued since its last; returns whether any was issued. */
-    private boolean flushLanes() {
-        boolean flushed = false;
-        for (int i = 0; i < toFlush.size(); i++) {
-            flushed |= toFlush.get(i).flush();
-        }
-        toFlush.clear();
-        return flushed;
     }
 
     private void retireFailedLanes() {

@@ -3,6 +3,7 @@ package org.seaweedfs.rdma.ucx;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.PooledByteBufAllocator;
 import io.vertx.core.buffer.Buffer;
+import org.seaweedfs.rdma.internals.VertxInternals;
 import org.openucx.jucx.UcxUtils;
 
 /** Copies between Vert.x buffers and native memory that UCX reads or writes. */

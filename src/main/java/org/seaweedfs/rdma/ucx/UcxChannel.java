@@ -198,7 +198,8 @@ public final class UcxChannel {
     /** Flushes outstanding operations, then closes the endpoint; completes once it is closed. */
     public Future<Void> close() {
         Context context = owner.callerContext();
-        return owner.hand(context, promise -> closer.closeOrderly(promise, context), stopped -> Future.succeededFuture());
+        return owner.hand(context, promise -> closer.closeOrderly(promise, context),
+                stopped -> Future.succeededFuture());
     }
 
     @Override
@@ -268,7 +269,8 @@ public final class UcxChannel {
     }
 
     UcxTransportException operationError(String what, int status, String message) {
-        return new UcxTransportException("UCX " + what + " on " + this + " failed: " + message + " (status " + status + ")",
+        return new UcxTransportException("UCX " + what + " on " + this + " failed: " + message + " (status " + status
+                + ")",
                 status);
     }
 
@@ -359,7 +361,8 @@ public final class UcxChannel {
 
     /** Inside a UCX callback: the endpoint failed. Everything pending fails; the endpoint is force-closed. */
     void endpointFailed(int status, String message) {
-        fail(new UcxTransportException("UCX endpoint " + this + " failed: " + message + " (status " + status + ")", status));
+        fail(new UcxTransportException("UCX endpoint " + this + " failed: " + message + " (status " + status + ")",
+                status));
     }
 
     /** Inside a UCX callback: an incoming frame. Copies the data out (it is only valid during the callback). */

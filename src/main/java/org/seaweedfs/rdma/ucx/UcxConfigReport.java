@@ -48,7 +48,8 @@ final class UcxConfigReport {
                 String effect = key.equals("UCX_ERROR_SIGNALS")
                         ? "JUCX still disables UCX's signal handlers when it loads"
                         : "UCX uses its own default";
-                gaps.add("environment has " + (actual == null ? "no " + key : key + "=" + actual) + ", settings ask for "
+                gaps.add("environment has " + (actual == null ? "no " + key : key + "=" + actual)
+                        + ", settings ask for "
                         + key + "=" + value + " (" + effect + "); UCX reads it only from the environment");
             }
         });
@@ -59,13 +60,16 @@ final class UcxConfigReport {
      * Runs {@code ucx_info -e} for a peer on this host and on another host, with this process's environment and the
      * context settings, and describes the lanes UCX picks for each.
      */
-    static String probeLanes(Map<String, String> config, boolean errorHandling) throws IOException, InterruptedException {
-        return "same host: " + lanes(config, errorHandling, "intra") + "; other hosts: " + lanes(config, errorHandling, "inter");
+    static String probeLanes(Map<String, String> config, boolean errorHandling) throws IOException,
+            InterruptedException {
+        return "same host: " + lanes(config, errorHandling, "intra") + "; other hosts: "
+                + lanes(config, errorHandling, "inter");
     }
 
     private static String lanes(Map<String, String> config, boolean errorHandling, String placement)
             throws IOException, InterruptedException {
-        ProcessBuilder builder = new ProcessBuilder("ucx_info", "-e", "-u", errorHandling ? "rmwe" : "rmw", "-P", placement)
+        ProcessBuilder builder =
+                new ProcessBuilder("ucx_info", "-e", "-u", errorHandling ? "rmwe" : "rmw", "-P", placement)
                 .redirectErrorStream(true);
         config.forEach((k, v) -> builder.environment().put(environmentName(k), v));
         Process process;

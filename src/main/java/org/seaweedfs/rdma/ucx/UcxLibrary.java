@@ -39,7 +39,8 @@ public final class UcxLibrary {
     }
 
     /**
-     * Finds the version (blocking: runs {@code ucx_info -v}) and logs the one start-up line, the first time only. Called
+     * Finds the version (blocking: runs {@code ucx_info -v}) and logs the one start-up line, the first time only.
+     * Called
      * by the owner thread of the first worker, after its context loaded libucp.
      */
     static void identify() {

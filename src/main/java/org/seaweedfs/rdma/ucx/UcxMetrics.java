@@ -15,7 +15,6 @@ public final class UcxMetrics {
     private final LongAdder channelsOpened = new LongAdder();
     private final LongAdder channelsClosed = new LongAdder();
     private final LongAdder laneGets = new LongAdder();
-    private final LongAdder laneFlushes = new LongAdder();
     private final LongAdder lanesOpen = new LongAdder();
     private final LongAdder laneKeys = new LongAdder();
 
@@ -28,11 +27,6 @@ public final class UcxMetrics {
     void laneGetCompleted(long bytes) {
         getCompleted(bytes);
         laneGets.increment();
-    }
-
-    /** A lane flushed the implicit gets of one pass of its event loop. */
-    void laneFlushed() {
-        laneFlushes.increment();
     }
 
     void laneOpened() {
@@ -86,11 +80,6 @@ public final class UcxMetrics {
     /** Gets completed on an event-loop lane, without a hand-off to the owner thread (part of {@link #gets()}). */
     public LongAdder laneGets() {
         return laneGets;
-    }
-
-    /** Endpoint flushes that completed a pass's implicit lane gets (lane gets per flush: how many one flush served). */
-    public LongAdder laneFlushes() {
-        return laneFlushes;
     }
 
     /** Lanes open now: one per event loop and channel that issued gets on it. */

@@ -6,13 +6,14 @@ import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.regex.Pattern;
+import org.seaweedfs.rdma.polling.IdlePoll;
 
 /**
  * How the UCX context and worker of a {@link UcxWorkerVerticle} are set up. The configuration file's {@code ucx}
- * section has exactly the keys {@code ucx.tls}, {@code ucx.netDevices}, {@code ucx.errorHandling},
- * {@code ucx.onDemandPaging}, {@code ucx.maxRemoteKeys} and {@code ucx.eventLoopLanes} (validated by the config
- * schema, documented in {@code conf/config.yaml}); the other components are set in code ({@code with...}) or by a JVM
- * property, and are not configuration keys.
+ * section has exactly the keys {@code ucx.tls}, {@code ucx.netDevices}, {@code ucx.errorHandling} and
+ * {@code ucx.onDemandPaging} (validated by the config schema, documented in {@code conf/config.yaml}), and the
+ * idle-poll time is the top-level {@code idlePollMicros}; the other components are set in code ({@code with...}) and
+ * are not configuration keys.
  *
  * @param tls                transports UCX may use (UCX_TLS syntax; {@code ucx.tls}). Default here {@code sm,tcp,self}:
  *                           shared memory between processes of one host, TCP between hosts (UCX 1.13 also needs a
@@ -25,9 +26,6 @@ import java.util.regex.Pattern;
  *                           them. Shared memory then needs its interfaces' ERROR_HANDLING=y, without which UCX
  *                           silently drops it: set on the context ({@code MM_ERROR_HANDLING}, see
  *                           {@link #contextConfig()}), so no UCX_POSIX/SYSV_ERROR_HANDLING variable is needed.
- * @param spinIterations     idle {@code progress()} calls the owner thread makes before it sleeps in the kernel
- *                           (default 1000, or JVM property {@value #SPIN_PROPERTY}; 0 = sleep at once): latency
- *                           against CPU; each idle iteration yields the core, so event loops are not starved.
  * @param tcpTxSegSize       TCP send segment in bytes (UCX's TCP_TX_SEG_SIZE), set on the context: emulated gets over
  *                           TCP move in fragments of this size. Default {@value #TCP_SEG_SIZE} (UCX's is 8 KiB).
  * @param tcpRxSegSize       TCP receive segment in bytes (UCX's TCP_RX_SEG_SIZE), set on the context, at least the TX
@@ -37,7 +35,7 @@ import java.util.regex.Pattern;
  * @param connectTimeoutMs   how long {@code connect} waits for the endpoint and handshake (default 10000).
  * @param probeTransports    at start-up, ask {@code ucx_info} (if installed) which lanes UCX builds with these
  *                           settings and log them (default true).
- * @param maxRemoteKeys      remote keys one channel keeps unpacked at once ({@code ucx.maxRemoteKeys}, default 65536):
+ * @param maxRemoteKeys      remote keys one channel keeps unpacked at once (default 65536, set in code only):
  *                           a bound on native memory per peer. Each {@link UcxChannel#unpackRemoteKey} holds one
  *                           reference until {@link UcxChannel#releaseRemoteKey}; an unpack of a new key beyond the
  *                           bound fails (naming this key) rather than evicting a key a reader may still use.
@@ -51,14 +49,10 @@ import java.util.regex.Pattern;
  *                           {@link #withOnDemandPaging} after it to override.
  * @param eventLoopLanes     gets issued on a Vert.x event loop run on a UCX worker owned by that event loop (a lane per
  *                           event loop and channel), completing on the caller's thread without a hand-off to the
- *                           owner thread ({@code ucx.eventLoopLanes}, default true, or JVM property
- *                           {@value #LANES_PROPERTY}). Off: every get goes through the owner thread.
- * @param idleSpinMicros     how long the owner thread keeps polling after its last event (a served get, a message)
- *                           before it sleeps in the kernel, whether or not operations of its own are in flight
- *                           (0 = sleep at once, the default; chosen by {@link ProgressPlan} from {@code ucx.progress}):
- *                           an agent that serves emulated gets (no RDMA, mapped volumes) catches the next request
- *                           without a wake-up. Above 0, event-loop lanes also keep polling after a get with none in
- *                           flight ({@link LaneWorker#BUSY_POLL_NANOS}).
+ *                           owner thread (default true; off in tests of the owner path). Off: every get goes through
+ *                           the owner thread.
+ * @param idlePollMicros     how long the owner thread and the event-loop lanes keep polling after their last event
+ *                           before they sleep ({@code idlePollMicros}, {@link IdlePoll}).
  * @param extraConfig        raw UCX context settings without the UCX_ prefix (e.g. {@code RNDV_THRESH -> 64K});
  *                           applied last on the context. A transport's key goes by its name inside the transport's
  *                           table ({@code RX_SEG_SIZE}, {@code MM_SEG_SIZE}), not by its environment name
@@ -70,10 +64,10 @@ import java.util.regex.Pattern;
  * the environment; global keys such as {@code ERROR_SIGNALS} come from the environment only.
  * {@link #contextConfig()} and {@link #requiredEnvironment()} split them.
  */
-public record UcxSettings(String tls, String netDevices, boolean peerErrorHandling, int spinIterations,
+public record UcxSettings(String tls, String netDevices, boolean peerErrorHandling,
                           int tcpTxSegSize, int tcpRxSegSize, int maxFrameBytes, long connectTimeoutMs,
                           boolean probeTransports, int maxRemoteKeys, boolean onDemandPaging,
-                          boolean eventLoopLanes, int idleSpinMicros, Map<String, String> extraConfig) {
+                          boolean eventLoopLanes, int idlePollMicros, Map<String, String> extraConfig) {
 
     public static final String DEFAULT_TLS = "sm,tcp,self";
 
@@ -138,7 +132,6 @@ public record UcxSettings(String tls, String netDevices, boolean peerErrorHandli
     private static final Pattern TCP_TRANSPORT = Pattern.compile("all|tcp");
     private static final Pattern MEMORY_UNITS = Pattern.compile("(\\d+)\\s*([kmg]?)b?", Pattern.CASE_INSENSITIVE);
     private static final int MAX_REMOTE_KEYS = 1 << 24;
-    static final int MAX_IDLE_SPIN_MICROS = 10_000;
 
     public UcxSettings {
         Objects.requireNonNull(tls, "ucx.tls");
@@ -151,16 +144,15 @@ public record UcxSettings(String tls, String netDevices, boolean peerErrorHandli
         require(DEVICE_LIST.matcher(netDevices).matches(),
                 "ucx.netDevices must be 'all' or a comma-separated device list such as 'mlx5_0:1,eth0', got '"
                         + netDevices + "'");
-        require(spinIterations >= 0 && spinIterations <= 10_000_000,
-                "ucx.spinIterations must be between 0 and 10000000, got " + spinIterations);
         require(tcpTxSegSize >= 1024 && tcpTxSegSize <= MAX_SEG_SIZE,
                 "ucx.tcpTxSegSize must be 1024.." + MAX_SEG_SIZE + " bytes, got " + tcpTxSegSize);
         require(tcpRxSegSize >= 1024 && tcpRxSegSize <= MAX_SEG_SIZE,
                 "ucx.tcpRxSegSize must be 1024.." + MAX_SEG_SIZE + " bytes, got " + tcpRxSegSize);
         require(tcpRxSegSize >= tcpTxSegSize,
-                "ucx.tcpRxSegSize (" + tcpRxSegSize + ") must not be smaller than ucx.tcpTxSegSize (" + tcpTxSegSize + ")");
-        require(idleSpinMicros >= 0 && idleSpinMicros <= MAX_IDLE_SPIN_MICROS,
-                "ucx idle spin must be 0.." + MAX_IDLE_SPIN_MICROS + " µs, got " + idleSpinMicros);
+                "ucx.tcpRxSegSize (" + tcpRxSegSize + ") must not be smaller than ucx.tcpTxSegSize (" + tcpTxSegSize
+                        + ")");
+        require(idlePollMicros >= 0 && idlePollMicros <= IdlePoll.MAX_MICROS,
+                "idlePollMicros must be 0.." + IdlePoll.MAX_MICROS + ", got " + idlePollMicros);
         require(maxFrameBytes >= 1024, "ucx.maxFrameBytes must be at least 1024, got " + maxFrameBytes);
         require(connectTimeoutMs >= 1 && connectTimeoutMs <= 600_000,
                 "ucx.connectTimeoutMs must be between 1 and 600000, got " + connectTimeoutMs);
@@ -179,12 +171,6 @@ public record UcxSettings(String tls, String netDevices, boolean peerErrorHandli
         extraConfig = Collections.unmodifiableMap(copy);
     }
 
-    /** JVM property overriding the default of {@link #spinIterations} (a tuning knob, not a configuration key). */
-    public static final String SPIN_PROPERTY = "seaweedfs.ucx.spinIterations";
-
-    /** JVM property overriding the default of {@link #eventLoopLanes} ({@code false} turns lanes off). */
-    public static final String LANES_PROPERTY = "seaweedfs.ucx.eventLoopLanes";
-
     /**
      * JVM property adding raw UCX context settings ({@link #extraConfig}) to the defaults, as comma-separated
      * {@code KEY=VALUE} pairs (e.g. {@code RX_SEG_SIZE=1m,TX_SEG_SIZE=1m}): a tuning knob, not a configuration key.
@@ -194,11 +180,8 @@ public record UcxSettings(String tls, String netDevices, boolean peerErrorHandli
     public static final String CONFIG_PROPERTY = "seaweedfs.ucx.config";
 
     public static UcxSettings defaults() {
-        return new UcxSettings(DEFAULT_TLS, "all", true, Integer.getInteger(SPIN_PROPERTY, 1000), TCP_SEG_SIZE,
-                TCP_SEG_SIZE, 64 << 20,
-                10_000, true, 65_536,
-                mayUseRdma(DEFAULT_TLS),
-                Boolean.parseBoolean(System.getProperty(LANES_PROPERTY, "true")), 0,
+        return new UcxSettings(DEFAULT_TLS, "all", true, TCP_SEG_SIZE, TCP_SEG_SIZE, 64 << 20, 10_000, true, 65_536,
+                mayUseRdma(DEFAULT_TLS), true, IdlePoll.DEFAULT_MICROS,
                 configProperty(System.getProperty(CONFIG_PROPERTY, "")));
     }
 
@@ -252,54 +235,58 @@ public record UcxSettings(String tls, String netDevices, boolean peerErrorHandli
     }
 
     public UcxSettings withTls(String newTls) {
-        return new UcxSettings(newTls, netDevices, peerErrorHandling, spinIterations, tcpTxSegSize, tcpRxSegSize,
-                maxFrameBytes, connectTimeoutMs, probeTransports, maxRemoteKeys, mayUseRdma(newTls), eventLoopLanes, idleSpinMicros, extraConfig);
+        return new UcxSettings(newTls, netDevices, peerErrorHandling, tcpTxSegSize, tcpRxSegSize,
+                maxFrameBytes, connectTimeoutMs, probeTransports, maxRemoteKeys, mayUseRdma(newTls), eventLoopLanes,
+                        idlePollMicros, extraConfig);
     }
 
     public UcxSettings withNetDevices(String devices) {
-        return new UcxSettings(tls, devices, peerErrorHandling, spinIterations, tcpTxSegSize, tcpRxSegSize,
-                maxFrameBytes, connectTimeoutMs, probeTransports, maxRemoteKeys, onDemandPaging, eventLoopLanes, idleSpinMicros, extraConfig);
-    }
-
-    public UcxSettings withSpinIterations(int iterations) {
-        return new UcxSettings(tls, netDevices, peerErrorHandling, iterations, tcpTxSegSize, tcpRxSegSize,
-                maxFrameBytes, connectTimeoutMs, probeTransports, maxRemoteKeys, onDemandPaging, eventLoopLanes, idleSpinMicros, extraConfig);
+        return new UcxSettings(tls, devices, peerErrorHandling, tcpTxSegSize, tcpRxSegSize,
+                maxFrameBytes, connectTimeoutMs, probeTransports, maxRemoteKeys, onDemandPaging, eventLoopLanes,
+                        idlePollMicros, extraConfig);
     }
 
     public UcxSettings withPeerErrorHandling(boolean on) {
-        return new UcxSettings(tls, netDevices, on, spinIterations, tcpTxSegSize, tcpRxSegSize,
-                maxFrameBytes, connectTimeoutMs, probeTransports, maxRemoteKeys, onDemandPaging, eventLoopLanes, idleSpinMicros, extraConfig);
+        return new UcxSettings(tls, netDevices, on, tcpTxSegSize, tcpRxSegSize,
+                maxFrameBytes, connectTimeoutMs, probeTransports, maxRemoteKeys, onDemandPaging, eventLoopLanes,
+                        idlePollMicros, extraConfig);
     }
 
     public UcxSettings withProbeTransports(boolean probe) {
-        return new UcxSettings(tls, netDevices, peerErrorHandling, spinIterations, tcpTxSegSize, tcpRxSegSize,
-                maxFrameBytes, connectTimeoutMs, probe, maxRemoteKeys, onDemandPaging, eventLoopLanes, idleSpinMicros, extraConfig);
+        return new UcxSettings(tls, netDevices, peerErrorHandling, tcpTxSegSize, tcpRxSegSize,
+                maxFrameBytes, connectTimeoutMs, probe, maxRemoteKeys, onDemandPaging, eventLoopLanes, idlePollMicros,
+                        extraConfig);
     }
 
     public UcxSettings withMaxRemoteKeys(int max) {
-        return new UcxSettings(tls, netDevices, peerErrorHandling, spinIterations, tcpTxSegSize, tcpRxSegSize,
-                maxFrameBytes, connectTimeoutMs, probeTransports, max, onDemandPaging, eventLoopLanes, idleSpinMicros, extraConfig);
+        return new UcxSettings(tls, netDevices, peerErrorHandling, tcpTxSegSize, tcpRxSegSize,
+                maxFrameBytes, connectTimeoutMs, probeTransports, max, onDemandPaging, eventLoopLanes, idlePollMicros,
+                        extraConfig);
     }
 
     public UcxSettings withOnDemandPaging(boolean on) {
-        return new UcxSettings(tls, netDevices, peerErrorHandling, spinIterations, tcpTxSegSize, tcpRxSegSize,
-                maxFrameBytes, connectTimeoutMs, probeTransports, maxRemoteKeys, on, eventLoopLanes, idleSpinMicros, extraConfig);
+        return new UcxSettings(tls, netDevices, peerErrorHandling, tcpTxSegSize, tcpRxSegSize,
+                maxFrameBytes, connectTimeoutMs, probeTransports, maxRemoteKeys, on, eventLoopLanes, idlePollMicros,
+                        extraConfig);
     }
 
     public UcxSettings withEventLoopLanes(boolean on) {
-        return new UcxSettings(tls, netDevices, peerErrorHandling, spinIterations, tcpTxSegSize, tcpRxSegSize,
-                maxFrameBytes, connectTimeoutMs, probeTransports, maxRemoteKeys, onDemandPaging, on, idleSpinMicros, extraConfig);
+        return new UcxSettings(tls, netDevices, peerErrorHandling, tcpTxSegSize, tcpRxSegSize,
+                maxFrameBytes, connectTimeoutMs, probeTransports, maxRemoteKeys, onDemandPaging, on, idlePollMicros,
+                        extraConfig);
     }
 
-    /** The owner thread's idle spin after its last event (see {@link ProgressPlan}); 0 sleeps at once. */
-    public UcxSettings withIdleSpinMicros(int micros) {
-        return new UcxSettings(tls, netDevices, peerErrorHandling, spinIterations, tcpTxSegSize, tcpRxSegSize,
-                maxFrameBytes, connectTimeoutMs, probeTransports, maxRemoteKeys, onDemandPaging, eventLoopLanes, micros, extraConfig);
+    /** The idle-poll time of the owner thread and the lanes ({@link IdlePoll}); 0 sleeps at once. */
+    public UcxSettings withIdlePollMicros(int micros) {
+        return new UcxSettings(tls, netDevices, peerErrorHandling, tcpTxSegSize, tcpRxSegSize,
+                maxFrameBytes, connectTimeoutMs, probeTransports, maxRemoteKeys, onDemandPaging, eventLoopLanes, micros,
+                        extraConfig);
     }
 
     public UcxSettings withExtraConfig(Map<String, String> extra) {
-        return new UcxSettings(tls, netDevices, peerErrorHandling, spinIterations, tcpTxSegSize, tcpRxSegSize,
-                maxFrameBytes, connectTimeoutMs, probeTransports, maxRemoteKeys, onDemandPaging, eventLoopLanes, idleSpinMicros, extra);
+        return new UcxSettings(tls, netDevices, peerErrorHandling, tcpTxSegSize, tcpRxSegSize,
+                maxFrameBytes, connectTimeoutMs, probeTransports, maxRemoteKeys, onDemandPaging, eventLoopLanes,
+                        idlePollMicros, extra);
     }
 
     /**

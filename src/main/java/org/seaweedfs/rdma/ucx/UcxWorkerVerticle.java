@@ -6,6 +6,7 @@ import io.vertx.core.Handler;
 import io.vertx.core.Promise;
 import io.vertx.core.VerticleBase;
 import io.vertx.core.Vertx;
+import org.seaweedfs.rdma.internals.VertxInternals;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.openucx.jucx.UcxException;
@@ -73,8 +74,7 @@ public final class UcxWorkerVerticle extends VerticleBase {
 
     public UcxWorkerVerticle(UcxSettings settings) {
         this.settings = Objects.requireNonNull(settings, "settings");
-        this.loop = new WorkerLoop("ucx-worker-" + INSTANCES.incrementAndGet(), settings.spinIterations(),
-                settings.idleSpinMicros());
+        this.loop = new WorkerLoop("ucx-worker-" + INSTANCES.incrementAndGet(), settings.idlePollMicros());
     }
 
     public UcxWorkerVerticle() {
@@ -89,7 +89,9 @@ public final class UcxWorkerVerticle extends VerticleBase {
         return metrics;
     }
 
-    /** Event-loop lane workers made so far (for diagnostics and tests; open lanes are in {@link UcxMetrics#lanes()}). */
+    /**
+     * Event-loop lane workers made so far (for diagnostics and tests; open lanes are in {@link UcxMetrics#lanes()}).
+     */
     public int laneWorkers() {
         LaneRegistry registry = lanes;
         return registry == null ? 0 : registry.workerCount();
@@ -112,7 +114,8 @@ public final class UcxWorkerVerticle extends VerticleBase {
                         lanes = new LaneRegistry(this, vertx, ucpContext, settings.eventLoopLanes());
                         started.complete();
                     } else {
-                        started.fail(new UcxTransportException("UCX worker could not start: " + failure.getMessage(), failure));
+                        started.fail(new UcxTransportException("UCX worker could not start: " + failure.getMessage(),
+                                failure));
                     }
                 }));
         return started.future().onSuccess(v -> logStartup(config));
@@ -121,9 +124,10 @@ public final class UcxWorkerVerticle extends VerticleBase {
     private void logStartup(Map<String, String> config) {
         String name = loop.thread().getName();
         log.info("UCX worker " + name + " started; context settings " + config + "; UCX_* environment "
-                + UcxConfigReport.ucxEnvironment() + "; peer error handling " + (settings.peerErrorHandling() ? "on" : "OFF")
+                + UcxConfigReport.ucxEnvironment() + "; peer error handling "
+                        + (settings.peerErrorHandling() ? "on" : "OFF")
                 + "; on-demand paging " + (settings.onDemandPaging() ? "on" : "off")
-                + "; idle spin " + settings.idleSpinMicros() + " µs");
+                + "; idle poll " + settings.idlePollMicros() + " µs");
         for (String warning : UcxConfigReport.environmentGaps(settings.requiredEnvironment(), System.getenv())) {
             log.warn("UCX worker " + name + ": " + warning);
         }
@@ -141,7 +145,8 @@ public final class UcxWorkerVerticle extends VerticleBase {
     public Future<?> stop() {
         Promise<Void> done = terminated;
         LaneRegistry registry = lanes;
-        UcxTransportException stopping = new UcxTransportException("UCX worker " + loop.thread().getName() + " is stopping");
+        UcxTransportException stopping =
+                new UcxTransportException("UCX worker " + loop.thread().getName() + " is stopping");
         Future<Boolean> lanesGone = registry == null ? Future.succeededFuture(true)
                 : registry.closeAll(stopping, SHUTDOWN_TIMEOUT_MS);
         Context context = this.context;
@@ -290,7 +295,10 @@ public final class UcxWorkerVerticle extends VerticleBase {
         T call() throws Exception;
     }
 
-    /** Work for the owner thread that settles {@code promise} itself, now or later (through {@link WorkerLoop#complete}). */
+    /**
+     * Work for the owner thread that settles {@code promise} itself, now or later (through {@link
+     * WorkerLoop#complete}).
+     */
     interface LoopWork<T> {
         void run(Promise<T> promise) throws Exception;
     }
@@ -300,8 +308,11 @@ public final class UcxWorkerVerticle extends VerticleBase {
         return submit(context, call, Future::failedFuture);
     }
 
-    /** As {@link #submit(Context, LoopCall)}; when the worker has stopped, the future has {@code whenStopped}'s outcome. */
-    <T> Future<T> submit(Context context, LoopCall<T> call, java.util.function.Function<UcxTransportException, Future<T>> whenStopped) {
+    /**
+     * As {@link #submit(Context, LoopCall)}; when the worker has stopped, the future has {@code whenStopped}'s outcome.
+     */
+    <T> Future<T> submit(Context context, LoopCall<T> call, java.util.function.Function<UcxTransportException,
+            Future<T>> whenStopped) {
         return hand(context, promise -> {
             T value = call.call();
             loop.complete(context, () -> promise.tryComplete(value));
@@ -376,7 +387,8 @@ public final class UcxWorkerVerticle extends VerticleBase {
         long length = data.getLength();
         if (length <= 0 || length > ActiveMessages.MAX_WORKER_ADDRESS_BYTES || !data.isDataValid()) {
             if (length > 0) {
-                log.debug("Ignoring a " + length + "-byte worker address in a UCX handshake: no event-loop lanes to that peer");
+                log.debug("Ignoring a " + length
+                        + "-byte worker address in a UCX handshake: no event-loop lanes to that peer");
             }
             return null;
         }

@@ -1,6 +1,7 @@
 package org.seaweedfs.rdma.ucx;
 
 import io.vertx.core.Context;
+import org.seaweedfs.rdma.polling.IdlePoll;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.openucx.jucx.ucp.UcpRequest;
@@ -12,8 +13,9 @@ import java.util.concurrent.ConcurrentLinkedQueue;
 
 /**
  * The dedicated thread that owns a {@link UcpWorker}. Other threads hand it {@link LoopTask}s; it runs them, calls
- * {@code progress()} until there is nothing left, spins a little, then arms the worker and sleeps until UCX or a
- * {@code signal()} wakes it. UCX callbacks therefore always run here, and nothing they throw leaves the loop.
+ * {@code progress()} until there is nothing left, keeps polling for the idle-poll time ({@link IdlePoll}), then sleeps
+ * in the kernel until UCX or a {@code signal()} wakes it. UCX callbacks therefore always run here, and nothing they
+ * throw leaves the loop.
  */
 final class WorkerLoop {
 
@@ -30,16 +32,7 @@ final class WorkerLoop {
     }
 
     private final String name;
-    private final int spinIterations;
-    private final long idleSpinNanos;
-    /**
-     * While serving, the loop yields its core once per {@value} ns of idle spinning and pauses the CPU
-     * ({@code Thread.onSpinWait}) in between: yielding on every pass sent a third of a serving agent's CPU to the
-     * scheduler, never yielding keeps the core from the event loops beside it. Counted
-     * in time, not passes: a pass costs a few hundred ns, or microseconds when a TCP lane makes progress poll sockets.
-     */
-    static final long SERVING_YIELD_NANOS = 10_000;
-    private long lastYield; // owner thread only
+    private final IdlePoll idle; // owner thread only
     private final Queue<LoopTask> tasks = new ConcurrentLinkedQueue<>();
     private final CompletionBatch completions = new CompletionBatch();
     private final ArrayList<Watch> watches = new ArrayList<>();
@@ -55,15 +48,10 @@ final class WorkerLoop {
     private record Watch(UcpRequest request, Runnable onDone, long deadlineNanos) {
     }
 
-    WorkerLoop(String name, int spinIterations) {
-        this(name, spinIterations, 0);
-    }
-
-    /** {@code idleSpinMicros}: keep polling this long after the last event before sleeping (0: sleep at once). */
-    WorkerLoop(String name, int spinIterations, int idleSpinMicros) {
+    /** {@code idlePollMicros}: keep polling this long after the last event before sleeping (0: sleep at once). */
+    WorkerLoop(String name, int idlePollMicros) {
         this.name = name;
-        this.spinIterations = spinIterations;
-        this.idleSpinNanos = idleSpinMicros * 1_000L;
+        this.idle = new IdlePoll(idlePollMicros);
     }
 
     /** Starts the owner thread; {@code started} runs on it once the worker exists (or with the failure). */
@@ -147,7 +135,7 @@ final class WorkerLoop {
         return any;
     }
 
-    /** Owner thread: an operation was started (the loop spins for completions while any is in flight). */
+    /** Owner thread: an operation was started (counted for diagnostics and tests). */
     void operationStarted() {
         outstanding++;
     }
@@ -188,43 +176,19 @@ final class WorkerLoop {
             return;
         }
         started.accept(null);
-        int idle = 0;
-        long lastEvent = 0;
         while (running) {
             boolean busy = runTasks();
             busy |= progressAll();
             busy |= checkWatches();
             completions.flush();
+            long now = System.nanoTime();
             if (busy || !running) {
-                idle = 0;
-                if (idleSpinNanos > 0) {
-                    lastEvent = System.nanoTime();
-                }
-                continue;
+                idle.event(now);
+            } else if (idle.polls(now)) {
+                IdlePoll.pause();
+            } else {
+                sleep();
             }
-            // Spin only while one of our operations (or a watched close) is in flight: its completion is what the
-            // spin waits for. With none (an agent whose memory peers read, an idle sidecar) sleep at once: new work
-            // wakes the worker, and spinning would burn the core the event loops need.
-            if ((outstanding > 0 || !watches.isEmpty()) && idle++ < spinIterations) {
-                // Yield rather than busy-wait: the threads this loop completes to (event loops) may need this core.
-                Thread.yield();
-                continue;
-            }
-            // Serving mode (ProgressPlan): a worker whose memory peers read by emulated gets (no RDMA) serves each
-            // get itself; under a steady stream the next request arrives within microseconds, and polling a little
-            // longer catches it without an epoll wake-up (the C reference's agent loop does the same).
-            long now;
-            if (idleSpinNanos > 0 && (now = System.nanoTime()) - lastEvent < idleSpinNanos) {
-                if (yieldsNow(now, lastYield)) {
-                    Thread.yield();
-                    lastYield = now;
-                } else {
-                    Thread.onSpinWait();
-                }
-                continue;
-            }
-            idle = 0;
-            sleep();
         }
         accepting = false;
         for (LoopTask task; (task = tasks.poll()) != null; ) {
@@ -237,11 +201,6 @@ final class WorkerLoop {
         teardown.close(worker);
     }
 
-    /** Whether an idle pass of a serving loop at {@code now} yields the core, the last yield being at {@code lastYield}. */
-    static boolean yieldsNow(long now, long lastYield) {
-        return now - lastYield >= SERVING_YIELD_NANOS;
-    }
-
     private void sleep() {
         sleeping = true;
         try {
@@ -249,8 +208,8 @@ final class WorkerLoop {
                 return;
             }
             // ucp_worker_wait arms the worker itself and returns at once when events are pending (UCS_ERR_BUSY). An
-            // arm() of our own before it armed twice per sleep, and JUCX reports BUSY as an exception, stack trace
-            // and all: on a serving agent that sleeps between bursts, both were measurable.
+            // arm() of our own before it would arm twice per sleep, and JUCX reports BUSY as an exception, stack trace
+            // and all, which a serving agent that sleeps between bursts would pay often.
             worker.waitForEvents();
         } catch (RuntimeException e) {
             log.warn("UCX worker wait failed on " + name, e);

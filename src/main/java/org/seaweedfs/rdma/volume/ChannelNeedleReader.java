@@ -13,7 +13,8 @@ public final class ChannelNeedleReader {
     public static final int DEFAULT_CHUNK = 1 << 20;
 
     private final ByteBuffer head = ByteBuffer.allocate(NeedleLayout.HEADER_SIZE + NeedleLayout.DATA_SIZE_FIELD);
-    private final ByteBuffer tail = ByteBuffer.allocate(NeedleLayout.MAX_META_LENGTH + NeedleLayout.tailLength(SuperBlock.VERSION_3));
+    private final ByteBuffer tail =
+            ByteBuffer.allocate(NeedleLayout.MAX_META_LENGTH + NeedleLayout.tailLength(SuperBlock.VERSION_3));
     private final ByteBuffer chunk;
     private final NeedleChecksum checksum = new NeedleChecksum();
 
@@ -29,7 +30,8 @@ public final class ChannelNeedleReader {
     }
 
     /** Reads only the 16-byte header at {@code offset}, checking that the record fits before {@code fileSize}. */
-    public NeedleHeader readHeader(FileChannel dat, long offset, long fileSize, int version, String source) throws IOException {
+    public NeedleHeader readHeader(FileChannel dat, long offset, long fileSize, int version,
+            String source) throws IOException {
         NeedleHeader header = readRawHeader(dat, offset, source);
         header.checkFits(fileSize - offset, version, source, offset);
         return header;
@@ -43,7 +45,8 @@ public final class ChannelNeedleReader {
     }
 
     /** Reads, checksums and parses the whole record at {@code offset}. */
-    public NeedleSummary read(FileChannel dat, long offset, long fileSize, int version, String source) throws IOException {
+    public NeedleSummary read(FileChannel dat, long offset, long fileSize, int version,
+            String source) throws IOException {
         NeedleHeader header = readHeader(dat, offset, fileSize, version, source);
         long size = header.size();
         long dataLength = size;
@@ -63,7 +66,8 @@ public final class ChannelNeedleReader {
                 NeedleChecksum.judge(crc, parsed.checksum(), size));
     }
 
-    private int streamCrc(FileChannel dat, long from, long length, String source, long recordOffset) throws IOException {
+    private int streamCrc(FileChannel dat, long from, long length, String source,
+            long recordOffset) throws IOException {
         checksum.reset();
         long done = 0;
         while (done < length) {

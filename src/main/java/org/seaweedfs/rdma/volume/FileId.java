@@ -120,7 +120,8 @@ public record FileId(long volumeId, long key, int cookie) {
 
     private static void checkHex(String hex, String original) {
         if (hex.length() <= 8) {
-            throw new IllegalArgumentException("file id '" + original + "': key and cookie need more than 8 hex characters");
+            throw new IllegalArgumentException("file id '" + original
+                    + "': key and cookie need more than 8 hex characters");
         }
         if (hex.length() > 24) {
             throw new IllegalArgumentException("file id '" + original + "': key and cookie exceed 24 hex characters");
@@ -129,7 +130,8 @@ public record FileId(long volumeId, long key, int cookie) {
             char c = hex.charAt(i);
             // Character.digit would also accept non-ASCII digits (e.g. fullwidth); SeaweedFS does not.
             if (!(c >= '0' && c <= '9' || c >= 'a' && c <= 'f' || c >= 'A' && c <= 'F')) {
-                throw new IllegalArgumentException("file id '" + original + "': '" + hex.charAt(i) + "' is not a hex digit");
+                throw new IllegalArgumentException("file id '" + original + "': '" + hex.charAt(i)
+                        + "' is not a hex digit");
             }
         }
     }

@@ -21,12 +21,14 @@ public final class NeedleEncoder {
     public static ByteBuffer encode(NewNeedle n, int version) {
         SuperBlock.checkVersion(version, "new needle", 0);
         if (version == SuperBlock.VERSION_1 && n.flags() != 0) {
-            throw new IllegalArgumentException("version 1 records carry only data, not flags 0x" + Integer.toHexString(n.flags()));
+            throw new IllegalArgumentException("version 1 records carry only data, not flags 0x"
+                    + Integer.toHexString(n.flags()));
         }
         long size = size(n, version);
         long length = NeedleLayout.recordLength(size, version);
         if (length > Integer.MAX_VALUE - 8) {
-            throw new IllegalArgumentException("needle " + Long.toHexString(n.key()) + " is too large to encode: " + size + " bytes");
+            throw new IllegalArgumentException("needle " + Long.toHexString(n.key()) + " is too large to encode: "
+                    + size + " bytes");
         }
         ByteBuffer b = ByteBuffer.allocate((int) length);
         b.putInt(n.cookie()).putLong(n.key()).putInt((int) size);

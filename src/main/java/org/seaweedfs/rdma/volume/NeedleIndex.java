@@ -95,7 +95,8 @@ public final class NeedleIndex implements Closeable {
     public static NeedleIndex build(Path file, NeedleRecords idxEntries, SortedNeedleIndex.Stamp stamp,
                                     long minOverlay, Readers readers) throws IOException {
         idxEntries.sort();
-        SortedNeedleIndex sorted = SortedNeedleIndex.write(file, consumer -> lastOfEachKey(idxEntries, consumer), stamp);
+        SortedNeedleIndex sorted =
+                SortedNeedleIndex.write(file, consumer -> lastOfEachKey(idxEntries, consumer), stamp);
         try {
             return new NeedleIndex(file, sorted, minOverlay, readers);
         } catch (IOException | RuntimeException e) {

@@ -77,7 +77,8 @@ public final class NeedleLayout {
         long meta = size - DATA_SIZE_FIELD - dataSize;
         if (meta > MAX_META_LENGTH) {
             throw new VolumeFormatException(source, recordOffset, "dataSize",
-                    dataSize + " leaves " + meta + " bytes of meta, more than the " + MAX_META_LENGTH + " any writer produces");
+                    dataSize + " leaves " + meta + " bytes of meta, more than the " + MAX_META_LENGTH
+                            + " any writer produces");
         }
     }
 }

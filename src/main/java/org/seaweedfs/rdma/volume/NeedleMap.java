@@ -63,7 +63,8 @@ public final class NeedleMap {
     /** Sets key -> (offset in bytes, size). */
     public void put(long key, long offset, int size) {
         if (size < 0) {
-            throw new IllegalArgumentException("needle " + Long.toUnsignedString(key) + ": size " + size + " is negative");
+            throw new IllegalArgumentException("needle " + Long.toUnsignedString(key) + ": size " + size
+                    + " is negative");
         }
         if (offset < 0 || offset > MAX_OFFSET || offset % NeedleLayout.ALIGNMENT != 0) {
             throw new IllegalArgumentException("needle " + Long.toUnsignedString(key) + ": offset " + offset

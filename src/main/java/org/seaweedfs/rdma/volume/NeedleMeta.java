@@ -61,7 +61,8 @@ public record NeedleMeta(int flags, String name, String mime, long lastModified,
         Cursor(ByteBuffer buf, int start, int end, String source, long recordOffset) {
             if (start < 0 || end > buf.limit()) {
                 throw new VolumeFormatException(source, recordOffset, "meta",
-                        "needs " + (end - start) + " bytes at buffer position " + start + ", buffer limit is " + buf.limit());
+                        "needs " + (end - start) + " bytes at buffer position " + start + ", buffer limit is "
+                                + buf.limit());
             }
             this.buf = buf;
             this.at = start;

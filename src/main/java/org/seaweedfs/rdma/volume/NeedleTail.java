@@ -14,7 +14,8 @@ public record NeedleTail(NeedleMeta meta, int checksum, long appendAtNs) {
      * Parses {@code metaLength} bytes of meta at {@code pos}, then the checksum and, for version 3, the
      * append timestamp (see {@link NeedleLayout#metaLength} and {@link NeedleLayout#tailLength}).
      */
-    public static NeedleTail parse(ByteBuffer buf, int pos, int metaLength, int version, String source, long recordOffset) {
+    public static NeedleTail parse(ByteBuffer buf, int pos, int metaLength, int version, String source,
+            long recordOffset) {
         int needed = metaLength + NeedleLayout.tailLength(version);
         if (pos < 0 || metaLength < 0 || buf.limit() - pos < needed) {
             throw new VolumeFormatException(source, recordOffset, "needle tail",

@@ -23,14 +23,16 @@ public record NewNeedle(long key, int cookie, byte[] data, String name, String m
         checkLength("mime", mime, 255);
         checkLength("pairs", pairs, 0xFFFF);
         if (lastModified < 0 || lastModified >= 1L << 40) {
-            throw new IllegalArgumentException("last modified " + lastModified + " does not fit in 5 bytes of unix seconds");
+            throw new IllegalArgumentException("last modified " + lastModified
+                    + " does not fit in 5 bytes of unix seconds");
         }
     }
 
     private static void checkLength(String field, String value, int max) {
         int length = value.getBytes(StandardCharsets.UTF_8).length;
         if (length > max) {
-            throw new IllegalArgumentException(field + " is " + length + " bytes in UTF-8, at most " + max + " can be stored");
+            throw new IllegalArgumentException(field + " is " + length + " bytes in UTF-8, at most " + max
+                    + " can be stored");
         }
     }
 

@@ -11,7 +11,8 @@ public final class PositionalRead {
     }
 
     /** Fills {@code into} from {@code position}; running out of file is a format error, never a retry loop. */
-    public static void fully(FileChannel ch, ByteBuffer into, long position, String source, String field) throws IOException {
+    public static void fully(FileChannel ch, ByteBuffer into, long position, String source,
+            String field) throws IOException {
         int wanted = into.remaining();
         long at = position;
         while (into.hasRemaining()) {

@@ -63,7 +63,8 @@ public record SuperBlock(int version, int replicaPlacement, Ttl ttl, int compact
         int extraSize = version == VERSION_1 ? 0 : head.getShort(6) & 0xFFFF;
         if (HEADER_SIZE + extraSize > fileSize) {
             throw new VolumeFormatException(source, 6, "super block extra size",
-                    extraSize + " bytes claimed but the file holds only " + (fileSize - HEADER_SIZE) + " after the header");
+                    extraSize + " bytes claimed but the file holds only " + (fileSize - HEADER_SIZE)
+                            + " after the header");
         }
         ByteBuffer extra = ByteBuffer.allocate(extraSize);
         PositionalRead.fully(dat, extra, HEADER_SIZE, source, "super block extra");
@@ -73,7 +74,8 @@ public record SuperBlock(int version, int replicaPlacement, Ttl ttl, int compact
 
     static void checkVersion(int version, String source, long offset) {
         if (version < VERSION_1 || version > VERSION_3) {
-            throw new VolumeFormatException(source, offset, "version", version + " is not a needle version (1, 2 or 3)");
+            throw new VolumeFormatException(source, offset, "version", version
+                    + " is not a needle version (1, 2 or 3)");
         }
     }
 }

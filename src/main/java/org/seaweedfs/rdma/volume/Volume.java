@@ -69,13 +69,14 @@ public final class Volume implements Closeable {
      *
      * @throws VolumeFormatException when the record is corrupt (its checksum included)
      */
-    public Optional<Needle> read(long key, int cookie, long nowMillis) throws IOException {
+    public Optional<NeedleRecord> read(long key, int cookie, long nowMillis) throws IOException {
         int slot = map.slotOf(key);
         if (slot < 0 || map.sizeAt(slot) == 0) {
             return Optional.empty();
         }
         long offset = map.offsetAt(slot);
-        Needle needle = Needle.parse(readRecord(offset, map.sizeAt(slot)), 0, version(), files.dat().toString(), offset);
+        NeedleRecord needle =
+                NeedleRecord.parse(readRecord(offset, map.sizeAt(slot)), 0, version(), files.dat().toString(), offset);
         if (needle.key() != key) {
             throw new VolumeFormatException(files.dat().toString(), offset, "key",
                     "record holds " + Long.toHexString(needle.key()) + ", index says " + Long.toHexString(key));
@@ -85,13 +86,14 @@ public final class Volume implements Closeable {
         }
         if (needle.verify() == CrcState.BAD) {
             throw new VolumeFormatException(files.dat().toString(), offset, "checksum",
-                    "stored " + Integer.toHexString(needle.tail().checksum()) + " matches neither form of the data's CRC-32C "
+                    "stored " + Integer.toHexString(needle.tail().checksum())
+                            + " matches neither form of the data's CRC-32C "
                             + Integer.toHexString(needle.computeCrc()));
         }
         return Optional.of(needle);
     }
 
-    public Optional<Needle> read(FileId fid, long nowMillis) throws IOException {
+    public Optional<NeedleRecord> read(FileId fid, long nowMillis) throws IOException {
         return read(fid.key(), fid.cookie(), nowMillis);
     }
 
@@ -112,7 +114,8 @@ public final class Volume implements Closeable {
         record.flip();
         long headerSize = NeedleHeader.parse(record, 0, source, offset).size();
         if (headerSize != size) {
-            throw new VolumeFormatException(source, offset, "size", "record header says " + headerSize + ", index says " + size);
+            throw new VolumeFormatException(source, offset, "size", "record header says " + headerSize + ", index says "
+                    + size);
         }
         return record;
     }

@@ -26,7 +26,8 @@ public record VolumeFiles(long volumeId, String collection, Path dat, Path idx) 
     public static VolumeFiles of(Path dat) {
         String file = dat.getFileName().toString();
         if (!file.endsWith(".dat")) {
-            throw new IllegalArgumentException("'" + file + "' is not a volume data file (expected <vid>.dat or <collection>_<vid>.dat)");
+            throw new IllegalArgumentException("'" + file
+                    + "' is not a volume data file (expected <vid>.dat or <collection>_<vid>.dat)");
         }
         String base = file.substring(0, file.length() - ".dat".length());
         int underscore = base.lastIndexOf('_');

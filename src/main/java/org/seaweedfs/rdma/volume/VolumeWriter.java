@@ -31,11 +31,13 @@ public final class VolumeWriter implements Closeable {
     }
 
     /** Creates a new volume; fails if the {@code .dat} exists. */
-    public static VolumeWriter create(Path dat, Path idx, SuperBlock superBlock, IndexFormat format) throws IOException {
+    public static VolumeWriter create(Path dat, Path idx, SuperBlock superBlock,
+            IndexFormat format) throws IOException {
         if (superBlock.version() == SuperBlock.VERSION_1) {
             throw new IllegalArgumentException("the writer writes version 2 or 3 volumes, not version 1");
         }
-        FileChannel ch = FileChannel.open(dat, StandardOpenOption.CREATE_NEW, StandardOpenOption.READ, StandardOpenOption.WRITE);
+        FileChannel ch =
+                FileChannel.open(dat, StandardOpenOption.CREATE_NEW, StandardOpenOption.READ, StandardOpenOption.WRITE);
         try {
             ch.write(ByteBuffer.wrap(superBlock.toBytes()), 0);
             return new VolumeWriter(ch, new IndexWriter(idx, format), superBlock, dat.toString(), superBlock.length());
@@ -58,7 +60,8 @@ public final class VolumeWriter implements Closeable {
         try {
             SuperBlock superBlock = SuperBlock.read(ch, dat.toString());
             if (superBlock.version() == SuperBlock.VERSION_1) {
-                throw new VolumeFormatException(dat.toString(), 0, "version", "the writer appends to version 2 or 3 volumes only");
+                throw new VolumeFormatException(dat.toString(), 0, "version",
+                        "the writer appends to version 2 or 3 volumes only");
             }
             long size = ch.size();
             long end = (size + NeedleLayout.ALIGNMENT - 1) / NeedleLayout.ALIGNMENT * NeedleLayout.ALIGNMENT;
@@ -76,7 +79,9 @@ public final class VolumeWriter implements Closeable {
         return offset;
     }
 
-    /** Deletes a needle: a tombstone record, then an index entry with size 0xFFFFFFFF. Returns the tombstone's offset. */
+    /**
+     * Deletes a needle: a tombstone record, then an index entry with size 0xFFFFFFFF. Returns the tombstone's offset.
+     */
     public long delete(long key, int cookie, long appendAtNs) throws IOException {
         long offset = writeRecord(NewNeedle.builder(key, cookie, new byte[0]).appendAtNs(appendAtNs).build());
         index.append(key, offset, IndexFormat.TOMBSTONE_SIZE);
@@ -88,7 +93,8 @@ public final class VolumeWriter implements Closeable {
         long offset = end;
         if (offset > index.format().maxOffset()) {
             throw new VolumeFormatException(source, offset, "offset",
-                    "volume is full for " + index.format() + " indexes (max offset " + index.format().maxOffset() + ")");
+                    "volume is full for " + index.format() + " indexes (max offset " + index.format().maxOffset()
+                            + ")");
         }
         long at = offset;
         while (record.hasRemaining()) {

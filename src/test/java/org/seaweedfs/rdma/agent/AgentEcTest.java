@@ -99,9 +99,12 @@ class AgentEcTest {
             }
 
             // The .ecx syncs as the needle map; read-through is refused for EC volumes.
-            Map<Long, long[]> map = replay(AgentTestClient.fullSync(client, 1, volume.epoch()).toArray(SyncEntries[]::new));
+            Map<Long,
+                    long[]> map =
+                    replay(AgentTestClient.fullSync(client, 1, volume.epoch()).toArray(SyncEntries[]::new));
             assertEquals(entries.size(), map.size());
-            assertError(ErrorCode.BAD_REQUEST, client.request(id -> new ReadThrough(id, 1, entries.get(0).key(), 0, 0, 16)));
+            assertError(ErrorCode.BAD_REQUEST,
+                    client.request(id -> new ReadThrough(id, 1, entries.get(0).key(), 0, 0, 16)));
 
             // A deletion appended to the .ecj: pushed as a tombstone to the mirroring sidecar, and lookups miss it.
             long victim = entries.get(7).key();

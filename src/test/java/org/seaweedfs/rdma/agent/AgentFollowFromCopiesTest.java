@@ -1,6 +1,9 @@
 package org.seaweedfs.rdma.agent;
 
-/** AgentFollowTest's tests with agent.volumeMemory: ucx: following the volume server (appends, growth past the tail segment, new volumes, compaction) served from UCX-allocated copies. */
+/**
+ * AgentFollowTest's tests with agent.volumeMemory: ucx: following the volume server (appends, growth past the tail
+ * segment, new volumes, compaction) served from UCX-allocated copies.
+ */
 class AgentFollowFromCopiesTest extends AgentFollowTest {
 
     @Override

@@ -60,7 +60,8 @@ class AgentFollowTest extends AgentTestBase {
         SyncEntries synced = fullSync(client, 2, epoch).get(0);
         byte[] data = randomBytes(3000, 1);
         long offset;
-        try (VolumeWriter writer = VolumeWriter.append(h.dir.resolve("2.dat"), h.dir.resolve("2.idx"), IndexFormat.OFFSET4)) {
+        try (VolumeWriter writer =
+                VolumeWriter.append(h.dir.resolve("2.dat"), h.dir.resolve("2.idx"), IndexFormat.OFFSET4)) {
             offset = writer.append(NewNeedle.builder(0x1000, 0xCAFE, data).name("new.bin").appendAtNs(1).build());
         }
 
@@ -80,12 +81,14 @@ class AgentFollowTest extends AgentTestBase {
         assertEquals(pushed.toPosition(), grown.idxPosition());
         int recordSize = (int) NeedleLayout.recordLength(entry.size(), 3);
         byte[] dat = Files.readAllBytes(h.dir.resolve("2.dat"));
-        assertArrayEquals(Arrays.copyOfRange(dat, (int) offset, (int) offset + recordSize), client.get(grown, offset, recordSize));
+        assertArrayEquals(Arrays.copyOfRange(dat, (int) offset, (int) offset + recordSize),
+                client.get(grown, offset, recordSize));
         LookupResult found = client.request(r -> new Lookup(r, 2, 0x1000, 0xCAFE), LookupResult.class);
         assertTrue(found.found());
         assertEquals(offset, found.offset());
 
-        try (VolumeWriter writer = VolumeWriter.append(h.dir.resolve("2.dat"), h.dir.resolve("2.idx"), IndexFormat.OFFSET4)) {
+        try (VolumeWriter writer =
+                VolumeWriter.append(h.dir.resolve("2.dat"), h.dir.resolve("2.idx"), IndexFormat.OFFSET4)) {
             writer.delete(0x1000, 0xCAFE, 2);
         }
         SyncEntries tombstone = client.nextPush(SyncEntries.class, e -> e.volumeId() == 2);
@@ -108,7 +111,8 @@ class AgentFollowTest extends AgentTestBase {
         assertEquals(15, before.segments().size(), "942856 bytes in 64 KiB segments");
         byte[] data = randomBytes(200_000, 2);
         long offset;
-        try (VolumeWriter writer = VolumeWriter.append(h.dir.resolve("2.dat"), h.dir.resolve("2.idx"), IndexFormat.OFFSET4)) {
+        try (VolumeWriter writer =
+                VolumeWriter.append(h.dir.resolve("2.dat"), h.dir.resolve("2.idx"), IndexFormat.OFFSET4)) {
             offset = writer.append(NewNeedle.builder(0x2000, 7, data).appendAtNs(3).build());
         }
         VolumeChanged changed = client.nextPush(VolumeChanged.class, c -> c.volumeId() == 2);
@@ -118,8 +122,10 @@ class AgentFollowTest extends AgentTestBase {
         VolumeInfo after = awaitVolume(client, 2, v -> v.datSize() == sizeOf(h.dir.resolve("2.dat")));
         long datSize = Files.size(h.dir.resolve("2.dat"));
         assertEquals((datSize + segmentBytes - 1) / segmentBytes, after.segments().size());
-        assertEquals(before.segments().subList(0, 14), after.segments().subList(0, 14), "full segments stay registered as they were");
-        assertNotEquals(before.segments().get(14).length(), after.segments().get(14).length(), "the short tail was mapped again");
+        assertEquals(before.segments().subList(0, 14), after.segments().subList(0, 14),
+                "full segments stay registered as they were");
+        assertNotEquals(before.segments().get(14).length(), after.segments().get(14).length(),
+                "the short tail was mapped again");
         LookupResult found = awaitFound(client, 2, 0x2000, 7);
         assertEquals(offset, found.offset());
         byte[] dat = Files.readAllBytes(h.dir.resolve("2.dat"));
@@ -176,7 +182,8 @@ class AgentFollowTest extends AgentTestBase {
             idx.write(garbage.flip());
         }
         long offset;
-        try (VolumeWriter writer = VolumeWriter.append(h.dir.resolve("2.dat"), h.dir.resolve("2.idx"), IndexFormat.OFFSET4)) {
+        try (VolumeWriter writer =
+                VolumeWriter.append(h.dir.resolve("2.dat"), h.dir.resolve("2.idx"), IndexFormat.OFFSET4)) {
             offset = writer.append(NewNeedle.builder(0x4000, 11, randomBytes(700, 4)).appendAtNs(5).build());
         }
         try (FileChannel idx = FileChannel.open(h.dir.resolve("2.idx"), StandardOpenOption.APPEND)) {
@@ -219,12 +226,16 @@ class AgentFollowTest extends AgentTestBase {
         fullSync(client, 2, old.epoch());
         Path staging = Files.createDirectories(tmp.resolve("staging"));
         SuperBlock compacted = new SuperBlock(3, 0, Ttl.NONE, 1, null);
-        try (VolumeWriter writer = VolumeWriter.create(staging.resolve("2.cpd"), staging.resolve("2.cpx"), compacted, IndexFormat.OFFSET4)) {
+        try (VolumeWriter writer =
+                VolumeWriter.create(staging.resolve("2.cpd"), staging.resolve("2.cpx"), compacted,
+                IndexFormat.OFFSET4)) {
             writer.append(NewNeedle.builder(0x11, 1, randomBytes(100, 5)).appendAtNs(6).build());
             writer.append(NewNeedle.builder(0x12, 2, randomBytes(200, 6)).appendAtNs(7).build());
         }
-        Files.move(staging.resolve("2.cpd"), h.dir.resolve("2.dat"), StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING);
-        Files.move(staging.resolve("2.cpx"), h.dir.resolve("2.idx"), StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING);
+        Files.move(staging.resolve("2.cpd"), h.dir.resolve("2.dat"), StandardCopyOption.ATOMIC_MOVE,
+                StandardCopyOption.REPLACE_EXISTING);
+        Files.move(staging.resolve("2.cpx"), h.dir.resolve("2.idx"), StandardCopyOption.ATOMIC_MOVE,
+                StandardCopyOption.REPLACE_EXISTING);
 
         VolumeChanged changed = client.nextPush(VolumeChanged.class, c -> c.volumeId() == 2);
         assertEquals(VolumeChanged.Reason.COMPACTED, changed.reason());
@@ -274,7 +285,8 @@ class AgentFollowTest extends AgentTestBase {
 
     static LookupResult awaitFound(AgentTestClient client, long volumeId, long key, int cookie) {
         return until("needle " + Long.toHexString(key) + " found",
-                () -> client.request(r -> new Lookup(r, volumeId, key, cookie), LookupResult.class), LookupResult::found);
+                () -> client.request(r -> new Lookup(r, volumeId, key, cookie), LookupResult.class),
+                        LookupResult::found);
     }
 
     static long sizeOf(Path file) {

@@ -1,6 +1,9 @@
 package org.seaweedfs.rdma.agent;
 
-/** AgentProtocolTest's tests with agent.volumeMemory: ucx: the control protocol and gets (every live record, small segments, lookups and read-through from the copy) served from UCX-allocated copies. */
+/**
+ * AgentProtocolTest's tests with agent.volumeMemory: ucx: the control protocol and gets (every live record, small
+ * segments, lookups and read-through from the copy) served from UCX-allocated copies.
+ */
 class AgentProtocolFromCopiesTest extends AgentProtocolTest {
 
     @Override

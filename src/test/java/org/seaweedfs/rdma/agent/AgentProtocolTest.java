@@ -31,7 +31,6 @@ import org.seaweedfs.rdma.volume.NeedleLayout;
 
 import java.nio.ByteBuffer;
 import java.nio.file.Files;
-import java.nio.file.Path;
 import java.util.Arrays;
 import java.util.HashMap;
 import java.util.HashSet;
@@ -87,9 +86,11 @@ class AgentProtocolTest extends AgentTestBase {
     @Test
     void anotherProtocolVersionIsRefused() throws Exception {
         AgentTestClient client = connect(start(s -> s));
-        assertError(ErrorCode.UNSUPPORTED_VERSION, client.request(id -> new Hello(id, ControlCodec.PROTOCOL_VERSION + 1, "future-sidecar", null)));
+        assertError(ErrorCode.UNSUPPORTED_VERSION,
+                client.request(id -> new Hello(id, ControlCodec.PROTOCOL_VERSION + 1, "future-sidecar", null)));
         // a sidecar of the release before, which cannot check UCX settings, learns why it is refused
-        ErrorReply older = assertInstanceOf(ErrorReply.class, client.request(id -> new Hello(id, 2, "older-sidecar", null)));
+        ErrorReply older =
+                assertInstanceOf(ErrorReply.class, client.request(id -> new Hello(id, 2, "older-sidecar", null)));
         assertEquals(ErrorCode.UNSUPPORTED_VERSION, older.code());
         assertEquals("Hello.protocolVersion: 2 is not spoken here; this agent speaks 3 (run the same release on agents "
                 + "and sidecars)", older.message());
@@ -142,7 +143,8 @@ class AgentProtocolTest extends AgentTestBase {
         byte[] dat1 = Files.readAllBytes(h.dir.resolve("1.dat"));
         for (String fid : new String[] {"1,01bb51ad02", "1,02dfabcb70"}) {
             FileId id = FileId.parse(fid);
-            LookupResult found = client.request(r -> new Lookup(r, id.volumeId(), id.key(), id.cookie()), LookupResult.class);
+            LookupResult found =
+                    client.request(r -> new Lookup(r, id.volumeId(), id.key(), id.cookie()), LookupResult.class);
             assertTrue(found.found(), fid);
             assertEquals(volume(client, 1).epoch(), found.epoch());
             ByteBuffer header = ByteBuffer.wrap(dat1, (int) found.offset(), 16);
@@ -190,7 +192,8 @@ class AgentProtocolTest extends AgentTestBase {
 
         assertError(ErrorCode.BAD_REQUEST, client.request(id -> new SyncRequest(id, 1, epoch, 17)));
         assertError(ErrorCode.BAD_REQUEST, client.request(id -> new SyncRequest(id, 1, epoch, 4768 + 16)));
-        ErrorReply stale = assertError(ErrorCode.STALE_EPOCH, client.request(id -> new SyncRequest(id, 1, epoch - 1, 0)));
+        ErrorReply stale =
+                assertError(ErrorCode.STALE_EPOCH, client.request(id -> new SyncRequest(id, 1, epoch - 1, 0)));
         assertTrue(stale.retriable());
         assertError(ErrorCode.UNKNOWN_VOLUME, client.request(id -> new SyncRequest(id, 42, 0, 0)));
     }
@@ -253,10 +256,12 @@ class AgentProtocolTest extends AgentTestBase {
         assertEquals(100, part.offset());
         assertArrayEquals(Arrays.copyOfRange(record, 100, 150), part.bytes());
 
-        assertError(ErrorCode.BAD_REQUEST, client.request(r -> new ReadThrough(r, 2, fid.key(), fid.cookie(), where.recordSize(), 1)));
+        assertError(ErrorCode.BAD_REQUEST,
+                client.request(r -> new ReadThrough(r, 2, fid.key(), fid.cookie(), where.recordSize(), 1)));
         assertError(ErrorCode.NOT_FOUND, client.request(r -> new ReadThrough(r, 2, fid.key(), fid.cookie() + 1, 0, 8)));
         assertError(ErrorCode.NOT_FOUND, client.request(r -> new ReadThrough(r, 2, 0x14, 0, 0, 8)));
-        assertError(ErrorCode.UNKNOWN_VOLUME, client.request(r -> new ReadThrough(r, 5, fid.key(), fid.cookie(), 0, 8)));
+        assertError(ErrorCode.UNKNOWN_VOLUME,
+                client.request(r -> new ReadThrough(r, 5, fid.key(), fid.cookie(), 0, 8)));
         // Above maxReadThroughBytes: only a codec with larger frames can even encode it.
         byte[] tooLong = new ControlCodec(8 << 20).encode(new ReadThrough(77, 2, fid.key(), fid.cookie(), 0, 5 << 20));
         assertError(ErrorCode.TOO_LARGE, client.send(77, tooLong));
@@ -303,7 +308,8 @@ class AgentProtocolTest extends AgentTestBase {
     @Test
     void mustBeDeployedAsAWorker() throws Exception {
         AgentHarness h = start(s -> s);
-        AgentVerticle second = new AgentVerticle(new UcxWorkerVerticle(AgentTestClient.ucxSettings()), h.agent.settings());
+        AgentVerticle second =
+                new AgentVerticle(new UcxWorkerVerticle(AgentTestClient.ucxSettings()), h.agent.settings());
         Exception e = assertThrows(Exception.class, () -> await(h.vertx.deployVerticle(second,
                 new DeploymentOptions().setThreadingModel(ThreadingModel.EVENT_LOOP))));
         assertTrue(String.valueOf(e).contains("WORKER"), String.valueOf(e));

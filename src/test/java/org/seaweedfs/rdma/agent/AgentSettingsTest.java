@@ -53,7 +53,8 @@ class AgentSettingsTest {
     @Test
     void segmentsUpToJustBelowTwoGibAndDownToOnePage() {
         assertEquals(4096, base.withSegmentBytes(4096).segmentBytes());
-        assertEquals(AgentSettings.MAX_SEGMENT_BYTES, base.withSegmentBytes(AgentSettings.MAX_SEGMENT_BYTES).segmentBytes());
+        assertEquals(AgentSettings.MAX_SEGMENT_BYTES,
+                base.withSegmentBytes(AgentSettings.MAX_SEGMENT_BYTES).segmentBytes());
         assertTrue(AgentSettings.MAX_SEGMENT_BYTES < (2L << 30));
     }
 

@@ -1,6 +1,5 @@
 package org.seaweedfs.rdma.agent;
 
-import io.vertx.core.Future;
 import io.vertx.core.Vertx;
 import io.vertx.core.buffer.Buffer;
 import org.seaweedfs.rdma.protocol.ControlCodec;
@@ -62,7 +61,8 @@ final class AgentTestClient implements AutoCloseable {
         channel = await(ucx.connect("127.0.0.1", port));
         channel.frameHandler(frame -> {
             ControlMessage message = codec.decode(frame.getBytes());
-            CompletableFuture<ControlMessage> reply = message.requestId() == 0 ? null : waiting.remove(message.requestId());
+            CompletableFuture<ControlMessage> reply = message.requestId() == 0 ? null
+                    : waiting.remove(message.requestId());
             if (reply != null) {
                 reply.complete(message);
             } else {
@@ -85,7 +85,9 @@ final class AgentTestClient implements AutoCloseable {
         return assertInstanceOf(replyType, request(make));
     }
 
-    /** Sends raw bytes and waits for the reply carrying {@code id} (0: the next push, e.g. a connection-level error). */
+    /**
+     * Sends raw bytes and waits for the reply carrying {@code id} (0: the next push, e.g. a connection-level error).
+     */
     ControlMessage send(long id, byte[] frame) throws Exception {
         CompletableFuture<ControlMessage> reply = new CompletableFuture<>();
         if (id != 0) {
@@ -185,7 +187,9 @@ final class AgentTestClient implements AutoCloseable {
         frames.add(frame);
         while (frame.more()) {
             SyncEntries last = frame;
-            frame = client.request(id -> new SyncRequest(id, volumeId, last.epoch(), last.toPosition()), SyncEntries.class);
+            frame =
+                    client.request(id -> new SyncRequest(id, volumeId, last.epoch(), last.toPosition()),
+                    SyncEntries.class);
             frames.add(frame);
         }
         return frames;

@@ -135,7 +135,8 @@ class VolumeCopyTest extends AgentTestBase {
     }
 
     private static long append(AgentHarness h, AgentTestClient client, long key, int size, long seed) throws Exception {
-        try (VolumeWriter writer = VolumeWriter.append(h.dir.resolve("2.dat"), h.dir.resolve("2.idx"), IndexFormat.OFFSET4)) {
+        try (VolumeWriter writer =
+                VolumeWriter.append(h.dir.resolve("2.dat"), h.dir.resolve("2.idx"), IndexFormat.OFFSET4)) {
             return writer.append(NewNeedle.builder(key, 7, randomBytes(size, seed)).appendAtNs(seed).build());
         }
     }

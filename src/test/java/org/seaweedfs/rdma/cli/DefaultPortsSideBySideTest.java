@@ -81,7 +81,8 @@ class DefaultPortsSideBySideTest {
     }
 
     private static int run(List<String> command) throws Exception {
-        return run(new ProcessBuilder(command).redirectErrorStream(true).redirectOutput(ProcessBuilder.Redirect.DISCARD));
+        return run(new ProcessBuilder(command).redirectErrorStream(true)
+                .redirectOutput(ProcessBuilder.Redirect.DISCARD));
     }
 
     private static int run(ProcessBuilder builder) throws Exception {

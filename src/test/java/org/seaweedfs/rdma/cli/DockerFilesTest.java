@@ -100,7 +100,8 @@ class DockerFilesTest {
                 "the Debian release the project is tested on, in both stages");
         assertTrue(dockerfile.contains("mvn -B -q -o package"), "the image builds the jar");
         assertTrue(Pattern.compile("(?m)^USER (?!root|0\\b)\\S+").matcher(dockerfile).find(), "not root");
-        assertTrue(Pattern.compile("(?m)^HEALTHCHECK .*CMD curl -fsS \"http://127\\.0\\.0\\.1:\\$\\{SEAWEEDFS_RDMA_HTTP_PORT}/health\"")
+        assertTrue(Pattern.compile("(?m)^HEALTHCHECK .*CMD curl -fsS "
+                + "\"http://127\\.0\\.0\\.1:\\$\\{SEAWEEDFS_RDMA_HTTP_PORT}/health\"")
                 .matcher(dockerfile).find(), dockerfile);
 
         // The UCX environment the commands would relaunch the JVM for is set in the image (no relaunch there).
@@ -118,12 +119,15 @@ class DockerFilesTest {
         List<String> entrypoint = execForm(dockerfile, "ENTRYPOINT");
         List<String> cmd = execForm(dockerfile, "CMD");
         assertEquals(List.of("java", "-jar", "/opt/seaweedfs-rdma/seaweedfs-rdma-sidecar.jar"), entrypoint);
-        assertTrue(dockerfile.contains("COPY --from=build /src/target/seaweedfs-rdma-sidecar.jar " + entrypoint.get(2)));
+        assertTrue(dockerfile.contains("COPY --from=build /src/target/seaweedfs-rdma-sidecar.jar "
+                + entrypoint.get(2)));
         // The image's CMD, with its config path mapped to the file COPY puts there, parses and loads.
         assertEquals("/opt/seaweedfs-rdma/conf/config.yaml", cmd.get(2));
         assertTrue(dockerfile.contains("COPY conf/ /opt/seaweedfs-rdma/conf/"));
         List<String> local = List.of(cmd.get(0), cmd.get(1), "conf/config.yaml");
-        var parsed = Main.commandLine(new PrintStream(new ByteArrayOutputStream()), new PrintStream(new ByteArrayOutputStream()))
+        var parsed =
+                Main.commandLine(new PrintStream(new ByteArrayOutputStream()),
+                new PrintStream(new ByteArrayOutputStream()))
                 .parseArgs(local.toArray(String[]::new));
         assertEquals("serve", parsed.subcommand().commandSpec().name());
         ConfigLoader.parse(Files.readString(Path.of(local.get(2))), local.get(2), Map.of());
@@ -202,7 +206,8 @@ class DockerFilesTest {
             names++;
             String micrometer = m.group().replaceAll("_(total|bucket|count|sum)$", "").replaceAll("_seconds$", "")
                     .replace('_', '.');
-            assertTrue(sources.indexOf('"' + micrometer + '"') >= 0, m.group() + " (" + micrometer + ") is not registered");
+            assertTrue(sources.indexOf('"' + micrometer + '"') >= 0, m.group() + " (" + micrometer
+                    + ") is not registered");
         }
         assertTrue(names > 20, "the dashboard covers the read path, breakers, lanes and agents");
         for (String r4j : List.of("resilience4j_circuitbreaker_state", "resilience4j_circuitbreaker_failure_rate",

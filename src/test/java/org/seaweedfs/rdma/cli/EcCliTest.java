@@ -33,7 +33,9 @@ class EcCliTest {
     private static Result run(String... args) {
         var out = new ByteArrayOutputStream();
         var err = new ByteArrayOutputStream();
-        int status = Main.run(args, new PrintStream(out, true, StandardCharsets.UTF_8), new PrintStream(err, true, StandardCharsets.UTF_8));
+        int status =
+                Main.run(args, new PrintStream(out, true, StandardCharsets.UTF_8),
+                new PrintStream(err, true, StandardCharsets.UTF_8));
         List<String> lines = out.toString(StandardCharsets.UTF_8).lines().toList();
         return new Result(status, lines, err.toString(StandardCharsets.UTF_8));
     }
@@ -71,7 +73,8 @@ class EcCliTest {
         Result damaged = run("inspect", ec.toString());
         assertEquals(1, damaged.status());
         assertEquals(298, damaged.lines().size());
-        assertEquals(1, damaged.lines().stream().filter(l -> l.contains("\"crc_state\":\"bad\"")).count(), damaged.lines().toString());
+        assertEquals(1, damaged.lines().stream().filter(l -> l.contains("\"crc_state\":\"bad\"")).count(),
+                damaged.lines().toString());
     }
 
     @Test
@@ -98,7 +101,9 @@ class EcCliTest {
 
     @Test
     void badShardCountsAreAUsageError() {
-        Result r = run("gen-volume", dir.toString(), "--vid", "1", "--count", "1", "--size", "10", "--ec", "--data-shards", "30");
+        Result r =
+                run("gen-volume", dir.toString(), "--vid", "1", "--count", "1", "--size", "10", "--ec", "--data-shards",
+                "30");
         assertNotEquals(0, r.status());
         assertTrue(r.err().contains("shard counts"), r.err());
     }

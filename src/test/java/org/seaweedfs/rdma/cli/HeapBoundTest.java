@@ -21,15 +21,18 @@ class HeapBoundTest {
     void aSidecarOnlyJvmWithoutAHeapOptionGetsTheConfiguredBound() {
         assertEquals(Optional.of("-Xmx" + (192L << 20)), HeapBound.option(SIDECAR, List.of("-Dfoo=1"), Map.of()));
         assertEquals(Optional.of("-Xmx" + (256L << 20)), HeapBound.option(
-                config("roles: [sidecar]\nsidecar: {agents: ['127.0.0.1:18515'], maxHeap: 256MiB}"), List.of(), Map.of()));
+                config("roles: [sidecar]\nsidecar: {agents: ['127.0.0.1:18515'], maxHeap: 256MiB}"), List.of(),
+                        Map.of()));
     }
 
     @Test
     void theOperatorsOwnHeapOptionWinsWhereverItIsGiven() {
         assertEquals(Optional.empty(), HeapBound.option(SIDECAR, List.of("-Xmx1g"), Map.of()));
         assertEquals(Optional.empty(), HeapBound.option(SIDECAR, List.of("-XX:MaxRAMPercentage=10"), Map.of()));
-        assertEquals(Optional.empty(), HeapBound.option(SIDECAR, List.of(), Map.of("JAVA_TOOL_OPTIONS", "-Dx=1 -Xmx512m")));
-        assertEquals(Optional.empty(), HeapBound.option(SIDECAR, List.of(), Map.of("JDK_JAVA_OPTIONS", "-XX:MaxHeapSize=1g")));
+        assertEquals(Optional.empty(),
+                HeapBound.option(SIDECAR, List.of(), Map.of("JAVA_TOOL_OPTIONS", "-Dx=1 -Xmx512m")));
+        assertEquals(Optional.empty(),
+                HeapBound.option(SIDECAR, List.of(), Map.of("JDK_JAVA_OPTIONS", "-XX:MaxHeapSize=1g")));
     }
 
     @Test

@@ -9,7 +9,6 @@ import java.io.PrintStream;
 import java.nio.ByteBuffer;
 import java.nio.channels.FileChannel;
 import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
 import java.util.ArrayList;
@@ -54,7 +53,8 @@ class IndependentInspectTest {
     @Test
     void aVolumeWithABadChecksum() throws Exception {
         Fixtures.copyDir("volumes", dir);
-        try (FileChannel ch = FileChannel.open(dir.resolve("2.dat"), StandardOpenOption.READ, StandardOpenOption.WRITE)) {
+        try (FileChannel ch =
+                FileChannel.open(dir.resolve("2.dat"), StandardOpenOption.READ, StandardOpenOption.WRITE)) {
             ch.write(ByteBuffer.wrap(new byte[] {0x55}), 8 + 20 + 100); // inside 2,0306bfd555's data
         }
         assertSameOutput(dir, 1, 298 + 7);

@@ -40,9 +40,12 @@ class InspectCommandTest {
     private static Result run(String... args) {
         ByteArrayOutputStream out = new ByteArrayOutputStream();
         ByteArrayOutputStream err = new ByteArrayOutputStream();
-        int status = Main.run(args, new PrintStream(out, true, StandardCharsets.UTF_8), new PrintStream(err, true, StandardCharsets.UTF_8));
+        int status =
+                Main.run(args, new PrintStream(out, true, StandardCharsets.UTF_8),
+                new PrintStream(err, true, StandardCharsets.UTF_8));
         String text = out.toString(StandardCharsets.UTF_8);
-        return new Result(status, text.isEmpty() ? List.of() : List.of(text.split("\n")), err.toString(StandardCharsets.UTF_8));
+        return new Result(status, text.isEmpty() ? List.of() : List.of(text.split("\n")),
+                err.toString(StandardCharsets.UTF_8));
     }
 
     @Test
@@ -50,8 +53,10 @@ class InspectCommandTest {
         Result r = run("inspect", Fixtures.volumes().toString());
         assertEquals(0, r.status(), r.err());
         assertEquals(298 + 7, r.lines().size());
-        assertEquals(List.of("legacy", "raw"), r.json().stream().map(j -> j.getString("crc_state")).distinct().sorted().toList());
-        assertEquals("{\"fid\":\"1,01bb51ad02\",\"size\":736,\"crc\":\"0ea166e0\",\"crc_state\":\"legacy\",\"name\":\"command.go\","
+        assertEquals(List.of("legacy", "raw"),
+                r.json().stream().map(j -> j.getString("crc_state")).distinct().sorted().toList());
+        assertEquals("{\"fid\":\"1,01bb51ad02\",\"size\":736,\"crc\":\"0ea166e0\",\"crc_state\":\"legacy\","
+                + "\"name\":\"command.go\","
                 + "\"mime\":\"text/plain; charset=utf-8\",\"last_modified\":1557775627,\"compressed\":true}",
                 r.lines().stream().filter(l -> l.contains("1,01bb51ad02")).findFirst().orElseThrow());
         JsonObject file7 = r.line("2,08578634e1");
@@ -65,8 +70,10 @@ class InspectCommandTest {
     void aLoneDatIsScannedRecordByRecord() {
         Result r = run("inspect", Fixtures.path("needle/43.dat").toString());
         assertEquals(0, r.status(), r.err());
-        assertEquals(List.of("{\"fid\":\"43,01b1615a86\",\"size\":1153862,\"crc\":\"3ce556c7\",\"crc_state\":\"legacy\","
-                + "\"name\":\"Stickies.app.zip\",\"mime\":\"\",\"last_modified\":1654319934,\"compressed\":false}"), r.lines());
+        assertEquals(List.of("{\"fid\":\"43,01b1615a86\",\"size\":1153862,\"crc\":\"3ce556c7\","
+                + "\"crc_state\":\"legacy\","
+                + "\"name\":\"Stickies.app.zip\",\"mime\":\"\",\"last_modified\":1654319934,\"compressed\":false}"),
+                        r.lines());
     }
 
     @Test

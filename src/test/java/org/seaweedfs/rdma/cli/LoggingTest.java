@@ -90,11 +90,13 @@ class LoggingTest {
         try (LogCapture capture = LogCapture.of("io.micrometer", "DEBUG")) {
             // a second Vert.x on the same registry registers its pools' gauges (vertx.pool.*) again in vertx-micrometer
             metrics.newVertx(new VertxOptions()).close().await(10, TimeUnit.SECONDS);
-            assertTrue(capture.messages().stream().noneMatch(m -> m.contains("name='vertx.")), capture.messages().toString());
+            assertTrue(capture.messages().stream().noneMatch(m -> m.contains("name='vertx.")),
+                    capture.messages().toString());
             Gauge.builder("seaweedfs.test.gauge", () -> 1).register(metrics.registry());
             Gauge.builder("seaweedfs.test.gauge", () -> 2).register(metrics.registry());
             assertTrue(capture.messages().stream().anyMatch(m -> m.contains("already registered")
-                    && m.contains("seaweedfs.test.gauge")), "a repeat of our own gauge is still reported: " + capture.messages());
+                    && m.contains("seaweedfs.test.gauge")), "a repeat of our own gauge is still reported: "
+                            + capture.messages());
         } finally {
             vertx.close().await(10, TimeUnit.SECONDS);
         }

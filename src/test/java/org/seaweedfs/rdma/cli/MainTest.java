@@ -143,7 +143,8 @@ class MainTest {
                     "SEAWEEDFS_RDMA_METRICS_ENABLED", "false"));
             IllegalStateException e = assertThrows(IllegalStateException.class,
                     () -> ServerLauncher.start(config, new PrintStream(new ByteArrayOutputStream())));
-            assertEquals("could not start: http.port " + busy.getLocalPort() + " on 127.0.0.1 is in use", e.getMessage());
+            assertEquals("could not start: http.port " + busy.getLocalPort() + " on 127.0.0.1 is in use",
+                    e.getMessage());
             assertFalse(e.getMessage().contains("Exception"));
         }
     }

@@ -41,8 +41,10 @@ class TransportChoiceTest {
 
     private static final Transport URING = fake("io_uring", null);
     private static final Transport EPOLL = fake("epoll", null);
-    private static final Transport NO_URING = fake("io_uring", new UnsupportedOperationException("io_uring_setup: EPERM"));
-    private static final Transport NO_EPOLL = fake("epoll", new UnsatisfiedLinkError("no libnetty_transport_native_epoll"));
+    private static final Transport NO_URING =
+            fake("io_uring", new UnsupportedOperationException("io_uring_setup: EPERM"));
+    private static final Transport NO_EPOLL =
+            fake("epoll", new UnsatisfiedLinkError("no libnetty_transport_native_epoll"));
 
     @Test
     void autoIsEpollWhereItLoadsEvenWithIoUring() {
@@ -76,7 +78,8 @@ class TransportChoiceTest {
     void aNamedTransportThatDoesNotLoadStopsTheStart() {
         IllegalStateException e = assertThrows(IllegalStateException.class,
                 () -> TransportChoice.resolve(NetworkTransport.IO_URING, NO_URING, EPOLL));
-        assertEquals("http.transport: io_uring does not load here (UnsupportedOperationException: io_uring_setup: EPERM);"
+        assertEquals("http.transport: io_uring does not load here (UnsupportedOperationException: io_uring_setup: "
+                + "EPERM);"
                 + " set auto, or another of io_uring, epoll, nio", e.getMessage());
         assertSame(EPOLL, TransportChoice.resolve(NetworkTransport.EPOLL, NO_URING, EPOLL).transport());
         assertSame(Transport.NIO, TransportChoice.resolve(NetworkTransport.NIO, NO_URING, NO_EPOLL).transport());

@@ -30,7 +30,8 @@ class ClientNetworkTest {
 
     @Test
     void onlyLiteralsWithValidPrefixes() {
-        for (String bad : new String[]{"localhost", "example.com", "10.0.0.0/33", "::1/129", "10.0.0.0/", "10.0.0.0/x", ""}) {
+        for (String bad
+                : new String[]{"localhost", "example.com", "10.0.0.0/33", "::1/129", "10.0.0.0/", "10.0.0.0/x", ""}) {
             assertThrows(IllegalArgumentException.class, () -> ClientNetwork.parse(bad), bad);
         }
     }

@@ -15,6 +15,8 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
+import org.junit.jupiter.params.provider.ValueSource;
+import org.seaweedfs.rdma.polling.IdlePoll;
 
 @ExtendWith(VertxExtension.class)
 class ConfigLoaderTest {
@@ -36,8 +38,8 @@ class ConfigLoaderTest {
         assertEquals("0.0.0.0", c.http().host());
         assertEquals(8081, c.http().port());
         assertEquals(HttpConfig.autoInstances(Runtime.getRuntime().availableProcessors()), c.http().instances());
-        assertEquals(1024, c.http().maxInFlight());
-        assertEquals(0, c.http().awakeMicros());
+        assertEquals(256, c.http().maxInFlight());
+        assertEquals(IdlePoll.DEFAULT_MICROS, c.idlePollMicros());
         assertEquals(NetworkTransport.AUTO, c.http().transport());
         assertEquals(Duration.ofSeconds(60), c.http().headerTimeout());
         assertEquals(Duration.ofSeconds(60), c.http().idleTimeout());
@@ -47,10 +49,6 @@ class ConfigLoaderTest {
         assertEquals(List.of(), c.agent().volumeDirs());
         assertFalse(c.agent().offset5());
         assertNull(c.agent().authToken());
-        assertEquals(Duration.ofMillis(250), c.agent().pollInterval());
-        assertEquals(1L << 30, c.agent().segmentBytes());
-        assertEquals(Duration.ofSeconds(10), c.agent().retireGrace());
-        assertEquals(32, c.agent().maxRepliesInFlight());
         assertEquals("mapped", c.agent().volumeMemory());
         assertEquals(4L << 30, c.agent().volumeMemoryLimit());
         assertEquals(List.of(new HostPort("127.0.0.1", 18515)), c.sidecar().agents());
@@ -63,20 +61,36 @@ class ConfigLoaderTest {
         assertEquals(new SidecarConfig.Retry(3, Duration.ofMillis(50)), c.sidecar().retry());
         assertEquals(new SidecarConfig.Breaker(50, 20, 10, Duration.ofSeconds(10), 3), c.sidecar().breaker());
         assertEquals(List.of(Fallback.READ_THROUGH, Fallback.HTTP), c.sidecar().fallback());
-        assertEquals(new UcxConfig(List.of(), List.of(), "peer", "auto", 65_536, true, "auto"), c.ucx());
+        assertEquals(new UcxConfig(List.of(), List.of(), "peer", "auto"), c.ucx());
         assertTrue(c.metrics().enabled());
     }
 
     @Test
     void eventBusInstances() {
         assertEquals(1, parse("").sidecar().eventBusInstances());
-        assertEquals(2, parse("sidecar: {eventBusInstances: 2}").sidecar().eventBusInstances());
     }
 
     @Test
-    void eventBusAwakeMicros() {
-        assertEquals(50, parse("").sidecar().eventBusAwakeMicros());
-        assertEquals(0, parse("sidecar: {eventBusAwakeMicros: 0}").sidecar().eventBusAwakeMicros());
+    void idlePollMicros() {
+        assertEquals(0, parse("idlePollMicros: 0").idlePollMicros());
+        assertEquals(150,
+                ConfigLoader.parse("", "test.yaml", Map.of("SEAWEEDFS_RDMA_IDLE_POLL_MICROS", "150")).idlePollMicros());
+    }
+
+    /** A key earlier versions accepted is named and said to be gone, in the file and in the environment. */
+    @ParameterizedTest
+    @ValueSource(strings = {"http.awakeMicros", "sidecar.eventBusAwakeMicros", "ucx.progress", "ucx.eventLoopLanes",
+            "ucx.maxRemoteKeys", "agent.pollInterval", "agent.segmentBytes", "agent.retireGrace",
+            "agent.maxRepliesInFlight", "sidecar.eventBusInstances", "sidecar.reconnect.quickBackoff",
+            "sidecar.breaker.minimumCalls", "sidecar.retry.maxAttempts", "sidecar.retry.waitDuration"})
+    void removedKeysAreRejectedByName(String key) {
+        String message = problem(key + ": 1", Map.of());
+        assertTrue(message.startsWith(key + ": this key was removed ("), message);
+        int dot = key.lastIndexOf('.');
+        String nested = key.substring(0, dot) + ": {" + key.substring(dot + 1) + ": 1}";
+        assertTrue(problem(nested, Map.of()).startsWith(key + ": this key was removed ("), nested);
+        String variable = ConfigKey.envName(key);
+        assertTrue(problem("", Map.of(variable, "1")).startsWith(variable + ": this key was removed ("), variable);
     }
 
     @Test
@@ -86,11 +100,13 @@ class ConfigLoaderTest {
                 Map.of("SEAWEEDFS_RDMA_CLUSTER_MEMBERS", "10.0.0.5:5701,10.0.0.6:5701")).cluster();
         assertEquals(new ClusterConfig(true, "10.0.0.7", 5801,
                 List.of(HostPort.parse("10.0.0.5:5701"), HostPort.parse("10.0.0.6:5701"))), c);
-        assertTrue(ConfigLoader.parse("", "test.yaml", Map.of("SEAWEEDFS_RDMA_CLUSTER_ENABLED", "true")).cluster().enabled());
+        assertTrue(ConfigLoader.parse("", "test.yaml",
+                Map.of("SEAWEEDFS_RDMA_CLUSTER_ENABLED", "true")).cluster().enabled());
         assertEquals(192L << 20, parse("").sidecar().maxHeapBytes());
         assertEquals(0L, parse("sidecar: {maxHeap: 0}").sidecar().maxHeapBytes());
         assertTrue(problem("sidecar: {maxHeap: 100MiB}", Map.of()).startsWith("sidecar.maxHeap: must be 0"));
-        assertEquals(160L << 20, parse("sidecar: {maxHeap: 160MiB, locationCache: {maxBytes: 96MiB}}").sidecar().maxHeapBytes());
+        assertEquals(160L << 20,
+                parse("sidecar: {maxHeap: 160MiB, locationCache: {maxBytes: 96MiB}}").sidecar().maxHeapBytes());
         assertTrue(problem("cluster: {enabled: true, host: 0.0.0.0}", Map.of()).startsWith("cluster.host: "));
         assertTrue(problem("cluster: {port: 70000}", Map.of()).startsWith("cluster.port: "));
         assertTrue(problem("cluster: {members: [nohostport]}", Map.of()).startsWith("cluster.members: "));
@@ -137,7 +153,8 @@ class ConfigLoaderTest {
         RdmaConfig c = parse(Files.readString(Path.of("conf/demo.yaml")));
         assertEquals(Set.of(Role.AGENT, Role.SIDECAR), c.roles());
         assertEquals(List.of("demo-volumes"), c.agent().volumeDirs());
-        assertEquals("ucx", c.agent().volumeMemory(), "agent and sidecar share the host: copies read over shared memory");
+        assertEquals("ucx", c.agent().volumeMemory(),
+                "agent and sidecar share the host: copies read over shared memory");
     }
 
     @Test
@@ -173,7 +190,7 @@ class ConfigLoaderTest {
                 "SEAWEEDFS_RDMA_HTTP_PORT", "9100",
                 "SEAWEEDFS_RDMA_SIDECAR_AGENTS", "h1:1, h2:2",
                 "SEAWEEDFS_RDMA_SIDECAR_BUFFER_POOL_BUFFER_SIZE", "128KiB",
-                "SEAWEEDFS_RDMA_HTTP_MAX_IN_FLIGHT", "7",
+                "SEAWEEDFS_RDMA_SIDECAR_MAX_IN_FLIGHT_READS", "7",
                 "SEAWEEDFS_RDMA_METRICS_ENABLED", "false",
                 "SEAWEEDFS_RDMA_SIDECAR_FALLBACK", "",
                 "SEAWEEDFS_RDMA_ROLES", "agent,sidecar",
@@ -206,48 +223,53 @@ class ConfigLoaderTest {
             "http: {port: 70000}                     | http.port: must be between 0 and 65535, got 70000",
             "http: {port: [1]}                       | http.port: expected an integer, got a list",
             "http: {port: {a: 1}}                    | http.port: expected an integer, got a section",
-            "http: {maxInFlight: 0}                  | http.maxInFlight: must be between 1 and 1000000, got 0",
+            "sidecar: {maxInFlightReads: 0}          | sidecar.maxInFlightReads: must be between 1 and 65536, got 0",
             "http: {headerTimeout: 0ms}              | http.headerTimeout: must be between 1ms and 3600000ms, got 0ms",
             "http: {idleTimeout: 2h}                 | http.idleTimeout: must be between 1ms and 3600000ms, got 2h",
             "http: {maxConnections: 0}               | http.maxConnections: must be between 1 and 1000000, got 0",
             "agent: {offset5: yes please}            | agent.offset5: expected true or false, got 'yes please'",
-            "ucx: {eventLoopLanes: sometimes}        | ucx.eventLoopLanes: expected true or false, got 'sometimes'",
-            "sidecar: {eventBusInstances: 0}         | sidecar.eventBusInstances: must be between 1 and 256, got 0",
-            "sidecar: {eventBusAwakeMicros: -1}      | sidecar.eventBusAwakeMicros: must be between 0 and 10000, got -1",
+            "idlePollMicros: -1                      | idlePollMicros: must be between 0 and 10000, got -1",
             "agent: {listen: nohost}                 | agent.listen: 'nohost' is not host:port",
             "agent: {listen: 'h:99999'}              | agent.listen: 'h:99999': port 99999 is outside 0..65535",
             "sidecar: {agents: ['h:0']}              | sidecar.agents: 'h:0': port 0 is outside 1..65535",
             "agent: {listen: 'h:x1'}                 | agent.listen: 'h:x1': port 'x1' is not a number",
-            "agent: {segmentBytes: 5000}             | agent.segmentBytes: must be a multiple of 4096 (whole pages), got 5000",
-            "agent: {segmentBytes: 4GiB}             | agent.segmentBytes: must be between 4096 and 2147483647, got 4GiB",
-            "agent: {pollInterval: 2m}               | agent.pollInterval: must be between 1ms and 60000ms, got 2m",
-            "agent: {maxRepliesInFlight: 0}          | agent.maxRepliesInFlight: must be between 1 and 65536, got 0",
             "agent: {volumeMemory: shm}              | agent.volumeMemory: 'shm' is not one of mapped, ucx",
-            "http: {transport: uring}                | http.transport: 'uring' is not one of auto, io_uring, epoll, nio",
+            "http: {transport: uring}                | http.transport: 'uring' is not one of auto, io_uring, epoll, "
+                    + "nio",
             "agent: {volumeMemory: [ucx]}            | agent.volumeMemory: expected a string, got a list",
-            "agent: {volumeMemoryLimit: -1GiB}       | agent.volumeMemoryLimit: expected a size like 65536, 64KiB or 1MiB, got '-1GiB'",
-            "agent: {volumeMemoryLimit: 70000GiB}    | agent.volumeMemoryLimit: must be between 0 and 70368744177664, got 70000GiB",
+            "agent: {volumeMemoryLimit: -1GiB}       | agent.volumeMemoryLimit: expected a size like 65536, 64KiB or "
+                    + "1MiB, got '-1GiB'",
+            "agent: {volumeMemoryLimit: 70000GiB}    | agent.volumeMemoryLimit: must be between 0 and 70368744177664, "
+                    + "got 70000GiB",
             "agent: {listen: '::1:80'}               | agent.listen: '::1:80': write IPv6 addresses as [address]:port",
             "sidecar: {agents: [a:1, b]}             | sidecar.agents: 'b' is not host:port",
             "sidecar: {volumeServers: [v:8080, w]}   | sidecar.volumeServers: 'w' is not host:port",
-            "sidecar: {agents: [[a]]}                | sidecar.agents: expected a list of host:port, got an item that is not a scalar",
-            "sidecar: {readTimeout: 5}               | sidecar.readTimeout: expected a duration like 500ms, 5s or 2m, got '5'",
+            "sidecar: {agents: [[a]]}                | sidecar.agents: expected a list of host:port, got an item that "
+                    + "is not a scalar",
+            "sidecar: {readTimeout: 5}               | sidecar.readTimeout: expected a duration like 500ms, 5s or 2m, "
+                    + "got '5'",
             "sidecar: {readTimeout: 2h}              | sidecar.readTimeout: must be between 1ms and 3600000ms, got 2h",
-            "sidecar: {maxNeedleBytes: 5TB}          | sidecar.maxNeedleBytes: expected a size like 65536, 64KiB or 1MiB, got '5TB'",
-            "sidecar: {maxNeedleBytes: 5GiB}         | sidecar.maxNeedleBytes: must be between 1 and 4294967296, got 5GiB",
+            "sidecar: {maxNeedleBytes: 5TB}          | sidecar.maxNeedleBytes: expected a size like 65536, 64KiB or "
+                    + "1MiB, got '5TB'",
+            "sidecar: {maxNeedleBytes: 5GiB}         | sidecar.maxNeedleBytes: must be between 1 and 4294967296, got "
+                    + "5GiB",
             "sidecar: {fallback: [http, smoke]}      | sidecar.fallback: 'smoke' is not one of read-through, http",
             "sidecar: {fallback: [http, http]}       | sidecar.fallback: lists a path twice",
             "sidecar: {ecRebuild: parity}            | sidecar.ecRebuild: 'parity' is not one of rdma, fallback",
             "ucx: {errorHandling: maybe}             | ucx.errorHandling: 'maybe' is not one of peer, none",
             "roles: [agent, proxy]                   | roles: 'proxy' is not one of agent, sidecar",
             "roles: []                               | roles: must name at least one of agent, sidecar",
-            "roles: [agent]                          | agent.volumeDirs: the agent role needs at least one volume directory",
+            "roles: [agent]                          | agent.volumeDirs: the agent role needs at least one volume "
+                    + "directory",
             "agent: {maxHeap: 1MiB}                  | agent.maxHeap: must be 0 (the JVM's default) or at least 64MiB",
-            "sidecar: {agents: []}                   | sidecar.agents: empty and sidecar.master is unset, so the sidecar cannot find any agent",
-            "sidecar: {bufferPool: {bufferSize: 1MiB, totalBytes: 64KiB}} | sidecar.bufferPool.totalBytes: must be at least sidecar.bufferPool.bufferSize (1048576)",
-            "sidecar: {ping: {interval: 1s, timeout: 2s}}               | sidecar.ping.timeout: must not exceed sidecar.ping.interval (1000ms)",
-            "sidecar: {reconnect: {baseBackoff: 1m, maxBackoff: 1s}}    | sidecar.reconnect.baseBackoff: must not exceed sidecar.reconnect.maxBackoff (1000ms)",
-            "sidecar: {breaker: {minimumCalls: 30}}                     | sidecar.breaker.minimumCalls: must not exceed sidecar.breaker.slidingWindowSize (20)",
+            "sidecar: {agents: []}                   | sidecar.agents: empty and sidecar.master is unset, so the "
+                    + "sidecar cannot find any agent",
+            "sidecar: {bufferPool: {bufferSize: 1MiB, totalBytes: 64KiB}} | sidecar.bufferPool.totalBytes: must be at "
+                    + "least sidecar.bufferPool.bufferSize (1048576)",
+            "sidecar: {ping: {interval: 1s, timeout: 2s}}               | sidecar.ping.timeout: must not exceed "
+                    + "sidecar.ping.interval (1000ms)",
+            "sidecar: {reconnect: {baseBackoff: 1m, maxBackoff: 1s}}    | sidecar.reconnect.baseBackoff: must not "
+                    + "exceed sidecar.reconnect.maxBackoff (1000ms)",
     })
     void fileProblemNamesTheKey(String yaml, String expected) {
         String message = problem(yaml, Map.of());

@@ -28,7 +28,8 @@ final class ChildJvm implements AutoCloseable {
     /** Starts {@code mainClass} with {@code args}; {@code jvmOptions} before the class, {@code env} added. */
     static ChildJvm start(Path work, String name, List<String> jvmOptions, Class<?> mainClass, List<String> args,
                           Map<String, String> env) throws IOException {
-        List<String> command = new ArrayList<>(List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
+        List<String> command =
+                new ArrayList<>(List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
                 "-Xmx256m", "-Djava.io.tmpdir=" + work)); // serve's class archive stays in the work directory
         command.addAll(jvmOptions);
         command.addAll(List.of("-cp", System.getProperty("java.class.path"), mainClass.getName()));

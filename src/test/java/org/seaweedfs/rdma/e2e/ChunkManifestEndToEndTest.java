@@ -58,14 +58,16 @@ class ChunkManifestEndToEndTest {
             for (int i = chunks.length - 1; i >= 0; i--) { // listed out of order: sorted by offset as upstream does
                 int from = i * CHUNK;
                 byte[] part = Arrays.copyOfRange(file, from, Math.min(file.length, from + CHUNK));
-                NewNeedle.Builder b = NewNeedle.builder(chunks[i].key(), chunks[i].cookie(), i == 1 ? gzip(part) : part);
+                NewNeedle.Builder b =
+                        NewNeedle.builder(chunks[i].key(), chunks[i].cookie(), i == 1 ? gzip(part) : part);
                 writer.append(b.compressed(i == 1).build());
                 json.append(i == chunks.length - 1 ? "" : ",").append("{\"fid\":\"").append(chunks[i])
                         .append("\",\"offset\":").append(from).append(",\"size\":").append(part.length).append('}');
             }
             json.append("]}");
             writer.append(NewNeedle.builder(manifest.key(), manifest.cookie(),
-                    gzip(json.toString().getBytes(StandardCharsets.UTF_8))).compressed(true).chunkManifest(true).build());
+                    gzip(json.toString().getBytes(StandardCharsets.UTF_8))).compressed(true).chunkManifest(true)
+                            .build());
             String missing = "{\"chunks\":[{\"fid\":\"" + chunks[0] + "\",\"offset\":0,\"size\":" + CHUNK
                     + "},{\"fid\":\"5,0099999999\",\"offset\":" + CHUNK + ",\"size\":10}]}";
             writer.append(NewNeedle.builder(broken.key(), broken.cookie(), missing.getBytes(StandardCharsets.UTF_8))
@@ -86,7 +88,8 @@ class ChunkManifestEndToEndTest {
                     .putHeader("Range", "bytes=2990-6010").send());
             assertEquals(206, across.statusCode());
             assertEquals("bytes 2990-6010/" + file.length, across.getHeader("Content-Range"));
-            assertArrayEquals(Arrays.copyOfRange(file, 2990, 6011), across.body().getBytes(), "a range over three chunks");
+            assertArrayEquals(Arrays.copyOfRange(file, 2990, 6011), across.body().getBytes(),
+                    "a range over three chunks");
 
             HttpResponse<Buffer> raw = await(client.get(port, "127.0.0.1", "/" + manifest + "?cm=false").send());
             assertEquals(null, raw.getHeader("X-File-Store"));

@@ -139,7 +139,8 @@ class ClusteredEventBusEndToEndTest {
     }
 
     private Run consume(Path work, String name, List<String> fids) throws Exception {
-        List<String> command = new java.util.ArrayList<>(List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
+        List<String> command =
+                new java.util.ArrayList<>(List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
                 "-Xmx256m", "-jar", ExampleBuild.JAR.toString(), "--members", "127.0.0.1:" + clusterPort));
         command.addAll(fids);
         Path out = work.resolve(name + ".out");

@@ -68,7 +68,8 @@ class CrossHostEndToEndTest {
     @BeforeAll
     void startCluster() throws Exception {
         Optional<String> unavailable = NetnsCluster.unavailable();
-        Assumptions.assumeTrue(unavailable.isEmpty(), () -> "no hosts as network namespaces here: " + unavailable.get());
+        Assumptions.assumeTrue(unavailable.isEmpty(), () -> "no hosts as network namespaces here: "
+                + unavailable.get());
         if (Files.exists(tmp)) {
             try (var old = Files.walk(tmp)) {
                 old.sorted(java.util.Comparator.reverseOrder()).forEach(p -> p.toFile().delete());
@@ -185,7 +186,8 @@ class CrossHostEndToEndTest {
     /** Until the sidecar lists both agents up (sidecars find agents beside the volumes they are asked for). */
     private void awaitBothAgents(String sidecar) {
         List<String> want = List.of(cluster.ip("agent1") + ":" + AGENT_PORT, cluster.ip("agent2") + ":" + AGENT_PORT);
-        Await.until(sidecar + " has both agents up", () -> client.getJson(sidecarUrl(sidecar) + "/status"), s -> s.getJsonArray("agents").stream().map(JsonObject.class::cast)
+        Await.until(sidecar + " has both agents up", () -> client.getJson(sidecarUrl(sidecar) + "/status"),
+                s -> s.getJsonArray("agents").stream().map(JsonObject.class::cast)
                 .filter(a -> "up".equals(a.getString("state"))).map(a -> a.getString("address")).toList()
                 .containsAll(want));
     }
@@ -266,7 +268,8 @@ class CrossHostEndToEndTest {
             JsonObject r = client.get(sidecarUrl("sidecar1") + "/read?file_id=" + slice.getKey() + "&offset=" + offset
                     + "&size=" + size + "&volume_server=" + server);
             assertEquals(200, r.getInteger("status"), slice.getKey() + ": " + r);
-            assertEquals(ClientHostMain.sha256(Arrays.copyOfRange(stored, offset, offset + size)), r.getString("sha256"),
+            assertEquals(ClientHostMain.sha256(Arrays.copyOfRange(stored, offset, offset + size)),
+                    r.getString("sha256"),
                     slice.getKey().toString());
             assertEquals("true", r.getJsonObject("headers").getString("x-rdma-used"), slice.getKey() + ": " + r);
         }
@@ -283,12 +286,14 @@ class CrossHostEndToEndTest {
         try {
             Await.until("sidecar2 finds agent1 down", () -> client.getJson(sidecarUrl("sidecar2") + "/status"),
                     s -> s.getJsonArray("agents").stream().map(JsonObject.class::cast)
-                            .anyMatch(a -> agent1.equals(a.getString("address")) && !"up".equals(a.getString("state"))));
+                            .anyMatch(a -> agent1.equals(a.getString("address"))
+                                    && !"up".equals(a.getString("state"))));
             assertRdma("sidecar2", onAgent2, volume2.get(1).plain());
             assertRdma("sidecar1", onAgent1, volume1.get(1).plain());
             JsonObject cut = client.get(sidecarUrl("sidecar2") + "/" + onAgent1);
             if (cut.getInteger("status") == 200) {
-                assertEquals(ClientHostMain.sha256(volume1.get(1).plain()), cut.getString("sha256"), "never wrong bytes");
+                assertEquals(ClientHostMain.sha256(volume1.get(1).plain()), cut.getString("sha256"),
+                        "never wrong bytes");
             }
         } finally {
             cluster.block("sidecar2", "agent1", false);

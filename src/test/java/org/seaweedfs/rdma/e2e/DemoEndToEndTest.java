@@ -90,8 +90,10 @@ class DemoEndToEndTest {
             assertEquals(3, await(client.get("/status").send()).bodyAsJsonObject().getJsonArray("agents")
                     .getJsonObject(0).getLong("needles"), "the three samples read have their locations cached");
             String text = await(client.get("/metrics").send()).bodyAsString();
-            assertTrue(text.contains("seaweedfs_rdma_agent_needles 3.0"), "agent and sidecar share the demo's registry");
-            assertFalse(text.contains("seaweedfs_rdma_agent_volume_copy_bytes 0.0"), "the demo serves its volume from a UCX copy");
+            assertTrue(text.contains("seaweedfs_rdma_agent_needles 3.0"),
+                    "agent and sidecar share the demo's registry");
+            assertFalse(text.contains("seaweedfs_rdma_agent_volume_copy_bytes 0.0"),
+                    "the demo serves its volume from a UCX copy");
             assertTrue(text.contains("seaweedfs_rdma_agent_volume_copy_bytes "), text);
             assertTrue(text.contains("seaweedfs_rdma_ucx_operations_total{worker=\"agent\"}"));
             assertTrue(text.contains("seaweedfs_rdma_ucx_operations_total{worker=\"sidecar\"}"));

@@ -65,7 +65,8 @@ class EcReadEndToEndTest {
     Path tmp;
 
     /** Reads that found a shard no agent lists (each asks for more holders: the master, in the product). */
-    private final java.util.concurrent.atomic.AtomicInteger shardsMissing = new java.util.concurrent.atomic.AtomicInteger();
+    private final java.util.concurrent.atomic.AtomicInteger shardsMissing =
+            new java.util.concurrent.atomic.AtomicInteger();
 
     /** Splits the written EC volume's shards: those {@code inA} to directory a, the rest to b. */
     private Path[] split(EcWriter.Result ec, IntPredicate inA) throws Exception {
@@ -111,7 +112,8 @@ class EcReadEndToEndTest {
                     assertArrayEquals(e.stored(), read(side, rdma, e.fid()), e.fid() + " (rebuilt)");
                 }
             }
-            assertTrue(shardsMissing.get() - missingBefore >= onShard2.size(), "each read needing shard 2 asked for holders");
+            assertTrue(shardsMissing.get() - missingBefore >= onShard2.size(),
+                    "each read needing shard 2 asked for holders");
             // With fallback, a needle needing shard 2 fails retriably (the resilient path then reads over HTTP).
             NeedleReader fallback = reader(side, toA, toB, EcRebuild.FALLBACK);
             ReadFailure.Kind kind = failure(side, fallback, onShard2.get(0).fid());
@@ -122,7 +124,8 @@ class EcReadEndToEndTest {
     @Test
     void customShardCountsWithRealBlockSizesReadOverHttpAndTheEventBus() throws Exception {
         // 3 + 2 with SeaweedFS's 1 MiB small blocks: rows of 3 MiB, needles cross shard boundaries.
-        EcWriter.Result ec = EcTestVolumes.encodeFixtureRealBlocks(Files.createDirectories(tmp.resolve("src")), "", 3, 2);
+        EcWriter.Result ec =
+                EcTestVolumes.encodeFixtureRealBlocks(Files.createDirectories(tmp.resolve("src")), "", 3, 2);
         Path[] dirs = split(ec, id -> id == 0 || id == 3);
         List<FixtureNeedles.Expected> needles = FixtureNeedles.live(Fixtures.volumes(), 1);
         try (Stack a = Stack.agent(dirs[0], 0); Stack b = Stack.agent(dirs[1], 0);
@@ -158,7 +161,8 @@ class EcReadEndToEndTest {
 
     @Test
     void aMissingDataShardIsRebuiltOverRdmaOrServedByTheHttpFallbackAsConfigured() throws Exception {
-        EcWriter.Result ec = EcTestVolumes.encodeFixtureRealBlocks(Files.createDirectories(tmp.resolve("src")), "", 3, 2);
+        EcWriter.Result ec =
+                EcTestVolumes.encodeFixtureRealBlocks(Files.createDirectories(tmp.resolve("src")), "", 3, 2);
         Path[] dirs = split(ec, id -> id % 2 == 0);
         Files.delete(dirs[1].resolve("1.ec01")); // data shard 1 is on no agent
         Path plain = Fixtures.copyDir("volumes", Files.createDirectories(tmp.resolve("plain")));
@@ -167,7 +171,8 @@ class EcReadEndToEndTest {
         try (Stack a = Stack.agent(dirs[0], 0); Stack b = Stack.agent(dirs[1], 0)) {
             org.seaweedfs.rdma.sidecar.StubVolumeServer volumeServer =
                     await(new org.seaweedfs.rdma.sidecar.StubVolumeServer(stubs).start(plain));
-            org.seaweedfs.rdma.sidecar.StubMaster master = await(new org.seaweedfs.rdma.sidecar.StubMaster(stubs).start());
+            org.seaweedfs.rdma.sidecar.StubMaster master =
+                    await(new org.seaweedfs.rdma.sidecar.StubMaster(stubs).start());
             master.locate(1, volumeServer.url());
             for (String mode : List.of("rdma", "fallback")) {
                 try (Stack sidecar = Stack.start("roles: [sidecar]\n"
@@ -215,7 +220,8 @@ class EcReadEndToEndTest {
     /** Whether the needle's record has bytes on the shard. */
     private static boolean touches(RemoteVolume volume, EcIndex ecx, FileId fid, int shardId) {
         var info = volume.info().ec();
-        EcLayout layout = new EcLayout(info.dataShards(), info.parityShards(), info.largeBlockSize(), info.smallBlockSize());
+        EcLayout layout =
+                new EcLayout(info.dataShards(), info.parityShards(), info.largeBlockSize(), info.smallBlockSize());
         EcIndex.Entry at;
         try {
             at = ecx.find(fid.key());

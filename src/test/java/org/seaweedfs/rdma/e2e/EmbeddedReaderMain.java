@@ -51,7 +51,8 @@ public final class EmbeddedReaderMain {
             try {
                 Needle needle = onContext(vertx, () -> rdma.client().read(fid));
                 byte[] body = needle.body().getBytes();
-                System.out.println(fid + " " + HexFormat.of().formatHex(MessageDigest.getInstance("SHA-256").digest(body))
+                System.out.println(fid + " "
+                        + HexFormat.of().formatHex(MessageDigest.getInstance("SHA-256").digest(body))
                         + " " + body.length + " " + needle.source());
             } catch (RuntimeException e) {
                 allRead = false;

@@ -66,13 +66,15 @@ class EmbeddingExampleTest {
         assertTrue(readme.contains("## Embedding in a Vert.x application"));
         assertTrue(readme.contains("```java\n" + unindented.strip() + "\n```"), "README snippet differs from the test");
 
-        assertEquals("SEAWEEDFS_RDMA_HTTP_MAX_IN_FLIGHT", ConfigLoader.environmentVariable("http.maxInFlight"));
+        assertEquals("SEAWEEDFS_RDMA_SIDECAR_MAX_IN_FLIGHT_READS",
+                ConfigLoader.environmentVariable("sidecar.maxInFlightReads"));
         assertEquals("SEAWEEDFS_RDMA_SIDECAR_BUFFER_POOL_TOTAL_BYTES",
                 ConfigLoader.environmentVariable("sidecar.bufferPool.totalBytes"));
-        RdmaConfig config = ConfigLoader.parse("http: {maxInFlight: 10}", "test", Map.of(
-                "SEAWEEDFS_RDMA_HTTP_MAX_IN_FLIGHT", "7",
+        RdmaConfig config = ConfigLoader.parse("sidecar: {maxInFlightReads: 10}", "test", Map.of(
+                "SEAWEEDFS_RDMA_SIDECAR_MAX_IN_FLIGHT_READS", "7",
                 "SEAWEEDFS_RDMA_SIDECAR_AGENTS", "10.0.0.5:18515,10.0.0.6:18515"));
-        assertEquals(7, config.http().maxInFlight());
+        assertEquals(7, config.sidecar().maxInFlightReads());
+        assertEquals(7, config.http().maxInFlight(), "the same bound at the HTTP face");
         assertEquals(2, config.sidecar().agents().size());
     }
 }

@@ -74,7 +74,8 @@ class EmptyNeedleEndToEndTest {
         }
         WebClient client = WebClient.create(vertx);
         Stack agent = Stack.agent(dir, 0);
-        try (Stack rdma = Stack.sidecar(agent.agentPort(), "  fallback: [http]\n  master: '127.0.0.1:" + master.port() + "'\n")) {
+        try (Stack rdma =
+                Stack.sidecar(agent.agentPort(), "  fallback: [http]\n  master: '127.0.0.1:" + master.port() + "'\n")) {
             for (FileId fid : empty()) {
                 assertEmpty200(client, rdma.httpPort(), fid, "rdma");
             }

@@ -35,7 +35,9 @@ class EventBusEndToEndTest {
         SharedStack.Running stack = SharedStack.get();
         bus = stack.sidecar.vertx.eventBus();
         needles = FixtureNeedles.live(stack.volumes, 1);
-        needles = java.util.stream.Stream.concat(needles.stream(), FixtureNeedles.live(stack.volumes, 2).stream()).toList();
+        needles =
+                java.util.stream.Stream.concat(needles.stream(),
+                FixtureNeedles.live(stack.volumes, 2).stream()).toList();
     }
 
     private FixtureNeedles.Expected expected(String fid) {
@@ -77,11 +79,13 @@ class EventBusEndToEndTest {
     void offsetAndLengthSliceTheBytesAndRawKeepsGzip() {
         FixtureNeedles.Expected go = expected("1,01bb51ad02");
         byte[] plain = go.plain();
-        Message<Object> slice = request(READ, new JsonObject().put("fid", "1,01bb51ad02").put("offset", 100).put("length", 50));
+        Message<Object> slice =
+                request(READ, new JsonObject().put("fid", "1,01bb51ad02").put("offset", 100).put("length", 50));
         assertArrayEquals(Arrays.copyOfRange(plain, 100, 150), bytes(slice));
         Message<Object> tail = request(READ, new JsonObject().put("fid", "1,01bb51ad02")
                 .put("offset", plain.length - 7).put("length", 1000));
-        assertArrayEquals(Arrays.copyOfRange(plain, plain.length - 7, plain.length), bytes(tail), "cut short at the end");
+        assertArrayEquals(Arrays.copyOfRange(plain, plain.length - 7, plain.length), bytes(tail),
+                "cut short at the end");
 
         Message<Object> raw = request(READ, new JsonObject().put("fid", "1,01bb51ad02").put("raw", true));
         assertArrayEquals(go.stored(), bytes(raw));

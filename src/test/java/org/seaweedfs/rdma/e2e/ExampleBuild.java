@@ -28,7 +28,8 @@ final class ExampleBuild {
     /** Builds the example; its runnable jar is {@link #JAR}. */
     static void build(Path work) throws IOException, InterruptedException {
         Path library = work.resolve("seaweedfs-rdma-sidecar.jar");
-        ToolProvider jar = ToolProvider.findFirst("jar").orElseThrow(() -> new AssertionError("no jar tool in this JDK"));
+        ToolProvider jar =
+                ToolProvider.findFirst("jar").orElseThrow(() -> new AssertionError("no jar tool in this JDK"));
         StringWriter jarOut = new StringWriter();
         int status = jar.run(new PrintWriter(jarOut), new PrintWriter(jarOut), "cf", library.toString(), "-C",
                 "target/classes", ".");

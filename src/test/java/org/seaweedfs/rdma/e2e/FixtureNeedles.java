@@ -13,7 +13,7 @@ import java.util.Set;
 import java.util.zip.GZIPInputStream;
 import org.seaweedfs.rdma.volume.FileId;
 import org.seaweedfs.rdma.volume.IndexFormat;
-import org.seaweedfs.rdma.volume.Needle;
+import org.seaweedfs.rdma.volume.NeedleRecord;
 import org.seaweedfs.rdma.volume.NeedleHeader;
 import org.seaweedfs.rdma.volume.Volume;
 import org.seaweedfs.rdma.volume.VolumeDirectory;
@@ -55,7 +55,8 @@ final class FixtureNeedles {
                 if (e[2] == 0) {
                     continue; // live but empty (an empty file): see empty()
                 }
-                Needle n = Needle.parse(volume.readRecord(e[1], e[2]), 0, volume.version(), "fixture", e[1]);
+                NeedleRecord n =
+                        NeedleRecord.parse(volume.readRecord(e[1], e[2]), 0, volume.version(), "fixture", e[1]);
                 out.add(new Expected(new FileId(volumeId, n.key(), n.cookie()), bytes(n.data()), n.meta().name(),
                         n.meta().mime(), n.meta().lastModified(), n.meta().isCompressed(),
                         String.format("%08x", n.computeCrc())));
@@ -94,7 +95,8 @@ final class FixtureNeedles {
                 long offset = Integer.toUnsignedLong(idx.getInt()) * 8;
                 int size = idx.getInt();
                 if (offset != 0 && size > 0 && !volume.map().contains(key)) {
-                    Needle n = Needle.parse(volume.readRecord(offset, size), 0, volume.version(), "fixture", offset);
+                    NeedleRecord n =
+                            NeedleRecord.parse(volume.readRecord(offset, size), 0, volume.version(), "fixture", offset);
                     out.add(new FileId(volumeId, key, n.cookie()));
                 }
             }

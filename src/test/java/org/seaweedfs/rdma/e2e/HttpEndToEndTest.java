@@ -38,7 +38,8 @@ import org.seaweedfs.rdma.volume.FileId;
 @ExtendWith({VertxExtension.class, SharedStack.class})
 class HttpEndToEndTest {
 
-    private static final DateTimeFormatter HTTP_DATE = DateTimeFormatter.ofPattern("EEE, dd MMM uuuu HH:mm:ss 'GMT'", Locale.US)
+    private static final DateTimeFormatter HTTP_DATE =
+            DateTimeFormatter.ofPattern("EEE, dd MMM uuuu HH:mm:ss 'GMT'", Locale.US)
             .withZone(ZoneOffset.UTC);
     /** Fixture README: file_2 of volume 2, 75634 bytes, not compressed, raw checksum. */
     private static final String FILE_2 = "2,0306bfd555";
@@ -91,7 +92,8 @@ class HttpEndToEndTest {
             assertEquals(Integer.toString(e.plain().length), r.getHeader("Content-Length"), what);
             assertNull(r.getHeader("Content-Encoding"), what);
             if (e.lastModified() != 0) {
-                assertEquals(HTTP_DATE.format(Instant.ofEpochSecond(e.lastModified())), r.getHeader("Last-Modified"), what);
+                assertEquals(HTTP_DATE.format(Instant.ofEpochSecond(e.lastModified())), r.getHeader("Last-Modified"),
+                        what);
             }
             if (!e.name().isEmpty()) {
                 assertTrue(r.getHeader("Content-Disposition").startsWith("inline; filename"), what);
@@ -120,7 +122,8 @@ class HttpEndToEndTest {
         assertEquals("inline; filename=report.pdf", named.getHeader("Content-Disposition"));
         assertArrayEquals(expected(FILE_2).plain(), body(named));
         assertEquals("attachment; filename=file_2", get("/2/0306bfd555?dl=true").getHeader("Content-Disposition"));
-        assertEquals("attachment; filename=command.go", get("/" + COMMAND_GO + "?dl=true").getHeader("Content-Disposition"));
+        assertEquals("attachment; filename=command.go",
+                get("/" + COMMAND_GO + "?dl=true").getHeader("Content-Disposition"));
     }
 
     @Test
@@ -137,22 +140,26 @@ class HttpEndToEndTest {
     @Test
     void singleRangeIs206AndSeveralAreMultipart() {
         byte[] data = expected(FILE_2).plain();
-        HttpResponse<Buffer> one = send(client.request(HttpMethod.GET, "/" + FILE_2).putHeader("Range", "bytes=100-199"));
+        HttpResponse<Buffer> one =
+                send(client.request(HttpMethod.GET, "/" + FILE_2).putHeader("Range", "bytes=100-199"));
         assertEquals(206, one.statusCode());
         assertEquals("bytes 100-199/" + data.length, one.getHeader("Content-Range"));
         assertArrayEquals(Arrays.copyOfRange(data, 100, 200), body(one));
 
-        HttpResponse<Buffer> suffix = send(client.request(HttpMethod.GET, "/" + FILE_2).putHeader("Range", "bytes=-16"));
+        HttpResponse<Buffer> suffix =
+                send(client.request(HttpMethod.GET, "/" + FILE_2).putHeader("Range", "bytes=-16"));
         assertEquals(206, suffix.statusCode());
         assertArrayEquals(Arrays.copyOfRange(data, data.length - 16, data.length), body(suffix));
 
         // Ranges of a compressed needle count the decompressed bytes.
         byte[] go = expected(COMMAND_GO).plain();
-        HttpResponse<Buffer> plainRange = send(client.request(HttpMethod.GET, "/" + COMMAND_GO).putHeader("Range", "bytes=10-59"));
+        HttpResponse<Buffer> plainRange =
+                send(client.request(HttpMethod.GET, "/" + COMMAND_GO).putHeader("Range", "bytes=10-59"));
         assertEquals(206, plainRange.statusCode());
         assertArrayEquals(Arrays.copyOfRange(go, 10, 60), body(plainRange));
 
-        HttpResponse<Buffer> two = send(client.request(HttpMethod.GET, "/" + FILE_2).putHeader("Range", "bytes=0-9,70000-70009"));
+        HttpResponse<Buffer> two =
+                send(client.request(HttpMethod.GET, "/" + FILE_2).putHeader("Range", "bytes=0-9,70000-70009"));
         assertEquals(206, two.statusCode());
         String type = two.getHeader("Content-Type");
         assertTrue(type.startsWith("multipart/byteranges; boundary="), type);
@@ -161,11 +168,14 @@ class HttpEndToEndTest {
         assertEquals(3, text.split("--" + boundary, -1).length - 1, "two parts and the closing delimiter");
         assertTrue(text.contains("Content-Range: bytes 0-9/" + data.length + "\r\n"));
         assertTrue(text.contains("Content-Range: bytes 70000-70009/" + data.length + "\r\n"));
-        assertTrue(text.contains("\r\n\r\n" + new String(data, 0, 10, StandardCharsets.ISO_8859_1) + "\r\n--" + boundary));
-        assertTrue(text.contains("\r\n\r\n" + new String(data, 70000, 10, StandardCharsets.ISO_8859_1) + "\r\n--" + boundary + "--"));
+        assertTrue(text.contains("\r\n\r\n" + new String(data, 0, 10, StandardCharsets.ISO_8859_1) + "\r\n--"
+                + boundary));
+        assertTrue(text.contains("\r\n\r\n" + new String(data, 70000, 10, StandardCharsets.ISO_8859_1) + "\r\n--"
+                + boundary + "--"));
         assertEquals(Integer.toString(body(two).length), two.getHeader("Content-Length"));
 
-        HttpResponse<Buffer> none = send(client.request(HttpMethod.GET, "/" + FILE_2).putHeader("Range", "bytes=80000-90000"));
+        HttpResponse<Buffer> none =
+                send(client.request(HttpMethod.GET, "/" + FILE_2).putHeader("Range", "bytes=80000-90000"));
         assertEquals(416, none.statusCode());
         assertEquals("bytes */" + data.length, none.getHeader("Content-Range"));
     }
@@ -299,13 +309,16 @@ class HttpEndToEndTest {
         // The agent runs in its own Vert.x with its own registry (no HTTP there): its counters are bound too.
         String agent = SharedStack.get().agent.metrics.scrape();
         for (String metric : List.of("seaweedfs_rdma_agent_volumes 3.0", "seaweedfs_rdma_agent_needles 305.0",
-                "seaweedfs_rdma_agent_hellos_total [1-9]", "seaweedfs_rdma_agent_frames_total\\{direction=\"received\"} [1-9]",
+                "seaweedfs_rdma_agent_hellos_total [1-9]",
+                        "seaweedfs_rdma_agent_frames_total\\{direction=\"received\"} [1-9]",
                 "seaweedfs_rdma_ucx_channels_total\\{event=\"opened\",worker=\"agent\"} [1-9]")) {
-            assertTrue(java.util.regex.Pattern.compile("(?m)^" + metric).matcher(agent).find(), "agent registry misses " + metric + "\n" + agent);
+            assertTrue(java.util.regex.Pattern.compile("(?m)^" + metric).matcher(agent).find(), "agent registry misses "
+                    + metric + "\n" + agent);
         }
     }
 
-    private static List<FixtureNeedles.Expected> concat(List<FixtureNeedles.Expected> a, List<FixtureNeedles.Expected> b) {
+    private static List<FixtureNeedles.Expected> concat(List<FixtureNeedles.Expected> a,
+            List<FixtureNeedles.Expected> b) {
         return java.util.stream.Stream.concat(a.stream(), b.stream()).toList();
     }
 }

@@ -90,7 +90,8 @@ class IndependentEcWriterTest {
     @Test
     void theProjectsWriterWritesWhatTheIndependentWriterWrites() throws Exception {
         Path independent = independentlyEncoded(6, 3);
-        EcWriter.Result ours = EcTestVolumes.encodeFixtureRealBlocks(Files.createDirectories(tmp.resolve("ours")), "", 6, 3);
+        EcWriter.Result ours =
+                EcTestVolumes.encodeFixtureRealBlocks(Files.createDirectories(tmp.resolve("ours")), "", 6, 3);
         EcFiles files = ours.files();
         for (int id = 0; id < 9; id++) {
             assertEquals(-1L, Files.mismatch(files.shard(id), independent.resolve(String.format("1.ec%02d", id))),

@@ -16,7 +16,6 @@ import io.vertx.ext.auth.jwt.JWTAuthOptions;
 import io.vertx.ext.web.client.WebClient;
 import io.vertx.junit5.VertxExtension;
 import java.io.IOException;
-import java.io.UncheckedIOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -48,7 +47,6 @@ class MountClientEndToEndTest {
               readTimeout: 3s
               ping: {interval: 250ms, timeout: 250ms}
               reconnect: {baseBackoff: 20ms, maxBackoff: 300ms}
-              retry: {maxAttempts: 2, waitDuration: 10ms}
             """;
 
     @TempDir
@@ -97,7 +95,8 @@ class MountClientEndToEndTest {
                         "agents: ['127.0.0.1:" + agentA.agentPort() + "', '127.0.0.1:" + agentB.agentPort() + "']")));
         until("the sidecar connected to both agents", sidecar::agentUp);
         agentB.close();
-        until("the sidecar saw agent B go down", () -> sidecar.server.connections().peers().stream().anyMatch(p -> !p.isUp()));
+        until("the sidecar saw agent B go down",
+                () -> sidecar.server.connections().peers().stream().anyMatch(p -> !p.isUp()));
         return sidecar;
     }
 
@@ -186,7 +185,8 @@ class MountClientEndToEndTest {
                 assertEquals(0, refused.discardedBytes);
                 assertEquals(2 * sliceBytes, servedTransfer, "served: the sidecar's fetch and the mount's re-read");
                 assertEquals(sliceBytes, served.discardedBytes);
-                LOG.info("/read RDMA cannot serve, {} slices, {} bytes: refuse (503) {} us/slice, {} volume-server bytes; "
+                LOG.info("/read RDMA cannot serve, {} slices, {} bytes: refuse (503) {} us/slice, {} volume-server "
+                        + "bytes; "
                                 + "serve from the fallback {} us/slice, {} volume-server bytes",
                         down.size(), sliceBytes, refusedNanos / 1000 / down.size(), refusedTransfer,
                         servedNanos / 1000 / down.size(), servedTransfer);
@@ -202,7 +202,8 @@ class MountClientEndToEndTest {
                 .addPubSecKey(new PubSecKeyOptions().setAlgorithm("HS256").setBuffer(KEY)));
         Function<String, String> tokenFromLookup = fid -> master.generateToken(new JsonObject().put("fid", fid),
                 new JWTOptions().setAlgorithm("HS256").setExpiresInSeconds(60));
-        try (MountStyleClient mount = new MountStyleClient(vertx, sidecar.httpPort(), volumeServer.url(), tokenFromLookup)) {
+        try (MountStyleClient mount =
+                new MountStyleClient(vertx, sidecar.httpPort(), volumeServer.url(), tokenFromLookup)) {
             assertTrue(mount.start());
             List<Slice> live = slices(1);
             readAll(mount, live);
@@ -213,10 +214,12 @@ class MountClientEndToEndTest {
         String fid = slices(1).get(0).fid();
         assertEquals(401, await(client.get(sidecar.httpPort(), "127.0.0.1", "/" + fid).send()).statusCode(),
                 "a needle URL without a token");
-        assertEquals(200, await(client.get(sidecar.httpPort(), "127.0.0.1", "/" + fid + "?jwt=" + tokenFromLookup.apply(fid))
+        assertEquals(200,
+                await(client.get(sidecar.httpPort(), "127.0.0.1", "/" + fid + "?jwt=" + tokenFromLookup.apply(fid))
                 .send()).statusCode());
         String down = slices(2).get(0).fid();
-        var fallback = await(client.get(sidecar.httpPort(), "127.0.0.1", "/" + down + "?jwt=" + tokenFromLookup.apply(down))
+        var fallback =
+                await(client.get(sidecar.httpPort(), "127.0.0.1", "/" + down + "?jwt=" + tokenFromLookup.apply(down))
                 .send());
         assertEquals(200, fallback.statusCode(), "the HTTP fallback presented a read token the volume server accepted");
         assertEquals("http", fallback.getHeader("X-Source"));

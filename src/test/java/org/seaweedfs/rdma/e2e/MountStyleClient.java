@@ -62,7 +62,8 @@ final class MountStyleClient implements AutoCloseable {
     /** One slice of a chunk, as the mount reads it. */
     byte[] read(String fid, long offset, long size) {
         if (rdma) {
-            HttpResponse<Buffer> r = await(http.get(sidecarPort, "127.0.0.1", "/read?file_id=" + fid + "&offset=" + offset
+            HttpResponse<Buffer> r =
+                    await(http.get(sidecarPort, "127.0.0.1", "/read?file_id=" + fid + "&offset=" + offset
                     + "&size=" + size + "&volume_server=http://" + volumeServer).send());
             boolean marked = String.valueOf(r.getHeader("X-Source")).contains("rdma")
                     || "true".equals(r.getHeader("X-RDMA-Used"));
@@ -77,7 +78,8 @@ final class MountStyleClient implements AutoCloseable {
         volumeServerSlices++;
         int colon = volumeServer.lastIndexOf(':');
         HttpRequest<Buffer> get = http.get(Integer.parseInt(volumeServer.substring(colon + 1)),
-                volumeServer.substring(0, colon), "/" + fid).putHeader("Range", "bytes=" + offset + "-" + (offset + size - 1));
+                volumeServer.substring(0, colon), "/" + fid).putHeader("Range", "bytes=" + offset + "-"
+                        + (offset + size - 1));
         String token = tokenFor == null ? null : tokenFor.apply(fid);
         if (token != null) {
             get.putHeader("Authorization", "Bearer " + token);

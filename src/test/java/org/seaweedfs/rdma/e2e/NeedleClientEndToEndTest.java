@@ -116,7 +116,9 @@ class NeedleClientEndToEndTest {
             Function<NeedleClient, Future<?>> call = calls.get(i);
             List<NeedleException> failures = new ArrayList<>();
             for (NeedleClient client : List.of(local, overBus)) {
-                Throwable t = assertThrows(Throwable.class, () -> onEventLoop(c -> call.apply(c).map(x -> (Object) x), client));
+                Throwable t =
+                        assertThrows(Throwable.class,
+                        () -> onEventLoop(c -> call.apply(c).map(x -> (Object) x), client));
                 failures.add(assertInstanceOf(t));
             }
             assertEquals(kinds.get(i), failures.get(0).kind(), "call " + i + ": " + failures.get(0).getMessage());

@@ -2,9 +2,12 @@ package org.seaweedfs.rdma.eventbus;
 
 import static org.junit.jupiter.api.Assertions.*;
 
-import io.vertx.core.Context;
 import io.vertx.core.Future;
+import io.vertx.core.Context;
 import io.vertx.core.Promise;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.List;
 import io.vertx.core.Vertx;
 import io.vertx.core.buffer.Buffer;
 import io.vertx.core.eventbus.Message;
@@ -12,9 +15,6 @@ import io.vertx.core.eventbus.ReplyException;
 import io.vertx.core.json.JsonObject;
 import io.vertx.junit5.VertxExtension;
 import io.vertx.junit5.VertxTestContext;
-import java.util.ArrayList;
-import java.util.Collections;
-import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.BeforeEach;
@@ -39,7 +39,8 @@ class EventBusApiVerticleTest {
         this.vertx = vertx;
         source = new InMemoryNeedleSource(vertx);
         source.put(FID, DATA, "a.txt", "", 1_700_000_000L, Map.of("k", "v"));
-        vertx.deployVerticle(new EventBusApiVerticle(source, 1 << 20, ReadMeters.noop(), 0)).await(10, TimeUnit.SECONDS);
+        vertx.deployVerticle(new EventBusApiVerticle(source, 1 << 20, ReadMeters.noop(), 0)).await(10,
+                TimeUnit.SECONDS);
     }
 
     private Message<Object> request(String address, Object body) throws Exception {
@@ -103,7 +104,9 @@ class EventBusApiVerticleTest {
 
     @Test
     void statRepliesWithMetadata() throws Exception {
-        JsonObject s = (JsonObject) request(EventBusApiVerticle.STAT_ADDRESS, new JsonObject().put("fid", "3,01637037d6")).body();
+        JsonObject s =
+                (JsonObject) request(EventBusApiVerticle.STAT_ADDRESS,
+                new JsonObject().put("fid", "3,01637037d6")).body();
         assertEquals("3,01637037d6", s.getString("fid"));
         assertEquals(DATA.length, s.getLong("size"));
         assertEquals("a.txt", s.getString("name"));
@@ -163,7 +166,8 @@ class EventBusApiVerticleTest {
             ReadFailure.Kind kind = kinds[i];
             source.fail(FileId.parse(fid), new ReadFailure(kind, "injected"));
             for (String address : new String[] {EventBusApiVerticle.READ_ADDRESS, EventBusApiVerticle.STAT_ADDRESS}) {
-                vertx.eventBus().request(address, new JsonObject().put("fid", fid)).onComplete(ctx.failing(e -> ctx.verify(() -> {
+                vertx.eventBus().request(address,
+                        new JsonObject().put("fid", fid)).onComplete(ctx.failing(e -> ctx.verify(() -> {
                     assertEquals(kind.code, ((ReplyException) e).failureCode());
                     assertEquals("injected", e.getMessage());
                     done.flag();

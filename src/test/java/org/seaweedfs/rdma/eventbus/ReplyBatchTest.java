@@ -12,7 +12,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 import io.vertx.junit5.VertxExtension;
 import org.seaweedfs.rdma.LogCapture;
-import org.seaweedfs.rdma.sidecar.AwakeWindow;
+import org.seaweedfs.rdma.polling.AwakeLoop;
 
 @ExtendWith(VertxExtension.class)
 class ReplyBatchTest {
@@ -20,7 +20,7 @@ class ReplyBatchTest {
     @Test
     void repliesLeaveInOrderAfterTheTaskAndOneThatThrowsHoldsNoneBack(Vertx vertx) throws Exception {
         Context context = vertx.getOrCreateContext();
-        ReplyBatch batch = new ReplyBatch(context, new AwakeWindow(context, 0));
+        ReplyBatch batch = new ReplyBatch(context, new AwakeLoop(context, 0));
         List<String> sent = new ArrayList<>();
         Promise<List<String>> seenAtTaskEnd = Promise.promise();
         Promise<Void> flushed = Promise.promise();

@@ -30,7 +30,8 @@ class ConnectionBoundsHttpTest {
     private NetClient net;
     private int port;
 
-    private void deploy(Vertx vertx, Duration headerTimeout, Duration idleTimeout, int maxConnections) throws Exception {
+    private void deploy(Vertx vertx, Duration headerTimeout, Duration idleTimeout,
+            int maxConnections) throws Exception {
         HttpConfig http = new HttpConfig("127.0.0.1", 0, 1, 16, null, headerTimeout, idleTimeout, maxConnections);
         api = new HttpApiContext(new InMemoryNeedleSource(vertx), new FixedReadPathStatus(), http, 1 << 20,
                 new Admission(16), ReadMeters.noop(), null);

@@ -1,6 +1,5 @@
 package org.seaweedfs.rdma.http;
 
-import static org.seaweedfs.rdma.testing.Await.await;
 import static org.seaweedfs.rdma.testing.Await.until;
 
 import io.vertx.core.Vertx;
@@ -56,7 +55,8 @@ abstract class HttpApiTestBase {
         status = new FixedReadPathStatus();
         source.put(FID, TEXT, "hello.txt", "text/plain; charset=utf-8", LAST_MODIFIED, Map.of("X-Custom", "yes"));
         api = new HttpApiContext(source, status, new HttpConfig("127.0.0.1", 0, 1, maxInFlight(), jwtReadKey(),
-                        HttpConfig.DEFAULT_HEADER_TIMEOUT, HttpConfig.DEFAULT_IDLE_TIMEOUT, HttpConfig.DEFAULT_MAX_CONNECTIONS,
+                        HttpConfig.DEFAULT_HEADER_TIMEOUT, HttpConfig.DEFAULT_IDLE_TIMEOUT,
+                                HttpConfig.DEFAULT_MAX_CONNECTIONS,
                         readSliceClients(), false),
                 1 << 20, new Admission(maxInFlight()), ReadMeters.noop(), null);
         HttpApiVerticle verticle = new HttpApiVerticle(api);

@@ -85,7 +85,8 @@ class NeedleHttpTest extends HttpApiTestBase {
         assertEquals("seawee", r.bodyAsString());
         HttpResponse<Buffer> suffix = await(get("/3,01637037d6").putHeader("Range", "bytes=-3").send());
         assertEquals("xyz", suffix.bodyAsString());
-        HttpResponse<Buffer> open = await(get("/3,01637037d6").putHeader("Range", "bytes=" + (TEXT.length - 2) + "-").send());
+        HttpResponse<Buffer> open =
+                await(get("/3,01637037d6").putHeader("Range", "bytes=" + (TEXT.length - 2) + "-").send());
         assertEquals("yz", open.bodyAsString());
     }
 
@@ -133,7 +134,8 @@ class NeedleHttpTest extends HttpApiTestBase {
         FileId fid = FileId.parse("5,0b00000001");
         byte[] original = "compressible ".repeat(1000).getBytes();
         source.putGzipped(fid, original, "c.txt", "text/plain");
-        HttpResponse<Buffer> gz = await(get("/5,0b00000001").putHeader("Accept-Encoding", "deflate, gzip;q=0.8").send());
+        HttpResponse<Buffer> gz =
+                await(get("/5,0b00000001").putHeader("Accept-Encoding", "deflate, gzip;q=0.8").send());
         assertEquals("gzip", gz.getHeader("Content-Encoding"));
         assertArrayEquals(InMemoryNeedleSource.gzip(original), gz.bodyAsBuffer().getBytes());
         HttpResponse<Buffer> plain = await(get("/5,0b00000001").putHeader("Accept-Encoding", "gzip;q=0").send());
@@ -179,7 +181,9 @@ class NeedleHttpTest extends HttpApiTestBase {
 
     @Test
     void malformedIdsAre400Json() throws Exception {
-        for (String uri : new String[] {"/abc,01637037d6", "/3,0163", "/3,zz637037d6", "/3", "/1/2/3/4", "/18446744073709551616,01637037d6"}) {
+        for (String uri
+                : new String[] {"/abc,01637037d6", "/3,0163", "/3,zz637037d6", "/3", "/1/2/3/4",
+                "/18446744073709551616,01637037d6"}) {
             HttpResponse<Buffer> r = await(get(uri).send());
             assertEquals(400, r.statusCode(), uri);
             JsonObject body = r.bodyAsJsonObject();
@@ -197,7 +201,8 @@ class NeedleHttpTest extends HttpApiTestBase {
             source.fail(fid, new ReadFailure(kind, "injected " + kind));
             HttpResponse<Buffer> r = await(get("/" + fid).send());
             assertEquals(kind.code, r.statusCode());
-            assertEquals(new JsonObject().put("error", "injected " + kind).put("code", kind.code), r.bodyAsJsonObject());
+            assertEquals(new JsonObject().put("error", "injected " + kind).put("code", kind.code),
+                    r.bodyAsJsonObject());
         }
     }
 
@@ -250,7 +255,9 @@ class NeedleHttpTest extends HttpApiTestBase {
         assertEquals(405, r.bodyAsJsonObject().getInteger("code"));
     }
 
-    /** As the volume server's Go code spells them (header names are case-insensitive, but clients and logs see these). */
+    /**
+     * As the volume server's Go code spells them (header names are case-insensitive, but clients and logs see these).
+     */
     @Test
     void headerNamesAreSpelledAsTheVolumeServerSpellsThem() throws Exception {
         source.put(FileId.parse("9,0300000001"), "spelled".getBytes(), "text/plain", "a.txt", 0, Map.of());

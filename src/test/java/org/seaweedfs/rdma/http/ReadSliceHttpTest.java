@@ -14,7 +14,8 @@ class ReadSliceHttpTest extends HttpApiTestBase {
 
     @Test
     void answersTheSliceBytesMarkedRdma() throws Exception {
-        HttpResponse<Buffer> r = await(get("/read?file_id=3,01637037d6&offset=7&size=6&volume_server=http://10.0.0.1:8080").send());
+        HttpResponse<Buffer> r =
+                await(get("/read?file_id=3,01637037d6&offset=7&size=6&volume_server=http://10.0.0.1:8080").send());
         assertEquals(200, r.statusCode());
         assertEquals("seawee", r.bodyAsString());
         assertEquals("rdma", r.getHeader("X-Source"));
@@ -35,7 +36,8 @@ class ReadSliceHttpTest extends HttpApiTestBase {
 
     @Test
     void sliceIsCutAtTheEndLikeAFileRead() throws Exception {
-        HttpResponse<Buffer> r = await(get("/read?file_id=3,01637037d6&offset=" + (TEXT.length - 3) + "&size=100").send());
+        HttpResponse<Buffer> r =
+                await(get("/read?file_id=3,01637037d6&offset=" + (TEXT.length - 3) + "&size=100").send());
         assertEquals(200, r.statusCode());
         assertEquals("xyz", r.bodyAsString());
         assertEquals("3", r.getHeader("Content-Length"));
@@ -43,7 +45,8 @@ class ReadSliceHttpTest extends HttpApiTestBase {
         HttpResponse<Buffer> atEnd = await(get("/read?file_id=3,01637037d6&offset=" + TEXT.length + "&size=4").send());
         assertEquals(200, atEnd.statusCode());
         assertEquals("0", atEnd.getHeader("Content-Length"));
-        HttpResponse<Buffer> past = await(get("/read?file_id=3,01637037d6&offset=" + (TEXT.length + 1) + "&size=4").send());
+        HttpResponse<Buffer> past =
+                await(get("/read?file_id=3,01637037d6&offset=" + (TEXT.length + 1) + "&size=4").send());
         assertEquals(416, past.statusCode());
         assertTrue(past.bodyAsJsonObject().getString("error").startsWith("offset: "));
         assertAllReleased();

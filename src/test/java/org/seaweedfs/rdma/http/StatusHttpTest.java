@@ -51,7 +51,8 @@ class StatusHttpTest extends HttpApiTestBase {
         assertEquals("healthy", body.getString("status"));
         assertTrue(body.getJsonObject("rdma").getBoolean("enabled"));
         assertEquals("degraded", body.getString("readPath"));
-        assertEquals(new JsonArray().add("agent b:2 is down, breaker open: connection refused"), body.getJsonArray("reasons"));
+        assertEquals(new JsonArray().add("agent b:2 is down, breaker open: connection refused"),
+                body.getJsonArray("reasons"));
         assertEquals(new JsonObject().put("total", 2).put("up", 2 - 1).put("serving", 1), body.getJsonObject("agents"));
     }
 
@@ -62,10 +63,12 @@ class StatusHttpTest extends HttpApiTestBase {
                 {"closed", "healthy"}, {"half_open", "healthy"}, {"disabled", "healthy"},
                 {"open", "degraded"}, {"forced_open", "degraded"}};
         for (String[] c : cases) {
-            status.set(ReadPathStatus.Health.DEGRADED, List.of(new AgentStatus("a:1", "up", c[0], List.of(3L), 1, null)));
+            status.set(ReadPathStatus.Health.DEGRADED,
+                    List.of(new AgentStatus("a:1", "up", c[0], List.of(3L), 1, null)));
             assertEquals(c[1], await(get("/health").send()).bodyAsJsonObject().getString("status"), c[0]);
         }
-        status.set(ReadPathStatus.Health.DEGRADED, List.of(new AgentStatus("a:1", "connecting", "closed", List.of(), 0, null)));
+        status.set(ReadPathStatus.Health.DEGRADED,
+                List.of(new AgentStatus("a:1", "connecting", "closed", List.of(), 0, null)));
         assertEquals("degraded", await(get("/health").send()).bodyAsJsonObject().getString("status"));
         status.set(ReadPathStatus.Health.HEALTHY, List.of()).rdmaEnabled(false);
         HttpResponse<Buffer> none = await(get("/health").send());
@@ -85,8 +88,10 @@ class StatusHttpTest extends HttpApiTestBase {
         JsonArray agents = body.getJsonArray("agents");
         assertEquals(2, agents.size());
         assertEquals(new JsonObject().put("address", "b:2").put("state", "down").put("breaker", "open")
-                .put("serving", false).put("volumes", new JsonArray().add(7)).put("needles", 0).put("lastError", "ping timeout"), agents.getJsonObject(1));
-        assertEquals(new JsonObject().put("3", new JsonArray().add("a:1")).put("7", new JsonArray().add("a:1").add("b:2")),
+                .put("serving", false).put("volumes", new JsonArray().add(7)).put("needles", 0).put("lastError",
+                        "ping timeout"), agents.getJsonObject(1));
+        assertEquals(new JsonObject().put("3", new JsonArray().add("a:1")).put("7",
+                new JsonArray().add("a:1").add("b:2")),
                 body.getJsonObject("volumes"));
         assertEquals(new JsonObject().put("inFlight", 0).put("maxInFlight", 64).put("total", 0)
                 .put("bySource", new JsonObject().put("rdma", 0).put("read-through", 0).put("http", 0).put("none", 0))

@@ -95,8 +95,10 @@ class VolumeServerSemanticsHttpTest extends HttpApiTestBase {
                 "If-None-Match", etag()).statusCode(), "else a matching ETag still answers 304");
         assertEquals(200, send(HttpMethod.GET, NEEDLE, "If-Modified-Since", before).statusCode());
         // Go's http.TimeFormat only: a one-digit day or another zone does not parse, so it is ignored.
-        assertEquals(200, send(HttpMethod.GET, NEEDLE, "If-Modified-Since", "Tue, 14 Nov 2024 22:13:20 +0000").statusCode());
-        assertEquals(304, send(HttpMethod.GET, NEEDLE, "If-Modified-Since", "Mon, 14 Nov 2024 22:13:20 GMT").statusCode(),
+        assertEquals(200,
+                send(HttpMethod.GET, NEEDLE, "If-Modified-Since", "Tue, 14 Nov 2024 22:13:20 +0000").statusCode());
+        assertEquals(304,
+                send(HttpMethod.GET, NEEDLE, "If-Modified-Since", "Mon, 14 Nov 2024 22:13:20 GMT").statusCode(),
                 "Go does not check the weekday against the date");
         assertEquals(Long.MIN_VALUE, NeedleHandler.goHttpDate("Tue, 4 Nov 2024 22:13:20 GMT"));
         assertEquals(1_700_000_000L, NeedleHandler.goHttpDate(atLastModified));
@@ -161,7 +163,8 @@ class VolumeServerSemanticsHttpTest extends HttpApiTestBase {
         HttpResponse<Buffer> gz = send(HttpMethod.GET, uri, "Accept-Encoding", "gzip");
         assertEquals("gzip", gz.getHeader("Content-Encoding"));
         assertNull(gz.getHeader("Content-Type"), "no sniffing under a Content-Encoding");
-        assertEquals("text/plain; charset=utf-8", send(HttpMethod.GET, uri).getHeader("Content-Type"), "inflated: sniffed");
+        assertEquals("text/plain; charset=utf-8", send(HttpMethod.GET, uri).getHeader("Content-Type"),
+                "inflated: sniffed");
         assertAllReleased();
     }
 
@@ -170,7 +173,8 @@ class VolumeServerSemanticsHttpTest extends HttpApiTestBase {
         HttpResponse<Buffer> ascii = send(HttpMethod.GET, "/3/01637037d6/my%20file%20%22v1%22.txt?dl=1");
         assertEquals("attachment; filename=\"my file \\\"v1\\\".txt\"", ascii.getHeader("Content-Disposition"));
         HttpResponse<Buffer> utf8 = send(HttpMethod.GET, "/3/01637037d6/na%C3%AFve%20r%C3%A9sum%C3%A9.txt");
-        assertEquals("inline; filename*=utf-8''na%C3%AFve%20r%C3%A9sum%C3%A9.txt", utf8.getHeader("Content-Disposition"));
+        assertEquals("inline; filename*=utf-8''na%C3%AFve%20r%C3%A9sum%C3%A9.txt",
+                utf8.getHeader("Content-Disposition"));
         assertAllReleased();
     }
 
@@ -219,7 +223,8 @@ class VolumeServerSemanticsHttpTest extends HttpApiTestBase {
                 1 << 20, new Admission(8), ReadMeters.noop(), null);
         HttpApiVerticle verticle = new HttpApiVerticle(emptyApi);
         vertx.deployVerticle(verticle).await(10, TimeUnit.SECONDS);
-        HttpResponse<Buffer> r = await(client.request(HttpMethod.GET, verticle.actualPort(), "127.0.0.1", "/" + empty).send());
+        HttpResponse<Buffer> r =
+                await(client.request(HttpMethod.GET, verticle.actualPort(), "127.0.0.1", "/" + empty).send());
         assertEquals(200, r.statusCode());
         assertEquals("0", r.getHeader("Content-Length"));
         assertTrue(r.body() == null || r.body().length() == 0);

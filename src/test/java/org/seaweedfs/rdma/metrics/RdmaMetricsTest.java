@@ -8,11 +8,6 @@ import io.vertx.core.buffer.Buffer;
 import io.vertx.ext.web.client.HttpResponse;
 import io.vertx.ext.web.client.WebClient;
 import java.util.List;
-import java.util.concurrent.CopyOnWriteArrayList;
-import java.util.logging.Handler;
-import java.util.logging.Level;
-import java.util.logging.LogRecord;
-import java.util.logging.Logger;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
@@ -29,35 +24,46 @@ class RdmaMetricsTest {
 
     @Test
     void bindsToAnApplicationsOwnRegistry() throws Exception {
-        io.micrometer.core.instrument.simple.SimpleMeterRegistry app = new io.micrometer.core.instrument.simple.SimpleMeterRegistry();
+        io.micrometer.core.instrument.simple.SimpleMeterRegistry app =
+                new io.micrometer.core.instrument.simple.SimpleMeterRegistry();
         RdmaMetrics metrics = RdmaMetrics.on(app);
         assertSame(app, metrics.meterRegistry());
         assertNull(metrics.registry(), "not a Prometheus registry: nothing for /metrics to serve");
         assertThrows(IllegalStateException.class, metrics::scrape);
         metrics.read().recordRead("rdma", "ok", 1_000);
-        assertTrue(app.getMeters().stream().anyMatch(m -> m.getId().getName().startsWith("seaweedfs.")), "read meters in the app's registry");
+        assertTrue(app.getMeters().stream().anyMatch(m -> m.getId().getName().startsWith("seaweedfs.")),
+                "read meters in the app's registry");
         Vertx vertx = metrics.newVertx(new VertxOptions());
         try {
             vertx.eventBus().consumer("test.app.registry", m -> { }).completion().await(10, TimeUnit.SECONDS);
-            assertTrue(app.getMeters().stream().anyMatch(m -> m.getId().getName().startsWith("vertx.")), "Vert.x meters too");
+            assertTrue(app.getMeters().stream().anyMatch(m -> m.getId().getName().startsWith("vertx.")),
+                    "Vert.x meters too");
         } finally {
             vertx.close().await(10, TimeUnit.SECONDS);
         }
         io.micrometer.prometheusmetrics.PrometheusMeterRegistry prometheus =
-                new io.micrometer.prometheusmetrics.PrometheusMeterRegistry(io.micrometer.prometheusmetrics.PrometheusConfig.DEFAULT);
-        assertSame(prometheus, RdmaMetrics.on(prometheus).registry(), "an app's Prometheus registry is what /metrics serves");
+                new io.micrometer.prometheusmetrics.PrometheusMeterRegistry(
+                        io.micrometer.prometheusmetrics.PrometheusConfig.DEFAULT);
+        assertSame(prometheus, RdmaMetrics.on(prometheus).registry(),
+                "an app's Prometheus registry is what /metrics serves");
     }
 
-    /** Where Micrometer logs through java.util.logging; the command line's Logback has the same filter (cli.LoggingTest). */
+    /**
+     * Where Micrometer logs through java.util.logging; the command line's Logback has the same filter
+     * (cli.LoggingTest).
+     */
     @Test
     void vertxMicrometersOwnGaugeReRegistrationsAreNotWarnedButOursStillAre() {
         RdmaMetrics.create();
-        java.util.logging.Filter filter = java.util.logging.Logger.getLogger("io.micrometer.core.instrument.MeterRegistry")
+        java.util.logging.Filter filter =
+                java.util.logging.Logger.getLogger("io.micrometer.core.instrument.MeterRegistry")
                 .getFilter();
         assertFalse(filter.isLoggable(new java.util.logging.LogRecord(java.util.logging.Level.WARNING,
-                "This Gauge has been already registered (MeterId{name='vertx.eventbus.handlers', tags=[]}), the registration will be ignored.")));
+                "This Gauge has been already registered (MeterId{name='vertx.eventbus.handlers', tags=[]}), the "
+                        + "registration will be ignored.")));
         assertTrue(filter.isLoggable(new java.util.logging.LogRecord(java.util.logging.Level.WARNING,
-                "This Gauge has been already registered (MeterId{name='seaweedfs.test.gauge', tags=[]}), the registration will be ignored.")));
+                "This Gauge has been already registered (MeterId{name='seaweedfs.test.gauge', tags=[]}), the "
+                        + "registration will be ignored.")));
     }
 
     @Test
@@ -78,7 +84,8 @@ class RdmaMetricsTest {
         read.bindAgentState("a:1", () -> "up");
         String text = metrics.scrape();
         assertTrue(text.contains("seaweedfs_rdma_read_latency_seconds_bucket{result=\"ok\",source=\"rdma\""), text);
-        assertTrue(text.contains("seaweedfs_rdma_read_latency_seconds_count{result=\"other\",source=\"other\"} 1"), text);
+        assertTrue(text.contains("seaweedfs_rdma_read_latency_seconds_count{result=\"other\",source=\"other\"} 1"),
+                text);
         assertFalse(text.contains("01637037d6"));
         assertTrue(text.contains("seaweedfs_rdma_read_bytes_sum{source=\"http\"} 4096"), text);
         assertTrue(text.contains("seaweedfs_rdma_needle_map_size{agent=\"a:1\"} 42"), text);
@@ -110,10 +117,12 @@ class RdmaMetricsTest {
             assertEquals(200, r.statusCode());
             assertTrue(r.getHeader("Content-Type").startsWith("text/plain"), r.getHeader("Content-Type"));
             String text = r.bodyAsString();
-            assertTrue(text.contains("seaweedfs_rdma_read_latency_seconds_count{result=\"ok\",source=\"rdma\"} 1"), text);
+            assertTrue(text.contains("seaweedfs_rdma_read_latency_seconds_count{result=\"ok\",source=\"rdma\"} 1"),
+                    text);
             assertTrue(text.contains("seaweedfs_rdma_reads_in_flight"), text);
             assertTrue(text.contains("vertx_http_server_requests_total"), text);
-            assertTrue(text.contains("vertx_http_server_requests_total{code=\"200\",method=\"GET\",route=\"\"} 1.0"), text);
+            assertTrue(text.contains("vertx_http_server_requests_total{code=\"200\",method=\"GET\",route=\"\"} 1.0"),
+                    text);
             assertFalse(text.contains("route=\"/metrics\""), text);
         } finally {
             vertx.close().await(10, TimeUnit.SECONDS);

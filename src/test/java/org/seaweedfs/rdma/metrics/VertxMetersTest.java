@@ -17,7 +17,9 @@ import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.seaweedfs.rdma.testing.Await;
 
-/** Vert.x's HTTP server and event-bus meters as recorded by HttpServerMeters and EventBusMeters, through a real Vert.x. */
+/**
+ * Vert.x's HTTP server and event-bus meters as recorded by HttpServerMeters and EventBusMeters, through a real Vert.x.
+ */
 class VertxMetersTest {
 
     private RdmaMetrics metrics;
@@ -39,7 +41,8 @@ class VertxMetersTest {
     @Test
     void httpServerRequestsAreCountedByMethodCodeAndRouteWithSizesAndTimes() throws Exception {
         HttpServer server = vertx.createHttpServer().requestHandler(request -> request.body().onSuccess(body ->
-                request.response().setStatusCode(request.path().equals("/missing") ? 404 : 200).end("hello"))).listen(0, "127.0.0.1")
+                request.response().setStatusCode(request.path().equals("/missing") ? 404 : 200).end("hello"))).listen(0,
+                        "127.0.0.1")
                 .await(10, TimeUnit.SECONDS);
         // A connection per request: no reuse of a pooled connection the server may be closing.
         HttpClient client = vertx.createHttpClient(new HttpClientOptions().setKeepAlive(false));
@@ -54,20 +57,26 @@ class VertxMetersTest {
         assertEquals(3.0, count("vertx.http.server.requests", "GET", "200"));
         assertEquals(1.0, count("vertx.http.server.requests", "GET", "404"));
         assertEquals(1.0, count("vertx.http.server.requests", "POST", "200"));
-        assertEquals(1.0, count("vertx.http.server.requests", "OTHER", "200"), "a non-standard method is one bounded tag value");
-        assertEquals(3, registry.get("vertx.http.server.response.time").tags("route", "", "method", "GET", "code", "200")
+        assertEquals(1.0, count("vertx.http.server.requests", "OTHER", "200"),
+                "a non-standard method is one bounded tag value");
+        assertEquals(3,
+                registry.get("vertx.http.server.response.time").tags("route", "", "method", "GET", "code", "200")
                 .timer().count());
-        assertEquals(15.0, registry.get("vertx.http.server.response.bytes").tags("route", "", "method", "GET", "code", "200")
+        assertEquals(15.0,
+                registry.get("vertx.http.server.response.bytes").tags("route", "", "method", "GET", "code", "200")
                 .summary().totalAmount());
-        assertEquals(8.0, registry.get("vertx.http.server.request.bytes").tag("method", "POST").summary().totalAmount());
+        assertEquals(8.0,
+                registry.get("vertx.http.server.request.bytes").tag("method", "POST").summary().totalAmount());
         assertEquals(0.0, registry.get("vertx.http.server.active.requests").tag("method", "GET").gauge().value());
-        assertTrue(registry.get("vertx.http.server.bytes.written").counter().count() >= 5 * 5, "bodies and heads written");
+        assertTrue(registry.get("vertx.http.server.bytes.written").counter().count() >= 5 * 5,
+                "bodies and heads written");
         assertTrue(registry.get("vertx.http.server.bytes.read").counter().count() >= 8, "request bytes read");
         client.close().await(10, TimeUnit.SECONDS);
         // the server learns of the close on its event loop
         Await.until("no active connection counted",
                 () -> registry.get("vertx.http.server.active.connections").gauge().value() == 0.0);
-        assertTrue(metrics.scrape().contains("vertx_http_server_requests_total{code=\"404\",method=\"GET\",route=\"\"} 1.0"),
+        assertTrue(metrics.scrape()
+                .contains("vertx_http_server_requests_total{code=\"404\",method=\"GET\",route=\"\"} 1.0"),
                 "the Prometheus names vertx-micrometer used");
     }
 
@@ -93,16 +102,20 @@ class VertxMetersTest {
                 () -> vertx.eventBus().request("test.nobody", "?").await(10, TimeUnit.SECONDS));
         assertInstanceOf(ReplyException.class, noHandler);
 
-        assertEquals(4.0, side("vertx.eventbus.sent", "local"), "the 4 requests only: replies go to internal addresses");
+        assertEquals(4.0, side("vertx.eventbus.sent", "local"),
+                "the 4 requests only: replies go to internal addresses");
         assertEquals(1.0, side("vertx.eventbus.published", "local"));
-        assertEquals(5.0, side("vertx.eventbus.received", "local"), "3 requests, 1 publication, 1 request nobody takes");
+        assertEquals(5.0, side("vertx.eventbus.received", "local"),
+                "3 requests, 1 publication, 1 request nobody takes");
         assertEquals(4.0, side("vertx.eventbus.delivered", "local"));
         // the publication is processed after publish returns
         Await.until("4 messages processed", () -> side("vertx.eventbus.processed", "local") >= 4.0);
         assertEquals(4.0, side("vertx.eventbus.processed", "local"));
         assertEquals(0.0, registry.get("vertx.eventbus.pending").tag("side", "local").gauge().value());
-        assertEquals(1.0, registry.get("vertx.eventbus.handlers").gauge().value(), "the consumer; reply handlers are internal");
-        assertEquals(1.0, registry.get("vertx.eventbus.reply.failures").tag("failure", "NO_HANDLERS").counter().count());
+        assertEquals(1.0, registry.get("vertx.eventbus.handlers").gauge().value(),
+                "the consumer; reply handlers are internal");
+        assertEquals(1.0,
+                registry.get("vertx.eventbus.reply.failures").tag("failure", "NO_HANDLERS").counter().count());
         assertEquals(0.0, side("vertx.eventbus.sent", "remote"));
     }
 
@@ -120,6 +133,7 @@ class VertxMetersTest {
         } finally {
             second.close().await(10, TimeUnit.SECONDS);
         }
-        assertEquals(1.0, registry.get("vertx.eventbus.handlers").gauge().value(), "the closed instance's handler is gone");
+        assertEquals(1.0, registry.get("vertx.eventbus.handlers").gauge().value(),
+                "the closed instance's handler is gone");
     }
 }

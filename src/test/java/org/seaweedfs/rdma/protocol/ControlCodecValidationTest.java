@@ -72,7 +72,8 @@ class ControlCodecValidationTest {
         decodeFails(ErrorCode.BAD_FRAME, "bad magic", magic);
         byte[] version = frame.clone();
         version[2] = (byte) (ControlCodec.PROTOCOL_VERSION + 1);
-        assertEquals(77, decodeFails(ErrorCode.UNSUPPORTED_VERSION, "frame version " + version[2], version).requestId());
+        assertEquals(77,
+                decodeFails(ErrorCode.UNSUPPORTED_VERSION, "frame version " + version[2], version).requestId());
         version[2] = 1; // version 1 of a message that is not frozen
         assertEquals(77, decodeFails(ErrorCode.UNSUPPORTED_VERSION, "frame version 1", version).requestId());
         for (int type : new int[] {0, 17, 99, 255}) {
@@ -86,7 +87,8 @@ class ControlCodecValidationTest {
     void trailingBytesAreRejected() {
         byte[] frame = codec.encode(new Lookup(1, 2, 3, 4));
         decodeFails(ErrorCode.BAD_FRAME, "1 trailing bytes", Arrays.copyOf(frame, frame.length + 1));
-        byte[] twoMessages = Frames.frame(MessageType.PING, 1, b -> b.packArrayHeader(1).packLong(1).packArrayHeader(0));
+        byte[] twoMessages =
+                Frames.frame(MessageType.PING, 1, b -> b.packArrayHeader(1).packLong(1).packArrayHeader(0));
         decodeFails(ErrorCode.BAD_FRAME, "trailing", twoMessages);
     }
 
@@ -116,7 +118,9 @@ class ControlCodecValidationTest {
         decodeFails(ErrorCode.BAD_FRAME, "Hello.clientId: is required",
                 Frames.frame(MessageType.HELLO, 1, b -> b.packArrayHeader(3).packLong(1).packString("").packNil()));
         decodeFails(ErrorCode.BAD_FRAME, "Hello.clientId: is not valid UTF-8", Frames.frame(MessageType.HELLO, 1,
-                b -> b.packArrayHeader(3).packLong(1).packRawStringHeader(2).writePayload(new byte[] {(byte) 0xC3, 0x28})
+                b ->
+                        b.packArrayHeader(3).packLong(1).packRawStringHeader(2).writePayload(new byte[] {(byte) 0xC3,
+                        0x28})
                         .packNil()));
         decodeFails(ErrorCode.BAD_FRAME, "Error.message: length", Frames.frame(MessageType.ERROR, 1,
                 b -> b.packArrayHeader(3).packLong(1).packRawStringHeader(1 << 30)));
@@ -146,7 +150,8 @@ class ControlCodecValidationTest {
         decodeFails(ErrorCode.BAD_FRAME, "Lookup.volumeId: must be an unsigned 32-bit value, got -1", Frames.frame(
                 MessageType.LOOKUP, 1, b -> b.packArrayHeader(3).packLong(-1).packLong(1).packLong(1)));
         decodeFails(ErrorCode.BAD_FRAME, "Lookup.volumeId: must be an unsigned 32-bit value, got 4294967296",
-                Frames.frame(MessageType.LOOKUP, 1, b -> b.packArrayHeader(3).packLong(1L << 32).packLong(1).packLong(1)));
+                Frames.frame(MessageType.LOOKUP, 1,
+                        b -> b.packArrayHeader(3).packLong(1L << 32).packLong(1).packLong(1)));
         decodeFails(ErrorCode.BAD_FRAME, "Lookup.key: must not be negative", Frames.frame(
                 MessageType.LOOKUP, 1, b -> b.packArrayHeader(3).packLong(1).packLong(-5).packLong(1)));
         decodeFails(ErrorCode.BAD_FRAME, "Lookup.cookie", Frames.frame(
@@ -163,7 +168,8 @@ class ControlCodecValidationTest {
                 MessageType.HELLO, 1, b -> b.packArrayHeader(3).packLong(256).packString("c").packNil()));
         decodeFails(ErrorCode.BAD_FRAME, "VolumeInfo.version: must be in 1..3, got 4", Frames.frame(
                 MessageType.VOLUME_LIST, 1, b -> b.packArrayHeader(1).packArrayHeader(1).packArrayHeader(8)
-                        .packLong(1).packString("").packLong(4).packLong(1).packLong(0).packLong(0).packArrayHeader(0).packNil()));
+                        .packLong(1).packString("").packLong(4).packLong(1).packLong(0).packLong(0).packArrayHeader(0)
+                                .packNil()));
         Lookup max = (Lookup) codec.decode(Frames.frame(MessageType.LOOKUP, 1,
                 b -> b.packArrayHeader(3).packLong(1).packBigInteger(maxU64).packLong(0xFFFF_FFFFL)));
         assertEquals(-1L, max.key());
@@ -175,7 +181,8 @@ class ControlCodecValidationTest {
         decodeFails(ErrorCode.BAD_FRAME, "Lookup.requestId: must not be 0",
                 Frames.frame(MessageType.LOOKUP, 0, b -> b.packArrayHeader(3).packLong(1).packLong(1).packLong(1)));
         decodeFails(ErrorCode.BAD_FRAME, "VolumeChanged.requestId: must be 0 for a push",
-                Frames.frame(MessageType.VOLUME_CHANGED, 4, b -> b.packArrayHeader(3).packLong(1).packLong(1).packLong(1)));
+                Frames.frame(MessageType.VOLUME_CHANGED, 4,
+                        b -> b.packArrayHeader(3).packLong(1).packLong(1).packLong(1)));
         fails(ErrorCode.BAD_FRAME, "Pong.requestId", () -> new Pong(0, 1, 1));
     }
 

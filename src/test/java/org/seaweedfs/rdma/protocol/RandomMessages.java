@@ -15,12 +15,14 @@ final class RandomMessages {
     ControlMessage next(MessageType type) {
         long id = requestId();
         return switch (type) {
-            case HELLO -> new Hello(id, 1 + random.nextInt(255), text(1, 256), random.nextBoolean() ? null : text(0, 1024));
+            case HELLO ->
+                    new Hello(id, 1 + random.nextInt(255), text(1, 256), random.nextBoolean() ? null : text(0, 1024));
             case HELLO_OK -> {
                 java.util.Map<String, Long> settings = new java.util.LinkedHashMap<>();
                 int n = random.nextInt(ProtocolLimits.MAX_UCX_SETTINGS + 1);
                 for (int i = 0; i < n; i++) {
-                    settings.put("S" + i + "_" + Long.toString(random.nextLong() >>> 1, 36).toUpperCase(), nonNegative());
+                    settings.put("S" + i + "_" + Long.toString(random.nextLong() >>> 1, 36).toUpperCase(),
+                            nonNegative());
                 }
                 yield new HelloOk(id, 1 + random.nextInt(255), text(1, 256), nonNegative(), text(0, 64), settings);
             }

@@ -14,7 +14,7 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.zip.CRC32C;
 import java.util.zip.GZIPOutputStream;
-import org.seaweedfs.rdma.ucx.VertxInternals;
+import org.seaweedfs.rdma.internals.VertxInternals;
 import org.seaweedfs.rdma.volume.FileId;
 
 /**
@@ -47,7 +47,8 @@ public final class InMemoryNeedleSource implements NeedleSource {
     }
 
     /** A plain needle; returns its stat. */
-    public NeedleStat put(FileId fid, byte[] data, String name, String mime, long lastModified, Map<String, String> pairs) {
+    public NeedleStat put(FileId fid, byte[] data, String name, String mime, long lastModified, Map<String,
+            String> pairs) {
         return store(fid, data, name, mime, lastModified, pairs, false);
     }
 
@@ -57,14 +58,16 @@ public final class InMemoryNeedleSource implements NeedleSource {
     }
 
     public NeedleStat putManifest(FileId fid, byte[] json) {
-        NeedleStat stat = new NeedleStat(fid, json.length, crc(json), "", "application/json", 0, Map.of(), false, true, source);
+        NeedleStat stat =
+                new NeedleStat(fid, json.length, crc(json), "", "application/json", 0, Map.of(), false, true, source);
         needles.put(slot(fid), new Stored(stat, json));
         return stat;
     }
 
     private NeedleStat store(FileId fid, byte[] data, String name, String mime, long lastModified,
                              Map<String, String> pairs, boolean compressed) {
-        NeedleStat stat = new NeedleStat(fid, data.length, crc(data), name, mime, lastModified, pairs, compressed, false, source);
+        NeedleStat stat =
+                new NeedleStat(fid, data.length, crc(data), name, mime, lastModified, pairs, compressed, false, source);
         needles.put(slot(fid), new Stored(stat, data));
         return stat;
     }

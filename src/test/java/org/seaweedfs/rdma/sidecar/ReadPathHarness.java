@@ -6,9 +6,6 @@ import org.seaweedfs.rdma.sidecar.memory.RegisteredBufferPool;
 import org.seaweedfs.rdma.sidecar.read.NeedleReader;
 import org.seaweedfs.rdma.sidecar.read.ReadPathOptions;
 
-import io.vertx.core.DeploymentOptions;
-import io.vertx.core.Future;
-import io.vertx.core.ThreadingModel;
 import static org.seaweedfs.rdma.testing.Await.await;
 
 import io.vertx.core.Vertx;
@@ -38,7 +35,8 @@ public final class ReadPathHarness {
         }
 
         public AgentConnection connect(int port, String token) {
-            return await(AgentConnection.connect(vertx, ucx, AgentConnection.Options.of("127.0.0.1", port, "test-sidecar", token)));
+            return await(AgentConnection.connect(vertx, ucx,
+                    AgentConnection.Options.of("127.0.0.1", port, "test-sidecar", token)));
         }
 
         public NeedleReader reader(AgentRouter router, ReadPathOptions options) {

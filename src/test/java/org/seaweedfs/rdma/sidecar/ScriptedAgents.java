@@ -32,7 +32,8 @@ public final class ScriptedAgents implements AgentPeer.Connector {
         private volatile Link link;
         private final AtomicInteger connects = new AtomicInteger();
         private final AtomicInteger pings = new AtomicInteger();
-        private final java.util.Queue<Promise<AgentPeer.Link>> waitingHellos = new java.util.concurrent.ConcurrentLinkedQueue<>();
+        private final java.util.Queue<Promise<AgentPeer.Link>> waitingHellos =
+                new java.util.concurrent.ConcurrentLinkedQueue<>();
 
         public Agent serves(Long... volumeIds) {
             volumes = Set.of(volumeIds);

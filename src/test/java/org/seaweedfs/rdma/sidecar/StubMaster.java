@@ -49,12 +49,14 @@ public final class StubMaster {
             try {
                 urls = locations.get(Long.parseLong(vid));
             } catch (NumberFormatException | NullPointerException e) {
-                request.response().setStatusCode(400).end(new JsonObject().put("error", "Unknown volume id " + vid).encode());
+                request.response().setStatusCode(400).end(new JsonObject().put("error", "Unknown volume id "
+                        + vid).encode());
                 return;
             }
             if (urls == null) {
                 request.response().setStatusCode(404).putHeader("Content-Type", "application/json")
-                        .end(new JsonObject().put("volumeOrRootId", vid).put("error", "volume id " + vid + " not found").encode());
+                        .end(new JsonObject().put("volumeOrRootId", vid).put("error", "volume id " + vid
+                                + " not found").encode());
                 return;
             }
             JsonArray locs = new JsonArray();

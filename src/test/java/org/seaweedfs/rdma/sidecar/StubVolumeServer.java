@@ -30,7 +30,7 @@ import java.util.regex.Pattern;
 import java.util.zip.GZIPInputStream;
 import org.seaweedfs.rdma.volume.FileId;
 import org.seaweedfs.rdma.volume.IndexFormat;
-import org.seaweedfs.rdma.volume.Needle;
+import org.seaweedfs.rdma.volume.NeedleRecord;
 import org.seaweedfs.rdma.volume.NeedleMeta;
 import org.seaweedfs.rdma.volume.Volume;
 import org.seaweedfs.rdma.volume.VolumeDirectory;
@@ -42,7 +42,8 @@ import org.seaweedfs.rdma.volume.VolumeFiles;
  * {@code /<vid>/<fid>}: ETag = CRC-32C of the stored data, Content-Type (stored mime), Content-Disposition
  * with the name, Last-Modified, gzip as stored when accepted (else decompressed), empty 404 for missing,
  * deleted or wrong-cookie needles, 200 empty for a Size-0 (empty) needle, the stored pairs as headers, 401 without
- * a valid read token when {@link #requireReadToken} was called, 400 for malformed ids, and one {@code Range} over the bytes it would send
+ * a valid read token when {@link #requireReadToken} was called, 400 for malformed ids, and one {@code Range} over the
+ * bytes it would send
  * (206 with Content-Range; 416 without a length when it starts at or past the end, as SeaweedFS answers). Tests can
  * make it lie about the ETag, fail with a status, ignore ranges, or count requests, ranges and body bytes.
  */
@@ -170,7 +171,9 @@ public final class StubVolumeServer {
         serve(request, fid);
     }
 
-    /** As the volume server checks a read token: {@code jwt} parameter, else {@code Authorization: Bearer}; fid claim. */
+    /**
+     * As the volume server checks a read token: {@code jwt} parameter, else {@code Authorization: Bearer}; fid claim.
+     */
     private Future<Void> authorize(HttpServerRequest request, FileId fid) {
         String token = request.getParam("jwt");
         String bearer = request.getHeader("Authorization");
@@ -192,7 +195,8 @@ public final class StubVolumeServer {
             return;
         }
         boolean gzipOk = String.valueOf(request.getHeader("Accept-Encoding")).contains("gzip");
-        vertx.<Optional<Needle>>executeBlocking(() -> volume.read(fid, System.currentTimeMillis())).onComplete(ar -> {
+        vertx.<Optional<NeedleRecord>>executeBlocking(() ->
+                volume.read(fid, System.currentTimeMillis())).onComplete(ar -> {
             if (ar.failed()) {
                 request.response().setStatusCode(500).end();
                 return;
@@ -214,7 +218,7 @@ public final class StubVolumeServer {
         });
     }
 
-    private void respond(HttpServerRequest request, Needle needle, boolean gzipOk) throws IOException {
+    private void respond(HttpServerRequest request, NeedleRecord needle, boolean gzipOk) throws IOException {
         byte[] stored = bytes(needle.data());
         NeedleMeta meta = needle.meta();
         int crc = needle.computeCrc();

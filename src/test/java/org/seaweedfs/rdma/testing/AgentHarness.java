@@ -41,7 +41,9 @@ public final class AgentHarness implements AutoCloseable {
             ucx = new UcxWorkerVerticle(ucxSettings);
             await(vertx.deployVerticle(ucx));
             agent = new AgentVerticle(ucx, tune.apply(defaults(dir)));
-            deployment = await(vertx.deployVerticle(agent, new DeploymentOptions().setThreadingModel(ThreadingModel.WORKER)));
+            deployment =
+                    await(vertx.deployVerticle(agent,
+                    new DeploymentOptions().setThreadingModel(ThreadingModel.WORKER)));
         } catch (RuntimeException | AssertionError e) {
             await(vertx.close());
             throw e;

@@ -109,7 +109,8 @@ public final class HostProcess implements AutoCloseable {
     /** The log's lines so far. */
     public List<String> lines() {
         try {
-            return Files.exists(log) ? Files.readAllLines(log, java.nio.charset.StandardCharsets.ISO_8859_1) : List.of();
+            return Files.exists(log) ? Files.readAllLines(log, java.nio.charset.StandardCharsets.ISO_8859_1)
+                    : List.of();
         } catch (IOException e) {
             throw new UncheckedIOException(e);
         }
@@ -122,7 +123,8 @@ public final class HostProcess implements AutoCloseable {
 
     /** The lanes of every UCX endpoint this process made, e.g. {@code rma_am(tcp/eth0) am(tcp/eth0)}, by line. */
     public List<String> ucxLanes() {
-        return lines().stream().filter(l -> l.contains("ep_cfg[")).map(l -> l.replaceFirst(".*ep_cfg\\[\\d+\\]:\\s*", ""))
+        return lines().stream().filter(l -> l.contains("ep_cfg[")).map(l ->
+                l.replaceFirst(".*ep_cfg\\[\\d+\\]:\\s*", ""))
                 .toList();
     }
 

@@ -204,7 +204,8 @@ public final class NetnsCluster implements AutoCloseable {
                 boolean alive = line.length == 2 && line[0].matches("\\d+")
                         && line[1].equals(startTime(Long.parseLong(line[0])));
                 if (!alive) {
-                    LOG.info("Removing hosts of run {}: its owner ({}) is gone", owner.getFileName(), String.join(" ", line));
+                    LOG.info("Removing hosts of run {}: its owner ({}) is gone", owner.getFileName(),
+                            String.join(" ", line));
                     remove(owner.getFileName().toString());
                 }
             }
@@ -274,7 +275,8 @@ public final class NetnsCluster implements AutoCloseable {
                 p.destroyForcibly();
                 return new Result(-1, "", "timed out");
             }
-            return new Result(p.exitValue(), new String(out, StandardCharsets.UTF_8), new String(err, StandardCharsets.UTF_8));
+            return new Result(p.exitValue(), new String(out, StandardCharsets.UTF_8),
+                    new String(err, StandardCharsets.UTF_8));
         } catch (IOException e) {
             return new Result(-1, "", e.toString());
         } catch (InterruptedException e) {

@@ -113,24 +113,17 @@ class EventLoopLaneTest {
         assertEquals(1, pair.client.metrics().lanes());
         assertEquals(1, pair.client.laneWorkers());
         if (kind.equals("ucx")) {
-            // One-sided shared-memory gets complete within the call until the lane issues implicit gets, which the
-            // pass's flush completes; each get is its own pass here, so the first flush carries one get and the lane
-            // goes back to completing gets inside the call.
-            assertEquals(49, completedInTheCall, "gets completed within the call");
-            assertEquals(1, pair.client.metrics().laneFlushes().sum());
-        } else {
-            assertEquals(0, pair.client.metrics().laneFlushes().sum(), "emulated gets are never implicit");
+            // One-sided shared-memory gets complete within the call.
+            assertEquals(50, completedInTheCall, "gets completed within the call");
         }
     }
 
     /**
-     * Independent events queued on one loop (event-bus requests arriving at once) each get their own budget of
-     * synchronous completions while the lane's gets need a request each: every one-sided get completes inside its
-     * call, none waits for a polling task. Once the lane issues implicit gets, the events' gets share one flush after
-     * the loop's pass, and every one still completes with the right bytes.
+     * Independent events queued on one loop (event-bus requests arriving at once): a budget of one-sided gets complete
+     * inside their call, the others with the polling task, and each has the right bytes.
      */
     @Test
-    void independentEventsQueuedTogetherCompleteInsideTheirCallThenShareOneFlush() throws Exception {
+    void independentEventsQueuedTogetherCompleteInsideTheirCallUpToTheBudget() throws Exception {
         UcxPair pair = pair(UcxSettings.defaults());
         byte[] content = randomBytes(REGION, 7);
         int events = 3 * LaneWorker.SYNC_COMPLETIONS;
@@ -138,16 +131,9 @@ class EventLoopLaneTest {
         Context context = setup.context();
         long remote = setup.remote().address();
         onContext(context, () -> setup.channel().get(remote, setup.key(), setup.local().address(), 4096)); // wired up
-        int inline = EventLoopLane.INLINE_GETS_FOR_IMPLICIT - 1;
-        List<Boolean> doneInCall = queueGets(context, setup, inline);
-        assertEquals(inline, doneInCall.stream().filter(done -> done).count(),
+        List<Boolean> doneInCall = queueGets(context, setup, events);
+        assertTrue(doneInCall.stream().filter(done -> done).count() >= LaneWorker.SYNC_COMPLETIONS,
                 "gets completed inside their call, one event each: " + doneInCall);
-        assertEquals(0, pair.client.metrics().laneFlushes().sum());
-
-        doneInCall = queueGets(context, setup, events);
-        assertEquals(0, doneInCall.stream().filter(done -> done).count(), "implicit gets wait for the flush");
-        long flushes = pair.client.metrics().laneFlushes().sum();
-        assertTrue(flushes >= 1 && flushes <= 3, events + " implicit gets took " + flushes + " flushes");
         byte[] got = new byte[events * 4096];
         setup.local().buffer().get(0, got);
         assertArrayEquals(Arrays.copyOf(content, got.length), got);
@@ -186,7 +172,8 @@ class EventLoopLaneTest {
         UcxPair pair = pair(UcxSettings.defaults());
         UcxPair.GetSetup setup = pair.connectForGets(serverRegion(pair, "ucx", randomBytes(REGION, 8)), 4096);
         Context context = setup.context();
-        onContext(context, () -> setup.channel().get(setup.remote().address(), setup.key(), setup.local().address(), 64));
+        onContext(context,
+                () -> setup.channel().get(setup.remote().address(), setup.key(), setup.local().address(), 64));
         int chain = 20 * LaneWorker.SYNC_COMPLETIONS;
         int[] depth = {0, 0, 0}; // now, deepest, gets completed
         Promise<Void> done = Promise.promise();
@@ -211,15 +198,6 @@ class EventLoopLaneTest {
         });
         assertTrue(depth[1] > 1, "completions inside the call nest");
         assertTrue(depth[1] <= LaneWorker.SYNC_COMPLETIONS + 1, "nested " + depth[1] + " deep");
-    }
-
-    @Test
-    void aLoopStaysAwakeWithNoGetInFlightOnlyWhenToldTo() {
-        long soon = LaneWorker.BUSY_POLL_NANOS / 2;
-        assertTrue(LaneWorker.pollsBackToBack(soon, 1, false), "a get in flight is polled for back to back");
-        assertFalse(LaneWorker.pollsBackToBack(soon, 0, false), "none in flight: the loop may sleep");
-        assertTrue(LaneWorker.pollsBackToBack(soon, 0, true), "after a get that waited, or with ucx.progress: spin");
-        assertFalse(LaneWorker.pollsBackToBack(LaneWorker.BUSY_POLL_NANOS, 3, true), "past the window: timers");
     }
 
     @Test
@@ -286,7 +264,9 @@ class EventLoopLaneTest {
         assertEquals(0, pair.client.metrics().errors().sum());
     }
 
-    /** {@code count} gets of random ranges with {@code window} in flight from one context, each checked byte for byte. */
+    /**
+     * {@code count} gets of random ranges with {@code window} in flight from one context, each checked byte for byte.
+     */
     private static final class VerifiedGets {
         private final UcxPair.GetSetup setup;
         private final byte[] content;
@@ -470,7 +450,8 @@ class EventLoopLaneTest {
             loop.runOnContext(v -> {
                 List<Future<Void>> gets = new ArrayList<>();
                 for (int i = 0; i < 32; i++) {
-                    gets.add(setup.channel().get(setup.remote().address(), setup.key(), setup.local().address(), REGION));
+                    gets.add(setup.channel().get(setup.remote().address(), setup.key(), setup.local().address(),
+                            REGION));
                 }
                 issued.complete(gets);
             });

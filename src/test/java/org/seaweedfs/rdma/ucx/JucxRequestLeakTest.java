@@ -20,7 +20,8 @@ import org.openucx.jucx.ucp.UcpWorkerParams;
 import org.openucx.jucx.ucs.UcsConstants;
 
 /**
- * Why the project stays on JUCX 1.15 although Debian 12's UCX is 1.13.1 (docs/protocol.md, "UCX versions"): JUCX up to 1.14 keeps
+ * Why the project stays on JUCX 1.15 although Debian 12's UCX is 1.13.1 (docs/protocol.md, "UCX versions"): JUCX up to
+ * 1.14 keeps
  * a JNI global reference to every request that completes inside its call (an active message that fits a fragment,
  * a get of UCX-allocated memory over shared memory), so each one stays on the heap for good: about 56 bytes a request,
  * 54 MB per million measured with 1.12.1 and 1.14. Those requests are the agent's control replies and, with

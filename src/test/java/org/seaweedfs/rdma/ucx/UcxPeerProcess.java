@@ -40,7 +40,8 @@ final class UcxPeerProcess implements AutoCloseable {
                 "-cp", System.getProperty("java.class.path"), UcxPeerProcess.class.getName(), dir.toString(),
                 Integer.toString(size), Long.toString(seed))
                 .redirectError(dir.resolve("peer.log").toFile()).start();
-        BufferedReader out = new BufferedReader(new InputStreamReader(process.getInputStream(), StandardCharsets.UTF_8));
+        BufferedReader out =
+                new BufferedReader(new InputStreamReader(process.getInputStream(), StandardCharsets.UTF_8));
         String line;
         do {
             line = out.readLine();

@@ -41,7 +41,8 @@ class UcxSettingsTest {
         assertEquals("32768", sm.get("MM_SEG_SIZE"));
         assertFalse(UcxSettings.defaults().withTls("^tcp").contextConfig().containsKey("RX_SEG_SIZE"));
         assertTrue(UcxSettings.defaults().withTls("^ib").contextConfig().containsKey("MM_SEG_SIZE"));
-        assertFalse(UcxSettings.defaults().withPeerErrorHandling(false).contextConfig().containsKey("MM_ERROR_HANDLING"));
+        assertFalse(UcxSettings.defaults().withPeerErrorHandling(false).contextConfig()
+                .containsKey("MM_ERROR_HANDLING"));
         // the environment carries only what the context cannot take
         assertEquals(Map.of("UCX_ERROR_SIGNALS", ""), UcxSettings.defaults().requiredEnvironment());
     }
@@ -87,7 +88,8 @@ class UcxSettingsTest {
                 "UCX_POSIX_SEG_SIZE", "32K", "UCX_SYSV_ERROR_HANDLING", "y", "UCX_TLS", "tcp")));
         List<String> lines = defaults.overriddenEnvironment(Map.of("UCX_TCP_RX_SEG_SIZE", "64k"));
         assertEquals(1, lines.size(), lines.toString());
-        assertTrue(lines.get(0).startsWith("UCX_TCP_RX_SEG_SIZE=64k in the environment has no effect: this library sets "
+        assertTrue(lines.get(0)
+                .startsWith("UCX_TCP_RX_SEG_SIZE=64k in the environment has no effect: this library sets "
                 + "RX_SEG_SIZE=262144"), lines.get(0));
         assertTrue(lines.get(0).endsWith("because peers must agree on it"), lines.get(0));
         assertEquals(1, defaults.overriddenEnvironment(Map.of("UCX_SYSV_FIFO_SIZE", "256")).size());
@@ -125,7 +127,8 @@ class UcxSettingsTest {
     }
 
     private static boolean connectsByAddress(UcxSettings settings) {
-        assertFalse(System.getenv().containsKey("UCX_POSIX_ERROR_HANDLING"), "the test needs an environment without it");
+        assertFalse(System.getenv().containsKey("UCX_POSIX_ERROR_HANDLING"),
+                "the test needs an environment without it");
         UcxLogFilter.install();
         UcpParams params = new UcpParams().requestRmaFeature().requestAmFeature();
         settings.contextConfig().forEach(params::setConfig);

@@ -61,7 +61,8 @@ class UcxTeardownStressTest {
             clear(local);
             UcxPair.GetSetup setup = pair.connectForGets(remote, local);
             AtomicBoolean churning = new AtomicBoolean(true);
-            List<CompletableFuture<Integer>> churn = List.of(churn(pair.server, churning), churn(pair.client, churning));
+            List<CompletableFuture<Integer>> churn =
+                    List.of(churn(pair.server, churning), churn(pair.client, churning));
             List<Future<Void>> inFlight = new ArrayList<>();
             for (Context loop : eventLoops(pair)) {
                 CompletableFuture<List<Future<Void>>> issued = new CompletableFuture<>();

@@ -36,7 +36,8 @@ final class UcxTestSupport {
         Promise<T> promise = Promise.promise();
         context.runOnContext(v -> action.get().onComplete(ar -> {
             if (Vertx.currentContext() != context) {
-                promise.tryFail(new AssertionError("completed on " + Vertx.currentContext() + ", not the caller's context"));
+                promise.tryFail(new AssertionError("completed on " + Vertx.currentContext()
+                        + ", not the caller's context"));
             } else {
                 promise.handle(ar);
             }

@@ -8,6 +8,8 @@ import io.vertx.junit5.VertxExtension;
 import io.vertx.junit5.VertxTestContext;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.provider.ValueSource;
+import org.seaweedfs.rdma.polling.IdlePoll;
 import org.junit.jupiter.api.extension.ExtendWith;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -207,32 +209,19 @@ class UcxWorkerVerticleTest {
         assertInstanceOf(UcxTransportException.class, refused.getCause());
     }
 
-    @Test
-    void anOwnerThreadThatSpinsAfterEachEventServesEmulatedGetsAndStops() throws Exception {
-        // Over tcp every get of registered memory is emulated: the server's owner thread answers each one, here in
-        // serving mode (ucx.progress spin), spinning between gets and sleeping between the two batches.
-        startPair(quiet(UcxSettings.defaults().withTls("tcp").withIdleSpinMicros(ProgressPlan.SERVING_SPIN_MICROS)
+    /**
+     * Over tcp every get of registered memory is emulated: the server's owner thread answers each one, polling for the
+     * idle-poll time between gets and sleeping between the two batches; with 0 it sleeps after every get.
+     */
+    @ParameterizedTest
+    @ValueSource(ints = {0, IdlePoll.DEFAULT_MICROS, 1_000})
+    void anOwnerThreadServesEmulatedGetsWhateverItsIdlePollTime(int idlePollMicros) throws Exception {
+        startPair(quiet(UcxSettings.defaults().withTls("tcp").withIdlePollMicros(idlePollMicros)
                 .withEventLoopLanes(false)));
-        assertEquals(ProgressPlan.SERVING_SPIN_MICROS, server.settings().idleSpinMicros());
+        assertEquals(idlePollMicros, server.settings().idlePollMicros());
         UcxPair.GetSetup setup = pair.connectForGets(1 << 16);
         runGets(setup, 2_000);
         runGets(setup, 2_000);
-    }
-
-    @Test
-    void aServingLoopYieldsItsCoreOncePerIntervalOfSpinningNotPerPass() {
-        assertFalse(WorkerLoop.yieldsNow(WorkerLoop.SERVING_YIELD_NANOS - 1, 0));
-        assertTrue(WorkerLoop.yieldsNow(WorkerLoop.SERVING_YIELD_NANOS, 0));
-        // 100 µs of idle passes of 250 ns each (a pass with no TCP lane to poll): ten yields, not one every few passes.
-        long lastYield = 0;
-        int yields = 0;
-        for (long now = 250; now <= 100_000; now += 250) {
-            if (WorkerLoop.yieldsNow(now, lastYield)) {
-                yields++;
-                lastYield = now;
-            }
-        }
-        assertEquals(100_000 / WorkerLoop.SERVING_YIELD_NANOS, yields);
     }
 
     @Test
@@ -266,7 +255,8 @@ class UcxWorkerVerticleTest {
      */
     @Test
     void heapStaysFlatOverAMillionOwnerThreadGets() throws Exception {
-        startPair(quiet(UcxSettings.defaults().withTls("sm,tcp").withPeerErrorHandling(false).withEventLoopLanes(false)));
+        startPair(quiet(UcxSettings.defaults().withTls("sm,tcp").withPeerErrorHandling(false)
+                .withEventLoopLanes(false)));
         UcxPair.GetSetup setup = pair.connectForGets(1 << 16);
         runGets(setup, 100_000);
         long before = usedHeapAfterGc();
@@ -371,8 +361,8 @@ class UcxWorkerVerticleTest {
                 () -> UcxSettings.defaults().withTls("sm;rm -rf"));
         assertTrue(e.getMessage().contains("ucx.tls"), e.getMessage());
         e = org.junit.jupiter.api.Assertions.assertThrows(IllegalArgumentException.class,
-                () -> UcxSettings.defaults().withSpinIterations(-1));
-        assertTrue(e.getMessage().contains("ucx.spinIterations"), e.getMessage());
+                () -> UcxSettings.defaults().withIdlePollMicros(-1));
+        assertTrue(e.getMessage().contains("idlePollMicros"), e.getMessage());
         e = org.junit.jupiter.api.Assertions.assertThrows(IllegalArgumentException.class,
                 () -> withTcpSegments(UcxSettings.defaults(), 65536, 32768));
         assertTrue(e.getMessage().contains("ucx.tcpRxSegSize"), e.getMessage());
@@ -393,7 +383,9 @@ class UcxWorkerVerticleTest {
 
     @Test
     void lanesReportReadsUcxInfoOutput() {
-        String out = "#                 lane[0]:  3:sysv/memory.0 md[2]           -> md[2]/sysv/sysdev[255] am am_bw#0 keepalive\n"
+        String out =
+                "#                 lane[0]:  3:sysv/memory.0 md[2]           -> md[2]/sysv/sysdev[255] am am_bw#0 "
+                + "keepalive\n"
                 + "#                 lane[1]:  4:posix/memory.0 md[3]          -> md[3]/posix/sysdev[255]\n";
         assertEquals("sysv/memory.0 (am am_bw#0 keepalive), posix/memory.0", UcxConfigReport.describe(out));
         assertTrue(UcxConfigReport.describe("[1] [vm:1] ucp_context.c:1 UCX  ERROR no usable transports\n")
@@ -402,8 +394,8 @@ class UcxWorkerVerticleTest {
 
     /** The settings with other TCP segment sizes (set in code only; not configuration keys). */
     private static UcxSettings withTcpSegments(UcxSettings s, int tx, int rx) {
-        return new UcxSettings(s.tls(), s.netDevices(), s.peerErrorHandling(), s.spinIterations(), tx, rx,
+        return new UcxSettings(s.tls(), s.netDevices(), s.peerErrorHandling(), tx, rx,
                 s.maxFrameBytes(), s.connectTimeoutMs(), s.probeTransports(), s.maxRemoteKeys(), s.onDemandPaging(),
-                s.eventLoopLanes(), s.idleSpinMicros(), s.extraConfig());
+                s.eventLoopLanes(), s.idlePollMicros(), s.extraConfig());
     }
 }

@@ -44,10 +44,11 @@ class CorruptionTest {
             assertEquals(CrcState.BAD, s.crcState());
             ByteBuffer whole = ByteBuffer.allocate((int) ch.size());
             ch.read(whole, 0);
-            assertEquals(CrcState.BAD, Needle.parse(whole.flip(), (int) RECORD, 3, "43.dat", RECORD).verify());
+            assertEquals(CrcState.BAD, NeedleRecord.parse(whole.flip(), (int) RECORD, 3, "43.dat", RECORD).verify());
         }
         try (Volume v = Volume.open(VolumeFiles.of(dat), IndexFormat.OFFSET4)) {
-            VolumeFormatException e = assertThrows(VolumeFormatException.class, () -> v.read(1, (int) 2975947398L, NOW));
+            VolumeFormatException e =
+                    assertThrows(VolumeFormatException.class, () -> v.read(1, (int) 2975947398L, NOW));
             assertEquals("checksum", e.field());
             assertEquals(RECORD, e.offset());
         }
@@ -63,9 +64,11 @@ class CorruptionTest {
             VolumeFormatException e = assertThrows(VolumeFormatException.class,
                     () -> new ChannelNeedleReader().read(ch, RECORD, ch.size(), 3, dat.toString()));
             assertEquals("size", e.field());
-            assertEquals(dat + " at offset 8: size: 1153890 needs a record of 1153918 bytes but only 499992 remain", e.getMessage());
+            assertEquals(dat + " at offset 8: size: 1153890 needs a record of 1153918 bytes but only 499992 remain",
+                    e.getMessage());
             NeedleMap map = new NeedleMap();
-            assertThrows(VolumeFormatException.class, () -> new DatScan().rebuild(ch, SuperBlock.of(3), map, "43.dat", null));
+            assertThrows(VolumeFormatException.class,
+                    () -> new DatScan().rebuild(ch, SuperBlock.of(3), map, "43.dat", null));
         }
         // A file cut inside the super block.
         Path tiny = dir.resolve("5.dat");
@@ -85,7 +88,7 @@ class CorruptionTest {
             assertTrue(e.getMessage().contains("4294967280 needs a record of"), e.getMessage());
             ByteBuffer whole = ByteBuffer.allocate((int) ch.size());
             ch.read(whole, 0);
-            assertThrows(VolumeFormatException.class, () -> Needle.parse(whole.flip(), 8, 3, "43.dat", 8));
+            assertThrows(VolumeFormatException.class, () -> NeedleRecord.parse(whole.flip(), 8, 3, "43.dat", 8));
         }
         // dataSize larger than the body
         Path other = copy43Renamed("44.dat");
@@ -128,7 +131,8 @@ class CorruptionTest {
     @Test
     void garbageAtTheIndexTailIsIgnoredUntilComplete() throws IOException {
         Path vols = Fixtures.copyDir("volumes", dir);
-        try (FileChannel idx = FileChannel.open(vols.resolve("2.idx"), StandardOpenOption.WRITE, StandardOpenOption.APPEND)) {
+        try (FileChannel idx =
+                FileChannel.open(vols.resolve("2.idx"), StandardOpenOption.WRITE, StandardOpenOption.APPEND)) {
             idx.write(ByteBuffer.wrap(new byte[]{(byte) 0xde, (byte) 0xad, (byte) 0xbe, (byte) 0xef, 1, 2, 3}));
         }
         try (Volume v = Volume.open(VolumeFiles.of(vols.resolve("2.dat")), IndexFormat.OFFSET4)) {
@@ -140,7 +144,8 @@ class CorruptionTest {
     @Test
     void anIndexEntryPointingPastTheDatOrAtTheWrongRecordIsAnError() throws IOException {
         Path vols = Fixtures.copyDir("volumes", dir);
-        try (FileChannel idx = FileChannel.open(vols.resolve("2.idx"), StandardOpenOption.WRITE, StandardOpenOption.APPEND)) {
+        try (FileChannel idx =
+                FileChannel.open(vols.resolve("2.idx"), StandardOpenOption.WRITE, StandardOpenOption.APPEND)) {
             idx.write(NeedleMapTest.entries(IndexFormat.OFFSET4, 0x99, 1L << 33, 100, 0x98, 8, 100));
         }
         try (Volume v = Volume.open(VolumeFiles.of(vols.resolve("2.dat")), IndexFormat.OFFSET4)) {
@@ -154,8 +159,9 @@ class CorruptionTest {
     @Test
     void aRecordTooShortForItsHeaderInABufferIsNamed() {
         ByteBuffer b = ByteBuffer.allocate(10);
-        VolumeFormatException e = assertThrows(VolumeFormatException.class, () -> Needle.parse(b, 0, 3, "rdma buffer", 4096));
+        VolumeFormatException e =
+                assertThrows(VolumeFormatException.class, () -> NeedleRecord.parse(b, 0, 3, "rdma buffer", 4096));
         assertEquals("rdma buffer at offset 4096: needle header: needs 16 bytes, 10 available", e.getMessage());
-        assertThrows(VolumeFormatException.class, () -> Needle.parse(ByteBuffer.allocate(64), 0, 4, "b", 0));
+        assertThrows(VolumeFormatException.class, () -> NeedleRecord.parse(ByteBuffer.allocate(64), 0, 4, "b", 0));
     }
 }

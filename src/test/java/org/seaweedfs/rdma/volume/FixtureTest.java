@@ -102,15 +102,19 @@ class FixtureTest {
 
     @ParameterizedTest
     @CsvSource({
-            "1,01bb51ad02, 736, 0ea166e0, 92fcb90c860843d6177a745084e6983dd1de47c03cc33902935359bcdc36038e, command.go, true, legacy",
-            "1,02dfabcb70, 1964, 7dd254fd, 82225023d6ba63aa83ac312dfefe02a58f5d8c0e7d1fefaeea9af09564b8ad11, filer.go, true, legacy",
-            "2,0306bfd555, 75634, 4af853fb, e7b2ed6aadbbd58ed5c0ea34f1ff190f78b44b0c841451485c2b39fc282defa3, file_2, false, raw",
-            "2,08578634e1, 83590, 043193f7, a51237293abb4e8f5289bf70cec25b527aee9326c74115a389e505ca10302a4d, file_7, false, raw"})
+            "1,01bb51ad02, 736, 0ea166e0, 92fcb90c860843d6177a745084e6983dd1de47c03cc33902935359bcdc36038e, "
+                    + "command.go, true, legacy",
+            "1,02dfabcb70, 1964, 7dd254fd, 82225023d6ba63aa83ac312dfefe02a58f5d8c0e7d1fefaeea9af09564b8ad11, filer.go, "
+                    + "true, legacy",
+            "2,0306bfd555, 75634, 4af853fb, e7b2ed6aadbbd58ed5c0ea34f1ff190f78b44b0c841451485c2b39fc282defa3, file_2, "
+                    + "false, raw",
+            "2,08578634e1, 83590, 043193f7, a51237293abb4e8f5289bf70cec25b527aee9326c74115a389e505ca10302a4d, file_7, "
+                    + "false, raw"})
     void namedNeedlesMatch(String vid, String hex, int size, String crc, String sha256, String name, boolean compressed,
                            String state) throws IOException {
         FileId fid = FileId.parse(vid + "," + hex);
         try (Volume v = open(vid + ".dat")) {
-            Needle n = v.read(fid, NOW).orElseThrow();
+            NeedleRecord n = v.read(fid, NOW).orElseThrow();
             assertEquals(size, n.dataLength());
             assertEquals(crc, String.format("%08x", n.computeCrc()));
             assertEquals(sha256, sha256(n.data()));
@@ -139,7 +143,7 @@ class FixtureTest {
         assertFalse(files.hasIndex());
         try (Volume v = Volume.open(files, IndexFormat.OFFSET4)) {
             assertEquals(1, v.map().size());
-            Needle n = v.read(1, (int) 2975947398L, NOW).orElseThrow();
+            NeedleRecord n = v.read(1, (int) 2975947398L, NOW).orElseThrow();
             assertEquals(1_153_862, n.dataLength());
             assertEquals("Stickies.app.zip", n.meta().name());
             assertEquals(CrcState.LEGACY, n.verify());
@@ -153,7 +157,7 @@ class FixtureTest {
             ByteBuffer direct = ByteBuffer.allocateDirect((int) ch.size());
             ch.read(direct, 0);
             direct.flip();
-            Needle n = Needle.parse(direct, 8, 3, "43.dat", 8);
+            NeedleRecord n = NeedleRecord.parse(direct, 8, 3, "43.dat", 8);
             assertEquals(1, n.key());
             assertEquals((int) 2975947398L, n.cookie());
             assertTrue(n.data().isDirect(), "data is a slice of the caller's buffer, not a copy");

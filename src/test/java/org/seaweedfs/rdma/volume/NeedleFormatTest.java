@@ -38,7 +38,8 @@ class NeedleFormatTest {
         int crc = NeedleChecksum.of(data);
         assertEquals(0xe3069283, crc, "CRC-32C check value");
         int legacy = NeedleChecksum.legacyForm(crc);
-        assertEquals((int) ((((crc & 0xFFFFFFFFL) >>> 15 | (crc & 0xFFFFFFFFL) << 17) + 0xa282ead8L) & 0xFFFFFFFFL), legacy);
+        assertEquals((int) ((((crc & 0xFFFFFFFFL) >>> 15 | (crc & 0xFFFFFFFFL) << 17) + 0xa282ead8L) & 0xFFFFFFFFL),
+                legacy);
         NeedleChecksum chunked = new NeedleChecksum().update(data, 0, 4).update(ByteBuffer.wrap(data, 4, 5));
         assertEquals(CrcState.RAW, chunked.judge(crc, 9));
         assertEquals(CrcState.LEGACY, chunked.judge(legacy, 9));
@@ -69,18 +70,23 @@ class NeedleFormatTest {
     void expiryNeedsTheTtlAndTheLastModifiedFlag() {
         long appendNs = TimeUnit.SECONDS.toNanos(5_000);
         byte[] data = {1};
-        Needle withDate = parse(NewNeedle.builder(1, 1, data).ttl(Ttl.of(1, Ttl.MINUTE)).lastModified(4_000).appendAtNs(appendNs).build(), 3);
+        NeedleRecord withDate =
+                parse(NewNeedle.builder(1, 1,
+                data).ttl(Ttl.of(1, Ttl.MINUTE)).lastModified(4_000).appendAtNs(appendNs).build(), 3);
         assertFalse(withDate.expiredAt(5_059_999));
         assertTrue(withDate.expiredAt(5_060_000), "v3 counts from appendAtNs");
-        Needle v2 = parse(NewNeedle.builder(1, 1, data).ttl(Ttl.of(1, Ttl.MINUTE)).lastModified(4_000).build(), 2);
+        NeedleRecord v2 =
+                parse(NewNeedle.builder(1, 1, data).ttl(Ttl.of(1, Ttl.MINUTE)).lastModified(4_000).build(), 2);
         assertTrue(v2.expiredAt(4_060_000), "v2 has no append time: counts from last-modified");
-        Needle noDate = parse(NewNeedle.builder(1, 1, data).ttl(Ttl.of(1, Ttl.MINUTE)).appendAtNs(appendNs).build(), 3);
+        NeedleRecord noDate =
+                parse(NewNeedle.builder(1, 1, data).ttl(Ttl.of(1, Ttl.MINUTE)).appendAtNs(appendNs).build(), 3);
         assertFalse(noDate.expiredAt(Long.MAX_VALUE));
     }
 
     @Test
     void aRecordCanBeParsedInPiecesAsChunkedReadsArrive() {
-        NewNeedle n = NewNeedle.builder(77, 88, new byte[10_000]).name("big.bin").mime("x/y").lastModified(1234).build();
+        NewNeedle n =
+                NewNeedle.builder(77, 88, new byte[10_000]).name("big.bin").mime("x/y").lastModified(1234).build();
         ByteBuffer record = NeedleEncoder.encode(n, 3);
         NeedleHeader header = NeedleHeader.parse(record, 0, "t", 0);
         long dataLength = record.getInt(NeedleLayout.HEADER_SIZE) & 0xFFFFFFFFL;
@@ -107,13 +113,14 @@ class NeedleFormatTest {
         assertEquals("", NeedleMeta.parse(meta, 0, 1, "t", 0).name());
         // a name that starts but does not fit is corruption
         ByteBuffer torn = ByteBuffer.wrap(new byte[]{NeedleFlags.NAME, 9, 'a'});
-        VolumeFormatException e = assertThrows(VolumeFormatException.class, () -> NeedleMeta.parse(torn, 0, 3, "x.dat", 64));
+        VolumeFormatException e =
+                assertThrows(VolumeFormatException.class, () -> NeedleMeta.parse(torn, 0, 3, "x.dat", 64));
         assertEquals("x.dat at offset 64: name: needs 9 bytes but the needle body has 1 left", e.getMessage());
         assertEquals("name", e.field());
         assertEquals(64, e.offset());
     }
 
-    private static Needle parse(NewNeedle n, int version) {
-        return Needle.parse(NeedleEncoder.encode(n, version), 0, version, "t", 0);
+    private static NeedleRecord parse(NewNeedle n, int version) {
+        return NeedleRecord.parse(NeedleEncoder.encode(n, version), 0, version, "t", 0);
     }
 }

@@ -91,7 +91,8 @@ class NeedleMapTest {
         IndexReplay replay = new IndexReplay(IndexFormat.OFFSET4);
         List<long[]> applied = new ArrayList<>();
         NeedleEntryConsumer record = (key, offset, size) -> applied.add(new long[]{key, offset, size});
-        try (FileChannel out = FileChannel.open(idx, StandardOpenOption.CREATE, StandardOpenOption.WRITE, StandardOpenOption.APPEND);
+        try (FileChannel out =
+                FileChannel.open(idx, StandardOpenOption.CREATE, StandardOpenOption.WRITE, StandardOpenOption.APPEND);
              FileChannel in = FileChannel.open(idx, StandardOpenOption.READ)) {
             out.write(entries(IndexFormat.OFFSET4, 1, 8, 100, 2, 128, 50));
             ByteBuffer third = entries(IndexFormat.OFFSET4, 1, 256, IndexFormat.TOMBSTONE_SIZE);
@@ -112,7 +113,8 @@ class NeedleMapTest {
             assertEquals(0, replay.apply(in, 48, map, record, "1.idx").entries());
             assertThrows(IllegalArgumentException.class, () -> replay.apply(in, 5, map, null, "1.idx"));
             out.truncate(16);
-            VolumeFormatException shrunk = assertThrows(VolumeFormatException.class, () -> replay.apply(in, 48, map, null, "1.idx"));
+            VolumeFormatException shrunk =
+                    assertThrows(VolumeFormatException.class, () -> replay.apply(in, 48, map, null, "1.idx"));
             assertTrue(shrunk.getMessage().contains("1.idx at offset 48"), shrunk.getMessage());
         }
     }
@@ -146,7 +148,8 @@ class NeedleMapTest {
         for (int i = 1; i < ordered.count(); i++) {
             assertTrue(ordered.offset(i - 1) < ordered.offset(i));
         }
-        assertThrows(IllegalArgumentException.class, () -> IndexFormat.OFFSET4.put(ByteBuffer.allocate(16), 1, beyond, 1));
+        assertThrows(IllegalArgumentException.class,
+                () -> IndexFormat.OFFSET4.put(ByteBuffer.allocate(16), 1, beyond, 1));
     }
 
     @Test

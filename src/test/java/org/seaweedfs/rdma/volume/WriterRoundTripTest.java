@@ -78,7 +78,7 @@ class WriterRoundTripTest {
                 }
                 assertEquals(n.legacyChecksum() ? CrcState.LEGACY : CrcState.RAW, s.crcState());
                 assertMeta(n, s.meta());
-                Needle read = v.read(n.key(), n.cookie(), n.ttl().expires() ? 0 : NOW).orElseThrow();
+                NeedleRecord read = v.read(n.key(), n.cookie(), n.ttl().expires() ? 0 : NOW).orElseThrow();
                 assertArrayEquals(n.data(), bytes(read.data()));
                 assertMeta(n, read.meta());
                 assertEquals(s.tail(), read.tail());
@@ -118,7 +118,7 @@ class WriterRoundTripTest {
         assertEquals(0xBF, record.get(16 + 4 + 3) & 0xFF, "all seven flags");
         assertEquals(NeedleLayout.recordLength(size, 3), record.remaining());
         assertEquals(0, NeedleLayout.recordLength(size, 3) % 8);
-        Needle parsed = Needle.parse(record, 0, 3, "t", 0);
+        NeedleRecord parsed = NeedleRecord.parse(record, 0, 3, "t", 0);
         assertEquals(0x01_0203_0405L, parsed.meta().lastModified());
         assertEquals(99, parsed.tail().appendAtNs());
         assertEquals(CrcState.RAW, parsed.verify());
@@ -129,7 +129,7 @@ class WriterRoundTripTest {
         byte[] data = "hello version one".getBytes();
         ByteBuffer record = NeedleEncoder.encode(NewNeedle.builder(5, 6, data).build(), 1);
         assertEquals(16 + data.length + 4 + NeedleLayout.padding(data.length, 1), record.remaining());
-        Needle n = Needle.parse(record, 0, 1, "t", 0);
+        NeedleRecord n = NeedleRecord.parse(record, 0, 1, "t", 0);
         assertArrayEquals(data, bytes(n.data()));
         assertEquals(NeedleMeta.NONE, n.meta());
         assertEquals(CrcState.RAW, n.verify());
@@ -164,12 +164,15 @@ class WriterRoundTripTest {
 
     @Test
     void writerRejectsWhatCannotBeStored() throws IOException {
-        assertThrows(IllegalArgumentException.class, () -> NewNeedle.builder(1, 1, new byte[1]).name("x".repeat(256)).build());
-        assertThrows(IllegalArgumentException.class, () -> NewNeedle.builder(1, 1, new byte[1]).lastModified(1L << 40).build());
+        assertThrows(IllegalArgumentException.class,
+                () -> NewNeedle.builder(1, 1, new byte[1]).name("x".repeat(256)).build());
+        assertThrows(IllegalArgumentException.class,
+                () -> NewNeedle.builder(1, 1, new byte[1]).lastModified(1L << 40).build());
         assertThrows(IllegalArgumentException.class, () -> VolumeWriter.create(dir, "", 1, 1, IndexFormat.OFFSET4));
         try (VolumeWriter w = VolumeWriter.create(dir, "", 2, 2, IndexFormat.OFFSET4)) {
             w.append(NewNeedle.builder(1, 1, new byte[1]).build());
         }
-        assertThrows(IOException.class, () -> VolumeWriter.create(dir, "", 2, 2, IndexFormat.OFFSET4), "never overwrites");
+        assertThrows(IOException.class, () -> VolumeWriter.create(dir, "", 2, 2, IndexFormat.OFFSET4),
+                "never overwrites");
     }
 }

@@ -32,8 +32,9 @@ import org.seaweedfs.rdma.ucx.UcxChannel;
 import org.seaweedfs.rdma.ucx.UcxLibrary;
 import org.seaweedfs.rdma.ucx.UcxSettings;
 import org.seaweedfs.rdma.ucx.UcxWorkerVerticle;
-import org.seaweedfs.rdma.ucx.VertxInternals;
+import org.seaweedfs.rdma.internals.VertxInternals;
 import org.seaweedfs.rdma.volume.FileId;
+import org.seaweedfs.rdma.sidecar.locations.LocationCache;
 
 /**
  * One control channel to one agent, for the lifetime of one UCX endpoint: the handshake, then frames dispatched
@@ -79,7 +80,8 @@ public final class AgentConnection {
                 throw new IllegalArgumentException("request timeout must be at least 1 ms, got " + requestTimeoutMs);
             }
             if (maxOutstandingRequests < 1) {
-                throw new IllegalArgumentException("max outstanding requests must be at least 1, got " + maxOutstandingRequests);
+                throw new IllegalArgumentException("max outstanding requests must be at least 1, got "
+                        + maxOutstandingRequests);
             }
             new ControlCodec(maxFrameBytes); // validates the range
         }
@@ -129,7 +131,8 @@ public final class AgentConnection {
 
     /** {@link #connect(Vertx, UcxWorkerVerticle, Options, LocationCache)} with a cache of its own (default budget). */
     public static Future<AgentConnection> connect(Vertx vertx, UcxWorkerVerticle ucx, Options options) {
-        return connect(vertx, ucx, options, new LocationCache(LocationCache.DEFAULT_MAX_BYTES, new CompositeMeterRegistry()));
+        return connect(vertx, ucx, options,
+                new LocationCache(LocationCache.DEFAULT_MAX_BYTES, new CompositeMeterRegistry()));
     }
 
     /**
@@ -139,7 +142,8 @@ public final class AgentConnection {
      * the agent refuses the token, with a retriable {@link ReadFailure} UNAVAILABLE when the agent cannot be
      * reached, and with TIMEOUT when it does not answer in time.
      */
-    public static Future<AgentConnection> connect(Vertx vertx, UcxWorkerVerticle ucx, Options options, LocationCache cache) {
+    public static Future<AgentConnection> connect(Vertx vertx, UcxWorkerVerticle ucx, Options options,
+            LocationCache cache) {
         Context caller = VertxInternals.callerContext(vertx);
         Promise<AgentConnection> result = VertxInternals.promise(caller);
         Context home = caller.isEventLoopContext() ? caller : vertx.getOrCreateContext();
@@ -284,7 +288,8 @@ public final class AgentConnection {
                 .map(v -> {
                     if (state == State.LISTING) {
                         state = State.READY;
-                        log.info("Connected to agent " + agentId + " at " + peer + ": " + volumes.ids().size() + " volumes");
+                        log.info("Connected to agent " + agentId + " at " + peer + ": " + volumes.ids().size()
+                                + " volumes");
                     }
                     return this;
                 });
@@ -348,7 +353,8 @@ public final class AgentConnection {
             RemoteVolume volume = volumes.get(entries.volumeId());
             follower.pushed(volume == null ? null : volume.locations(), entries);
         } else if (message instanceof VolumeChanged changed) {
-            if (changed.reason() == VolumeChanged.Reason.COMPACTED || changed.reason() == VolumeChanged.Reason.REMOVED) {
+            if (changed.reason() == VolumeChanged.Reason.COMPACTED || changed.reason()
+                    == VolumeChanged.Reason.REMOVED) {
                 volumes.drop(changed.volumeId()); // old offsets are invalid from now on
             }
             volumes.refresh();

@@ -62,7 +62,8 @@ public final class AgentPeer {
     public record Timing(Duration pingInterval, Duration pingTimeout, Duration connectTimeout, Backoff backoff) {
         public Timing {
             if (pingTimeout.compareTo(pingInterval) > 0) {
-                throw new IllegalArgumentException("ping timeout " + pingTimeout + " exceeds the interval " + pingInterval);
+                throw new IllegalArgumentException("ping timeout " + pingTimeout + " exceeds the interval "
+                        + pingInterval);
             }
         }
     }
@@ -179,7 +180,11 @@ public final class AgentPeer {
         }
         long gen = ++generation;
         long timer = vertx.setTimer(timing.connectTimeout().toMillis(),
-                t -> { if (gen == generation) { down(gen, "no connection within " + timing.connectTimeout().toMillis() + " ms"); } });
+                t ->
+                        { if (gen
+                        ==
+                        generation) { down(gen, "no connection within " + timing.connectTimeout().toMillis()
+                        + " ms"); } });
         Future<Link> attempt;
         try {
             attempt = connector.connect(address);

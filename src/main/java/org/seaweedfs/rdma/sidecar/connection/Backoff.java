@@ -70,7 +70,8 @@ public final class Backoff {
      */
     public long ceilingMillis(int failures, long downMillis) {
         if (failures < 0 || downMillis < 0) {
-            throw new IllegalArgumentException("failures and time down must be >= 0, got " + failures + ", " + downMillis);
+            throw new IllegalArgumentException("failures and time down must be >= 0, got " + failures + ", "
+                    + downMillis);
         }
         if (quickPeriodMillis == 0) {
             return doubled(baseMillis, failures, maxMillis);

@@ -26,7 +26,8 @@ import org.seaweedfs.rdma.config.SidecarConfig;
 import org.seaweedfs.rdma.metrics.ReadMeters;
 import org.seaweedfs.rdma.protocol.ControlCodec;
 import org.seaweedfs.rdma.ucx.UcxWorkerVerticle;
-import org.seaweedfs.rdma.ucx.VertxInternals;
+import org.seaweedfs.rdma.internals.VertxInternals;
+import org.seaweedfs.rdma.sidecar.locations.LocationCache;
 
 /**
  * Knows the agents and keeps a connection to each: the ones in {@code sidecar.agents}, and, when
@@ -242,13 +243,15 @@ public final class ConnectionManagerVerticle extends VerticleBase implements Age
      * UcxWorkerVerticle, deployed first), authenticated with {@code sidecar.authToken}, its requests bounded by
      * {@code sidecar.readTimeout}.
      */
-    public static AgentPeer.Connector ucxConnector(Vertx vertx, UcxWorkerVerticle ucx, SidecarConfig config, String clientId) {
+    public static AgentPeer.Connector ucxConnector(Vertx vertx, UcxWorkerVerticle ucx, SidecarConfig config,
+            String clientId) {
         return ucxConnector(vertx, ucx, config, clientId,
                 new LocationCache(config.locationCacheMaxBytes(), ReadMeters.nowhere()));
     }
 
     /** The production connector whose connections share {@code cache} (the sidecar's one location cache). */
-    public static AgentPeer.Connector ucxConnector(Vertx vertx, UcxWorkerVerticle ucx, SidecarConfig config, String clientId,
+    public static AgentPeer.Connector ucxConnector(Vertx vertx, UcxWorkerVerticle ucx, SidecarConfig config,
+            String clientId,
                                                    LocationCache cache) {
         return agent -> AgentConnection.connect(vertx, ucx, new AgentConnection.Options(agent.host(), agent.port(),
                         clientId, config.authToken(), Math.max(1, config.readTimeout().toMillis()),
@@ -286,7 +289,8 @@ public final class ConnectionManagerVerticle extends VerticleBase implements Age
 
         @Override
         public void closeHandler(Handler<String> onClose) {
-            connection.closeHandler(cause -> onClose.handle(cause == null ? "closed" : String.valueOf(cause.getMessage())));
+            connection.closeHandler(cause ->
+                    onClose.handle(cause == null ? "closed" : String.valueOf(cause.getMessage())));
         }
 
         @Override

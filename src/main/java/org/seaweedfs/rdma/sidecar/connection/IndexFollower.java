@@ -16,7 +16,8 @@ import org.seaweedfs.rdma.protocol.SyncRequest;
  * that key from the cache. A gap (a push not continuing the followed position) is filled by pulling from the
  * position reached. A stale epoch hands the volume to {@code lost} (dropped and re-listed: it has a new epoch);
  * any other failure to follow stops caching that volume's locations at that epoch (each read then looks its needle
- * up; a new epoch or connection starts afresh), so a cached location is never used while its index is not followed and a
+ * up; a new epoch or connection starts afresh), so a cached location is never used while its index is not followed and
+ * a
  * failing agent is not asked again and again. Home context only.
  */
 final class IndexFollower {
@@ -66,7 +67,8 @@ final class IndexFollower {
                     if (!volume.isCacheable()) {
                         return;
                     }
-                    if (ar.failed() && ar.cause() instanceof AgentError error && error.code() == ErrorCode.STALE_EPOCH) {
+                    if (ar.failed() && ar.cause() instanceof AgentError error && error.code()
+                            == ErrorCode.STALE_EPOCH) {
                         lost.accept(volume.volumeId());
                     } else if (ar.failed() || ar.result().epoch() != volume.epoch()
                             || ar.result().fromPosition() != volume.tail) {

@@ -1,4 +1,5 @@
 package org.seaweedfs.rdma.sidecar.connection;
+import org.seaweedfs.rdma.sidecar.locations.NeedleLocation;
 
 /**
  * An agent's answer about one needle.

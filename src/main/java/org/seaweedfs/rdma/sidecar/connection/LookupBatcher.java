@@ -11,8 +11,10 @@ import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import org.seaweedfs.rdma.protocol.LookupBatch;
 import org.seaweedfs.rdma.protocol.LookupBatchResult;
-import org.seaweedfs.rdma.ucx.VertxInternals;
+import org.seaweedfs.rdma.internals.VertxInternals;
 import org.seaweedfs.rdma.volume.FileId;
+import org.seaweedfs.rdma.sidecar.locations.LocationCache;
+import org.seaweedfs.rdma.sidecar.locations.NeedleLocation;
 
 /**
  * One connection's lookups: misses from any thread queue here and go out together as {@link LookupBatch} frames
@@ -129,7 +131,8 @@ final class LookupBatcher {
             LookupAnswer answer = switch (result.status(i)) {
                 case LookupBatchResult.FOUND -> new LookupAnswer(LookupAnswer.Status.FOUND, result.epoch(i),
                         new NeedleLocation(result.offset(i), result.size(i)));
-                case LookupBatchResult.NOT_FOUND -> new LookupAnswer(LookupAnswer.Status.NOT_FOUND, result.epoch(i), null);
+                case LookupBatchResult.NOT_FOUND ->
+                        new LookupAnswer(LookupAnswer.Status.NOT_FOUND, result.epoch(i), null);
                 default -> new LookupAnswer(LookupAnswer.Status.UNKNOWN_VOLUME, 0, null);
             };
             if (answer.status() == LookupAnswer.Status.FOUND && answer.epoch() == volume.epoch()) {

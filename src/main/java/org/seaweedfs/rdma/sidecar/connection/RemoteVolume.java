@@ -21,7 +21,8 @@ public final class RemoteVolume {
     /** @param agent the agent's address, for messages */
     RemoteVolume(VolumeInfo info, List<UcxRemoteKey> keys, VolumeLocations locations, String agent) {
         if (keys.size() != info.keyedSegments().size() || locations.epoch() != info.epoch()) {
-            throw new IllegalArgumentException("volume " + info.volumeId() + ": keys or locations do not match the volume");
+            throw new IllegalArgumentException("volume " + info.volumeId()
+                    + ": keys or locations do not match the volume");
         }
         this.info = info;
         this.keys = List.copyOf(keys);

@@ -17,7 +17,7 @@ import org.seaweedfs.rdma.protocol.ErrorReply;
 import org.seaweedfs.rdma.protocol.ProtocolException;
 import org.seaweedfs.rdma.sidecar.ReadFailure;
 import org.seaweedfs.rdma.ucx.UcxChannel;
-import org.seaweedfs.rdma.ucx.VertxInternals;
+import org.seaweedfs.rdma.internals.VertxInternals;
 
 /**
  * One connection's requests in flight: request ids, the bound on how many wait at once, each one's deadline, and

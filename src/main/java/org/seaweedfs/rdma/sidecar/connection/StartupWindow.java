@@ -6,7 +6,7 @@ import io.vertx.core.Vertx;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicInteger;
-import org.seaweedfs.rdma.ucx.VertxInternals;
+import org.seaweedfs.rdma.internals.VertxInternals;
 
 /**
  * The sidecar's start-up: open from its creation until every configured agent has been connected or given up on

@@ -16,7 +16,8 @@ final class VolumeIndex {
     private final int mask;
 
     VolumeIndex(Map<Long, RemoteVolume> from) {
-        int capacity = Integer.highestOneBit(Math.max(4, from.size() * 2) - 1) << 1; // a power of two, at most half full
+        int capacity =
+                Integer.highestOneBit(Math.max(4, from.size() * 2) - 1) << 1; // a power of two, at most half full
         ids = new long[capacity];
         volumes = new RemoteVolume[capacity];
         mask = capacity - 1;

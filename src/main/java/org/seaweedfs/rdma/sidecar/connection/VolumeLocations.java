@@ -4,6 +4,9 @@ import io.vertx.core.Context;
 import io.vertx.core.Future;
 import java.util.concurrent.atomic.LongAdder;
 import org.seaweedfs.rdma.volume.FileId;
+import org.seaweedfs.rdma.sidecar.locations.LocationCache;
+import org.seaweedfs.rdma.sidecar.locations.NeedleLocation;
+import org.seaweedfs.rdma.sidecar.locations.CachedVolume;
 
 /**
  * The needle locations of one volume epoch as one connection knows them: a view on the shared
@@ -14,7 +17,7 @@ import org.seaweedfs.rdma.volume.FileId;
  * <p>Threads: {@link #find}, {@link #lookup} and {@link #evict} from any thread. The change count is written on
  * the connection's home context only (by {@link IndexFollower}); the tail position is home-confined.
  */
-public final class VolumeLocations {
+public final class VolumeLocations implements CachedVolume {
 
     private final long volumeId;
     private final long epoch;
@@ -74,7 +77,8 @@ public final class VolumeLocations {
     }
 
     /** Whether cached locations of this volume may be used (it is live and its index is followed). */
-    boolean isCacheable() {
+    @Override
+    public boolean isCacheable() {
         return live && cacheable;
     }
 
@@ -87,7 +91,8 @@ public final class VolumeLocations {
         changes++;
     }
 
-    void cachedChanged(int delta) {
+    @Override
+    public void cachedChanged(int delta) {
         cached.add(delta);
     }
 

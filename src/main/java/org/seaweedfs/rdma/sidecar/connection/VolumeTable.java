@@ -17,7 +17,8 @@ import org.seaweedfs.rdma.protocol.VolumeList;
 import org.seaweedfs.rdma.protocol.VolumeListRequest;
 import org.seaweedfs.rdma.ucx.UcxChannel;
 import org.seaweedfs.rdma.ucx.UcxRemoteKey;
-import org.seaweedfs.rdma.ucx.VertxInternals;
+import org.seaweedfs.rdma.internals.VertxInternals;
+import org.seaweedfs.rdma.sidecar.locations.LocationCache;
 
 /**
  * The volumes one connection's agent serves, as of its last volume list: each with its segments' remote keys

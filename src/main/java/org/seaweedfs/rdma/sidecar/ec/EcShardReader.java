@@ -106,7 +106,10 @@ public final class EcShardReader {
         return sources;
     }
 
-    /** Gets {@code length} bytes at {@code shardOffset} of the shard from the first source listing it; null when none does. */
+    /**
+     * Gets {@code length} bytes at {@code shardOffset} of the shard from the first source listing it; null when none
+     * does.
+     */
     private static Future<Void> getShard(List<RemoteVolume> sources, int shardId, long shardOffset, long length,
                                          long localAddress) {
         for (RemoteVolume source : sources) {
@@ -170,7 +173,8 @@ public final class EcShardReader {
             PooledBuffer piece = pool.acquire(length);
             if (piece == null) {
                 pieces.forEach(PooledBuffer::release);
-                return Future.failedFuture(ReadFailure.overloaded("registered buffer pool is used up rebuilding " + what));
+                return Future.failedFuture(ReadFailure.overloaded("registered buffer pool is used up rebuilding "
+                        + what));
             }
             pieces.add(piece);
         }

@@ -76,7 +76,8 @@ final class AnswerHeaders {
             String p = part.trim();
             String lower = p.toLowerCase(Locale.ROOT);
             if (lower.startsWith("filename*=utf-8''")) {
-                return URLDecoder.decode(p.substring("filename*=utf-8''".length()).replace("+", "%2B"), StandardCharsets.UTF_8);
+                return URLDecoder.decode(p.substring("filename*=utf-8''".length()).replace("+", "%2B"),
+                        StandardCharsets.UTF_8);
             }
         }
         for (String part : disposition.split(";")) {

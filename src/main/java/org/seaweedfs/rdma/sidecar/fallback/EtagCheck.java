@@ -18,7 +18,8 @@ final class EtagCheck {
     /** @throws ReadFailure CORRUPT when the body's CRC-32C {@code crc} is not what {@code etag} says */
     static void verify(String server, FileId fid, String etag, int crc, long size) {
         int expected = crcOf(server, fid, etag);
-        if (size == 0 ? expected != 0 && expected != crc : expected != crc && expected != NeedleChecksum.legacyForm(crc)) {
+        if (size == 0 ? expected != 0 && expected != crc : expected != crc && expected
+                != NeedleChecksum.legacyForm(crc)) {
             throw ReadFailure.corrupt(String.format(Locale.ROOT,
                     "volume server %s sent %s with ETag %s but the body's CRC-32C is %08x", server, fid, etag, crc));
         }
@@ -40,7 +41,8 @@ final class EtagCheck {
             }
             return (int) Long.parseLong(hex, 16);
         } catch (NumberFormatException e) {
-            throw ReadFailure.corrupt("volume server " + server + " sent " + fid + " with ETag " + etag + ", not a CRC");
+            throw ReadFailure.corrupt("volume server " + server + " sent " + fid + " with ETag " + etag
+                    + ", not a CRC");
         }
     }
 }

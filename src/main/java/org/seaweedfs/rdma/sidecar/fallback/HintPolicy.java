@@ -42,11 +42,13 @@ final class HintPolicy {
         }
         String key = serverKey(hint);
         if (allowed.contains(key)
-                || listed.stream().anyMatch(l -> key.equals(serverKey(l.url())) || key.equals(serverKey(l.publicUrl())))) {
+                || listed.stream().anyMatch(l -> key.equals(serverKey(l.url()))
+                        || key.equals(serverKey(l.publicUrl())))) {
             return hint;
         }
         refused.incrementAndGet();
-        LOG.debug("Ignored volume_server hint {} for volume {}: neither in sidecar.volumeServers nor listed by the master",
+        LOG.debug("Ignored volume_server hint {} for volume {}: neither in sidecar.volumeServers nor listed by the "
+                + "master",
                 hint, volumeId);
         return null;
     }

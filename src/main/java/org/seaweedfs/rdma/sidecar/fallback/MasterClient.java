@@ -8,14 +8,13 @@ import io.vertx.core.buffer.Buffer;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import io.vertx.core.json.DecodeException;
-import io.vertx.core.json.JsonObject;
 import io.vertx.ext.web.client.HttpResponse;
 import io.vertx.ext.web.client.WebClient;
 import java.time.Duration;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.function.LongSupplier;
 import org.seaweedfs.rdma.config.HostPort;
-import org.seaweedfs.rdma.ucx.VertxInternals;
+import org.seaweedfs.rdma.internals.VertxInternals;
 
 /**
  * Asks the SeaweedFS master where a volume lives ({@code GET /dir/lookup?volumeId=<vid>}) and caches the
@@ -33,7 +32,7 @@ public final class MasterClient {
     static final int MAX_ANSWER_BYTES = 1 << 20;
     private static final long FAILURE_HOLD_NANOS = Duration.ofSeconds(1).toNanos();
 
-    private record Entry(Future<VolumeLocations> answer, long fetchedAtNanos) {
+    private record Entry(Future<VolumeServers> answer, long fetchedAtNanos) {
     }
 
     private final Vertx vertx;
@@ -69,7 +68,7 @@ public final class MasterClient {
      * Where {@code volumeId} lives. Fails with {@link ReadFailure} NOT_FOUND when the master does not know the
      * volume, UNAVAILABLE when it cannot be asked (and nothing stale is cached), TIMEOUT when it does not answer.
      */
-    public Future<VolumeLocations> lookup(long volumeId) {
+    public Future<VolumeServers> lookup(long volumeId) {
         long now = clock.getAsLong();
         Entry entry = cache.compute(volumeId, (vid, current) ->
                 needsFetch(current, now) ? new Entry(fetch(vid, staleOf(current)), now) : current);
@@ -85,7 +84,7 @@ public final class MasterClient {
         if (current == null) {
             return true;
         }
-        Future<VolumeLocations> answer = current.answer();
+        Future<VolumeServers> answer = current.answer();
         if (!answer.isComplete()) {
             return false;
         }
@@ -93,16 +92,17 @@ public final class MasterClient {
         return answer.failed() ? age >= Math.min(FAILURE_HOLD_NANOS, ttlNanos) : age >= ttlNanos;
     }
 
-    private static VolumeLocations staleOf(Entry current) {
+    private static VolumeServers staleOf(Entry current) {
         return current != null && current.answer().succeeded() ? current.answer().result() : null;
     }
 
-    private Future<VolumeLocations> fetch(long volumeId, VolumeLocations stale) {
-        Future<VolumeLocations> answer = client.get(master.port(), master.host(), "/dir/lookup")
+    private Future<VolumeServers> fetch(long volumeId, VolumeServers stale) {
+        Future<VolumeServers> answer = client.get(master.port(), master.host(), "/dir/lookup")
                 .addQueryParam("volumeId", Long.toString(volumeId))
                 .timeout(timeoutMillis)
                 .as(new BoundedBody(MAX_ANSWER_BYTES, seen -> ReadFailure.unavailable("master " + master
-                        + " answered the lookup of volume " + volumeId + " with more than " + MAX_ANSWER_BYTES + " bytes", null)))
+                        + " answered the lookup of volume " + volumeId + " with more than " + MAX_ANSWER_BYTES
+                                + " bytes", null)))
                 .send()
                 .transform(ar -> ar.succeeded()
                         ? answer(volumeId, ar.result())
@@ -120,7 +120,7 @@ public final class MasterClient {
         });
     }
 
-    private Future<VolumeLocations> answer(long volumeId, HttpResponse<Buffer> response) {
+    private Future<VolumeServers> answer(long volumeId, HttpResponse<Buffer> response) {
         int status = response.statusCode();
         if (status == 404) {
             return Future.failedFuture(ReadFailure.notFound("master " + master + " does not know volume " + volumeId));
@@ -130,7 +130,7 @@ public final class MasterClient {
                     "master " + master + " answered " + status + " to the lookup of volume " + volumeId, null));
         }
         try {
-            return Future.succeededFuture(VolumeLocations.parse(volumeId, response.bodyAsJsonObject()));
+            return Future.succeededFuture(VolumeServers.parse(volumeId, response.bodyAsJsonObject()));
         } catch (DecodeException | ClassCastException e) {
             return Future.failedFuture(ReadFailure.unavailable(
                     "master " + master + " answered the lookup of volume " + volumeId + " with malformed JSON", e));

@@ -44,7 +44,8 @@ final class ReplicaChoice {
     Future<NeedleContent> read(FileId fid, String volumeServerHint, Function<String, Future<NeedleContent>> fetch) {
         String hint;
         try {
-            hint = volumeServerHint == null || volumeServerHint.isBlank() ? null : VolumeLocation.normalize(volumeServerHint);
+            hint = volumeServerHint == null || volumeServerHint.isBlank() ? null
+                    : VolumeLocation.normalize(volumeServerHint);
         } catch (IllegalArgumentException e) {
             return Future.failedFuture(new ReadFailure(ReadFailure.Kind.BAD_REQUEST, e.getMessage()));
         }
@@ -75,7 +76,8 @@ final class ReplicaChoice {
                 return Future.failedFuture(ar.cause());
             }
             if (servers.isEmpty()) {
-                return Future.failedFuture(ReadFailure.unavailable("master lists no location for volume " + volumeId, null));
+                return Future.failedFuture(ReadFailure.unavailable("master lists no location for volume " + volumeId,
+                        null));
             }
             return Future.succeededFuture(List.copyOf(servers));
         });
@@ -91,13 +93,15 @@ final class ReplicaChoice {
         }
         String server = servers.get(index);
         return fetch.apply(server).recover(e -> {
-            ReadFailure failure = e instanceof ReadFailure rf ? rf : ReadFailure.unavailable(server + ": " + e.getMessage(), e);
+            ReadFailure failure = e instanceof ReadFailure rf ? rf
+                    : ReadFailure.unavailable(server + ": " + e.getMessage(), e);
             if (failure.kind() == ReadFailure.Kind.BAD_REQUEST || failure.kind() == ReadFailure.Kind.TOO_LARGE
                     || failure.kind() == ReadFailure.Kind.RANGE_NOT_SATISFIABLE) {
                 return Future.failedFuture(failure);
             }
             if (index + 1 < servers.size()) {
-                LOG.debug("Volume server {} could not serve {} ({}), trying the next replica", server, fid, failure.getMessage());
+                LOG.debug("Volume server {} could not serve {} ({}), trying the next replica", server, fid,
+                        failure.getMessage());
             }
             return tryServers(fid, servers, index + 1, moreTelling(worst, failure), fetch);
         });

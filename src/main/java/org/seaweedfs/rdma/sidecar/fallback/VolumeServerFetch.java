@@ -67,7 +67,8 @@ final class VolumeServerFetch {
         try {
             address = HostPort.parse(server);
         } catch (IllegalArgumentException e) {
-            return Future.failedFuture(new ReadFailure(ReadFailure.Kind.BAD_REQUEST, "volume server " + e.getMessage()));
+            return Future.failedFuture(new ReadFailure(ReadFailure.Kind.BAD_REQUEST, "volume server "
+                    + e.getMessage()));
         }
         HttpRequest<Buffer> request = client.get(address.port(), address.host(), "/" + fid).timeout(timeoutMillis);
         if (range == null) {
@@ -186,7 +187,8 @@ final class VolumeServerFetch {
         return slice(server, fid, 0, 1, maxPlainBytes).transform(ar -> {
             if (ar.failed()) {
                 return Future.failedFuture(ar.cause() instanceof ReadFailure f
-                        && f.kind() == ReadFailure.Kind.RANGE_NOT_SATISFIABLE ? ReadFailure.pastTheEnd(offset, 0) : ar.cause());
+                        && f.kind() == ReadFailure.Kind.RANGE_NOT_SATISFIABLE ? ReadFailure.pastTheEnd(offset, 0)
+                                : ar.cause());
             }
             NeedleStat stat = ar.result().stat();
             if (offset == stat.size()) {

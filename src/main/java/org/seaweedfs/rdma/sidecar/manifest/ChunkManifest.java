@@ -61,7 +61,8 @@ public record ChunkManifest(String name, String mime, long size, List<Chunk> chu
             long end = 0;
             for (Chunk c : chunks) {
                 if (c.offset() != end) {
-                    throw new IllegalArgumentException("chunk " + c.fid() + " starts at " + c.offset() + ", expected " + end
+                    throw new IllegalArgumentException("chunk " + c.fid() + " starts at " + c.offset() + ", expected "
+                            + end
                             + " (chunks must tile the file)");
                 }
                 end = Math.addExact(end, c.size());

@@ -32,7 +32,8 @@ public final class ChunkedFile {
     /** Reads the chunks of {@code manifest} from {@code source}; call on a Vert.x context. */
     public static Future<Expanded> expand(Vertx vertx, NeedleSource source, ChunkManifest manifest, long maxBytes) {
         if (manifest.size() > maxBytes) {
-            return Future.failedFuture(ReadFailure.tooLarge("chunked file " + manifest.name(), manifest.size(), maxBytes));
+            return Future.failedFuture(ReadFailure.tooLarge("chunked file " + manifest.name(), manifest.size(),
+                    maxBytes));
         }
         return next(vertx, source, manifest, 0, new ArrayList<>(), ReadPath.RDMA.wire, maxBytes);
     }
@@ -45,7 +46,8 @@ public final class ChunkedFile {
         ChunkManifest.Chunk chunk = manifest.chunks().get(index);
         return source.read(chunk.fid()).compose(content -> plain(vertx, content, maxBytes)).compose(read -> {
             if (read.bytes().length() != chunk.size()) {
-                return Future.failedFuture(ReadFailure.corrupt("chunk " + chunk.fid() + " holds " + read.bytes().length()
+                return Future.failedFuture(ReadFailure.corrupt("chunk " + chunk.fid() + " holds "
+                        + read.bytes().length()
                         + " bytes, the manifest says " + chunk.size()));
             }
             bytes.add(read.bytes());

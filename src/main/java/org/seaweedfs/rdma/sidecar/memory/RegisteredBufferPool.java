@@ -32,7 +32,8 @@ public final class RegisteredBufferPool {
         public Settings {
             require(smallBufferBytes >= 4096 && smallBufferBytes % 8 == 0,
                     "small buffer size must be a multiple of 8 and at least 4096 bytes, got " + smallBufferBytes);
-            require(largeBufferBytes >= smallBufferBytes && largeBufferBytes % 8 == 0 && largeBufferBytes <= MAX_SLAB_BYTES,
+            require(largeBufferBytes >= smallBufferBytes && largeBufferBytes % 8 == 0 && largeBufferBytes
+                    <= MAX_SLAB_BYTES,
                     "large buffer size must be a multiple of 8 from the small size (" + smallBufferBytes + ") to "
                             + MAX_SLAB_BYTES + ", got " + largeBufferBytes);
             require(smallBuffers >= 0 && largeBuffers >= 1 && (long) smallBuffers + largeBuffers <= 1_000_000,

@@ -1,12 +1,12 @@
 package org.seaweedfs.rdma.sidecar.memory;
 
-import io.netty.util.internal.PlatformDependent;
 import java.lang.ref.Cleaner;
 import java.nio.ByteBuffer;
 import java.util.List;
 import java.util.concurrent.atomic.AtomicBoolean;
 import org.openucx.jucx.NativeLibs;
 import org.openucx.jucx.UcxUtils;
+import org.seaweedfs.rdma.internals.NativeAllocator;
 
 /**
  * Native memory for the buffer pool's slabs. {@link ByteBuffer#allocateDirect} zero-fills, which makes the whole pool
@@ -35,7 +35,7 @@ final class SlabMemory {
             if (freed.compareAndSet(false, true)) {
                 for (long address : addresses) {
                     if (address != 0) {
-                        PlatformDependent.freeMemory(address);
+                        NativeAllocator.free(address);
                     }
                 }
             }
@@ -52,11 +52,11 @@ final class SlabMemory {
     static SlabMemory allocate(int[] sizes, Object owner) {
         long[] addresses = new long[sizes.length];
         ByteBuffer[] slabs = new ByteBuffer[sizes.length];
-        boolean lazy = PlatformDependent.hasUnsafe() && viewsAvailable();
+        boolean lazy = NativeAllocator.available() && viewsAvailable();
         try {
             for (int i = 0; i < sizes.length; i++) {
                 if (lazy) {
-                    addresses[i] = PlatformDependent.allocateMemory(sizes[i]);
+                    addresses[i] = NativeAllocator.allocate(sizes[i]);
                     slabs[i] = UcxUtils.getByteBufferView(addresses[i], sizes[i]);
                 } else {
                     slabs[i] = ByteBuffer.allocateDirect(sizes[i]);

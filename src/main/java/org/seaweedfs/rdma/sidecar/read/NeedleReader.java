@@ -7,7 +7,6 @@ import org.seaweedfs.rdma.sidecar.connection.AgentError;
 import org.seaweedfs.rdma.sidecar.ec.EcShardReader;
 import org.seaweedfs.rdma.sidecar.connection.AgentRoute;
 import org.seaweedfs.rdma.sidecar.connection.AgentRouter;
-import org.seaweedfs.rdma.sidecar.connection.NeedleLocation;
 import org.seaweedfs.rdma.sidecar.connection.LookupAnswer;
 import org.seaweedfs.rdma.sidecar.connection.RemoteVolume;
 import org.seaweedfs.rdma.sidecar.memory.PooledBuffer;
@@ -24,6 +23,7 @@ import org.seaweedfs.rdma.protocol.VolumeInfo;
 import org.seaweedfs.rdma.ucx.UcxRemoteKey;
 import org.seaweedfs.rdma.volume.FileId;
 import org.seaweedfs.rdma.volume.NeedleLayout;
+import org.seaweedfs.rdma.sidecar.locations.NeedleLocation;
 
 /**
  * The RDMA read path: locate the needle in the location cache (a miss asks the agent: one lookup, batched with
@@ -108,15 +108,8 @@ public final class NeedleReader extends GatedReadPath {
     }
 
     private void relistAndRetry(ReadAttempt read, AgentRoute route, String why) {
-        if (!read.mayRetry()) {
-            read.fail(ReadFailure.dataGone("reading " + read.fid() + ": " + why + " again", null));
-            return;
-        }
-        route.connection().refreshVolumes().onComplete(ar -> read.run(() -> {
-            if (!read.isDone()) {
-                read.route(route.relisted(), r -> locate(read, r));
-            }
-        }));
+        read.relist(route, ReadFailure.dataGone("reading " + read.fid() + ": " + why + " again", null),
+                r -> locate(read, r));
     }
 
     private void fetch(ReadAttempt read, AgentRoute route, long offset, long size) {
@@ -130,7 +123,8 @@ public final class NeedleReader extends GatedReadPath {
         List<PooledBuffer> buffers = used <= chunk ? single(pool.acquire(used))
                 : pool.acquireLarge((int) ((used + chunk - 1) / chunk));
         if (buffers == null) {
-            read.fail(ReadFailure.overloaded("registered buffer pool is used up (" + pool.inUse() + " buffers in use)"));
+            read.fail(ReadFailure.overloaded("registered buffer pool is used up (" + pool.inUse()
+                    + " buffers in use)"));
             return;
         }
         List<Future<Void>> gets = new ArrayList<>();
@@ -192,7 +186,8 @@ public final class NeedleReader extends GatedReadPath {
     }
 
     /** Gets {@code [datOffset, datOffset + length)} of the volume into the buffer: one get per segment touched. */
-    private static void getInto(PooledBuffer buffer, RemoteVolume volume, long datOffset, int length, List<Future<Void>> gets) {
+    private static void getInto(PooledBuffer buffer, RemoteVolume volume, long datOffset, int length,
+            List<Future<Void>> gets) {
         VolumeInfo info = volume.info();
         long end = datOffset + length;
         long at = datOffset;

@@ -9,7 +9,7 @@ import io.vertx.core.Context;
 import io.vertx.core.Future;
 import io.vertx.core.Promise;
 import java.util.function.Consumer;
-import org.seaweedfs.rdma.ucx.VertxInternals;
+import org.seaweedfs.rdma.internals.VertxInternals;
 import org.seaweedfs.rdma.volume.FileId;
 
 /**
@@ -108,27 +108,37 @@ final class ReadAttempt {
     }
 
     /**
-     * Goes on with {@code route} once it has a ready connection that lists the needle's volume; a volume the
-     * connection does not list is re-listed once (it may just have been compacted or created) before the read fails
-     * NOT_FOUND.
+     * Goes on with the route its caller resolved once the route's volume is listed: a volume the connection does not
+     * list is re-listed ({@link #relist}: it may just have been compacted or created) before the read fails
+     * NOT_FOUND. Its connection must be ready; one that closed since the route was resolved fails UNAVAILABLE.
      */
     void route(AgentRoute route, Consumer<AgentRoute> then) {
         AgentConnection connection = route == null ? null : route.connection();
         if (connection == null || !connection.isReady()) {
             fail(ReadFailure.unavailable("no agent connection is up for volume " + fid.volumeId(),
                     connection == null ? null : connection.closeCause()));
+        } else if (route.volume() != null) {
+            then.accept(route);
+        } else {
+            relist(route, ReadFailure.notFound("volume " + fid.volumeId() + " is not served by agent "
+                    + connection.peer()), then);
+        }
+    }
+
+    /**
+     * The one place a read has its agent list the volumes again (the volume was not listed, or changed epoch or went
+     * while the read looked it up), then goes on with the new view; past {@value #MAX_RETRIES} re-lists it fails with
+     * {@code failure}.
+     */
+    void relist(AgentRoute route, ReadFailure failure, Consumer<AgentRoute> then) {
+        if (!mayRetry()) {
+            fail(failure);
             return;
         }
-        if (route.volume() != null) {
-            then.accept(route);
-        } else if (mayRetry()) {
-            connection.refreshVolumes().onComplete(ar -> {
-                if (!done) {
-                    run(() -> route(route.relisted(), then));
-                }
-            });
-        } else {
-            fail(ReadFailure.notFound("volume " + fid.volumeId() + " is not served by agent " + connection.peer()));
-        }
+        route.connection().refreshVolumes().onComplete(ar -> {
+            if (!done) {
+                run(() -> route(route.relisted(), then));
+            }
+        });
     }
 }

@@ -9,7 +9,7 @@ import io.vertx.core.Future;
 import io.vertx.core.Vertx;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.Consumer;
-import org.seaweedfs.rdma.ucx.VertxInternals;
+import org.seaweedfs.rdma.internals.VertxInternals;
 import org.seaweedfs.rdma.volume.FileId;
 
 /**

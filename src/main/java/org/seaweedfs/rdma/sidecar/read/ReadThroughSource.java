@@ -55,7 +55,8 @@ public final class ReadThroughSource extends GatedReadPath {
             ReadThroughData data = ar.result();
             if (data.offset() != have || data.bytes().length == 0) {
                 read.fail(ReadFailure.corrupt("agent " + connection.peer() + " sent " + data.bytes().length
-                        + " bytes at " + data.offset() + " of " + read.fid() + "'s record, asked for " + length + " at " + have));
+                        + " bytes at " + data.offset() + " of " + read.fid() + "'s record, asked for " + length + " at "
+                                + have));
                 return;
             }
             pieces.add(ByteBuffer.wrap(data.bytes()));
@@ -64,7 +65,8 @@ public final class ReadThroughSource extends GatedReadPath {
             long recordUsed = used;
             if (recordSize < 0) {
                 if (got < NeedleLayout.HEADER_SIZE) {
-                    read.fail(ReadFailure.corrupt("agent " + connection.peer() + " sent a record of " + got + " bytes for "
+                    read.fail(ReadFailure.corrupt("agent " + connection.peer() + " sent a record of " + got
+                            + " bytes for "
                             + read.fid() + ", shorter than a needle header"));
                     return;
                 }
@@ -85,7 +87,8 @@ public final class ReadThroughSource extends GatedReadPath {
                         "read-through from agent " + connection.peer(), 0);
                 read.succeed(new VerifiedNeedle(record, List.of()));
             } catch (StaleLocation e) {
-                read.fail(ReadFailure.unavailable("reading " + read.fid() + " through the agent: " + e.getMessage(), null));
+                read.fail(ReadFailure.unavailable("reading " + read.fid() + " through the agent: " + e.getMessage(),
+                        null));
             }
         }));
     }

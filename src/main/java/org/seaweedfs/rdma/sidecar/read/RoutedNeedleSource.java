@@ -17,7 +17,10 @@ public interface RoutedNeedleSource {
     /** The whole needle through {@code route}'s connection; UNAVAILABLE when the route has no ready connection. */
     Future<NeedleContent> read(AgentRoute route, FileId fid);
 
-    /** After this long a read fails TIMEOUT by itself; {@link Long#MAX_VALUE} when the path sets no deadline. */
+    /**
+     * After this long a read fails TIMEOUT by itself, releasing a late answer: every path bounds its own time, so its
+     * callers set no timer of their own.
+     */
     long readTimeoutMs();
 
     /** This path bound to {@code route}, as a {@link NeedleSource} (stat and slices from the verified whole needle). */

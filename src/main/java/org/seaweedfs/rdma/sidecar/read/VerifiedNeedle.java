@@ -11,7 +11,7 @@ import java.nio.ByteBuffer;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.atomic.AtomicBoolean;
-import org.seaweedfs.rdma.ucx.VertxInternals;
+import org.seaweedfs.rdma.internals.VertxInternals;
 
 /** A verified needle whose chunks wrap the memory it was read into (pooled or heap), without a copy. */
 final class VerifiedNeedle implements NeedleContent {

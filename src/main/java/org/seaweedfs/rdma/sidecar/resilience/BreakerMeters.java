@@ -45,7 +45,8 @@ final class BreakerMeters {
         successful = calls(registry, name, "successful");
         failed = calls(registry, name, "failed");
         ignored = calls(registry, name, "ignored"); // held here: the registry keeps only a weak reference
-        notPermitted = Counter.builder(PREFIX + "not.permitted.calls").description("Total number of not permitted calls")
+        notPermitted =
+                Counter.builder(PREFIX + "not.permitted.calls").description("Total number of not permitted calls")
                 .tags(name).tag("kind", "not_permitted").register(registry);
         for (CircuitBreaker.State state : CircuitBreaker.State.values()) {
             gauge(registry, breaker, "state", name.and("state", state.name().toLowerCase(Locale.ROOT)),
@@ -55,7 +56,8 @@ final class BreakerMeters {
                 b -> b.getMetrics().getFailureRate());
         gauge(registry, breaker, "slow.call.rate", name, "The slow call of the circuit breaker",
                 b -> b.getMetrics().getSlowCallRate());
-        gauge(registry, breaker, "buffered.calls", name.and("kind", "successful"), "The number of buffered successful calls",
+        gauge(registry, breaker, "buffered.calls", name.and("kind", "successful"),
+                "The number of buffered successful calls",
                 b -> b.getMetrics().getNumberOfSuccessfulCalls());
         gauge(registry, breaker, "buffered.calls", name.and("kind", "failed"), "The number of buffered failed calls",
                 b -> b.getMetrics().getNumberOfFailedCalls());

@@ -4,19 +4,15 @@ import org.seaweedfs.rdma.sidecar.ReadFailure;
 
 import io.github.resilience4j.circuitbreaker.CircuitBreakerConfig;
 import io.github.resilience4j.retry.RetryConfig;
-import java.time.Duration;
 import java.util.List;
 import org.seaweedfs.rdma.config.Fallback;
 import org.seaweedfs.rdma.config.SidecarConfig;
 
 /**
- * The read path's resilience policy, from {@code sidecar.breaker.*}, {@code sidecar.retry.*},
- * {@code sidecar.fallback} and {@code sidecar.readTimeout}.
- *
- * @param attemptTimeout one attempt on one path; a late answer is released, never served
+ * The read path's resilience policy, from {@code sidecar.breaker.openDuration} and {@code sidecar.fallback}. Each
+ * path bounds its own time ({@code sidecar.readTimeout}: the RDMA path's read gate, the fallbacks per request).
  */
-public record ResilienceSettings(SidecarConfig.Breaker breaker, SidecarConfig.Retry retry, List<Fallback> fallback,
-                                 Duration attemptTimeout) {
+public record ResilienceSettings(SidecarConfig.Breaker breaker, SidecarConfig.Retry retry, List<Fallback> fallback) {
 
     public ResilienceSettings {
         fallback = List.copyOf(fallback);
@@ -27,13 +23,10 @@ public record ResilienceSettings(SidecarConfig.Breaker breaker, SidecarConfig.Re
             throw new IllegalArgumentException("sidecar.breaker.minimumCalls " + breaker.minimumCalls()
                     + " exceeds sidecar.breaker.slidingWindowSize " + breaker.slidingWindowSize());
         }
-        if (attemptTimeout.isNegative() || attemptTimeout.isZero()) {
-            throw new IllegalArgumentException("sidecar.readTimeout must be positive, got " + attemptTimeout);
-        }
     }
 
     public static ResilienceSettings from(SidecarConfig config) {
-        return new ResilienceSettings(config.breaker(), config.retry(), config.fallback(), config.readTimeout());
+        return new ResilienceSettings(config.breaker(), config.retry(), config.fallback());
     }
 
     /**

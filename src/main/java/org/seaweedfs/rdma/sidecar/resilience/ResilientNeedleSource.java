@@ -11,8 +11,6 @@ import org.seaweedfs.rdma.sidecar.connection.AgentRoute;
 import org.seaweedfs.rdma.sidecar.connection.ConnectionManagerVerticle;
 import org.seaweedfs.rdma.sidecar.connection.PeerState;
 import org.seaweedfs.rdma.sidecar.fallback.VolumeServerSource;
-import org.seaweedfs.rdma.sidecar.read.NeedleReader;
-import org.seaweedfs.rdma.sidecar.read.ReadThroughSource;
 import org.seaweedfs.rdma.sidecar.read.RoutedNeedleSource;
 
 import io.github.resilience4j.circuitbreaker.CallNotPermittedException;
@@ -85,7 +83,6 @@ public final class ResilientNeedleSource implements NeedleSource, ReadPathStatus
     private final ConnectionManagerVerticle manager;
     private final RoutedNeedleSource rdma;
     /** The RDMA source fails its reads TIMEOUT by itself within the attempt timeout (decided once). */
-    private final boolean rdmaBoundsItsTime;
     private final RoutedNeedleSource readThrough;
     private final NeedleSource http;
     private final AgentPeer.Listener peerStates = this::peerStateChanged;
@@ -107,7 +104,8 @@ public final class ResilientNeedleSource implements NeedleSource, ReadPathStatus
     }
 
     /** An agent's breaker, retry, breaker meters and transition log, looked up once per read by the agent's name. */
-    private record AgentGuard(CircuitBreaker breaker, Retry retry, BreakerMeters meters, BreakerTransitions transitions) {
+    private record AgentGuard(CircuitBreaker breaker, Retry retry, BreakerMeters meters,
+            BreakerTransitions transitions) {
 
         /** The breaker counts the call a success: the path worked, whatever the answer. */
         void succeeded(long nanos) {
@@ -124,9 +122,6 @@ public final class ResilientNeedleSource implements NeedleSource, ReadPathStatus
     /** One operation on any path: stat, or a read (whole or slice) with the client's volume-server hint. */
     private interface Op<T> {
         Future<T> on(NeedleSource source);
-
-        /** Gives back a result nobody will use (a late answer after a timeout). */
-        void discard(T late);
 
         /** Whether the fallbacks may serve it when RDMA cannot ({@link #withoutFallbacks()}: no). */
         default boolean mayFallBack() {
@@ -146,12 +141,11 @@ public final class ResilientNeedleSource implements NeedleSource, ReadPathStatus
         this.vertx = vertx;
         this.manager = manager;
         this.rdma = rdma;
-        this.rdmaBoundsItsTime = rdma.readTimeoutMs() <= settings.attemptTimeout().toMillis();
         this.readThrough = readThrough;
         this.http = http;
         this.settings = settings;
         this.registry = registry;
-        this.startupWaitMs = Math.min(rdma.readTimeoutMs(), settings.attemptTimeout().toMillis());
+        this.startupWaitMs = rdma.readTimeoutMs();
         for (Fallback f : settings.fallback()) {
             if (!available(f)) {
                 LOG.warn("sidecar.fallback lists " + f.configName + " but that path is not available; it is skipped");
@@ -206,10 +200,6 @@ public final class ResilientNeedleSource implements NeedleSource, ReadPathStatus
             }
 
             @Override
-            public void discard(NeedleStat late) {
-            }
-
-            @Override
             public boolean mayFallBack() {
                 return fallBack;
             }
@@ -233,7 +223,8 @@ public final class ResilientNeedleSource implements NeedleSource, ReadPathStatus
     @Override
     public Future<NeedleContent> readSlice(FileId fid, String volumeServerHint, long offset, long length,
                                            long maxPlainBytes) {
-        return execute(fid, contentOp(source -> source.readSlice(fid, volumeServerHint, offset, length, maxPlainBytes)));
+        return execute(fid,
+                contentOp(source -> source.readSlice(fid, volumeServerHint, offset, length, maxPlainBytes)));
     }
 
     /** A read of content, which a late answer must give back. */
@@ -246,11 +237,6 @@ public final class ResilientNeedleSource implements NeedleSource, ReadPathStatus
             @Override
             public Future<NeedleContent> on(NeedleSource source) {
                 return read.apply(source);
-            }
-
-            @Override
-            public void discard(NeedleContent late) {
-                late.release();
             }
 
             @Override
@@ -392,7 +378,8 @@ public final class ResilientNeedleSource implements NeedleSource, ReadPathStatus
      * One RDMA attempt; on a retriable failure, schedules the next on the caller's context (through the agent's
      * new connection when it reconnected meanwhile).
      */
-    private <T> void attempt(Op<T> op, AgentRoute route, AgentGuard guard, Retry.AsyncContext<T> retry, Promise<T> outcome,
+    private <T> void attempt(Op<T> op, AgentRoute route, AgentGuard guard, Retry.AsyncContext<T> retry,
+            Promise<T> outcome,
                              Handler<Throwable> gaveUp) {
         AgentPeer peer = route.peer();
         CircuitBreaker breaker = guard.breaker();
@@ -434,7 +421,8 @@ public final class ResilientNeedleSource implements NeedleSource, ReadPathStatus
             if (wait < 0 || !peer.isUp()) {
                 gaveUp.handle(failure);
             } else if (wait == 0) {
-                vertx.getOrCreateContext().runOnContext(v -> attempt(op, route.current(), guard, retry, outcome, gaveUp));
+                vertx.getOrCreateContext().runOnContext(v ->
+                        attempt(op, route.current(), guard, retry, outcome, gaveUp));
             } else {
                 vertx.setTimer(wait, t -> attempt(op, route.current(), guard, retry, outcome, gaveUp));
             }
@@ -484,37 +472,11 @@ public final class ResilientNeedleSource implements NeedleSource, ReadPathStatus
     }
 
     /**
-     * One try on the RDMA path. The NeedleReader fails its reads TIMEOUT on its own deadline; a timer here too would
-     * be a second one per read (each costs a scheduled task and a map entry), so only other sources get one.
+     * One try on the RDMA path, which fails its reads TIMEOUT on its own deadline (the read gate's) and releases a
+     * late answer itself, so no second timer runs here. (The fallbacks bound their own time too.)
      */
     private <T> Future<T> rdmaAttempt(Op<T> op, AgentRoute route) {
-        NeedleSource source = rdma.via(route);
-        if (rdmaBoundsItsTime) {
-            return start(op, source);
-        }
-        return withTimeout(op, source, route.peer());
-    }
-
-    /**
-     * The RDMA attempt's result, or TIMEOUT after {@code attemptTimeout}; a late result is given back. (The
-     * fallbacks bound their own time: the HTTP one per request and replica, the read-through per request.)
-     */
-    private <T> Future<T> withTimeout(Op<T> op, NeedleSource source, AgentPeer peer) {
-        Promise<T> promise = Promise.promise();
-        long timeoutMs = settings.attemptTimeout().toMillis();
-        long timer = vertx.setTimer(Math.max(1, timeoutMs), t -> promise.tryFail(new ReadFailure(
-                ReadFailure.Kind.TIMEOUT, "RDMA read through agent " + peer.name() + " took longer than " + timeoutMs + " ms")));
-        start(op, source).onComplete(ar -> {
-            vertx.cancelTimer(timer);
-            if (ar.succeeded()) {
-                if (!promise.tryComplete(ar.result())) {
-                    op.discard(ar.result());
-                }
-            } else {
-                promise.tryFail(ar.cause());
-            }
-        });
-        return promise.future();
+        return start(op, rdma.via(route));
     }
 
     /** The operation on one source; a source that throws fails the future instead. */

@@ -129,7 +129,8 @@ public final class EcIndex implements Closeable {
         while (buf.hasRemaining()) {
             int n = channel.read(buf, at);
             if (n <= 0) {
-                throw new VolumeFormatException(path.toString(), position, "index entry", "file ends early (truncated while open?)");
+                throw new VolumeFormatException(path.toString(), position, "index entry",
+                        "file ends early (truncated while open?)");
             }
             at += n;
         }

@@ -10,7 +10,8 @@ package org.seaweedfs.rdma.volume.ec;
 public record EcInterval(int shardId, long shardOffset, long length) {
     public EcInterval {
         if (shardId < 0 || shardOffset < 0 || length <= 0) {
-            throw new IllegalArgumentException("bad interval: shard " + shardId + ", offset " + shardOffset + ", length " + length);
+            throw new IllegalArgumentException("bad interval: shard " + shardId + ", offset " + shardOffset
+                    + ", length " + length);
         }
     }
 }

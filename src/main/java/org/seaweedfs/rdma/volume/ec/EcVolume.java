@@ -53,7 +53,8 @@ public final class EcVolume implements Closeable {
     }
 
     /** Opens with the given block sizes (tests use small ones, as SeaweedFS's own tests do). */
-    public static EcVolume open(EcFiles files, IndexFormat format, long largeBlock, long smallBlock) throws IOException {
+    public static EcVolume open(EcFiles files, IndexFormat format, long largeBlock,
+            long smallBlock) throws IOException {
         EcVolumeInfo info = readInfo(files);
         EcLayout layout = info.layout(largeBlock, smallBlock);
         FileChannel[] shards = new FileChannel[layout.totalShards()];
@@ -95,7 +96,8 @@ public final class EcVolume implements Closeable {
     /** The .vif, or SeaweedFS's defaults when there is none. */
     public static EcVolumeInfo readInfo(EcFiles files) throws IOException {
         return Files.isRegularFile(files.vif()) ? EcVolumeInfo.read(files.vif())
-                : new EcVolumeInfo(SuperBlock.VERSION_3, 0, EcLayout.DEFAULT_DATA_SHARDS, EcLayout.DEFAULT_PARITY_SHARDS, false);
+                : new EcVolumeInfo(SuperBlock.VERSION_3, 0, EcLayout.DEFAULT_DATA_SHARDS,
+                        EcLayout.DEFAULT_PARITY_SHARDS, false);
     }
 
     /** Applies ids appended to the {@code .ecj}; returns how many were new. */
@@ -103,7 +105,9 @@ public final class EcVolume implements Closeable {
         return deletions.follow();
     }
 
-    /** The needle's live {@code .ecx} entry, or null when absent or deleted (in the {@code .ecx} or the {@code .ecj}). */
+    /**
+     * The needle's live {@code .ecx} entry, or null when absent or deleted (in the {@code .ecx} or the {@code .ecj}).
+     */
     public EcIndex.Entry lookup(long key) throws IOException {
         EcIndex.Entry entry = index.find(key);
         return entry == null || deletions.isDeleted(key) ? null : entry;
@@ -140,7 +144,8 @@ public final class EcVolume implements Closeable {
         List<EcInterval> intervals = locateRecord(offset, size);
         long used = NeedleLayout.usedLength(size, info.version());
         if (used > Integer.MAX_VALUE - 8) {
-            throw new VolumeFormatException(files.ecx().toString(), offset, "size", size + " is too large to read whole");
+            throw new VolumeFormatException(files.ecx().toString(), offset, "size", size
+                    + " is too large to read whole");
         }
         ByteBuffer record = ByteBuffer.allocate((int) used);
         for (EcInterval interval : intervals) {
@@ -179,7 +184,8 @@ public final class EcVolume implements Closeable {
             }
         }
         if (chosen < layout.dataShards()) {
-            throw new VolumeFormatException(files.shard(interval.shardId()).toString(), interval.shardOffset(), "shards",
+            throw new VolumeFormatException(files.shard(interval.shardId()).toString(), interval.shardOffset(),
+                    "shards",
                     "shard " + interval.shardId() + " is absent and only " + chosen + " of the " + layout.dataShards()
                             + " shards needed to rebuild it are present");
         }

@@ -33,7 +33,8 @@ public record EcVolumeInfo(int version, long datFileSize, int dataShards, int pa
     public static final int MAX_FILE_SIZE = 64 * 1024;
 
     private static final JsonFactory JSON = JsonFactory.builder()
-            .streamReadConstraints(StreamReadConstraints.builder().maxNestingDepth(16).maxStringLength(MAX_FILE_SIZE).build())
+            .streamReadConstraints(StreamReadConstraints.builder().maxNestingDepth(16).maxStringLength(MAX_FILE_SIZE)
+                    .build())
             .build();
 
     public EcVolumeInfo {
@@ -64,7 +65,8 @@ public record EcVolumeInfo(int version, long datFileSize, int dataShards, int pa
     public static EcVolumeInfo read(Path vif) throws IOException {
         long size = Files.size(vif);
         if (size > MAX_FILE_SIZE) {
-            throw new VolumeFormatException(vif.toString(), 0, "length", size + " bytes, more than the " + MAX_FILE_SIZE + " a .vif may have");
+            throw new VolumeFormatException(vif.toString(), 0, "length", size + " bytes, more than the " + MAX_FILE_SIZE
+                    + " a .vif may have");
         }
         return parse(Files.readAllBytes(vif), vif.toString());
     }
@@ -86,7 +88,8 @@ public record EcVolumeInfo(int version, long datFileSize, int dataShards, int pa
                 p.nextToken();
                 switch (name) {
                     case "version" -> version = (int) integer(p, source, "version", 0, 0xFFFF_FFFFL);
-                    case "datFileSize", "dat_file_size" -> datFileSize = integer(p, source, "datFileSize", 0, Long.MAX_VALUE);
+                    case "datFileSize",
+                            "dat_file_size" -> datFileSize = integer(p, source, "datFileSize", 0, Long.MAX_VALUE);
                     case "ecShardConfig", "ec_shard_config" -> {
                         if (p.currentToken() == JsonToken.VALUE_NULL) {
                             continue;
@@ -99,9 +102,13 @@ public record EcVolumeInfo(int version, long datFileSize, int dataShards, int pa
                             p.nextToken();
                             switch (inner) {
                                 case "dataShards", "data_shards" ->
-                                        data = (int) integer(p, source, "ecShardConfig.dataShards", 1, EcLayout.MAX_SHARDS);
+                                        data =
+                                                (int) integer(p, source, "ecShardConfig.dataShards", 1,
+                                                EcLayout.MAX_SHARDS);
                                 case "parityShards", "parity_shards" ->
-                                        parity = (int) integer(p, source, "ecShardConfig.parityShards", 1, EcLayout.MAX_SHARDS);
+                                        parity =
+                                                (int) integer(p, source, "ecShardConfig.parityShards", 1,
+                                                EcLayout.MAX_SHARDS);
                                 default -> p.skipChildren();
                             }
                         }
@@ -119,7 +126,8 @@ public record EcVolumeInfo(int version, long datFileSize, int dataShards, int pa
             expect(p.currentToken() == JsonToken.END_OBJECT, source, "(document)", "does not end with the object");
             expect(p.nextToken() == null, source, "(document)", "has content after the object");
         } catch (JsonProcessingException e) {
-            throw new VolumeFormatException(source, e.getLocation() == null ? 0 : Math.max(0, e.getLocation().getByteOffset()),
+            throw new VolumeFormatException(source, e.getLocation() == null ? 0
+                    : Math.max(0, e.getLocation().getByteOffset()),
                     "(document)", "malformed JSON: " + e.getOriginalMessage(), e);
         } catch (IOException e) {
             throw new UncheckedIOException(e);
@@ -135,7 +143,8 @@ public record EcVolumeInfo(int version, long datFileSize, int dataShards, int pa
         JsonToken token = p.currentToken();
         try {
             if (token == JsonToken.VALUE_NUMBER_INT) {
-                expect(p.getNumberType() == JsonParser.NumberType.INT || p.getNumberType() == JsonParser.NumberType.LONG,
+                expect(p.getNumberType() == JsonParser.NumberType.INT || p.getNumberType()
+                        == JsonParser.NumberType.LONG,
                         source, field, p.getText() + " is out of range");
                 value = p.getLongValue();
             } else if (token == JsonToken.VALUE_STRING) {

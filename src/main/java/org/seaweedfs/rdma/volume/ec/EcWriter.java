@@ -44,7 +44,8 @@ public final class EcWriter {
             long shardSize = writeShards(datChannel, datSize, out, layout, created);
             created.add(out.ecj());
             Files.write(out.ecj(), new byte[0]);
-            EcVolumeInfo info = EcVolumeInfo.of(superBlock.version(), datSize, layout.dataShards(), layout.parityShards());
+            EcVolumeInfo info =
+                    EcVolumeInfo.of(superBlock.version(), datSize, layout.dataShards(), layout.parityShards());
             created.add(out.vif());
             Files.write(out.vif(), info.toJson(encodeTsNs));
             return new Result(out, info, shardSize, live);
@@ -93,7 +94,8 @@ public final class EcWriter {
         try {
             for (int i = 0; i < total; i++) {
                 created.add(out.shard(i));
-                shards[i] = FileChannel.open(out.shard(i), StandardOpenOption.CREATE, StandardOpenOption.TRUNCATE_EXISTING,
+                shards[i] =
+                        FileChannel.open(out.shard(i), StandardOpenOption.CREATE, StandardOpenOption.TRUNCATE_EXISTING,
                         StandardOpenOption.WRITE);
             }
             int chunk = chunkSize(layout);

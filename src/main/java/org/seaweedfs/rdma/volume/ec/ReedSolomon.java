@@ -120,7 +120,8 @@ public final class ReedSolomon {
             }
         }
         if (found < dataShards) {
-            throw new IllegalArgumentException("need " + dataShards + " shards to reconstruct, only " + found + " present");
+            throw new IllegalArgumentException("need " + dataShards + " shards to reconstruct, only " + found
+                    + " present");
         }
         boolean dataMissing = false;
         for (int i = 0; i < dataShards; i++) {
@@ -159,7 +160,8 @@ public final class ReedSolomon {
         }
         for (int i = 0; i < shards.length; i++) {
             if (shards[i] == null || shards[i].length - (long) offset < length) {
-                throw new IllegalArgumentException("shard " + i + " is missing or shorter than " + offset + " + " + length);
+                throw new IllegalArgumentException("shard " + i + " is missing or shorter than " + offset + " + "
+                        + length);
             }
         }
     }

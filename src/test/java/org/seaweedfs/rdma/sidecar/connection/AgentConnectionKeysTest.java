@@ -32,7 +32,8 @@ import org.seaweedfs.rdma.testing.AgentHarness;
  */
 class AgentConnectionKeysTest {
 
-    private static final RegisteredBufferPool.Settings POOL = new RegisteredBufferPool.Settings(64 << 10, 16, 1 << 20, 4);
+    private static final RegisteredBufferPool.Settings POOL =
+            new RegisteredBufferPool.Settings(64 << 10, 16, 1 << 20, 4);
 
     @TempDir
     Path dir;

@@ -68,7 +68,8 @@ class AgentUcxCheckTest {
         RuntimeException e = assertThrows(RuntimeException.class, () -> sidecar.connect(port, null));
         ReadFailure refused = assertInstanceOf(ReadFailure.class, e);
         assertEquals(ReadFailure.Kind.UNAVAILABLE, refused.kind());
-        assertTrue(refused.getMessage().startsWith("refused agent 127.0.0.1:" + port + " (stand-in/1): its UCX settings "
+        assertTrue(refused.getMessage().startsWith("refused agent 127.0.0.1:" + port
+                + " (stand-in/1): its UCX settings "
                 + "differ from this sidecar's (TCP_RX_SEG_SIZE 65536 there, 262144 here)"), refused.getMessage());
         assertEquals(0, requestsAfterHello.get(), "nothing but Hello reached the agent");
     }
@@ -85,7 +86,8 @@ class AgentUcxCheckTest {
                 await(connection.close());
             }
             List<String> warnings = log.messages().stream().filter(m -> m.contains("UCX")).toList();
-            assertEquals(List.of("Agent 127.0.0.1:" + port + " runs UCX 1.99.0, this sidecar UCX " + UcxLibrary.version()
+            assertEquals(List.of("Agent 127.0.0.1:" + port + " runs UCX 1.99.0, this sidecar UCX "
+                    + UcxLibrary.version()
                     + ": UCX keeps its wire format only between equal versions, so run the same UCX on both hosts"),
                     warnings);
         }
@@ -98,8 +100,10 @@ class AgentUcxCheckTest {
         AgentError e = assertInstanceOf(AgentError.class, assertThrows(RuntimeException.class,
                 () -> sidecar.connect(port, null)));
         assertEquals(ErrorCode.UNSUPPORTED_VERSION, e.code());
-        assertEquals("agent 127.0.0.1:" + port + " answered Hello with UNSUPPORTED_VERSION: Hello.protocolVersion: 3 is "
-                + "not spoken here; this agent speaks 2 (this sidecar speaks protocol 3: run the same release on agents "
+        assertEquals("agent 127.0.0.1:" + port
+                + " answered Hello with UNSUPPORTED_VERSION: Hello.protocolVersion: 3 is "
+                + "not spoken here; this agent speaks 2 (this sidecar speaks protocol 3: run the same release on "
+                        + "agents "
                 + "and sidecars)", e.getMessage());
     }
 

@@ -28,8 +28,10 @@ class BackoffTest {
     @Test
     void fullJitterStaysWithinOneMillisecondAndTheCeiling() {
         assertEquals(1, new Backoff(Duration.ofMillis(100), Duration.ofSeconds(1), () -> 0.0).delayMillis(3, 0));
-        assertEquals(800, new Backoff(Duration.ofMillis(100), Duration.ofSeconds(1), () -> 0.9999999).delayMillis(3, 0));
-        assertEquals(1000, new Backoff(Duration.ofMillis(100), Duration.ofSeconds(1), () -> 0.9999999).delayMillis(20, 0));
+        assertEquals(800,
+                new Backoff(Duration.ofMillis(100), Duration.ofSeconds(1), () -> 0.9999999).delayMillis(3, 0));
+        assertEquals(1000,
+                new Backoff(Duration.ofMillis(100), Duration.ofSeconds(1), () -> 0.9999999).delayMillis(20, 0));
         Random random = new Random(42);
         Backoff b = new Backoff(Duration.ofMillis(10), Duration.ofMillis(500), random::nextDouble);
         long seenLow = Long.MAX_VALUE;
@@ -37,7 +39,8 @@ class BackoffTest {
         for (int failures = 0; failures < 12; failures++) {
             for (int i = 0; i < 2_000; i++) {
                 long d = b.delayMillis(failures, 0);
-                assertTrue(d >= 1 && d <= b.ceilingMillis(failures, 0), "delay " + d + " after " + failures + " failures");
+                assertTrue(d >= 1 && d <= b.ceilingMillis(failures, 0), "delay " + d + " after " + failures
+                        + " failures");
                 if (failures == 11) {
                     seenLow = Math.min(seenLow, d);
                     seenHigh = Math.max(seenHigh, d);
@@ -103,6 +106,7 @@ class BackoffTest {
                 () -> new Backoff(Duration.ofMillis(100), Duration.ofSeconds(1), QUICK, Duration.ofSeconds(-1)));
         assertThrows(IllegalArgumentException.class, () -> new Backoff(Duration.ZERO, Duration.ofSeconds(1)));
         assertThrows(IllegalArgumentException.class, () -> new Backoff(Duration.ofSeconds(2), Duration.ofSeconds(1)));
-        assertThrows(IllegalArgumentException.class, () -> new Backoff(Duration.ofSeconds(1), Duration.ofSeconds(2)).ceilingMillis(-1, 0));
+        assertThrows(IllegalArgumentException.class,
+                () -> new Backoff(Duration.ofSeconds(1), Duration.ofSeconds(2)).ceilingMillis(-1, 0));
     }
 }

@@ -93,12 +93,15 @@ class ConnectionManagerVerticleTest {
     void connectsRoutesByVolumeListsAndPublishesStates(Vertx vertx, VertxTestContext ctx) {
         agents.agent(A.toString()).serves(1L, 2L);
         agents.agent(B.toString()).serves(3L);
-        deploy(vertx, List.of(A, B), null).compose(m -> Future.all(event(A.toString(), "up"), event(B.toString(), "up")).map(m))
+        deploy(vertx, List.of(A, B),
+                null).compose(m -> Future.all(event(A.toString(), "up"), event(B.toString(), "up")).map(m))
                 .onComplete(ctx.succeeding(m -> ctx.verify(() -> {
                     assertSame(m.peer(A.toString()), m.peerFor(2));
                     assertSame(m.peer(B.toString()), m.peerFor(3));
                     assertNull(m.peerFor(4));
-                    JsonObject up = events.stream().filter(e -> e.getString("agent").equals(A.toString())).findFirst().orElseThrow();
+                    JsonObject up =
+                            events.stream().filter(e ->
+                            e.getString("agent").equals(A.toString())).findFirst().orElseThrow();
                     assertEquals("connecting", up.getString("previous"));
                     assertTrue(up.getString("reason").contains("2 volumes"), up.encode());
                     assertTrue(up.getString("time").endsWith("Z"), up.encode());
@@ -160,7 +163,8 @@ class ConnectionManagerVerticleTest {
                 .compose(m -> {
                     ctx.verify(() -> {
                         assertEquals(1, events.stream().filter(e -> "down".equals(e.getString("state"))).count());
-                        assertTrue(m.peer(A.toString()).lastError().startsWith("connect failed"), m.peer(A.toString()).lastError());
+                        assertTrue(m.peer(A.toString()).lastError().startsWith("connect failed"),
+                                m.peer(A.toString()).lastError());
                     });
                     a.refuse(false);
                     return nextEvent(A.toString(), "up");
@@ -198,7 +202,8 @@ class ConnectionManagerVerticleTest {
                 .compose(m -> m.discover(9).map(m))
                 .compose(m -> event("10.0.0.9:18515", "up").map(m))
                 .onComplete(ctx.succeeding(m -> ctx.verify(() -> {
-                    assertEquals(List.of(A.toString(), "10.0.0.9:18515"), m.peers().stream().map(AgentPeer::name).toList());
+                    assertEquals(List.of(A.toString(), "10.0.0.9:18515"),
+                            m.peers().stream().map(AgentPeer::name).toList());
                     assertSame(m.peer("10.0.0.9:18515"), m.peerFor(9));
                     assertEquals(1, stub.lookups());
                     stub.stop();

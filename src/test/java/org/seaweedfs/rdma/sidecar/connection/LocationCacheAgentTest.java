@@ -11,7 +11,6 @@ import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import io.vertx.core.Context;
 import io.vertx.core.Future;
 import io.vertx.core.Promise;
-import io.vertx.core.Vertx;
 import io.vertx.core.buffer.Buffer;
 import java.io.IOException;
 import java.nio.file.Files;
@@ -37,6 +36,7 @@ import org.seaweedfs.rdma.volume.IndexFormat;
 import org.seaweedfs.rdma.volume.NewNeedle;
 import org.seaweedfs.rdma.volume.SuperBlock;
 import org.seaweedfs.rdma.volume.VolumeWriter;
+import org.seaweedfs.rdma.sidecar.locations.LocationCache;
 
 /**
  * The sidecar's bounded location cache against a real agent over real UCX: reads stay right when the budget holds

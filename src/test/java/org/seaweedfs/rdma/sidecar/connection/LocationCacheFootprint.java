@@ -2,6 +2,8 @@ package org.seaweedfs.rdma.sidecar.connection;
 
 import io.micrometer.core.instrument.composite.CompositeMeterRegistry;
 import java.lang.management.ManagementFactory;
+import org.seaweedfs.rdma.sidecar.locations.LocationCache;
+import org.seaweedfs.rdma.sidecar.locations.NeedleLocation;
 
 /**
  * Measures the heap one {@link LocationCache} entry takes (key, value, Caffeine's node, hash-table slot and
@@ -18,7 +20,8 @@ public final class LocationCacheFootprint {
     public static void main(String[] args) {
         int entries = args.length > 0 ? Integer.parseInt(args[0]) : 1_000_000;
         long before = usedHeapAfterGc();
-        LocationCache cache = new LocationCache((long) entries * LocationCache.ENTRY_BYTES, new CompositeMeterRegistry());
+        LocationCache cache =
+                new LocationCache((long) entries * LocationCache.ENTRY_BYTES, new CompositeMeterRegistry());
         VolumeLocations volume = new VolumeLocations(1, 1, cache, null);
         for (int i = 0; i < entries; i++) {
             cache.put(volume, i + 1L, new NeedleLocation(8L * (i + 1), 1000 + (i & 0xFFFF)));

@@ -4,6 +4,8 @@ import static org.junit.jupiter.api.Assertions.*;
 
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import org.junit.jupiter.api.Test;
+import org.seaweedfs.rdma.sidecar.locations.LocationCache;
+import org.seaweedfs.rdma.sidecar.locations.NeedleLocation;
 
 /** The cache's policy: what is read often survives a scan of one-off reads going on beside it. */
 class LocationCacheTest {

@@ -44,7 +44,7 @@ class MasterClientTest {
         stub.stop().onComplete(ctx.succeedingThenComplete());
     }
 
-    private static List<String> urls(VolumeLocations l) {
+    private static List<String> urls(VolumeServers l) {
         return l.locations().stream().map(VolumeLocation::url).toList();
     }
 
@@ -128,7 +128,8 @@ class MasterClientTest {
 
     @Test
     void unreachableMasterIsUnavailable(Vertx vertx, VertxTestContext ctx) {
-        stub.stop().compose(v -> new MasterClient(vertx, WebClient.create(vertx), new HostPort("127.0.0.1", stub.port()),
+        stub.stop().compose(v ->
+                new MasterClient(vertx, WebClient.create(vertx), new HostPort("127.0.0.1", stub.port()),
                         Duration.ofSeconds(1), Duration.ofSeconds(2)).lookup(1))
                 .onComplete(ctx.failing(e -> ctx.verify(() -> {
                     assertEquals(ReadFailure.Kind.UNAVAILABLE, ((ReadFailure) e).kind());
@@ -138,15 +139,21 @@ class MasterClientTest {
 
     @Test
     void parsesTheDocumentedAnswerAndRejectsMalformedOnes() {
-        VolumeLocations l = VolumeLocations.parse(3, new JsonObject(
-                "{\"volumeOrRootId\":\"3\",\"locations\":[{\"url\":\"http://h1:8080/\",\"publicUrl\":\"p1:80\"},{\"url\":\"h2:8080\"}]}"));
-        assertEquals(List.of(new VolumeLocation("h1:8080", "p1:80"), new VolumeLocation("h2:8080", "h2:8080")), l.locations());
+        VolumeServers l = VolumeServers.parse(3, new JsonObject(
+                "{\"volumeOrRootId\":\"3\",\"locations\":[{\"url\":\"http://h1:8080/\",\"publicUrl\":\"p1:80\"},"
+                        + "{\"url\":\"h2:8080\"}]}"));
+        assertEquals(List.of(new VolumeLocation("h1:8080", "p1:80"), new VolumeLocation("h2:8080", "h2:8080")),
+                l.locations());
         assertEquals("h1", l.locations().get(0).host());
         assertEquals("::1", new VolumeLocation("[::1]:8080", null).host());
-        assertThrows(IllegalArgumentException.class, () -> VolumeLocations.parse(3, new JsonObject("{\"volumeOrRootId\":\"3\"}")));
-        assertThrows(IllegalArgumentException.class, () -> VolumeLocations.parse(3, new JsonObject("{\"locations\":[{\"publicUrl\":\"x:1\"}]}")));
-        assertThrows(IllegalArgumentException.class, () -> VolumeLocations.parse(3, new JsonObject("{\"locations\":[{\"url\":\"h/x:1\"}]}")));
-        assertThrows(IllegalArgumentException.class, () -> VolumeLocations.parse(3, new JsonObject("{\"error\":\"volume id 3 not found\"}")));
+        assertThrows(IllegalArgumentException.class,
+                () -> VolumeServers.parse(3, new JsonObject("{\"volumeOrRootId\":\"3\"}")));
+        assertThrows(IllegalArgumentException.class,
+                () -> VolumeServers.parse(3, new JsonObject("{\"locations\":[{\"publicUrl\":\"x:1\"}]}")));
+        assertThrows(IllegalArgumentException.class,
+                () -> VolumeServers.parse(3, new JsonObject("{\"locations\":[{\"url\":\"h/x:1\"}]}")));
+        assertThrows(IllegalArgumentException.class,
+                () -> VolumeServers.parse(3, new JsonObject("{\"error\":\"volume id 3 not found\"}")));
         assertThrows(IllegalArgumentException.class, () -> new VolumeLocation("https://h:1", null));
     }
 

@@ -83,7 +83,8 @@ class VolumeServerSourceLimitsTest {
     @Test
     void anEndlessMasterAnswerIsCutOff(Vertx vertx) {
         MasterClient master = new MasterClient(vertx, WebClient.create(vertx),
-                new org.seaweedfs.rdma.config.HostPort("127.0.0.1", server.actualPort()), Duration.ofMinutes(1), Duration.ofSeconds(30));
+                new org.seaweedfs.rdma.config.HostPort("127.0.0.1", server.actualPort()), Duration.ofMinutes(1),
+                        Duration.ofSeconds(30));
         ReadFailure f = assertThrows(ReadFailure.class, () -> master.lookup(7).await(20, TimeUnit.SECONDS));
         assertEquals(ReadFailure.Kind.UNAVAILABLE, f.kind());
         assertTrue(f.getMessage().contains("more than " + MasterClient.MAX_ANSWER_BYTES + " bytes"), f.getMessage());

@@ -38,7 +38,7 @@ import org.seaweedfs.rdma.config.HostPort;
 import org.seaweedfs.rdma.volume.FileId;
 import org.seaweedfs.rdma.volume.Fixtures;
 import org.seaweedfs.rdma.volume.IndexFormat;
-import org.seaweedfs.rdma.volume.Needle;
+import org.seaweedfs.rdma.volume.NeedleRecord;
 import org.seaweedfs.rdma.volume.Volume;
 import org.seaweedfs.rdma.volume.VolumeDirectory;
 import org.seaweedfs.rdma.volume.VolumeFiles;
@@ -76,7 +76,8 @@ class VolumeServerSourceSliceTest {
     }
 
     private VolumeServerSource withMaster(Vertx vertx, List<HostPort> volumeServers) {
-        MasterClient master = new MasterClient(vertx, WebClient.create(vertx), new HostPort("127.0.0.1", stubMaster.port()),
+        MasterClient master =
+                new MasterClient(vertx, WebClient.create(vertx), new HostPort("127.0.0.1", stubMaster.port()),
                 Duration.ofMinutes(1), Duration.ofSeconds(2));
         return new VolumeServerSource(client, master, volumeServers, MAX, Duration.ofSeconds(5));
     }
@@ -98,7 +99,7 @@ class VolumeServerSourceSliceTest {
         VolumeFiles files = VolumeDirectory.scan(Fixtures.volumes()).volumes().stream()
                 .filter(f -> f.volumeId() == fid.volumeId()).findFirst().orElseThrow();
         try (Volume volume = Volume.open(files, IndexFormat.OFFSET4)) {
-            Needle needle = volume.read(fid, System.currentTimeMillis()).orElseThrow();
+            NeedleRecord needle = volume.read(fid, System.currentTimeMillis()).orElseThrow();
             ByteBuffer data = needle.data().duplicate();
             byte[] stored = new byte[data.remaining()];
             data.get(stored);
@@ -124,9 +125,11 @@ class VolumeServerSourceSliceTest {
         assertEquals("file_2", stat.name());
         assertEquals("http", stat.source());
         assertFalse(stat.compressed());
-        assertArrayEquals(Arrays.copyOfRange(file2, 1000, 1500), bytes(await(source.readSlice(FILE_2, primary.url(), 1000, 500, MAX))));
+        assertArrayEquals(Arrays.copyOfRange(file2, 1000, 1500),
+                bytes(await(source.readSlice(FILE_2, primary.url(), 1000, 500, MAX))));
         assertArrayEquals(Arrays.copyOfRange(file2, FILE_2_SIZE - 10, FILE_2_SIZE),
-                bytes(await(source.readSlice(FILE_2, primary.url(), FILE_2_SIZE - 10, 100, MAX))), "cut short at the end");
+                bytes(await(source.readSlice(FILE_2, primary.url(), FILE_2_SIZE - 10, 100, MAX))),
+                        "cut short at the end");
         assertArrayEquals(Arrays.copyOfRange(file2, 70000, FILE_2_SIZE),
                 bytes(await(source.readSlice(FILE_2, primary.url(), 70000, -1, MAX))), "to the end");
 

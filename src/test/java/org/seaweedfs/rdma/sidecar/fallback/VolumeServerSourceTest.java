@@ -64,7 +64,8 @@ class VolumeServerSourceTest {
     }
 
     private VolumeServerSource withMaster(Vertx vertx, List<HostPort> volumeServers) {
-        MasterClient master = new MasterClient(vertx, WebClient.create(vertx), new HostPort("127.0.0.1", stubMaster.port()),
+        MasterClient master =
+                new MasterClient(vertx, WebClient.create(vertx), new HostPort("127.0.0.1", stubMaster.port()),
                 Duration.ofMinutes(1), Duration.ofSeconds(2));
         return new VolumeServerSource(client, master, volumeServers, 64L << 20, Duration.ofSeconds(5));
     }

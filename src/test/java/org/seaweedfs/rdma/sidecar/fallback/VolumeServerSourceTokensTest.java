@@ -87,7 +87,8 @@ class VolumeServerSourceTokensTest {
         ReadFailure refused = assertFailure(source(null));
         assertEquals(ReadFailure.Kind.UNAVAILABLE, refused.kind());
         assertTrue(refused.getMessage().contains("refused the read token"), refused.getMessage());
-        assertEquals(ReadFailure.Kind.UNAVAILABLE, assertFailure(source("another-key")).kind(), "a token of another key");
+        assertEquals(ReadFailure.Kind.UNAVAILABLE, assertFailure(source("another-key")).kind(),
+                "a token of another key");
     }
 
     private ReadFailure assertFailure(VolumeServerSource source) {

@@ -21,7 +21,8 @@ import org.junit.jupiter.api.Test;
 
 class RegisteredBufferPoolTest {
 
-    private final RegisteredBufferPool pool = new RegisteredBufferPool(new RegisteredBufferPool.Settings(4096, 3, 16384, 2));
+    private final RegisteredBufferPool pool =
+            new RegisteredBufferPool(new RegisteredBufferPool.Settings(4096, 3, 16384, 2));
 
     @Test
     void smallRequestsTakeSmallBuffersThenLargeOnesThenNothing() {

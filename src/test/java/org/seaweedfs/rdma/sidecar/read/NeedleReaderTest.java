@@ -23,7 +23,6 @@ import io.vertx.core.buffer.Buffer;
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.channels.FileChannel;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
 import java.util.ArrayList;
@@ -42,7 +41,7 @@ import org.seaweedfs.rdma.protocol.ErrorCode;
 import org.seaweedfs.rdma.volume.FileId;
 import org.seaweedfs.rdma.volume.Fixtures;
 import org.seaweedfs.rdma.volume.IndexFormat;
-import org.seaweedfs.rdma.volume.Needle;
+import org.seaweedfs.rdma.volume.NeedleRecord;
 import org.seaweedfs.rdma.volume.NeedleHeader;
 import org.seaweedfs.rdma.volume.NeedleMap;
 import org.seaweedfs.rdma.volume.NewNeedle;
@@ -55,7 +54,8 @@ import org.seaweedfs.rdma.testing.AgentHarness;
 class NeedleReaderTest {
 
     private static final String TLS = "sm,tcp,self";
-    private static final RegisteredBufferPool.Settings POOL = new RegisteredBufferPool.Settings(64 << 10, 64, 1 << 20, 16);
+    private static final RegisteredBufferPool.Settings POOL =
+            new RegisteredBufferPool.Settings(64 << 10, 64, 1 << 20, 16);
 
     @TempDir
     Path dir;
@@ -102,7 +102,7 @@ class NeedleReaderTest {
                     }
                     ByteBuffer record = volume.readRecord(e[1], e[2]);
                     int cookie = NeedleHeader.parse(record, 0, "test", e[1]).cookie();
-                    Needle needle = volume.read(e[0], cookie, System.currentTimeMillis()).orElseThrow();
+                    NeedleRecord needle = volume.read(e[0], cookie, System.currentTimeMillis()).orElseThrow();
                     byte[] data = new byte[needle.dataLength()];
                     needle.data().get(data);
                     all.add(new Expected(new FileId(vid, e[0], cookie), data, needle.meta().name()));
@@ -181,7 +181,8 @@ class NeedleReaderTest {
         AgentHarness agent = agent(s -> s);
         ReadPathHarness.SidecarSide sidecar = sidecar(POOL);
         AgentConnection connection = sidecar.connect(agent.port(), null);
-        ReadThroughSource source = new ReadThroughSource(sidecar.vertx, new StaticAgentRouter(connection), ReadPathOptions.defaults());
+        ReadThroughSource source =
+                new ReadThroughSource(sidecar.vertx, new StaticAgentRouter(connection), ReadPathOptions.defaults());
         for (Expected e : expected) {
             assertArrayEquals(e.data(), readBytes(source, e.fid()), e.fid().toString());
         }
@@ -274,7 +275,8 @@ class NeedleReaderTest {
         try (VolumeWriter writer = newVolume(4)) {
             offset = writer.append(NewNeedle.builder(5, 55, random(2000, 5)).build());
         }
-        try (FileChannel dat = FileChannel.open(dir.resolve("4.dat"), StandardOpenOption.READ, StandardOpenOption.WRITE)) {
+        try (FileChannel dat =
+                FileChannel.open(dir.resolve("4.dat"), StandardOpenOption.READ, StandardOpenOption.WRITE)) {
             long at = offset + 16 + 4 + 100;
             ByteBuffer one = ByteBuffer.allocate(1);
             dat.read(one, at);
@@ -310,7 +312,8 @@ class NeedleReaderTest {
         content.release();
         assertEquals(0, sidecar.pool.inUse());
 
-        NeedleReader bounded = sidecar.reader(new StaticAgentRouter(connection), new ReadPathOptions(8, 5_000, 1 << 20));
+        NeedleReader bounded =
+                sidecar.reader(new StaticAgentRouter(connection), new ReadPathOptions(8, 5_000, 1 << 20));
         ReadFailure tooLarge = failure(bounded.read(new FileId(6, 1, 1)));
         assertEquals(ReadFailure.Kind.TOO_LARGE, tooLarge.kind());
         assertEquals(413, tooLarge.code());
@@ -318,7 +321,8 @@ class NeedleReaderTest {
         assertTrue(tooLarge.getMessage().contains("sidecar.maxNeedleBytes"), tooLarge.getMessage());
 
         ReadPathHarness.SidecarSide small = sidecar(new RegisteredBufferPool.Settings(4096, 0, 1 << 20, 2));
-        NeedleReader starved = small.reader(new StaticAgentRouter(small.connect(agent.port(), null)), ReadPathOptions.defaults());
+        NeedleReader starved =
+                small.reader(new StaticAgentRouter(small.connect(agent.port(), null)), ReadPathOptions.defaults());
         ReadFailure f = failure(starved.read(new FileId(6, 1, 1)));
         assertEquals(ReadFailure.Kind.UNAVAILABLE, f.kind());
         assertTrue(f.retriable());

@@ -37,7 +37,9 @@ class ReadDeadlinesTest {
     /** Starts a read on {@code context} whose body keeps the attempt (so it waits) and returns its outcome. */
     private Future<NeedleContent> waitingRead(Context context, List<ReadAttempt> held, int key) {
         Promise<Future<NeedleContent>> started = Promise.promise();
-        context.runOnContext(v -> started.complete(gate.start(FileId.parse("3," + Integer.toHexString(key + 1) + "00000001"), held::add)));
+        context.runOnContext(v ->
+                started.complete(gate.start(FileId.parse("3," + Integer.toHexString(key + 1) + "00000001"),
+                held::add)));
         return await(started.future());
     }
 

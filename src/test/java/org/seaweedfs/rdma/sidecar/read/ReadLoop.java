@@ -32,7 +32,8 @@ final class ReadLoop {
     }
 
     /** Completes with the data bytes read; fails with the first read failure. */
-    static Future<Long> run(Vertx vertx, NeedleSource source, List<FileId> fids, long total, int lanes, long[] latencies) {
+    static Future<Long> run(Vertx vertx, NeedleSource source, List<FileId> fids, long total, int lanes,
+            long[] latencies) {
         ReadLoop loop = new ReadLoop(source, fids, total, latencies != null);
         vertx.runOnContext(v -> {
             for (int i = 0; i < lanes && i < total; i++) {

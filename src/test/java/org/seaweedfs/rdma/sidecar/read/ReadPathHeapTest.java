@@ -72,7 +72,8 @@ class ReadPathHeapTest {
             assertEquals(20_000 + READS, reader.counters().served());
             assertEquals(0, sidecar.pool.inUse());
             long growth = after - before;
-            System.out.printf("heap used after gc: before %d KiB, after %d KiB over %d reads%n", before >> 10, after >> 10, READS);
+            System.out.printf("heap used after gc: before %d KiB, after %d KiB over %d reads%n", before >> 10,
+                    after >> 10, READS);
             assertTrue(growth < 32L << 20, "heap grew by " + (growth >> 10) + " KiB over " + READS + " reads");
         }
     }

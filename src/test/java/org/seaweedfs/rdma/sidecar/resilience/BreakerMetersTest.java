@@ -16,11 +16,13 @@ class BreakerMetersTest {
     private final BreakerMeters meters = new BreakerMeters(breaker, registry);
 
     private FunctionTimer calls(String kind) {
-        return registry.get("resilience4j.circuitbreaker.calls").tag("name", breaker.getName()).tag("kind", kind).functionTimer();
+        return registry.get("resilience4j.circuitbreaker.calls").tag("name", breaker.getName()).tag("kind",
+                kind).functionTimer();
     }
 
     private double state(String state) {
-        return registry.get("resilience4j.circuitbreaker.state").tag("name", breaker.getName()).tag("state", state).gauge().value();
+        return registry.get("resilience4j.circuitbreaker.state").tag("name", breaker.getName()).tag("state",
+                state).gauge().value();
     }
 
     @Test
@@ -53,8 +55,10 @@ class BreakerMetersTest {
         breaker.transitionToClosedState();
         breaker.onSuccess(1, TimeUnit.MILLISECONDS);
         breaker.onError(1, TimeUnit.MILLISECONDS, new RuntimeException("lost"));
-        assertEquals(1.0, registry.get("resilience4j.circuitbreaker.buffered.calls").tag("kind", "successful").gauge().value());
-        assertEquals(1.0, registry.get("resilience4j.circuitbreaker.buffered.calls").tag("kind", "failed").gauge().value());
+        assertEquals(1.0,
+                registry.get("resilience4j.circuitbreaker.buffered.calls").tag("kind", "successful").gauge().value());
+        assertEquals(1.0,
+                registry.get("resilience4j.circuitbreaker.buffered.calls").tag("kind", "failed").gauge().value());
         assertNotNull(registry.find("resilience4j.circuitbreaker.failure.rate").gauge());
         assertNotNull(registry.find("resilience4j.circuitbreaker.slow.call.rate").gauge());
         assertEquals(2, registry.find("resilience4j.circuitbreaker.slow.calls").gauges().size());

@@ -10,7 +10,6 @@ import org.seaweedfs.rdma.sidecar.connection.ConnectionManagerVerticle;
 import org.seaweedfs.rdma.sidecar.connection.PeerState;
 import org.seaweedfs.rdma.sidecar.fallback.VolumeServerSource;
 import org.seaweedfs.rdma.sidecar.memory.RegisteredBufferPool;
-import org.seaweedfs.rdma.sidecar.read.NeedleReader;
 import org.seaweedfs.rdma.sidecar.read.ReadPathOptions;
 import org.seaweedfs.rdma.sidecar.read.ReadThroughSource;
 
@@ -62,7 +61,8 @@ import org.seaweedfs.rdma.testing.AgentHarness;
 class ResilientReadPathAgentTest {
 
     private static final String TLS = "tcp";
-    private static final RegisteredBufferPool.Settings POOL = new RegisteredBufferPool.Settings(64 << 10, 64, 1 << 20, 16);
+    private static final RegisteredBufferPool.Settings POOL =
+            new RegisteredBufferPool.Settings(64 << 10, 64, 1 << 20, 16);
     /** Fixture needles with their known CRCs (fixtures README). */
     private static final Map<FileId, String> KNOWN = Map.of(
             FileId.parse("2,0306bfd555"), "4af853fb",
@@ -123,7 +123,8 @@ class ResilientReadPathAgentTest {
             open.add(side);
             SidecarConfig config = config(agentPort, openDuration, ping);
             agentName = config.agents().get(0).toString();
-            side.vertx.eventBus().<JsonObject>consumer(ConnectionManagerVerticle.PEER_STATE_ADDRESS, m -> events.add(m.body()));
+            side.vertx.eventBus().<JsonObject>consumer(ConnectionManagerVerticle.PEER_STATE_ADDRESS,
+                    m -> events.add(m.body()));
             manager = new ConnectionManagerVerticle(config,
                     ConnectionManagerVerticle.ucxConnector(side.vertx, side.ucx, config, "test-sidecar"), null,
                     new ReadMeters(registry));
@@ -133,7 +134,8 @@ class ResilientReadPathAgentTest {
             ReadPathOptions options = new ReadPathOptions(64, config.readTimeout().toMillis(), config.maxNeedleBytes());
             source = new ResilientNeedleSource(side.vertx, manager, side.reader(manager, options),
                     new ReadThroughSource(side.vertx, manager, options),
-                    new VolumeServerSource(VolumeServerSource.newClient(side.vertx, 8), null, config.maxNeedleBytes(), Duration.ofSeconds(20)),
+                    new VolumeServerSource(VolumeServerSource.newClient(side.vertx, 8), null, config.maxNeedleBytes(),
+                            Duration.ofSeconds(20)),
                     ResilienceSettings.from(config), registry);
         }
 
@@ -290,7 +292,8 @@ class ResilientReadPathAgentTest {
         open.add(restart(port));
         until("agent up again", () -> sidecar.peer().isUp());
         until("the reconnection's listeners ran", () -> !onReconnect.isEmpty());
-        assertEquals(List.of(CircuitBreaker.State.HALF_OPEN), List.copyOf(onReconnect), "the handshake turned the breaker half-open");
+        assertEquals(List.of(CircuitBreaker.State.HALF_OPEN), List.copyOf(onReconnect),
+                "the handshake turned the breaker half-open");
         assertEquals("rdma", sidecar.readSource(fid), "the first read after the reconnection");
         assertEquals("rdma", sidecar.readSource(FileId.parse("2,0306bfd555")));
         assertEquals(CircuitBreaker.State.CLOSED, sidecar.breaker().getState(), "its half-open trials closed it");
@@ -332,7 +335,8 @@ class ResilientReadPathAgentTest {
         }
         until("agent up after it resumes", () -> sidecar.peer().isUp());
         until("the reconnection's listeners ran", () -> !onReconnect.isEmpty());
-        assertEquals(List.of(CircuitBreaker.State.HALF_OPEN), List.copyOf(onReconnect), "the handshake turned the breaker half-open");
+        assertEquals(List.of(CircuitBreaker.State.HALF_OPEN), List.copyOf(onReconnect),
+                "the handshake turned the breaker half-open");
         assertEquals("rdma", sidecar.readSource(FileId.parse("2,08578634e1")), "the first read after it answers again");
     }
 
@@ -345,7 +349,8 @@ class ResilientReadPathAgentTest {
 
     /**
      * A served .dat truncated in place (as SeaweedFS does to a torn tail, or an operator) before the agent notices
-     * (it polls once a minute here, the longest agent.pollInterval): its mapping still covers the cut region and its SIGBUS guard makes those pages
+     * (it polls once a minute here, the longest agent.pollInterval): its mapping still covers the cut region and its
+     * SIGBUS guard makes those pages
      * read as zeros. The cut needles are never served (zeros never pass as a needle) and fail cleanly, the needles
      * before the cut go on being served over RDMA, and no read is held against the agent's breaker, however many.
      */

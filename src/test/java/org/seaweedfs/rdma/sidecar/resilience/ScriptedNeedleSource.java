@@ -8,8 +8,6 @@ import org.seaweedfs.rdma.sidecar.InMemoryNeedleSource;
 import org.seaweedfs.rdma.sidecar.connection.AgentRoute;
 import org.seaweedfs.rdma.sidecar.read.RoutedNeedleSource;
 
-import org.seaweedfs.rdma.sidecar.connection.AgentRoute;
-import org.seaweedfs.rdma.sidecar.read.RoutedNeedleSource;
 
 import io.vertx.core.Future;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -21,6 +19,8 @@ import org.seaweedfs.rdma.volume.FileId;
  * (whose hold/release makes calls hang and answer late).
  */
 final class ScriptedNeedleSource implements NeedleSource, RoutedNeedleSource {
+
+    private volatile long readTimeoutMs = 2_000;
 
     private final InMemoryNeedleSource delegate;
     private final AtomicInteger calls = new AtomicInteger();
@@ -66,10 +66,16 @@ final class ScriptedNeedleSource implements NeedleSource, RoutedNeedleSource {
         return read(fid);
     }
 
-    /** No deadline of its own: the resilient source bounds each attempt. */
+    /** The deadline it reports (the resilient source waits this long for agents at start-up); reads set none. */
     @Override
     public long readTimeoutMs() {
-        return Long.MAX_VALUE;
+        return readTimeoutMs;
+    }
+
+    /** Reports {@code timeout} as its deadline from now on. */
+    public ScriptedNeedleSource withReadTimeout(java.time.Duration timeout) {
+        readTimeoutMs = timeout.toMillis();
+        return this;
     }
 
     @Override

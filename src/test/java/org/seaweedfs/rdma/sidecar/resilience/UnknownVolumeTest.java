@@ -68,11 +68,11 @@ class UnknownVolumeTest {
         InMemoryNeedleSource memory = new InMemoryNeedleSource(vertx);
         memory.source("rdma");
         memory.put(SERVED, "bytes".getBytes(StandardCharsets.UTF_8), "f", "", 0, Map.of());
-        ScriptedNeedleSource rdma = new ScriptedNeedleSource(memory);
+        ScriptedNeedleSource rdma = new ScriptedNeedleSource(memory).withReadTimeout(readTimeout);
         VolumeServerSource http = new VolumeServerSource(client, masterClient, volumeServers, 1 << 20,
                 Duration.ofSeconds(5));
         return new ResilientNeedleSource(vertx, manager, rdma, null, http,
-                new ResilienceSettings(config.breaker(), config.retry(), fallback, readTimeout),
+                new ResilienceSettings(config.breaker(), config.retry(), fallback),
                 new SimpleMeterRegistry());
     }
 

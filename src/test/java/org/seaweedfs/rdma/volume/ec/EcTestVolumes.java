@@ -28,10 +28,13 @@ public final class EcTestVolumes {
     /** Encodes the fixture volume 1 into {@code dir} with the test block sizes. */
     public static EcWriter.Result encodeFixture(Path dir, int dataShards, int parityShards) throws IOException {
         return EcWriter.write(fixtureDat(), fixtureIdx(), new EcFiles(dir, "", 1),
-                new EcLayout(dataShards, parityShards, TEST_LARGE_BLOCK, TEST_SMALL_BLOCK), IndexFormat.OFFSET4, ENCODE_TS_NS);
+                new EcLayout(dataShards, parityShards, TEST_LARGE_BLOCK, TEST_SMALL_BLOCK), IndexFormat.OFFSET4,
+                        ENCODE_TS_NS);
     }
 
-    /** Encodes the fixture volume 1 into {@code dir} with SeaweedFS's real block sizes (all small rows at this size). */
+    /**
+     * Encodes the fixture volume 1 into {@code dir} with SeaweedFS's real block sizes (all small rows at this size).
+     */
     public static EcWriter.Result encodeFixtureRealBlocks(Path dir, String collection, int dataShards, int parityShards)
             throws IOException {
         return EcWriter.write(fixtureDat(), fixtureIdx(), new EcFiles(dir, collection, 1),

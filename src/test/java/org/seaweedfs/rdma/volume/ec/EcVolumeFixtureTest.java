@@ -3,7 +3,7 @@ package org.seaweedfs.rdma.volume.ec;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.seaweedfs.rdma.volume.IndexFormat;
-import org.seaweedfs.rdma.volume.Needle;
+import org.seaweedfs.rdma.volume.NeedleRecord;
 import org.seaweedfs.rdma.volume.Volume;
 import org.seaweedfs.rdma.volume.VolumeFiles;
 import org.seaweedfs.rdma.volume.VolumeFormatException;
@@ -199,11 +199,13 @@ class EcVolumeFixtureTest {
         System.arraycopy(bytes, 16, swapped, 0, 16);
         Files.write(ecx, swapped);
         try (EcIndex index = EcIndex.open(ecx, IndexFormat.OFFSET4)) {
-            VolumeFormatException e = assertThrows(VolumeFormatException.class, () -> index.forEachLive((k, o, s) -> { }));
+            VolumeFormatException e =
+                    assertThrows(VolumeFormatException.class, () -> index.forEachLive((k, o, s) -> { }));
             assertEquals("key", e.field());
         }
         Files.write(ecx, java.util.Arrays.copyOf(bytes, bytes.length - 3));
-        VolumeFormatException e = assertThrows(VolumeFormatException.class, () -> EcIndex.open(ecx, IndexFormat.OFFSET4));
+        VolumeFormatException e =
+                assertThrows(VolumeFormatException.class, () -> EcIndex.open(ecx, IndexFormat.OFFSET4));
         assertEquals("index length", e.field());
     }
 
@@ -235,7 +237,7 @@ class EcVolumeFixtureTest {
                 ByteBuffer fromEc = ec.readRecord(entry.offset(), entry.size());
                 ByteBuffer fromDat = dat.readRecord(entry.offset(), entry.size());
                 assertEquals(fromDat, fromEc, "needle " + Long.toHexString(key));
-                Needle needle = Needle.parse(fromEc, 0, ec.version(), "ec", entry.offset());
+                NeedleRecord needle = NeedleRecord.parse(fromEc, 0, ec.version(), "ec", entry.offset());
                 assertTrue(needle.verify().isGood(), "checksum of " + Long.toHexString(key));
                 compared++;
             }

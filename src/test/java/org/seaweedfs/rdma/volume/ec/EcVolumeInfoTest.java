@@ -47,7 +47,8 @@ class EcVolumeInfoTest {
     @Test
     void acceptsProtoNamesAndNumbers() {
         assertEquals(EcVolumeInfo.of(3, 77, 12, 4),
-                parse("{\"version\":3,\"dat_file_size\":77,\"ec_shard_config\":{\"data_shards\":12,\"parity_shards\":4}}"));
+                parse("{\"version\":3,\"dat_file_size\":77,\"ec_shard_config\":{\"data_shards\":12,"
+                        + "\"parity_shards\":4}}"));
     }
 
     @Test
@@ -67,7 +68,8 @@ class EcVolumeInfoTest {
         assertField("datFileSize", "{\"version\":3,\"datFileSize\":\"-5\"}");
         assertField("datFileSize", "{\"version\":3,\"datFileSize\":1.5}");
         assertField("ecShardConfig.dataShards", "{\"version\":3,\"ecShardConfig\":{\"parityShards\":4}}");
-        assertField("ecShardConfig.dataShards", "{\"version\":3,\"ecShardConfig\":{\"dataShards\":0,\"parityShards\":4}}");
+        assertField("ecShardConfig.dataShards",
+                "{\"version\":3,\"ecShardConfig\":{\"dataShards\":0,\"parityShards\":4}}");
         assertField("ecShardConfig", "{\"version\":3,\"ecShardConfig\":{\"dataShards\":30,\"parityShards\":4}}");
         assertField("ecShardConfig", "{\"version\":3,\"ecShardConfig\":[]}");
         assertField("(document)", "{\"version\":3");

@@ -14,7 +14,9 @@ class ReedSolomonTest {
     void knownVectorOfTheVandermondeConstruction() {
         // The published 5+5 example of Backblaze's JavaReedSolomon, whose matrix construction is klauspost's.
         ReedSolomon rs = new ReedSolomon(5, 5);
-        byte[][] shards = {{0, 1}, {4, 5}, {2, 3}, {6, 7}, {8, 9}, new byte[2], new byte[2], new byte[2], new byte[2], new byte[2]};
+        byte[][] shards =
+                {{0, 1}, {4, 5}, {2, 3}, {6, 7}, {8, 9}, new byte[2], new byte[2], new byte[2], new byte[2],
+                new byte[2]};
         rs.encodeParity(shards, 0, 2);
         assertArrayEquals(new byte[]{12, 13}, shards[5]);
         assertArrayEquals(new byte[]{10, 11}, shards[6]);
@@ -61,7 +63,8 @@ class ReedSolomonTest {
             }
             rs.reconstruct(damaged, present, 0, len);
             for (int i = 0; i < 14; i++) {
-                assertArrayEquals(original[i], damaged[i], "shard " + i + " with erasures " + Integer.toBinaryString(mask));
+                assertArrayEquals(original[i], damaged[i], "shard " + i + " with erasures "
+                        + Integer.toBinaryString(mask));
             }
             patterns++;
         }

@@ -22,7 +22,8 @@ import org.seaweedfs.rdma.volume.FileId;
  * the measured window sees it cached however short the warm-up. Prints one JSON line: reads/s, p50/p99, errors
  * and mismatches.
  * <pre>
- *   java -cp target/classes:target/test-classes:target/seaweedfs-rdma-sidecar.jar org.seaweedfs.rdma.bench.ScaleLoadMain \
+ *   java -cp "$(source bench/lib/mains.sh; build_mains target/seaweedfs-rdma-sidecar.jar bench/out/mains)"
+ * org.seaweedfs.rdma.bench.ScaleLoadMain \
  *       --port 8081 --volumes 40 --count 500000 --size 100 --hot 2500 --conns 64 --seconds 20 --warmup 5
  * </pre>
  */
@@ -84,7 +85,8 @@ public final class ScaleLoadMain {
         int keys = hot > 0 ? Math.min(hot, count) : count;
 
         Vertx vertx = Vertx.vertx();
-        HttpClient client = vertx.createHttpClient(new HttpClientOptions().setDefaultPort(port).setDefaultHost("127.0.0.1")
+        HttpClient client =
+                vertx.createHttpClient(new HttpClientOptions().setDefaultPort(port).setDefaultHost("127.0.0.1")
                 .setKeepAlive(true), new PoolOptions().setHttp1MaxSize(conns));
         long[] samples = new long[8_000_000];
         AtomicLong recorded = new AtomicLong();
@@ -130,7 +132,8 @@ public final class ScaleLoadMain {
         System.out.printf("{\"kind\":\"scale_http\",\"set\":\"%s\",\"hot_keys_per_volume\":%d,\"volumes\":%d,"
                         + "\"needles\":%d,\"size\":%d,\"conns\":%d,\"seconds\":%d,\"reads\":%d,\"reads_s\":%.0f,"
                         + "\"p50_us\":%.1f,\"p99_us\":%.1f,\"errors\":%d,\"mismatches\":%d,\"pcts_us\":{%s}}%n",
-                label, hot, volumes, (long) volumes * count, size, conns, seconds, ok.get(), ok.get() / (double) seconds,
+                label, hot, volumes, (long) volumes * count, size, conns, seconds, ok.get(), ok.get()
+                        / (double) seconds,
                 BenchSupport.pct(sorted, 50), BenchSupport.pct(sorted, 99), errors.get(), mismatches.get(),
                 BenchSupport.pctsJson(sorted));
         vertx.close().await();

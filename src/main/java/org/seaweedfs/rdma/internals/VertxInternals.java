@@ -1,4 +1,4 @@
-package org.seaweedfs.rdma.ucx;
+package org.seaweedfs.rdma.internals;
 
 import io.netty.buffer.ByteBuf;
 import io.netty.channel.EventLoop;
@@ -9,8 +9,8 @@ import io.vertx.core.Promise;
 import io.vertx.core.Vertx;
 import io.vertx.core.buffer.Buffer;
 import io.vertx.core.internal.ContextInternal;
+import io.vertx.core.internal.VertxInternal;
 import io.vertx.core.internal.buffer.BufferInternal;
-import io.vertx.core.impl.VertxThread;
 
 import java.nio.ByteBuffer;
 import java.util.concurrent.RejectedExecutionException;
@@ -18,9 +18,10 @@ import java.util.concurrent.TimeUnit;
 
 /**
  * The one door to Vert.x internal APIs, used where nothing public does the job: the event-loop lanes need the
- * caller's Netty event loop and to tell one dispatch of it from the next, a completion must land on a given context
+ * caller's Netty event loop, a completion must land on a given context
  * (not merely "a" context), read deadlines need a timer no deployment owns, and zero-copy buffers need the Netty
- * {@link ByteBuf} behind a Vert.x {@link Buffer}. Everything else uses the public API.
+ * {@link ByteBuf} behind a Vert.x {@link Buffer}, and the start-up log names the transport Vert.x runs on. Everything
+ * else uses the public API.
  */
 public final class VertxInternals {
 
@@ -57,19 +58,19 @@ public final class VertxInternals {
     }
 
     /** The Netty buffer behind {@code buffer}, or null when it has none. */
-    static ByteBuf byteBuf(Buffer buffer) {
+    public static ByteBuf byteBuf(Buffer buffer) {
         return buffer instanceof BufferInternal internal ? internal.getByteBuf() : null;
     }
 
     /** The current context when it is an event loop of {@code vertx} and this is its thread, otherwise null. */
-    static Context currentEventLoopOf(Vertx vertx) {
+    public static Context currentEventLoopOf(Vertx vertx) {
         ContextInternal caller = ContextInternal.current();
         return caller != null && caller.isEventLoopContext() && caller.inThread() && caller.owner() == vertx
                 ? caller : null;
     }
 
     /** The Netty event loop that runs the tasks of {@code context} (one from {@link #currentEventLoopOf}). */
-    static EventLoop eventLoop(Context context) {
+    public static EventLoop eventLoop(Context context) {
         return ((ContextInternal) context).nettyEventLoop();
     }
 
@@ -77,7 +78,7 @@ public final class VertxInternals {
      * Runs {@code handler} on {@code context} now, the caller being on its thread (one from
      * {@link #currentEventLoopOf}): no task is queued and nothing is allocated.
      */
-    static void emit(Context context, Handler<Void> handler) {
+    public static void emit(Context context, Handler<Void> handler) {
         ((ContextInternal) context).emit(null, handler);
     }
 
@@ -95,12 +96,8 @@ public final class VertxInternals {
         }
     }
 
-    /**
-     * When the calling Vert.x thread's current top-level dispatch began (the time its blocked-thread checker reads):
-     * it tells one event of an event loop from the next. 0 when unknown (not a Vert.x thread, or context timings
-     * disabled with {@code -Dvertx.disableContextTimings=true}).
-     */
-    static long dispatchStart() {
-        return Thread.currentThread() instanceof VertxThread thread ? thread.startTime() : 0;
+    /** The class of the transport {@code vertx} runs on (Vert.x names it only internally). */
+    public static Class<?> transportClass(Vertx vertx) {
+        return ((VertxInternal) vertx).transport().getClass();
     }
 }

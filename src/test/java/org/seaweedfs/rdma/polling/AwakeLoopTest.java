@@ -1,6 +1,7 @@
-package org.seaweedfs.rdma.sidecar;
+package org.seaweedfs.rdma.polling;
 
 import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.vertx.core.Context;
@@ -13,14 +14,14 @@ import org.junit.jupiter.api.extension.ExtendWith;
 import org.seaweedfs.rdma.testing.Await;
 
 @ExtendWith(VertxExtension.class)
-class AwakeWindowTest {
+class AwakeLoopTest {
 
-    /** The loop polls after an answer and stops once the window has passed with no answer; 0 never polls. */
+    /** The loop polls after an answer and stops once the idle-poll time has passed with no answer; 0 never polls. */
     @Test
     void aWindowKeepsTheLoopPollingAfterAnAnswerThenLetsItSleep(Vertx vertx) throws Exception {
         Context context = vertx.getOrCreateContext();
-        AwakeWindow window = new AwakeWindow(context, 2_000);
-        AwakeWindow none = new AwakeWindow(context, 0);
+        AwakeLoop window = new AwakeLoop(context, 2_000);
+        AwakeLoop none = new AwakeLoop(context, 0);
         Promise<boolean[]> afterAnswer = Promise.promise();
         context.runOnContext(v -> {
             window.answered();
@@ -29,8 +30,19 @@ class AwakeWindowTest {
         });
         boolean[] polling = afterAnswer.future().await(10, TimeUnit.SECONDS);
         assertTrue(polling[0], "polling right after an answer");
-        assertFalse(polling[1], "a window of 0 never polls");
+        assertFalse(polling[1], "an idle-poll time of 0 never polls");
         Await.until("the window closes with no answer", () -> onContext(context, window::polling) == Boolean.FALSE);
+    }
+
+    @Test
+    void theIdlePollTimeCountsFromTheLastEvent() {
+        IdlePoll idle = new IdlePoll(20);
+        idle.event(1_000_000);
+        assertTrue(idle.polls(1_000_000 + 19_999));
+        assertFalse(idle.polls(1_000_000 + 20_000));
+        assertFalse(new IdlePoll(0).polls(System.nanoTime()), "0: sleeps as soon as there is nothing to do");
+        assertThrows(IllegalArgumentException.class, () -> new IdlePoll(-1));
+        assertThrows(IllegalArgumentException.class, () -> new IdlePoll(IdlePoll.MAX_MICROS + 1));
     }
 
     private static Boolean onContext(Context context, java.util.function.BooleanSupplier read) {

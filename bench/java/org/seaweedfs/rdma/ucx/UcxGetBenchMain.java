@@ -27,15 +27,16 @@ import java.util.Map;
  * the project's get path ({@link UcxChannel#get}, completed on the caller's event loop) between two
  * {@link UcxWorkerVerticle}s, each in its own Vert.x instance, each worker progressed by its own owner thread.
  * Gets are issued on an event loop of the client's Vert.x, so they run on that loop's UCX lane (its own worker) unless
- * lanes are off ({@code -Dseaweedfs.ucx.eventLoopLanes=false}: every get through the client's owner thread).
+ * lanes are off ({@code --lanes false}: every get through the client's owner thread).
  * The "agent" side owns a region of {@code --mem file} (a file mapped read-only and registered, as the agent does
  * with a volume) or {@code --mem ucx} (UCX-allocated); the client reads it into a registered direct buffer.
  * Per size: one get checked byte for byte, warm-up, one-outstanding latency (call to completion on the caller's
  * context), then pipelined bandwidth with {@code --window} gets in flight. Prints one JSON line per size.
  * <pre>
- *   java -cp target/seaweedfs-rdma-sidecar.jar:target/test-classes org.seaweedfs.rdma.ucx.UcxGetBenchMain \
+ *   java -cp "$(source bench/lib/mains.sh; build_mains target/seaweedfs-rdma-sidecar.jar bench/out/mains)"
+ * org.seaweedfs.rdma.ucx.UcxGetBenchMain \
  *       --tls shm,tcp --mem file --sizes 4K,64K,1M [--dir /tmp] [--region 64M] [--iters 20000] [--lat-seconds 2]
- *       [--warmup 20000] [--bw-seconds 1] [--window 16] [--spin N]
+ *       [--warmup 20000] [--bw-seconds 1] [--window 16] [--idle-poll MICROS] [--lanes false]
  * </pre>
  * UCX_ERROR_SIGNALS= (bench/run.sh) is expected; transport settings are on each context (UcxSettings).
  */
@@ -67,10 +68,13 @@ public final class UcxGetBenchMain {
         String tls = opts.getOrDefault("tls", UcxSettings.DEFAULT_TLS);
         String mem = opts.getOrDefault("mem", "file");
         UcxSettings settings = UcxSettings.defaults().withTls(tls).withProbeTransports(false);
-        if (opts.containsKey("spin")) {
-            settings = settings.withSpinIterations(Integer.parseInt(opts.get("spin")));
+        if (opts.containsKey("idle-poll")) {
+            settings = settings.withIdlePollMicros(Integer.parseInt(opts.get("idle-poll")));
         }
-        int[] sizes = Arrays.stream(opts.getOrDefault("sizes", "4K,64K,1M").split(",")).mapToInt(s -> (int) size(s)).toArray();
+        settings = settings.withEventLoopLanes(Boolean.parseBoolean(opts.getOrDefault("lanes", "true")));
+        int[] sizes =
+                Arrays.stream(opts.getOrDefault("sizes", "4K,64K,1M").split(",")).mapToInt(s ->
+                (int) size(s)).toArray();
         int maxSize = Arrays.stream(sizes).max().orElseThrow();
         Vertx agentVertx = Vertx.vertx();
         Vertx clientVertx = Vertx.vertx();
@@ -83,7 +87,9 @@ public final class UcxGetBenchMain {
             UcxListener listener = await(agent.listen("127.0.0.1", 0, ch -> { }));
             UcxMemoryRegion remote;
             if (mem.equals("file")) {
-                file = Path.of(opts.getOrDefault("dir", "/tmp")).resolve("java-get-bench-" + ProcessHandle.current().pid() + ".region");
+                file =
+                        Path.of(opts.getOrDefault("dir", "/tmp")).resolve("java-get-bench-"
+                        + ProcessHandle.current().pid() + ".region");
                 remote = await(agent.register(mapPattern(file, region)));
             } else if (mem.equals("ucx")) {
                 remote = await(agent.allocate(region));
@@ -104,7 +110,8 @@ public final class UcxGetBenchMain {
                         Double.parseDouble(opts.getOrDefault("lat-seconds", "2")),
                         Double.parseDouble(opts.getOrDefault("bw-seconds", "1")));
                 System.out.println("{\"impl\":\"java-ucp\",\"kind\":\"get\",\"tls\":\"" + tls + "\",\"mem\":\"" + mem
-                        + "\",\"procs\":1,\"spin\":" + settings.spinIterations() + ",\"lanes\":" + settings.eventLoopLanes()
+                        + "\",\"procs\":1,\"idle_poll_us\":" + settings.idlePollMicros() + ",\"lanes\":"
+                                + settings.eventLoopLanes()
                         + ",\"lane_gets\":" + client.metrics().laneGets().sum() + "," + line + "}");
                 System.out.flush();
             }
@@ -128,7 +135,8 @@ public final class UcxGetBenchMain {
         final int slots;
         long next;
 
-        Probe(Context context, UcxChannel channel, UcxRemoteKey key, UcxMemoryRegion remote, UcxMemoryRegion local, int size) {
+        Probe(Context context, UcxChannel channel, UcxRemoteKey key, UcxMemoryRegion remote, UcxMemoryRegion local,
+                int size) {
             this.context = context;
             this.channel = channel;
             this.key = key;
@@ -168,7 +176,8 @@ public final class UcxGetBenchMain {
             long ops = await(onContext(context, () -> pipelined(System.nanoTime() + (long) (bwSeconds * 1e9))));
             double seconds = (System.nanoTime() - t0) / 1e9;
             double mean = Arrays.stream(lat).average().orElse(0) / 1e3;
-            return String.format(Locale.ROOT, "\"size\":%d,\"p50_us\":%s,\"p99_us\":%s,\"mean_us\":%s,\"lat_samples\":%d,"
+            return String.format(Locale.ROOT,
+                    "\"size\":%d,\"p50_us\":%s,\"p99_us\":%s,\"mean_us\":%s,\"lat_samples\":%d,"
                             + "\"gbps\":%s,\"ops_s\":%s,\"window\":%d,\"verified\":true,\"pcts_us\":{%s}",
                     size, fmt(pct(lat, 50)), fmt(pct(lat, 99)), fmt(mean), n,
                     fmt3(ops * (double) size / seconds / 1e9), fmt(ops / seconds), window, pctsJson(lat));

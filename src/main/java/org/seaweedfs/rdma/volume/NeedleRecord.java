@@ -6,7 +6,7 @@ import java.nio.ByteBuffer;
  * A parsed needle record held in a ByteBuffer (heap or direct). Parsing uses absolute reads and copies
  * nothing: {@link #data()} is a slice of the caller's buffer, valid as long as that buffer is.
  */
-public final class Needle {
+public final class NeedleRecord {
 
     private final ByteBuffer buffer;
     private final int version;
@@ -15,7 +15,8 @@ public final class Needle {
     private final int dataLength;
     private final NeedleTail tail;
 
-    private Needle(ByteBuffer buffer, int version, NeedleHeader header, int dataPosition, int dataLength, NeedleTail tail) {
+    private NeedleRecord(ByteBuffer buffer, int version, NeedleHeader header, int dataPosition, int dataLength,
+            NeedleTail tail) {
         this.buffer = buffer;
         this.version = version;
         this.header = header;
@@ -29,7 +30,7 @@ public final class Needle {
      * timestamp for version 3); padding may be absent. {@code source} and {@code recordOffset} only name
      * the record in error messages.
      */
-    public static Needle parse(ByteBuffer buf, int pos, int version, String source, long recordOffset) {
+    public static NeedleRecord parse(ByteBuffer buf, int pos, int version, String source, long recordOffset) {
         SuperBlock.checkVersion(version, source, recordOffset);
         NeedleHeader header = NeedleHeader.parse(buf, pos, source, recordOffset);
         long size = header.size();
@@ -41,8 +42,9 @@ public final class Needle {
         }
         int dataPosition = pos + NeedleLayout.dataStart(size, version);
         int metaLength = (int) NeedleLayout.metaLength(size, version, dataLength);
-        NeedleTail tail = NeedleTail.parse(buf, dataPosition + (int) dataLength, metaLength, version, source, recordOffset);
-        return new Needle(buf, version, header, dataPosition, (int) dataLength, tail);
+        NeedleTail tail =
+                NeedleTail.parse(buf, dataPosition + (int) dataLength, metaLength, version, source, recordOffset);
+        return new NeedleRecord(buf, version, header, dataPosition, (int) dataLength, tail);
     }
 
     public NeedleHeader header() {

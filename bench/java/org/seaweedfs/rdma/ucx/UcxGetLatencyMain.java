@@ -12,8 +12,9 @@ import java.util.concurrent.TimeUnit;
 
 /**
  * By-hand latency probe (not a test): one outstanding get at a time through the public API, between two workers in
- * two Vert.x instances of this JVM. Args: tls size-bytes iterations [spinIterations] [KEY=VALUE raw UCX settings...].
- * System property {@code noPeerErrorHandling=true} turns peer error handling off. Prints p50/p99/mean in microseconds, measured from the call to the completion on the caller's context.
+ * two Vert.x instances of this JVM. Args: tls size-bytes iterations [idlePollMicros] [KEY=VALUE raw UCX settings...].
+ * System property {@code noPeerErrorHandling=true} turns peer error handling off. Prints p50/p99/mean in microseconds,
+ * measured from the call to the completion on the caller's context.
  */
 public final class UcxGetLatencyMain {
 
@@ -24,7 +25,7 @@ public final class UcxGetLatencyMain {
         UcxSettings settings = UcxSettings.defaults().withTls(tls).withProbeTransports(true)
                 .withPeerErrorHandling(!Boolean.getBoolean("noPeerErrorHandling"));
         if (args.length > 3) {
-            settings = settings.withSpinIterations(Integer.parseInt(args[3]));
+            settings = settings.withIdlePollMicros(Integer.parseInt(args[3]));
         }
         java.util.LinkedHashMap<String, String> extra = new java.util.LinkedHashMap<>();
         for (int i = 4; i < args.length; i++) {
@@ -76,8 +77,8 @@ public final class UcxGetLatencyMain {
             done.get(5, TimeUnit.MINUTES);
             Arrays.sort(samples);
             double mean = Arrays.stream(samples).average().orElse(0) / 1000.0;
-            System.out.printf("tls=%s size=%d n=%d spin=%d extra=%s: p50 %.1f us, p99 %.1f us, mean %.1f us%n",
-                    tls, size, iterations, settings.spinIterations(), extra,
+            System.out.printf("tls=%s size=%d n=%d idlePoll=%d extra=%s: p50 %.1f us, p99 %.1f us, mean %.1f us%n",
+                    tls, size, iterations, settings.idlePollMicros(), extra,
                     samples[iterations / 2] / 1000.0, samples[(int) (iterations * 0.99)] / 1000.0, mean);
         } finally {
             await(clientVertx.close());

@@ -8,7 +8,7 @@ import java.util.List;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
 /** The master's /dir/lookup answer as SeaweedFS gives it for an EC volume: shard holders, once per shard. */
-class VolumeLocationsTest {
+class VolumeServersTest {
 
     @Test
     void ecShardHoldersListedOncePerShardAreKeptOnceInTheMastersOrder() {
@@ -18,7 +18,8 @@ class VolumeLocationsTest {
                   {"url":"10.0.0.2:8080","publicUrl":"a:8080","dataCenter":"dc1"},
                   {"url":"10.0.0.3:8080","publicUrl":"b:8080","dataCenter":"dc1"},
                   {"url":"10.0.0.2:8080","publicUrl":"a:8080","dataCenter":"dc1"}]}""");
-        VolumeLocations locations = VolumeLocations.parse(7, body);
-        assertEquals(List.of("10.0.0.2:8080", "10.0.0.3:8080"), locations.locations().stream().map(VolumeLocation::url).toList());
+        VolumeServers locations = VolumeServers.parse(7, body);
+        assertEquals(List.of("10.0.0.2:8080", "10.0.0.3:8080"),
+                locations.locations().stream().map(VolumeLocation::url).toList());
     }
 }

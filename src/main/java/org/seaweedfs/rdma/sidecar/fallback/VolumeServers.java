@@ -6,9 +6,9 @@ import java.util.ArrayList;
 import java.util.List;
 
 /** The volume servers holding one volume, in the master's order (the order replicas are tried in). */
-public record VolumeLocations(long volumeId, List<VolumeLocation> locations) {
+public record VolumeServers(long volumeId, List<VolumeLocation> locations) {
 
-    public VolumeLocations {
+    public VolumeServers {
         locations = List.copyOf(locations);
     }
 
@@ -20,7 +20,7 @@ public record VolumeLocations(long volumeId, List<VolumeLocation> locations) {
      *
      * @throws IllegalArgumentException naming what is wrong
      */
-    public static VolumeLocations parse(long volumeId, JsonObject body) {
+    public static VolumeServers parse(long volumeId, JsonObject body) {
         if (body == null) {
             throw new IllegalArgumentException("lookup answer is not a JSON object");
         }
@@ -47,6 +47,6 @@ public record VolumeLocations(long volumeId, List<VolumeLocation> locations) {
                 throw new IllegalArgumentException("locations[" + i + "]: " + e.getMessage());
             }
         }
-        return new VolumeLocations(volumeId, out);
+        return new VolumeServers(volumeId, out);
     }
 }

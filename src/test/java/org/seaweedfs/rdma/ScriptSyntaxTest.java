@@ -1,4 +1,4 @@
-package org.seaweedfs.rdma.bench;
+package org.seaweedfs.rdma;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -15,9 +15,25 @@ import org.junit.jupiter.api.Test;
 
 /**
  * The shell scripts parse ({@code bash -n}): the README's commands, CI and the benchmarks. A quote inside an embedded
- * Python program once broke {@code bench/run.sh} without any test noticing.
+ * Python program once broke {@code bench/run.sh} without any test noticing. The bench mains ({@code bench/java},
+ * compiled by {@code bench/lib/mains.sh} against the jar) compile against the main code.
  */
 class ScriptSyntaxTest {
+
+    @Test
+    void theBenchMainsCompile(@org.junit.jupiter.api.io.TempDir Path out) throws Exception {
+        List<String> args = new ArrayList<>(List.of("-nowarn", "-encoding", "UTF-8", "-d", out.toString(),
+                "-cp", System.getProperty("java.class.path")));
+        try (Stream<Path> files = Files.walk(Path.of("bench", "java"))) {
+            files.filter(f -> f.toString().endsWith(".java")).sorted().forEach(f -> args.add(f.toString()));
+        }
+        assertTrue(args.size() >= 10, "bench mains found: " + args);
+        java.io.ByteArrayOutputStream errors = new java.io.ByteArrayOutputStream();
+        int status = javax.tools.ToolProvider.getSystemJavaCompiler()
+                .run(null, errors, errors, args.toArray(String[]::new));
+        assertEquals(0, status, errors.toString(StandardCharsets.UTF_8));
+        assertTrue(Files.exists(out.resolve("org/seaweedfs/rdma/ucx/UcxGetBenchMain.class")));
+    }
 
     @Test
     void everyShellScriptParses() throws Exception {

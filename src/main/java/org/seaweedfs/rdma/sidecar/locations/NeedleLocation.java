@@ -1,4 +1,4 @@
-package org.seaweedfs.rdma.sidecar.connection;
+package org.seaweedfs.rdma.sidecar.locations;
 
 /**
  * Where a needle's record sits in its volume's {@code .dat}, as the needle map says.

@@ -4,6 +4,7 @@ import static org.seaweedfs.rdma.bench.BenchSupport.await;
 import static org.seaweedfs.rdma.bench.BenchSupport.onContext;
 import static org.seaweedfs.rdma.bench.BenchSupport.pct;
 import static org.seaweedfs.rdma.bench.BenchSupport.pctsJson;
+import static org.seaweedfs.rdma.bench.BenchSupport.until;
 
 import io.vertx.core.Context;
 import io.vertx.core.Future;
@@ -28,7 +29,6 @@ import org.seaweedfs.rdma.config.RdmaConfig;
 import org.seaweedfs.rdma.metrics.RdmaMetrics;
 import java.time.Duration;
 import java.util.Objects;
-import org.seaweedfs.rdma.testing.Await;
 
 /**
  * Reads in the sidecar's own JVM (bench/run.sh, hook_eventbus), not a test: deploys the sidecar of {@code --conf}
@@ -39,8 +39,10 @@ import org.seaweedfs.rdma.testing.Await;
  * {@code --concurrency} reads in flight for {@code --seconds}, {@code --runs} times (default 3; ops_s is their
  * median, ops_s_runs each run). Prints one JSON line per mode and list (kind {@code eventbus} or {@code client}).
  * <pre>
- *   java -cp target/classes:target/test-classes:target/seaweedfs-rdma-sidecar.jar org.seaweedfs.rdma.eventbus.EventBusBenchMain \
- *       --conf sidecar.yaml --plain DIR [--seconds 5] [--concurrency 64] [--iters 20000] [--warmup-seconds 3] [--runs 3] \
+ *   java -cp "$(source bench/lib/mains.sh; build_mains target/seaweedfs-rdma-sidecar.jar bench/out/mains)"
+ * org.seaweedfs.rdma.eventbus.EventBusBenchMain \
+ *       --conf sidecar.yaml --plain DIR [--seconds 5] [--concurrency 64] [--iters 20000] [--warmup-seconds 3] [--runs
+ * 3] \
  *       [--modes eventbus,client] PATHS_FILE...
  * </pre>
  */
@@ -72,7 +74,8 @@ public final class EventBusBenchMain {
             }
         }
         if (conf == null || plain == null || lists.isEmpty()) {
-            throw new IllegalArgumentException("usage: --conf FILE --plain DIR [--seconds S] [--concurrency N] [--iters N] [--runs N] "
+            throw new IllegalArgumentException("usage: --conf FILE --plain DIR [--seconds S] [--concurrency N] "
+                    + "[--iters N] [--runs N] "
                     + "[--modes eventbus,client] [--requester any|same-loop|other-loop] PATHS_FILE...");
         }
         if (!List.of("any", "same-loop", "other-loop").contains(requester)) {
@@ -94,7 +97,8 @@ public final class EventBusBenchMain {
             });
             for (String mode : modes) {
                 for (String list : lists) {
-                    String[] fids = Files.readAllLines(Path.of(list)).stream().map(String::strip).filter(s -> !s.isEmpty())
+                    String[] fids =
+                            Files.readAllLines(Path.of(list)).stream().map(String::strip).filter(s -> !s.isEmpty())
                             .map(s -> s.startsWith("/") ? s.substring(1) : s).toArray(String[]::new);
                     Bench bench = bench(mode, vertx, server, fids);
                     if (mode.equals("eventbus") && !requester.equals("any")) {
@@ -118,9 +122,12 @@ public final class EventBusBenchMain {
     private static Bench bench(String mode, Vertx vertx, SeaweedRdma server, String[] fids) throws Exception {
         return switch (mode) {
             case "eventbus" -> {
-                JsonObject[] requests = Arrays.stream(fids).map(f -> new JsonObject().put("fid", f)).toArray(JsonObject[]::new);
+                JsonObject[] requests =
+                        Arrays.stream(fids).map(f -> new JsonObject().put("fid", f)).toArray(JsonObject[]::new);
                 yield new Bench(vertx.getOrCreateContext(), fids,
-                        i -> vertx.eventBus().<Buffer>request(EventBusApiVerticle.READ_ADDRESS, requests[i]).map(Message::body));
+                        i ->
+                                vertx.eventBus().<Buffer>request(EventBusApiVerticle.READ_ADDRESS,
+                                requests[i]).map(Message::body));
             }
             case "client" -> {
                 NeedleClient client = server.client();
@@ -139,7 +146,8 @@ public final class EventBusBenchMain {
         }
     }
 
-    private static void measure(Bench bench, String mode, String requester, Path plain, double seconds, int concurrency, int iters,
+    private static void measure(Bench bench, String mode, String requester, Path plain, double seconds, int concurrency,
+            int iters,
                                 double warmupSeconds, int runs) throws Exception {
         bench.ready(plain, 30_000);
         // Warm-up (JIT, pool, mirror) at the throughput phase's concurrency, then one at a time.
@@ -160,11 +168,14 @@ public final class EventBusBenchMain {
             done += reads;
         }
         double median = median(rates);
-        System.out.printf(Locale.ROOT, "{\"impl\":\"java-%s\",\"kind\":\"%s\",\"requester\":\"%s\",\"size\":%d,\"concurrency\":%d,"
-                        + "\"ops_s\":%.1f,\"ops_s_runs\":[%s],\"gbps\":%.3f,\"p50_us\":%.2f,\"p99_us\":%.2f,\"mean_us\":%.2f,"
+        System.out.printf(Locale.ROOT,
+                "{\"impl\":\"java-%s\",\"kind\":\"%s\",\"requester\":\"%s\",\"size\":%d,\"concurrency\":%d,"
+                        + "\"ops_s\":%.1f,\"ops_s_runs\":[%s],\"gbps\":%.3f,\"p50_us\":%.2f,\"p99_us\":%.2f,"
+                        + "\"mean_us\":%.2f,"
                         + "\"lat_samples\":%d,\"reads\":%d,\"pcts_us\":{%s}}%n",
                 mode, mode, mode.equals("eventbus") ? requester : "same-loop", bench.size, concurrency, median,
-                Arrays.stream(rates).mapToObj(x -> String.format(Locale.ROOT, "%.1f", x)).collect(java.util.stream.Collectors.joining(",")),
+                Arrays.stream(rates).mapToObj(x ->
+                        String.format(Locale.ROOT, "%.1f", x)).collect(java.util.stream.Collectors.joining(",")),
                 median * bench.size / 1e9,
                 pct(lat, 50), pct(lat, 99), Arrays.stream(lat).average().orElse(0) / 1e3, n, done, pctsJson(lat));
         System.out.flush();
@@ -177,7 +188,8 @@ public final class EventBusBenchMain {
             context = newEventLoopContext(vertx);
         }
         if (onConsumerLoop(context, consumer) != sameLoop) {
-            throw new IllegalStateException("no requester context " + (sameLoop ? "on" : "off") + " the consumer's loop " + consumer);
+            throw new IllegalStateException("no requester context " + (sameLoop ? "on" : "off")
+                    + " the consumer's loop " + consumer);
         }
         return new Bench(context, bench.fids, bench.read);
     }
@@ -222,7 +234,7 @@ public final class EventBusBenchMain {
 
         /** Until a read answers (the sidecar connects to its agent in the background), then checks its bytes. */
         void ready(Path plain, long timeoutMs) throws Exception {
-            Buffer got = Await.until("an event-bus read of " + fids[0], () -> {
+            Buffer got = until("an event-bus read of " + fids[0], () -> {
                 try {
                     return await(onContext(context, () -> read.apply(0)));
                 } catch (RuntimeException e) {
@@ -231,7 +243,8 @@ public final class EventBusBenchMain {
             }, Objects::nonNull, Duration.ofMillis(timeoutMs));
             byte[] want = Files.readAllBytes(plain.resolve(fids[0]));
             if (!Arrays.equals(got.getBytes(), want)) {
-                throw new IllegalStateException("event-bus read of " + fids[0] + " differs from " + plain.resolve(fids[0]));
+                throw new IllegalStateException("event-bus read of " + fids[0] + " differs from "
+                        + plain.resolve(fids[0]));
             }
             size = want.length;
         }

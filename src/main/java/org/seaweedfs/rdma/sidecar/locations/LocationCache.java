@@ -1,4 +1,4 @@
-package org.seaweedfs.rdma.sidecar.connection;
+package org.seaweedfs.rdma.sidecar.locations;
 
 import com.github.benmanes.caffeine.cache.Cache;
 import com.github.benmanes.caffeine.cache.Caffeine;
@@ -14,9 +14,9 @@ import java.util.concurrent.atomic.LongAdder;
  * {@code sidecar.locationCache.maxBytes} whatever the number of needles behind the agents. Caffeine's W-TinyLFU
  * keeps what is read often and lets one-off reads (a scan) pass through without flushing the hot set.
  *
- * <p>An entry is keyed by the {@link VolumeLocations} it belongs to (one per connection, volume and epoch) and the
+ * <p>An entry is keyed by the {@link CachedVolume} it belongs to (one per connection, volume and epoch) and the
  * needle key, so a compacted volume's or a closed connection's entries can never be found again: their
- * {@link VolumeLocations} is retired and its entries swept. Each entry weighs {@link #ENTRY_BYTES}: the measured
+ * {@link CachedVolume} is retired and its entries swept. Each entry weighs {@link #ENTRY_BYTES}: the measured
  * heap cost of one entry (key, value, Caffeine's node, its hash-table slot and frequency-sketch share; see
  * {@code LocationCacheFootprint}), so the budget is in real bytes, not a count.
  *
@@ -41,16 +41,16 @@ public final class LocationCache {
      * separate value (a cache miss per read at 4 KiB, and 16 more bytes per entry). A lookup's probe carries none.
      */
     static final class Key {
-        final VolumeLocations volume;
+        final CachedVolume volume;
         final long needle;
         final long offset;
         final long size;
 
-        Key(VolumeLocations volume, long needle) {
+        Key(CachedVolume volume, long needle) {
             this(volume, needle, 0, 0);
         }
 
-        Key(VolumeLocations volume, long needle, long offset, long size) {
+        Key(CachedVolume volume, long needle, long offset, long size) {
             this.volume = volume;
             this.needle = needle;
             this.offset = offset;
@@ -111,34 +111,34 @@ public final class LocationCache {
     }
 
     /** The cached location of {@code needle} in {@code volume}, or null (counted as a hit or a miss). */
-    NeedleLocation find(VolumeLocations volume, long needle) {
+    public NeedleLocation find(CachedVolume volume, long needle) {
         Key found = volume.isCacheable() ? cache.getIfPresent(new Key(volume, needle)) : null;
         (found == null ? misses : hits).increment();
         return found == null ? null : new NeedleLocation(found.offset, found.size);
     }
 
-    void put(VolumeLocations volume, long needle, NeedleLocation location) {
+    public void put(CachedVolume volume, long needle, NeedleLocation location) {
         Key entry = new Key(volume, needle, location.offset(), location.size());
         if (cache.asMap().put(entry, entry) == null) {
             volume.cachedChanged(1);
         }
     }
 
-    void forget(VolumeLocations volume, long needle) {
+    public void forget(CachedVolume volume, long needle) {
         cache.invalidate(new Key(volume, needle));
     }
 
     /** Drops every entry of a retired volume (O(cache size): runs off the event loop, on rare events). */
-    void sweep(VolumeLocations volume) {
+    public void sweep(CachedVolume volume) {
         cache.asMap().keySet().removeIf(k -> k.volume == volume);
     }
 
-    void lookupsSent(int ids) {
+    public void lookupsSent(int ids) {
         lookupsSent.add(ids);
         batchSizes.record(ids);
     }
 
-    void lookupShared() {
+    public void lookupShared() {
         sharedLookups.increment();
     }
 
