@@ -19,7 +19,8 @@ public final class IdlePoll {
     /**
      * The default: long enough for a same-host peer to answer an emulated get, or for a requester on another event
      * loop to send its next request (20 µs left one event-bus request at a time at twice the p50 of 50 µs: see
-     * docs/performance-redesign.md); polling yields its core ({@link #pause()}), so a busy host loses little to it.
+     * docs/performance.md, "One wake-up policy"); polling yields its core ({@link #pause()}), so a busy host loses
+     * little to it.
      */
     public static final int DEFAULT_MICROS = 50;
     /** The largest setting: beyond a few milliseconds a thread would rather sleep. */
