@@ -73,14 +73,14 @@ public record UcxSettings(String tls, String netDevices, boolean peerErrorHandli
 
     /**
      * TCP segment of every context (both directions). Emulated gets over TCP move in TX-sized fragments: 256 KiB
-     * ones move a 1 MiB get in 4 fragments instead of 128 (BENCHMARKS.md).
+     * ones move a 1 MiB get in 4 fragments instead of 128 (docs/performance.md).
      */
     public static final int TCP_SEG_SIZE = 256 << 10;
 
     /**
      * Shared-memory (posix, sysv) segment of every context (UCX's default 8256). 32 KiB fragments take a 1 MiB read in
-     * 32 and spare the agent two fifths of its CPU per read (BENCHMARKS.md). Not 64 KiB: UCX 1.13 keeps a fragment's
-     * length in 16 bits, and a 64 KiB one arrives as length 0 (UCX asserts and the process aborts).
+     * 32 and spare the agent two fifths of its CPU per read. Not 64 KiB: UCX 1.13 keeps a fragment's length in 16
+     * bits, and a 64 KiB one arrives as length 0 (UCX asserts and the process aborts).
      */
     public static final int SHARED_MEMORY_SEG_SIZE = 32 << 10;
 
