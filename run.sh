@@ -30,21 +30,27 @@ ensure_gcc() {
     command -v gcc >/dev/null && [ -e /usr/include/signal.h ] || apt_install "the agent's SIGBUS guard" gcc libc6-dev
 }
 
+# Installs optional Debian packages as root ($1: what skips without them, the rest: packages); a failed or impossible
+# install only says what is skipped.
+apt_try_install() {
+    local skipped=$1
+    shift
+    if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null; then
+        echo "run.sh: installing $* from Debian (else $skipped)..." >&2
+        if ! { DEBIAN_FRONTEND=noninteractive apt-get update -qq >&2 \
+                && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "$@" >&2; }; then
+            echo "run.sh: $* could not be installed; $skipped" >&2
+        fi
+    else
+        echo "run.sh: $* missing (sudo apt-get install -y $*); $skipped" >&2
+    fi
+}
+
 # The status page's test (StatusPageChromiumTest) loads /ui in headless Chromium (Debian's chromium package).
 # Installed when missing and possible; without it that one test is skipped and says why.
 ensure_chromium() {
-    if command -v chromium >/dev/null || command -v chromium-browser >/dev/null; then
-        return
-    fi
-    if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null; then
-        echo "run.sh: installing chromium from Debian (for the /ui browser test)..." >&2
-        if ! { DEBIAN_FRONTEND=noninteractive apt-get update -qq >&2 \
-                && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >&2; }; then
-            echo "run.sh: chromium could not be installed; the /ui browser test will be skipped" >&2
-        fi
-    else
-        echo "run.sh: chromium is missing (sudo apt-get install -y chromium); the /ui browser test will be skipped" >&2
-    fi
+    command -v chromium >/dev/null || command -v chromium-browser >/dev/null \
+        || apt_try_install "the /ui browser test will be skipped" chromium
 }
 
 # The EC tests read volumes erasure-coded by an independent writer (tools/independent_ec_encode.py, Python 3).
@@ -55,14 +61,8 @@ ensure_python() {
 # The cross-host tests (CrossHostEndToEndTest) and bench/drill.sh cluster make hosts as network namespaces: root,
 # iproute2 and nftables (Debian's). Installed when missing and possible; without them those tests skip and say why.
 ensure_netns_tools() {
-    command -v ip >/dev/null && command -v nft >/dev/null && return
-    if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null; then
-        echo "run.sh: installing iproute2 and nftables from Debian (hosts as network namespaces)..." >&2
-        if ! { DEBIAN_FRONTEND=noninteractive apt-get update -qq >&2 \
-                && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq iproute2 nftables >&2; }; then
-            echo "run.sh: iproute2/nftables could not be installed; the cross-host tests will be skipped" >&2
-        fi
-    fi
+    command -v ip >/dev/null && command -v nft >/dev/null \
+        || apt_try_install "the cross-host tests will be skipped" iproute2 nftables
 }
 
 ensure_tools() {

@@ -51,8 +51,7 @@ import java.util.StringJoiner;
  * itself (unregistered) for a second grace before dropping it: a very late reader still gets the old file's own
  * bytes, never a fault. A UCX copy cannot be deregistered without being freed, so it stays registered for both graces
  * and is freed after the second. Sidecars drop remote keys when they see {@code VolumeChanged}, so only a reader that
- * missed
- * those pushes for a whole grace can get that far.
+ * missed those pushes for a whole grace can get that far.
  */
 public final class AgentVerticle extends VerticleBase {
 

@@ -40,8 +40,7 @@ public final class UcxLibrary {
 
     /**
      * Finds the version (blocking: runs {@code ucx_info -v}) and logs the one start-up line, the first time only.
-     * Called
-     * by the owner thread of the first worker, after its context loaded libucp.
+     * Called by the owner thread of the first worker, after its context loaded libucp.
      */
     static void identify() {
         synchronized (LOCK) {

@@ -13,9 +13,9 @@ import org.slf4j.LoggerFactory;
  * Keeps UCX from printing "UCP API version is incompatible: required >= 1.15, actual 1.13.1" at every UCX context:
  * JUCX 1.15 asks for UCX 1.15's API, Debian 12 has 1.13.1, and the project stays on JUCX 1.15 on purpose (older
  * releases leak a JNI global reference per immediately completed request; docs/protocol.md, "UCX versions"). A UCX log
- * handler
- * from {@code src/main/c/ucx_log_filter.c} stops that one message and passes every other one on; {@link UcxLibrary}
- * logs the versions in use once instead. Without the library (a build without gcc) UCX prints it as before.
+ * handler from {@code src/main/c/ucx_log_filter.c} stops that one message and passes every other one on;
+ * {@link UcxLibrary} logs the versions in use once instead. Without the library (a build made with
+ * {@code -Dsigbusguard.skip=true}) UCX prints it as before.
  */
 final class UcxLogFilter {
 

@@ -17,8 +17,7 @@ import org.seaweedfs.rdma.protocol.SyncRequest;
  * position reached. A stale epoch hands the volume to {@code lost} (dropped and re-listed: it has a new epoch);
  * any other failure to follow stops caching that volume's locations at that epoch (each read then looks its needle
  * up; a new epoch or connection starts afresh), so a cached location is never used while its index is not followed and
- * a
- * failing agent is not asked again and again. Home context only.
+ * a failing agent is not asked again and again. Home context only.
  */
 final class IndexFollower {
 
