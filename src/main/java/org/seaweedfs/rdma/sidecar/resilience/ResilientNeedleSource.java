@@ -96,8 +96,11 @@ public final class ResilientNeedleSource implements NeedleSource, ReadPathStatus
      */
     private GuardMemo lastGuard;
     private final MeterRegistry registry;
-    /** How long a read that finds no agent waits for the start-up to bring one ({@code sidecar.readTimeout}). */
-    private final long startupWaitMs;
+    /**
+     * One read's whole time ({@code sidecar.readTimeout}): the wait for the start-up, the RDMA attempts and the
+     * fallbacks share it, so a read answers (or fails TIMEOUT) by then whichever paths it tries.
+     */
+    private final long readTimeoutNanos;
     private volatile ToLongFunction<String> mirrorSizes = agent -> 0;
 
     private record GuardMemo(String agent, AgentGuard guard) {
@@ -127,6 +130,10 @@ public final class ResilientNeedleSource implements NeedleSource, ReadPathStatus
         default boolean mayFallBack() {
             return true;
         }
+
+        /** Gives back an answer that came after the read's deadline (pooled memory, for content). */
+        default void discard(T late) {
+        }
     }
 
     /**
@@ -145,7 +152,7 @@ public final class ResilientNeedleSource implements NeedleSource, ReadPathStatus
         this.http = http;
         this.settings = settings;
         this.registry = registry;
-        this.startupWaitMs = rdma.readTimeoutMs();
+        this.readTimeoutNanos = TimeUnit.MILLISECONDS.toNanos(rdma.readTimeoutMs());
         for (Fallback f : settings.fallback()) {
             if (!available(f)) {
                 LOG.warn("sidecar.fallback lists " + f.configName + " but that path is not available; it is skipped");
@@ -243,6 +250,11 @@ public final class ResilientNeedleSource implements NeedleSource, ReadPathStatus
             public boolean mayFallBack() {
                 return fallBack;
             }
+
+            @Override
+            public void discard(NeedleContent late) {
+                late.release();
+            }
         };
     }
 
@@ -297,26 +309,26 @@ public final class ResilientNeedleSource implements NeedleSource, ReadPathStatus
     }
 
     private <T> Future<T> execute(FileId fid, Op<T> op) {
-        return execute(fid, op, 0);
+        return execute(fid, op, System.nanoTime() + readTimeoutNanos);
     }
 
-    /** @param deadline when a read waiting out the start-up gives up (System.nanoTime); 0 before it first waits */
+    /** @param deadline when the read gives up, whatever path it is on (System.nanoTime) */
     private <T> Future<T> execute(FileId fid, Op<T> op, long deadline) {
         AgentRoute route = manager.routeFor(fid.volumeId());
         if (route == null) {
-            return manager.startup().isOpen() ? awaitStartup(fid, op, deadline) : withoutAgent(fid, op);
+            return manager.startup().isOpen() ? awaitStartup(fid, op, deadline) : withoutAgent(fid, op, deadline);
         }
         AgentPeer peer = route.peer();
         if (!peer.isUp()) {
             return fallback(op, route, "agent_down", ReadFailure.unavailable("agent " + peer.name() + " is down"
-                    + (peer.lastError() == null ? "" : ": " + peer.lastError()), null), 0);
+                    + (peer.lastError() == null ? "" : ": " + peer.lastError()), null), 0, deadline);
         }
         Promise<T> outcome = Promise.promise();
         AgentGuard guard = guard(peer.name());
         // The attempts complete the read's own promise when one succeeds; only giving up goes through a further future
         // (a recover() layer on every read was measurable at 4 KiB).
-        attempt(op, route, guard, guard.retry().asyncContext(), outcome,
-                e -> afterAttempts(op, route, e).onComplete(outcome));
+        attempt(op, route, guard, guard.retry().asyncContext(), outcome, deadline, false,
+                e -> afterAttempts(op, route, e, deadline).onComplete(outcome));
         return outcome.future();
     }
 
@@ -327,10 +339,8 @@ public final class ResilientNeedleSource implements NeedleSource, ReadPathStatus
      * a volume the agents may serve, and a sidecar that is starting is no reason to load the volume servers).
      */
     private <T> Future<T> awaitStartup(FileId fid, Op<T> op, long deadline) {
-        long now = System.nanoTime();
-        long end = deadline != 0 ? deadline : now + TimeUnit.MILLISECONDS.toNanos(startupWaitMs);
-        long leftMs = TimeUnit.NANOSECONDS.toMillis(end - now);
-        return manager.startup().nextChange(vertx, leftMs).compose(changed -> changed ? execute(fid, op, end)
+        long leftMs = TimeUnit.NANOSECONDS.toMillis(deadline - System.nanoTime());
+        return manager.startup().nextChange(vertx, leftMs).compose(changed -> changed ? execute(fid, op, deadline)
                 : Future.failedFuture(ReadFailure.starting("the sidecar is starting: no agent connected so far serves "
                 + "volume " + fid.volumeId() + " (still connecting to " + manager.startup().pending() + ")",
                 STARTING_RETRY_AFTER_SECONDS)));
@@ -341,7 +351,7 @@ public final class ResilientNeedleSource implements NeedleSource, ReadPathStatus
      * when that is certain: every agent is connected and lists no such volume, and nothing else could know it (no
      * master; a volume server asked through the HTTP fallback answers for itself, and so does the master).
      */
-    private <T> Future<T> withoutAgent(FileId fid, Op<T> op) {
+    private <T> Future<T> withoutAgent(FileId fid, Op<T> op, long deadline) {
         long volumeId = fid.volumeId();
         Future<Void> discovery = manager.discover(volumeId);
         discovery.onFailure(e -> LOG.debug("Discovery of volume " + volumeId + ": " + e.getMessage()));
@@ -351,36 +361,36 @@ public final class ResilientNeedleSource implements NeedleSource, ReadPathStatus
         if (manager.master() == null || op.mayFallBack() && offers(Fallback.HTTP)) {
             ReadFailure cause = agentsSure && manager.master() == null
                     ? ReadFailure.notFound(message + " and no master is set") : ReadFailure.unavailable(message, null);
-            return fallback(op, null, "no_agent", cause, 0);
+            return fallback(op, null, "no_agent", cause, 0, deadline);
         }
         // A master, but no HTTP fallback to ask it: its own lookup (the discovery) says whether the volume exists.
         return discovery.transform(ar -> ar.failed() && ar.cause() instanceof ReadFailure rf
                 && rf.kind() == ReadFailure.Kind.NOT_FOUND
                 ? Future.failedFuture(ReadFailure.notFound(message + "; " + rf.getMessage()))
-                : fallback(op, null, "no_agent", ReadFailure.unavailable(message, null), 0));
+                : fallback(op, null, "no_agent", ReadFailure.unavailable(message, null), 0, deadline));
     }
 
     /** What a read the RDMA attempts gave up on answers: the fallbacks, or the failure when it is an answer. */
-    private <T> Future<T> afterAttempts(Op<T> op, AgentRoute route, Throwable e) {
+    private <T> Future<T> afterAttempts(Op<T> op, AgentRoute route, Throwable e, long deadline) {
         if (e instanceof CallNotPermittedException) {
             return fallback(op, route, "breaker_open", ReadFailure.unavailable(
-                    "circuit breaker of agent " + route.peer().name() + " is open", e), 0);
+                    "circuit breaker of agent " + route.peer().name() + " is open", e), 0, deadline);
         }
         ReadFailure failure = asReadFailure(e);
         if (isAnswer(failure)) {
             return Future.failedFuture(failure);
         }
         String reason = failure.kind() == ReadFailure.Kind.CORRUPT ? "corrupt" : "retries_exhausted";
-        return fallback(op, route, reason, failure, 0);
+        return fallback(op, route, reason, failure, 0, deadline);
     }
 
     /**
      * One RDMA attempt; on a retriable failure, schedules the next on the caller's context (through the agent's
-     * new connection when it reconnected meanwhile).
+     * new connection when it reconnected meanwhile) if it can start before the read's deadline. The first attempt
+     * ends by the deadline on its own (the read gate's timeout is the same); a retry is held to what is left.
      */
     private <T> void attempt(Op<T> op, AgentRoute route, AgentGuard guard, Retry.AsyncContext<T> retry,
-            Promise<T> outcome,
-                             Handler<Throwable> gaveUp) {
+                             Promise<T> outcome, long deadline, boolean retrying, Handler<Throwable> gaveUp) {
         AgentPeer peer = route.peer();
         CircuitBreaker breaker = guard.breaker();
         boolean permitted = breaker.tryAcquirePermission();
@@ -393,7 +403,8 @@ public final class ResilientNeedleSource implements NeedleSource, ReadPathStatus
             return;
         }
         long start = System.nanoTime();
-        rdmaAttempt(op, route).onComplete(ar -> {
+        Future<T> tried = rdmaAttempt(op, route);
+        (retrying ? byDeadline(op, tried, deadline) : tried).onComplete(ar -> {
             long nanos = System.nanoTime() - start;
             if (ar.succeeded()) {
                 guard.succeeded(nanos);
@@ -418,19 +429,23 @@ public final class ResilientNeedleSource implements NeedleSource, ReadPathStatus
             }
             guard.transitions().observe();
             long wait = retry.onError(failure);
-            if (wait < 0 || !peer.isUp()) {
+            if (wait < 0 || !peer.isUp() || System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(wait) >= deadline) {
                 gaveUp.handle(failure);
             } else if (wait == 0) {
                 vertx.getOrCreateContext().runOnContext(v ->
-                        attempt(op, route.current(), guard, retry, outcome, gaveUp));
+                        attempt(op, route.current(), guard, retry, outcome, deadline, true, gaveUp));
             } else {
-                vertx.setTimer(wait, t -> attempt(op, route.current(), guard, retry, outcome, gaveUp));
+                vertx.setTimer(wait, t -> attempt(op, route.current(), guard, retry, outcome, deadline, true, gaveUp));
             }
         });
     }
 
-    /** The configured fallbacks from {@code index} on; {@code cause} is reported when none can serve. */
-    private <T> Future<T> fallback(Op<T> op, AgentRoute route, String reason, ReadFailure cause, int index) {
+    /**
+     * The configured fallbacks from {@code index} on, each held to what is left of the read's time; {@code cause} is
+     * reported when none can serve.
+     */
+    private <T> Future<T> fallback(Op<T> op, AgentRoute route, String reason, ReadFailure cause, int index,
+                                   long deadline) {
         List<Fallback> order = op.mayFallBack() ? settings.fallback() : List.of();
         for (int i = index; i < order.size(); i++) {
             Fallback path = order.get(i);
@@ -438,21 +453,51 @@ public final class ResilientNeedleSource implements NeedleSource, ReadPathStatus
             if (source == null) {
                 continue;
             }
+            if (deadline - System.nanoTime() <= 0) {
+                return Future.failedFuture(pastDeadline(cause));
+            }
             int next = i + 1;
             fallbackReads(path, reason).increment();
-            return start(op, source).recover(e -> {
+            return byDeadline(op, start(op, source), deadline).recover(e -> {
                 ReadFailure failure = asReadFailure(e);
                 if (isAnswer(failure)) {
                     return Future.failedFuture(failure);
                 }
                 if (failure.nothingAsked()) {
-                    return fallback(op, route, reason, cause, next); // tells nothing: the reason before it stands
+                    return fallback(op, route, reason, cause, next, deadline); // tells nothing: the reason stands
                 }
                 LOG.debug("Fallback " + path.configName + " failed: " + failure.getMessage());
-                return fallback(op, route, reason, failure, next);
+                return fallback(op, route, reason, failure, next, deadline);
             });
         }
         return Future.failedFuture(cause);
+    }
+
+    /**
+     * {@code answer}, or TIMEOUT at the read's deadline; an answer later than that is given back. Only the rarer paths
+     * (retries, fallbacks) take a timer: the first RDMA attempt's own deadline is the read's.
+     */
+    private <T> Future<T> byDeadline(Op<T> op, Future<T> answer, long deadline) {
+        if (answer.isComplete()) {
+            return answer;
+        }
+        Promise<T> bounded = Promise.promise();
+        long leftMs = Math.max(1, TimeUnit.NANOSECONDS.toMillis(deadline - System.nanoTime()));
+        long timer = vertx.setTimer(leftMs, t -> bounded.tryFail(pastDeadline(null)));
+        answer.onComplete(ar -> {
+            vertx.cancelTimer(timer);
+            boolean inTime = ar.succeeded() ? bounded.tryComplete(ar.result()) : bounded.tryFail(ar.cause());
+            if (!inTime && ar.succeeded()) {
+                op.discard(ar.result());
+            }
+        });
+        return bounded.future();
+    }
+
+    private ReadFailure pastDeadline(ReadFailure last) {
+        return new ReadFailure(ReadFailure.Kind.TIMEOUT, "no path answered within sidecar.readTimeout ("
+                + TimeUnit.NANOSECONDS.toMillis(readTimeoutNanos) + " ms)"
+                + (last == null ? "" : "; the last failure: " + last.getMessage()), last);
     }
 
     /** The fallback path's source for this read, null when it cannot serve it (read-through needs an up agent). */

@@ -170,6 +170,42 @@ class ResilientNeedleSourceTest {
                 })));
     }
 
+    /**
+     * The RDMA attempts and the fallbacks share one deadline ({@code sidecar.readTimeout}): a fallback still busy when
+     * it passes fails the read TIMEOUT, and its late answer is given back rather than leaked.
+     */
+    @Test
+    void aFallbackStillBusyAtTheReadsDeadlineFailsTimeoutAndItsLateAnswerIsGivenBack(Vertx vertx,
+                                                                                      VertxTestContext ctx) {
+        rdma.withReadTimeout(Duration.ofMillis(300)).failWith(ReadFailure.unavailable("endpoint error", null));
+        readThrough.delegate().hold(true);
+        ResilientNeedleSource source = resilient(vertx, List.of(Fallback.READ_THROUGH));
+        source.read(FID).onComplete(ctx.failing(e -> ctx.verify(() -> {
+            assertEquals(ReadFailure.Kind.TIMEOUT, kind(e));
+            assertTrue(e.getMessage().contains("sidecar.readTimeout (300 ms)"), e.getMessage());
+            assertEquals(1, readThrough.delegate().heldReads(), "the read-through was asked and is still busy");
+            readThrough.delegate().releaseHeld();
+            until(vertx, () -> readThrough.delegate().unreleased() == 0).onComplete(ctx.succeedingThenComplete());
+        })));
+    }
+
+    /** A read whose time the RDMA attempt used up is neither retried nor handed to a fallback: it answers TIMEOUT. */
+    @Test
+    void noRetryOrFallbackStartsOnceTheReadsTimeIsUsedUp(Vertx vertx, VertxTestContext ctx) {
+        rdma.withReadTimeout(Duration.ofMillis(100));
+        // Stands for the RDMA path's own deadline: its answer, TIMEOUT, comes after the read's time is up.
+        rdma.delegate().latency(150);
+        rdma.delegate().fail(FID, new ReadFailure(ReadFailure.Kind.TIMEOUT, "took more than 100 ms"));
+        ResilientNeedleSource source = resilient(vertx, List.of(Fallback.READ_THROUGH));
+        source.read(FID).onComplete(ctx.failing(e -> ctx.verify(() -> {
+            assertEquals(ReadFailure.Kind.TIMEOUT, kind(e));
+            assertTrue(e.getMessage().contains("took more than 100 ms"), e.getMessage());
+            assertEquals(1, rdma.calls(), "no retry after the deadline");
+            assertEquals(0, readThrough.calls(), "no time was left for the read-through");
+            ctx.completeNow();
+        })));
+    }
+
     /** A burst over this sidecar's own bounds is not the agent failing: the breaker stays closed. */
     @Test
     void theSidecarsOwnBoundsAreRetriedButNeverOpenTheBreaker(Vertx vertx, VertxTestContext ctx) {
