@@ -54,11 +54,12 @@ serve_on() {
     host_ready "$host" "$before"
 }
 
-# stand_in HOST ARGS... — the master or volume-server stand-in (test classes: StandInMain) on HOST, until ready.
+# stand_in HOST ARGS... — the master or volume-server stand-in (test classes: StandInMain, compiled by the build's
+# `package -DskipTests`) on HOST, until ready.
 stand_in() {
     local host=$1 before; shift
     before=$(ready_lines "$host")
-    host_java "$host" -cp "$JAVA_CP" org.seaweedfs.rdma.testing.StandInMain "$@"
+    host_java "$host" -cp "$ROOT/target/test-classes:$JAVA_CP" org.seaweedfs.rdma.testing.StandInMain "$@"
     host_ready "$host" "$before"
 }
 
