@@ -20,11 +20,12 @@ import org.seaweedfs.rdma.metrics.RdmaMetrics;
  * exports (SeaweedRdma.deploy, ConfigLoader.parse, RdmaMetrics, the seaweedfs.needle.read address), so the
  * same source runs against each jar as a single-file program:
  *
- *   java -cp JAR bench/ab/EventBusAb.java SIDECAR_CONF PATHS_FILE SECONDS same-loop|other-loop
+ *   java -cp JAR bench/ab/EventBusAb.java SIDECAR_CONF PATHS_FILE SECONDS same-loop|other-loop|typed
  *
  * The sidecar runs in this JVM (its agent is another process). A requester verticle placed on the consumer's event
  * loop or on another one keeps 64 reads in flight for SECONDS (three times; the median counts), then sends
- * 20,000 one at a time for the latency. Prints one line: label-free JSON, every answer's length checked.
+ * 20,000 one at a time for the latency. Prints one line: label-free JSON, every answer's length checked. With
+ * {@code typed} the requester reads through the typed client ({@code SeaweedRdma.client()}) on whichever loop.
  */
 public class EventBusAb {
 
@@ -34,6 +35,7 @@ public class EventBusAb {
                 .filter(s -> !s.isEmpty()).map(s -> s.startsWith("/") ? s.substring(1) : s).toList();
         double seconds = Double.parseDouble(args[2]);
         boolean sameLoop = args[3].equals("same-loop");
+        boolean typed = args[3].equals("typed");
         RdmaConfig config = ConfigLoader.parse(Files.readString(conf), conf.toString(), Map.of());
         RdmaMetrics metrics = config.metrics().enabled() ? RdmaMetrics.create() : null;
         Vertx vertx = metrics == null ? Vertx.vertx() : metrics.newVertx(new VertxOptions());
@@ -49,9 +51,9 @@ public class EventBusAb {
         vertx.eventBus().request("seaweedfs.needle.read", first).await();
         Requester requester = null;
         for (int tries = 0; tries < 64 && requester == null; tries++) {
-            Requester r = new Requester(fids, seconds);
+            Requester r = new Requester(fids, seconds, typed ? server.client() : null);
             vertx.deployVerticle(r).await();
-            if ((r.thread == consumer[0]) == sameLoop) {
+            if (typed || (r.thread == consumer[0]) == sameLoop) {
                 requester = r;
             }
         }
@@ -59,7 +61,7 @@ public class EventBusAb {
             throw new IllegalStateException("no requester verticle landed " + args[3] + " with the consumer " + consumer[0]);
         }
         Requester chosen = requester;
-        chosen.consumer = consumer[0];
+        chosen.consumer = consumer[0] != null ? consumer[0] : chosen.thread;
         chosen.begin();
         System.out.println(chosen.result.future().await());
         server.close().await();
@@ -76,12 +78,22 @@ public class EventBusAb {
         private int next;
         private int size;
         Thread consumer;
+        /** The typed client to read through; null: the event bus. */
+        final org.seaweedfs.rdma.client.NeedleClient client;
         private long[] cpuStart; // CPU when the 64-in-flight runs began: process (the sidecar's too), consumer, requester
         private long reads; // reads those runs completed
 
-        Requester(List<String> fids, double seconds) {
+        Requester(List<String> fids, double seconds, org.seaweedfs.rdma.client.NeedleClient client) {
             this.fids = fids;
             this.seconds = seconds;
+            this.client = client;
+        }
+
+        /** One read's body length, through the event bus or the typed client. */
+        private io.vertx.core.Future<Integer> readLength(String fid) {
+            return client != null ? client.read(fid).map(n -> n.body().length())
+                    : vertx.eventBus().<Buffer>request("seaweedfs.needle.read", new JsonObject().put("fid", fid))
+                            .map(m -> m.body().length());
         }
 
         @Override
@@ -101,12 +113,12 @@ public class EventBusAb {
         private void issue(long until, int limit, long[] latencies, int[] state, java.util.function.IntConsumer done) {
             long t0 = System.nanoTime();
             String fid = fids.get(next++ % fids.size());
-            vertx.eventBus().<Buffer>request("seaweedfs.needle.read", new JsonObject().put("fid", fid)).onComplete(ar -> {
+            readLength(fid).onComplete(ar -> {
                 if (ar.failed()) {
                     result.tryFail(ar.cause());
                     return;
                 }
-                int length = ar.result().body().length();
+                int length = ar.result();
                 if (size == 0) {
                     size = length;
                 } else if (length != size) {
