@@ -155,7 +155,7 @@ public final class SeaweedRdma {
         ReadThroughSource readThrough = new ReadThroughSource(vertx, connections, options);
         VolumeServerSource volumeServer =
                 new VolumeServerSource(client, master, sidecar.volumeServers(), sidecar.maxNeedleBytes(),
-                sidecar.readTimeout(), ReadTokens.create(vertx, config.http().jwtReadKey()));
+                sidecar.readTimeout(), ReadTokens.create(config.http().jwtReadKey()));
         ResilientNeedleSource resilient = new ResilientNeedleSource(vertx, connections, reader, readThrough,
                 volumeServer, ResilienceSettings.from(sidecar),
                 metrics == null ? ReadMeters.nowhere() : metrics.meterRegistry());
