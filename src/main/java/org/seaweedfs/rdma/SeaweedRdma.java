@@ -5,6 +5,7 @@ import io.vertx.core.DeploymentOptions;
 import io.vertx.core.Future;
 import io.vertx.core.ThreadingModel;
 import io.vertx.core.Vertx;
+import io.vertx.core.net.KeyCertOptions;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import io.vertx.ext.web.client.WebClient;
@@ -16,6 +17,7 @@ import java.util.function.Supplier;
 import org.seaweedfs.rdma.agent.AgentVerticle;
 import org.seaweedfs.rdma.client.NeedleClient;
 import org.seaweedfs.rdma.config.Fallback;
+import org.seaweedfs.rdma.config.HttpConfig;
 import org.seaweedfs.rdma.config.RdmaConfig;
 import org.seaweedfs.rdma.config.Role;
 import org.seaweedfs.rdma.config.SidecarConfig;
@@ -38,6 +40,8 @@ import org.seaweedfs.rdma.sidecar.resilience.ResilienceSettings;
 import org.seaweedfs.rdma.sidecar.resilience.ResilientNeedleSource;
 import org.seaweedfs.rdma.sidecar.fallback.ReadTokens;
 import org.seaweedfs.rdma.sidecar.fallback.VolumeServerSource;
+import org.seaweedfs.rdma.tls.ClientTls;
+import org.seaweedfs.rdma.tls.TlsFiles;
 import org.seaweedfs.rdma.ucx.UcxWorkerVerticle;
 import org.seaweedfs.rdma.sidecar.locations.LocationCache;
 
@@ -67,6 +71,9 @@ public final class SeaweedRdma {
     private ConnectionManagerVerticle manager;
     private ResilientNeedleSource source;
     private HttpApiContext sidecarApi;
+    /** The TLS files the configuration names, loaded and checked before anything starts. */
+    private ClientTls clientTls;
+    private KeyCertOptions listenerTls;
 
     private SeaweedRdma(Vertx vertx, RdmaConfig config) {
         this.vertx = vertx;
@@ -84,7 +91,7 @@ public final class SeaweedRdma {
         if (metrics != null) {
             metrics.registerBuildInfo(BuildInfo.version());
         }
-        Future<Void> started = Future.succeededFuture();
+        Future<Void> started = server.loadTls();
         if (config.runs(Role.AGENT)) {
             started = started.compose(v -> server.startAgent(metrics));
         }
@@ -99,6 +106,17 @@ public final class SeaweedRdma {
             started = started.compose(v -> server.startHttp(metrics));
         }
         return started.map(server).recover(e -> server.close().transform(x -> Future.failedFuture(e)));
+    }
+
+    /** Reads the TLS files off the event loop; a missing or bad one fails the start naming its key and file. */
+    private Future<Void> loadTls() {
+        HttpConfig http = config.http();
+        return vertx.executeBlocking(() -> {
+            listenerTls = TlsFiles.listener(vertx, "http.tlsCert", http.tlsCert(), "http.tlsKey", http.tlsKey());
+            clientTls = config.runs(Role.SIDECAR)
+                    ? TlsFiles.client(vertx, "sidecar.securityToml", config.sidecar().securityToml()) : null;
+            return null;
+        }, false);
     }
 
     private Future<Void> startAgent(RdmaMetrics metrics) {
@@ -119,7 +137,7 @@ public final class SeaweedRdma {
         ReadMeters meters = metrics == null ? ReadMeters.noop() : metrics.read();
         UcxWorkerVerticle ucx = new UcxWorkerVerticle(RoleSettings.ucx(config));
         RegisteredBufferPool pool = new RegisteredBufferPool(RoleSettings.bufferPool(sidecar.bufferPool()));
-        WebClient client = VolumeServerSource.newClient(vertx, 64);
+        WebClient client = VolumeServerSource.newClient(vertx, 64, clientTls);
         MasterClient master = sidecar.master() == null ? null
                 : new MasterClient(vertx, client, sidecar.master(), MasterClient.DEFAULT_TTL, sidecar.readTimeout());
         LocationCache locations = new LocationCache(sidecar.locationCacheMaxBytes(),
@@ -137,7 +155,7 @@ public final class SeaweedRdma {
         ReadThroughSource readThrough = new ReadThroughSource(vertx, connections, options);
         VolumeServerSource volumeServer =
                 new VolumeServerSource(client, master, sidecar.volumeServers(), sidecar.maxNeedleBytes(),
-                sidecar.readTimeout(), ReadTokens.create(vertx, config.http().jwtReadKey()));
+                sidecar.readTimeout(), ReadTokens.create(config.http().jwtReadKey()));
         ResilientNeedleSource resilient = new ResilientNeedleSource(vertx, connections, reader, readThrough,
                 volumeServer, ResilienceSettings.from(sidecar),
                 metrics == null ? ReadMeters.nowhere() : metrics.meterRegistry());
@@ -198,7 +216,7 @@ public final class SeaweedRdma {
         HttpApiContext api = sidecarApi != null ? sidecarApi.withAgent(agentStatus)
                 : HttpApiContext.withoutSidecar(agentStatus, config, metrics);
         return deploy(() -> {
-            HttpApiVerticle v = new HttpApiVerticle(api, config.idlePollMicros());
+            HttpApiVerticle v = new HttpApiVerticle(api, config.idlePollMicros(), listenerTls);
             httpInstances.add(v);
             return v;
         }, new DeploymentOptions().setInstances(config.http().instances()));

@@ -76,6 +76,10 @@ final class ServerLauncher {
         return failure.getMessage();
     }
 
+    private static String scheme(RdmaConfig c) {
+        return c.http().tls() ? "https://" : "http://";
+    }
+
     /** One line for operators: the version, what runs and where. */
     static String readyLine(SeaweedRdma server) {
         RdmaConfig c = server.config();
@@ -85,12 +89,14 @@ final class ServerLauncher {
             line.append(" agent on ucx://").append(c.agent().listen().host()).append(':').append(server.agent().port())
                     .append(" serving ").append(c.agent().volumeDirs()).append(';');
             if (!c.runs(Role.SIDECAR)) {
-                line.append(" HTTP (health, status, metrics) on http://").append(c.http().host()).append(':')
+                line.append(" HTTP (health, status, metrics) on ").append(scheme(c)).append(c.http().host())
+                        .append(':')
                         .append(server.httpPort()).append(';');
             }
         }
         if (c.runs(Role.SIDECAR)) {
-            line.append(" sidecar HTTP on http://").append(c.http().host()).append(':').append(server.httpPort())
+            line.append(" sidecar HTTP on ").append(scheme(c)).append(c.http().host()).append(':')
+                    .append(server.httpPort())
                     .append(" (").append(c.http().instances()).append(c.http().instances() == 1 ? " event loop)"
                             : " event loops)")
                     .append(", agents ").append(c.sidecar().agents())

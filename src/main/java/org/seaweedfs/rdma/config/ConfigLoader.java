@@ -164,7 +164,8 @@ public final class ConfigLoader {
                         v.duration("http.headerTimeout"), v.duration("http.idleTimeout"),
                                 v.integer("http.maxConnections"),
                         v.networks("http.readSliceClients"), (Boolean) v.get("http.readSliceFallback"),
-                        NetworkTransport.parse(v.string("http.transport"))),
+                        NetworkTransport.parse(v.string("http.transport")), v.optionalString("http.tlsCert"),
+                        v.optionalString("http.tlsKey")),
                 new AgentConfig((HostPort) v.get("agent.listen"), v.strings("agent.volumeDirs"),
                         (Boolean) v.get("agent.offset5"), v.optionalString("agent.authToken"),
                         v.string("agent.volumeMemory").toLowerCase(Locale.ROOT), v.number("agent.volumeMemoryLimit"),
@@ -187,7 +188,8 @@ public final class ConfigLoader {
                         fallback, SidecarConfig.EVENT_BUS_INSTANCES,
                         v.number("sidecar.locationCache.maxBytes"),
                         EcRebuild.valueOf(v.string("sidecar.ecRebuild").toUpperCase(Locale.ROOT)),
-                        v.number("sidecar.maxHeap")),
+                        v.number("sidecar.maxHeap"),
+                        v.optionalString("sidecar.securityToml")),
                 new UcxConfig(v.strings("ucx.tls"), v.strings("ucx.netDevices"),
                         v.string("ucx.errorHandling").toLowerCase(Locale.ROOT),
                         v.string("ucx.onDemandPaging").toLowerCase(Locale.ROOT)),
@@ -216,6 +218,12 @@ public final class ConfigLoader {
                 || cluster.host().equals("::"))) {
             problems.add("cluster.host: must be the address other members reach this one at, not '"
                     + cluster.host() + "'");
+        }
+        HttpConfig http = c.http();
+        if ((http.tlsCert() == null) != (http.tlsKey() == null)) {
+            problems.add((http.tlsCert() == null ? "http.tlsCert" : "http.tlsKey") + ": unset, but "
+                    + (http.tlsCert() == null ? "http.tlsKey" : "http.tlsCert")
+                    + " is set: the HTTPS listener needs both the certificate and its key");
         }
         SidecarConfig s = c.sidecar();
         if (c.runs(Role.SIDECAR) && s.agents().isEmpty() && s.master() == null) {

@@ -27,6 +27,8 @@ final class ConfigSchema {
             ConfigKey.ranged("http.instances", INTEGER, (long) HttpConfig.AUTO_INSTANCES, 0, 256),
             ConfigKey.choice("http.transport", STRING, NetworkTransport.AUTO.configName(), NetworkTransport.CHOICES),
             ConfigKey.of("http.jwtReadKey", STRING, null),
+            ConfigKey.of("http.tlsCert", STRING, null),
+            ConfigKey.of("http.tlsKey", STRING, null),
             ConfigKey.of("http.readSliceClients", NETWORK_LIST, HttpConfig.DEFAULT_READ_SLICE_CLIENTS),
             ConfigKey.of("http.readSliceFallback", BOOLEAN, false),
             ConfigKey.ranged("http.headerTimeout", DURATION, HttpConfig.DEFAULT_HEADER_TIMEOUT, 1, MS_PER_HOUR),
@@ -44,6 +46,7 @@ final class ConfigSchema {
             ConfigKey.of("sidecar.master", HOST_PORT, null),
             ConfigKey.of("sidecar.volumeServers", HOST_PORT_LIST, List.of()),
             ConfigKey.of("sidecar.authToken", STRING, null),
+            ConfigKey.of("sidecar.securityToml", STRING, null),
             // needle data sizes are u32 on disk
             ConfigKey.ranged("sidecar.maxNeedleBytes", BYTES, 64L << 20, 1, 4 * GIB),
             ConfigKey.ranged("sidecar.bufferPool.bufferSize", BYTES, 1L << 20, 4096, 1 * GIB),

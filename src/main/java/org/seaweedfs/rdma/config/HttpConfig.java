@@ -25,11 +25,13 @@ import java.util.Set;
  *                       answered 503 at once (false: {@code weed mount} re-reads anything not marked RDMA from the
  *                       volume server itself, so fallback bytes would cross the network twice)
  * @param transport      how {@code serve}'s sockets do their I/O (Vert.x's transport, chosen at start-up)
+ * @param tlsCert        PEM certificate chain the listener presents (HTTPS); null with {@code tlsKey}: plain HTTP
+ * @param tlsKey         PEM private key of {@code tlsCert}
  */
 public record HttpConfig(String host, int port, int instances, int maxInFlight, String jwtReadKey,
                          Duration headerTimeout, Duration idleTimeout, int maxConnections,
                          List<ClientNetwork> readSliceClients, boolean readSliceFallback,
-                         NetworkTransport transport) {
+                         NetworkTransport transport, String tlsCert, String tlsKey) {
 
     /** Loopback only: a mount on the sidecar's own host. */
     public static final List<ClientNetwork> DEFAULT_READ_SLICE_CLIENTS =
@@ -72,6 +74,14 @@ public record HttpConfig(String host, int port, int instances, int maxInFlight, 
         return roles.equals(Set.of(Role.AGENT)) ? AGENT_ONLY_PORT : SIDECAR_PORT;
     }
 
+    /** Plain HTTP. */
+    public HttpConfig(String host, int port, int instances, int maxInFlight, String jwtReadKey,
+                      Duration headerTimeout, Duration idleTimeout, int maxConnections,
+                      List<ClientNetwork> readSliceClients, boolean readSliceFallback, NetworkTransport transport) {
+        this(host, port, instances, maxInFlight, jwtReadKey, headerTimeout, idleTimeout, maxConnections,
+                readSliceClients, readSliceFallback, transport, null, null);
+    }
+
     /** With the default transport. */
     public HttpConfig(String host, int port, int instances, int maxInFlight, String jwtReadKey,
                       Duration headerTimeout, Duration idleTimeout, int maxConnections,
@@ -105,5 +115,10 @@ public record HttpConfig(String host, int port, int instances, int maxInFlight, 
 
     public boolean readAuthEnabled() {
         return jwtReadKey != null;
+    }
+
+    /** Whether the listener speaks HTTPS ({@code tlsCert} and {@code tlsKey} set). */
+    public boolean tls() {
+        return tlsCert != null && tlsKey != null;
     }
 }

@@ -21,6 +21,8 @@ import java.util.List;
  * @param ecRebuild        what a read needing a shard no agent lists does
  * @param maxHeapBytes     the JVM heap {@code serve} gives a sidecar-only process started without a heap option
  *                         ({@code -Xmx} and the like win); 0 leaves it to the JVM
+ * @param securityToml     SeaweedFS's {@code security.toml}, whose {@code [https.client]} says how the master and the
+ *                         volume servers are reached (HTTPS, CA, client certificate); null: plain HTTP
  */
 public record SidecarConfig(
         List<HostPort> agents,
@@ -39,7 +41,8 @@ public record SidecarConfig(
         int eventBusInstances,
         long locationCacheMaxBytes,
         EcRebuild ecRebuild,
-        long maxHeapBytes) {
+        long maxHeapBytes,
+        String securityToml) {
 
     /**
      * Event-bus consumers a sidecar deploys: one. A requester on the consumer's event loop then makes no thread hop,
@@ -73,7 +76,7 @@ public record SidecarConfig(
                          int eventBusInstances) {
         this(agents, master, volumeServers, authToken, maxNeedleBytes, bufferPool, maxInFlightReads, readTimeout,
                 ping, reconnect, breaker, retry, fallback, eventBusInstances, DEFAULT_LOCATION_CACHE_BYTES,
-                EcRebuild.RDMA, DEFAULT_MAX_HEAP_BYTES);
+                EcRebuild.RDMA, DEFAULT_MAX_HEAP_BYTES, null);
     }
 
     /** Registered read buffers: {@code totalBytes / bufferSize} of them. */

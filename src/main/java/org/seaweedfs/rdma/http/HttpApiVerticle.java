@@ -9,6 +9,7 @@ import io.vertx.core.http.HttpMethod;
 import io.vertx.core.http.HttpServer;
 import io.vertx.core.http.HttpServerOptions;
 import io.vertx.core.http.HttpServerRequest;
+import io.vertx.core.net.KeyCertOptions;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import io.vertx.ext.web.Router;
@@ -35,13 +36,24 @@ public final class HttpApiVerticle extends VerticleBase {
     private static final long SHUTDOWN_GRACE_SECONDS = 5;
     private final HttpApiContext api;
     private final int idlePollMicros;
+    private final KeyCertOptions tls;
     private HttpServer server;
     private AwakeLoop awake;
 
-    /** @param idlePollMicros how long the loop keeps polling after a needle answer ({@link IdlePoll}) */
-    public HttpApiVerticle(HttpApiContext api, int idlePollMicros) {
+    /**
+     * @param idlePollMicros how long the loop keeps polling after a needle answer ({@link IdlePoll})
+     * @param tls            the certificate and key of an HTTPS listener ({@code http.tlsCert}, {@code http.tlsKey});
+     *                       null: plain HTTP
+     */
+    public HttpApiVerticle(HttpApiContext api, int idlePollMicros, KeyCertOptions tls) {
         this.api = api;
         this.idlePollMicros = idlePollMicros;
+        this.tls = tls;
+    }
+
+    /** Plain HTTP. */
+    public HttpApiVerticle(HttpApiContext api, int idlePollMicros) {
+        this(api, idlePollMicros, null);
     }
 
     /** With the default idle-poll time. */
@@ -102,7 +114,7 @@ public final class HttpApiVerticle extends VerticleBase {
         router.errorHandler(404, ctx -> routeError(ctx, 404, "no such resource"));
         router.errorHandler(405, ctx -> routeError(ctx, 405, "method not allowed"));
         router.errorHandler(500, ctx -> internalError(ctx.request(), ctx.failure()));
-        server = vertx.createHttpServer(new HttpServerOptions()
+        HttpServerOptions options = new HttpServerOptions()
                 .setHost(api.http().host())
                 .setPort(api.http().port())
                 // No WebSockets are served: no WebSocket compression handler in every connection's pipeline.
@@ -115,7 +127,12 @@ public final class HttpApiVerticle extends VerticleBase {
                 // context): Vert.x then writes straight to the channel, without its cross-thread outbound queue.
                 .setStrictThreadMode(true)
                 .setIdleTimeout((int) Math.min(Integer.MAX_VALUE, api.http().idleTimeout().toMillis()))
-                .setIdleTimeoutUnit(TimeUnit.MILLISECONDS));
+                .setIdleTimeoutUnit(TimeUnit.MILLISECONDS);
+        if (tls != null) {
+            // HTTPS for HTTP/1.1 only (no ALPN): the same API, with the JWTs it carries encrypted.
+            options.setSsl(true).setKeyCertOptions(tls);
+        }
+        server = vertx.createHttpServer(options);
         return server.connectionHandler(deadlines::connected).requestHandler(request -> {
                     HttpConnection connection = request.connection();
                     deadlines.requestStarted(connection);
@@ -130,7 +147,8 @@ public final class HttpApiVerticle extends VerticleBase {
                         router.handle(request);
                     }
                 }).listen()
-                .onSuccess(s -> LOG.info("HTTP API listening on " + api.http().host() + ":" + s.actualPort()));
+                .onSuccess(s -> LOG.info("HTTP API listening on " + (tls != null ? "https://" : "http://")
+                        + api.http().host() + ":" + s.actualPort()));
     }
 
     @Override

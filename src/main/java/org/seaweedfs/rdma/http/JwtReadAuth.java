@@ -4,16 +4,25 @@ import io.vertx.core.Future;
 import io.vertx.core.Vertx;
 import io.vertx.core.http.Cookie;
 import io.vertx.core.http.HttpServerRequest;
+import io.vertx.core.json.DecodeException;
+import io.vertx.core.json.JsonObject;
 import io.vertx.ext.auth.authentication.TokenCredentials;
 import io.vertx.ext.auth.jwt.JWTAuth;
 import io.vertx.ext.auth.jwt.JWTAuthOptions;
 import io.vertx.ext.auth.PubSecKeyOptions;
+import java.nio.charset.StandardCharsets;
+import java.time.Instant;
+import java.util.Base64;
+import java.util.Locale;
 import org.seaweedfs.rdma.volume.FileId;
 
 /**
  * SeaweedFS read authorization: an HS256 JWT signed with the read key, whose {@code fid} claim names the
  * file read; found in the {@code jwt} query parameter, else {@code Authorization: Bearer}, else the
- * {@code AT} cookie. {@code exp} and {@code nbf} are enforced by Vert.x's JWT provider.
+ * {@code AT} cookie. The signature, {@code exp} and {@code nbf} are checked by Vert.x's JWT provider (no leeway, as
+ * golang-jwt); a token without {@code exp} does not expire, as in SeaweedFS. Only HS256 is accepted, the algorithm
+ * SeaweedFS's master signs with: {@code none}, RS256 (the key-confusion attack) and any other algorithm are refused
+ * before the signature is looked at. Each refusal says why.
  */
 final class JwtReadAuth {
 
@@ -41,13 +50,57 @@ final class JwtReadAuth {
         if (token == null) {
             return Future.failedFuture("missing read token (jwt parameter, Authorization: Bearer or AT cookie)");
         }
+        JsonObject claims;
+        try {
+            claims = readHeaderAndClaims(token);
+        } catch (IllegalArgumentException e) {
+            return Future.failedFuture(e.getMessage());
+        }
         return provider.authenticate(new TokenCredentials(token))
-                .recover(e -> Future.failedFuture("invalid read token: " + e.getMessage()))
+                .recover(e -> Future.failedFuture(refusal(e, claims)))
                 .compose(user -> {
                     String claim = user.principal().getString("fid", "");
                     return claimNames(claim, fid) ? Future.succeededFuture()
                             : Future.failedFuture("read token is for file '" + claim + "', not " + fid);
                 });
+    }
+
+    /** The token's claims, after checking that it is a JWT whose header names HS256. */
+    private static JsonObject readHeaderAndClaims(String token) {
+        String[] parts = token.split("\\.", -1);
+        if (parts.length != 3) {
+            throw new IllegalArgumentException("read token is not a JWT (header.claims.signature)");
+        }
+        JsonObject header = json(parts[0], "header");
+        Object alg = header.getValue("alg");
+        if (!"HS256".equals(alg)) {
+            throw new IllegalArgumentException("read token algorithm '" + alg + "' is not accepted (only HS256)");
+        }
+        return json(parts[1], "claims");
+    }
+
+    private static JsonObject json(String part, String what) {
+        try {
+            return new JsonObject(new String(Base64.getUrlDecoder().decode(part), StandardCharsets.UTF_8));
+        } catch (IllegalArgumentException | DecodeException e) {
+            throw new IllegalArgumentException("read token " + what + " is not base64url JSON");
+        }
+    }
+
+    /** Why the provider refused a well-formed HS256 token: a bad signature, else the time claims. */
+    private static String refusal(Throwable e, JsonObject claims) {
+        String message = String.valueOf(e.getMessage());
+        if (message.toLowerCase(Locale.ROOT).contains("signature")) {
+            return "read token signature does not match the read key";
+        }
+        long now = System.currentTimeMillis() / 1000;
+        if (claims.getValue("exp") instanceof Number exp && now >= exp.longValue()) {
+            return "read token expired at " + Instant.ofEpochSecond(exp.longValue());
+        }
+        if (claims.getValue("nbf") instanceof Number nbf && now < nbf.longValue()) {
+            return "read token is not valid before " + Instant.ofEpochSecond(nbf.longValue());
+        }
+        return "invalid read token: " + message;
     }
 
     private static boolean claimNames(String claim, FileId fid) {

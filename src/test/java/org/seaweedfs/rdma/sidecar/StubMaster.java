@@ -3,12 +3,15 @@ package org.seaweedfs.rdma.sidecar;
 import io.vertx.core.Future;
 import io.vertx.core.Vertx;
 import io.vertx.core.http.HttpServer;
+import io.vertx.core.http.HttpServerOptions;
 import io.vertx.core.json.JsonArray;
 import io.vertx.core.json.JsonObject;
+import java.nio.file.Path;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicInteger;
+import org.seaweedfs.rdma.testing.TestCertificates;
 
 /**
  * STAND-IN for the SeaweedFS master (which cannot run here): answers its documented
@@ -23,9 +26,16 @@ public final class StubMaster {
     private final AtomicInteger lookups = new AtomicInteger();
     private volatile int failWith;
     private HttpServer server;
+    private HttpServerOptions options = new HttpServerOptions();
 
     public StubMaster(Vertx vertx) {
         this.vertx = vertx;
+    }
+
+    /** Serve HTTPS with {@code cert} (call before start); see {@link TestCertificates.Issued#serverOptions}. */
+    public StubMaster https(TestCertificates.Issued cert, Path clientCa) {
+        options = cert.serverOptions(clientCa);
+        return this;
     }
 
     public Future<StubMaster> start() {
@@ -34,7 +44,7 @@ public final class StubMaster {
 
     /** As {@link #start()}, listening on {@code host:port} (0: any port). */
     public Future<StubMaster> start(String host, int port) {
-        server = vertx.createHttpServer().requestHandler(request -> {
+        server = vertx.createHttpServer(options).requestHandler(request -> {
             if (!"/dir/lookup".equals(request.path())) {
                 request.response().setStatusCode(404).end();
                 return;

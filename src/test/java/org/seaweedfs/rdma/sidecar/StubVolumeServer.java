@@ -4,6 +4,7 @@ import io.vertx.core.Future;
 import io.vertx.core.Vertx;
 import io.vertx.core.buffer.Buffer;
 import io.vertx.core.http.HttpServer;
+import io.vertx.core.http.HttpServerOptions;
 import io.vertx.core.http.HttpServerRequest;
 import io.vertx.core.json.JsonObject;
 import io.vertx.ext.auth.PubSecKeyOptions;
@@ -28,6 +29,7 @@ import java.util.concurrent.atomic.AtomicLong;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import java.util.zip.GZIPInputStream;
+import org.seaweedfs.rdma.testing.TestCertificates;
 import org.seaweedfs.rdma.volume.FileId;
 import org.seaweedfs.rdma.volume.IndexFormat;
 import org.seaweedfs.rdma.volume.NeedleRecord;
@@ -62,9 +64,16 @@ public final class StubVolumeServer {
     private volatile int failWith;
     private volatile JWTAuth readAuth;
     private HttpServer server;
+    private HttpServerOptions options = new HttpServerOptions();
 
     public StubVolumeServer(Vertx vertx) {
         this.vertx = vertx;
+    }
+
+    /** Serve HTTPS with {@code cert} (call before start); see {@link TestCertificates.Issued#serverOptions}. */
+    public StubVolumeServer https(TestCertificates.Issued cert, Path clientCa) {
+        options = cert.serverOptions(clientCa);
+        return this;
     }
 
     /** Opens every volume in {@code dir} and listens on an ephemeral port. */
@@ -81,7 +90,7 @@ public final class StubVolumeServer {
         } catch (IOException e) {
             return Future.failedFuture(e);
         }
-        server = vertx.createHttpServer().requestHandler(this::handle);
+        server = vertx.createHttpServer(options).requestHandler(this::handle);
         return server.listen(port, host).map(s -> this);
     }
 

@@ -14,18 +14,20 @@ public record VolumeLocation(String url, String publicUrl) {
     }
 
     /**
-     * {@code host:port} from the forms clients and the master use: with or without {@code http://}, with or
-     * without a trailing slash.
+     * {@code host:port} from the forms clients and the master use: with or without {@code http://} or
+     * {@code https://}, with or without a trailing slash. The scheme is dropped: as in SeaweedFS's own clients, the
+     * configuration ({@code [https.client]} of {@code sidecar.securityToml}) decides whether servers are asked over
+     * HTTPS, not the URL a client or the master names ({@code weed mount} always names {@code http://}).
      */
     public static String normalize(String server) {
         if (server == null || server.isBlank()) {
             throw new IllegalArgumentException("volume server address is empty");
         }
         String s = server.trim();
-        if (s.startsWith("http://")) {
+        if (s.regionMatches(true, 0, "http://", 0, 7)) {
             s = s.substring("http://".length());
-        } else if (s.startsWith("https://")) {
-            throw new IllegalArgumentException("volume server '" + server + "': https is not supported");
+        } else if (s.regionMatches(true, 0, "https://", 0, 8)) {
+            s = s.substring("https://".length());
         }
         while (s.endsWith("/")) {
             s = s.substring(0, s.length() - 1);

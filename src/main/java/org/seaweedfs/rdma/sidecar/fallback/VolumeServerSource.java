@@ -11,6 +11,7 @@ import org.seaweedfs.rdma.config.HostPort;
 import org.seaweedfs.rdma.sidecar.NeedleContent;
 import org.seaweedfs.rdma.sidecar.NeedleSource;
 import org.seaweedfs.rdma.sidecar.NeedleStat;
+import org.seaweedfs.rdma.tls.ClientTls;
 import org.seaweedfs.rdma.volume.FileId;
 
 /**
@@ -60,11 +61,21 @@ public final class VolumeServerSource implements NeedleSource {
 
     /** A keep-alive client pool that leaves bodies compressed (the checksum is over the stored bytes). */
     public static WebClient newClient(Vertx vertx, int maxPoolSize) {
-        return WebClient.create(vertx, new WebClientOptions()
+        return newClient(vertx, maxPoolSize, null);
+    }
+
+    /**
+     * As {@link #newClient(Vertx, int)}, every request over HTTPS when {@code tls} is set (the master's lookups and the
+     * volume servers' reads alike, as SeaweedFS's clients do with {@code [https.client] enabled}).
+     */
+    public static WebClient newClient(Vertx vertx, int maxPoolSize, ClientTls tls) {
+        WebClientOptions options = new WebClientOptions()
                 .setDecompressionSupported(false)
                 .setKeepAlive(true)
                 .setUserAgent("seaweedfs-rdma-sidecar")
-                .setFollowRedirects(false), new PoolOptions().setHttp1MaxSize(maxPoolSize));
+                .setFollowRedirects(false);
+        return WebClient.create(vertx, tls == null ? options : tls.applyTo(options),
+                new PoolOptions().setHttp1MaxSize(maxPoolSize));
     }
 
     @Override

@@ -154,7 +154,9 @@ class MasterClientTest {
                 () -> VolumeServers.parse(3, new JsonObject("{\"locations\":[{\"url\":\"h/x:1\"}]}")));
         assertThrows(IllegalArgumentException.class,
                 () -> VolumeServers.parse(3, new JsonObject("{\"error\":\"volume id 3 not found\"}")));
-        assertThrows(IllegalArgumentException.class, () -> new VolumeLocation("https://h:1", null));
+        assertThrows(IllegalArgumentException.class, () -> new VolumeLocation("ftp://h:1", null));
+        // The scheme is the configuration's (sidecar.securityToml), not the URL's.
+        assertEquals("h:1", new VolumeLocation("HTTPS://h:1/", null).url());
     }
 
 }

@@ -220,7 +220,7 @@ class VolumeServerSourceTest {
     @Test
     void aBadHintIsABadRequestAndNoServerAtAllIsUnavailable(VertxTestContext ctx) {
         VolumeServerSource source = withoutMaster();
-        source.read(FILE_2, "https://elsewhere:443")
+        source.read(FILE_2, "https://elsewhere:443/path")
                 .recover(e -> {
                     ctx.verify(() -> assertEquals(ReadFailure.Kind.BAD_REQUEST, kind(e)));
                     return source.read(FILE_2);

@@ -59,7 +59,7 @@ class VolumeServerSourceTokensTest {
 
     private VolumeServerSource source(String key) {
         return new VolumeServerSource(VolumeServerSource.newClient(vertx, 4), null, List.of(), 1 << 20,
-                Duration.ofSeconds(5), ReadTokens.create(vertx, key));
+                Duration.ofSeconds(5), ReadTokens.create(key));
     }
 
     private NeedleContent read(VolumeServerSource source, FileId fid) {
@@ -89,6 +89,14 @@ class VolumeServerSourceTokensTest {
         assertTrue(refused.getMessage().contains("refused the read token"), refused.getMessage());
         assertEquals(ReadFailure.Kind.UNAVAILABLE, assertFailure(source("another-key")).kind(),
                 "a token of another key");
+    }
+
+    /** The bytes SeaweedFS's Go code signs: python3 tools/seaweedfs_read_jwt.py KEY 7,2101020304 exp=4102444800. */
+    @Test
+    void aTokenIsTheBytesSeaweedfsWouldSign() {
+        assertEquals("eyJhbGciOiJIUzI1NiIsInR5cCI6IkpXVCJ9.eyJmaWQiOiI3LDIxMDEwMjAzMDQiLCJleHAiOjQxMDI0NDQ4MDB9"
+                + ".b5LIGKvLZWmi_FLJ--AP-WL4-fN6zMAxip_g796z2CM",
+                ReadTokens.create(KEY).forRead(WITH_PAIRS, 4_102_444_800L - ReadTokens.EXPIRES_AFTER_SECONDS));
     }
 
     private ReadFailure assertFailure(VolumeServerSource source) {
