@@ -3,6 +3,7 @@ package org.seaweedfs.rdma.agent;
 import io.vertx.core.Future;
 import org.seaweedfs.rdma.volume.IndexFormat;
 import org.seaweedfs.rdma.volume.ec.EcFiles;
+import org.seaweedfs.rdma.volume.ec.EcFileSet;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -24,9 +25,10 @@ import java.util.function.LongSupplier;
 
 /**
  * Follows the erasure-coded volumes in the volume directories, one pass per poll after the {@code .dat} pass, on
- * the agent's context: an {@code <base>.ecx} makes an EC volume (unless a {@code .dat} volume of that id is
- * served: the {@code .dat} wins); its shards are served as they appear and dropped as they go, the {@code .ecj}
- * followed, and a replaced {@code .ecx} or shrunk {@code .ecj} reopens it under a new epoch.
+ * the agent's context: an {@code <base>.ecx} in any data directory or the volume server's index directory makes an
+ * EC volume (unless a {@code .dat} volume of that id is served: the {@code .dat} wins), its files chosen among all
+ * of them ({@link EcFileSet}); its shards, in any data directory, are served as they appear and dropped as they go,
+ * the {@code .ecj} followed, and a replaced {@code .ecx} or shrunk {@code .ecj} reopens it under a new epoch.
  */
 final class EcFollower {
 
@@ -77,9 +79,9 @@ final class EcFollower {
 
     /** One pass; {@code datServed} tells which ids a .dat volume already serves. */
     Future<Void> poll(boolean startUp, LongPredicate datServed) {
-        Map<Long, EcFiles> found = scan(datServed);
+        Map<Long, EcFileSet> found = scan(datServed);
         for (EcServedVolume volume : List.copyOf(volumes.values())) {
-            EcFiles now = found.get(volume.volumeId());
+            EcFileSet now = found.get(volume.volumeId());
             if (now == null || !now.equals(volume.files())) {
                 volumes.remove(volume.volumeId());
                 log.info("EC volume " + volume.name() + " is gone; no longer served");
@@ -88,7 +90,7 @@ final class EcFollower {
             }
         }
         Future<Void> pass = Future.succeededFuture();
-        for (EcFiles files : found.values()) {
+        for (EcFileSet files : found.values()) {
             pass = pass.compose(v -> closed ? Future.<Void>succeededFuture() : step(files, startUp).otherwise(e -> {
                 report(files.baseName() + " (EC): " + e.getMessage());
                 return null;
@@ -97,7 +99,7 @@ final class EcFollower {
         return pass;
     }
 
-    private Future<Void> step(EcFiles files, boolean startUp) {
+    private Future<Void> step(EcFileSet files, boolean startUp) {
         EcServedVolume current = volumes.get(files.volumeId());
         if (current == null) {
             return open(files).map(now -> {
@@ -130,7 +132,7 @@ final class EcFollower {
         });
     }
 
-    private Future<EcServedVolume> open(EcFiles files) {
+    private Future<EcServedVolume> open(EcFileSet files) {
         EcServedVolume volume;
         try {
             volume = EcServedVolume.open(files, format, epochs.getAsLong(), settings.ecLargeBlock(),
@@ -198,18 +200,22 @@ final class EcFollower {
         return Future.join(released).mapEmpty();
     }
 
-    /** The EC volumes (by their .ecx) in every directory; the first directory holding an id wins. */
-    private Map<Long, EcFiles> scan(LongPredicate datServed) {
-        Map<Long, EcFiles> found = new LinkedHashMap<>();
-        for (Path dir : settings.volumeDirs()) {
+    /**
+     * The EC volumes (by their .ecx) in every directory, each with its files chosen among all directories; an id of
+     * two collections is served from the first directory listing it.
+     */
+    private Map<Long, EcFileSet> scan(LongPredicate datServed) {
+        List<Path> dirs = settings.volumeFileDirs();
+        Map<Long, EcFiles> names = new LinkedHashMap<>();
+        for (Path dir : dirs) {
             try (DirectoryStream<Path> list = Files.newDirectoryStream(dir, "*.ecx")) {
                 for (Path ecx : list) {
                     EcFiles files = EcFiles.ofIndex(ecx);
                     if (files == null || datServed.test(files.volumeId())) {
                         continue;
                     }
-                    EcFiles other = found.putIfAbsent(files.volumeId(), files);
-                    if (other != null && !other.equals(files)) {
+                    EcFiles other = names.putIfAbsent(files.volumeId(), files);
+                    if (other != null && !other.collection().equals(files.collection())) {
                         report("skipping " + ecx + ": EC volume " + files.volumeId() + " is already served from "
                                 + other.ecx());
                     }
@@ -218,6 +224,13 @@ final class EcFollower {
                 report("cannot list volume directory " + dir + " for EC volumes: " + e.getMessage());
             }
         }
+        Map<Long, EcFileSet> found = new LinkedHashMap<>();
+        names.forEach((id, name) -> {
+            EcFileSet files = EcFileSet.find(name.collection(), id, dirs);
+            if (files != null) {
+                found.put(id, files);
+            }
+        });
         return found;
     }
 

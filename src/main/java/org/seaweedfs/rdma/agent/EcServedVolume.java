@@ -10,7 +10,7 @@ import org.seaweedfs.rdma.protocol.SyncEntryWriter;
 import org.seaweedfs.rdma.protocol.VolumeInfo;
 import org.seaweedfs.rdma.volume.IndexFormat;
 import org.seaweedfs.rdma.volume.NeedleLayout;
-import org.seaweedfs.rdma.volume.ec.EcFiles;
+import org.seaweedfs.rdma.volume.ec.EcFileSet;
 import org.seaweedfs.rdma.volume.ec.EcIndex;
 import org.seaweedfs.rdma.volume.ec.EcLayout;
 import org.seaweedfs.rdma.volume.ec.EcVolume;
@@ -34,8 +34,9 @@ import java.util.TreeMap;
 
 /**
  * One epoch of an erasure-coded volume this agent holds shards of: the {@code .ecx} as opened, the {@code .ecj}
- * deletions read so far (in journal order), and each present {@code .ecNN} served as segments exactly like a
- * {@code .dat} ({@link DatSegments}: mapped or copied, registered with UCX), with segment offsets in the shard file.
+ * deletions read so far (in journal order), and each present {@code .ecNN} (in whichever of the agent's directories
+ * holds it, see {@link EcFileSet}) served as segments exactly like a {@code .dat} ({@link DatSegments}: mapped or
+ * copied, registered with UCX), with segment offsets in the shard file.
  *
  * <p>Sidecars sync a <b>virtual index</b>: the {@code .ecx} entries as stored (positions [0, ecx length)), then one
  * tombstone entry per {@code .ecj} id, so the existing needle-map sync and pushes carry deletions too. A shard is
@@ -45,12 +46,12 @@ import java.util.TreeMap;
 final class EcServedVolume implements SyncedIndex, Closeable {
 
     /** A shard file being served. */
-    record Shard(int shardId, FileChannel channel, Object fileKey, DatSegments segments) {
+    record Shard(int shardId, java.nio.file.Path path, FileChannel channel, Object fileKey, DatSegments segments) {
     }
 
     private static final int IDS_PER_READ = 4096;
 
-    private final EcFiles files;
+    private final EcFileSet files;
     private final long epoch;
     private final EcVolumeInfo info;
     private final EcLayout layout;
@@ -69,7 +70,7 @@ final class EcServedVolume implements SyncedIndex, Closeable {
     private int deletedCount;
     private long ecjRead;
 
-    private EcServedVolume(EcFiles files, long epoch, EcVolumeInfo info, EcLayout layout, IndexFormat format,
+    private EcServedVolume(EcFileSet files, long epoch, EcVolumeInfo info, EcLayout layout, IndexFormat format,
                            FileChannel ecx, EcIndex index, Object ecxKey, long segmentBytes, SegmentMemory memory) {
         this.files = files;
         this.epoch = epoch;
@@ -89,9 +90,9 @@ final class EcServedVolume implements SyncedIndex, Closeable {
     /**
      * Opens the .vif and .ecx; shards are served by {@link #refreshShards}, deletions read by {@link #followDeletions}.
      */
-    static EcServedVolume open(EcFiles files, IndexFormat format, long epoch, long largeBlock, long smallBlock,
+    static EcServedVolume open(EcFileSet files, IndexFormat format, long epoch, long largeBlock, long smallBlock,
                                long segmentBytes, SegmentMemory memory) throws IOException {
-        EcVolumeInfo info = EcVolume.readInfo(files);
+        EcVolumeInfo info = EcVolume.readInfo(files.vif());
         EcLayout layout = info.layout(largeBlock, smallBlock);
         Object key = ServedVolume.fileKey(files.ecx());
         EcIndex index = EcIndex.open(files.ecx(), format); // checks the length is whole entries
@@ -118,7 +119,7 @@ final class EcServedVolume implements SyncedIndex, Closeable {
         return epoch;
     }
 
-    EcFiles files() {
+    EcFileSet files() {
         return files;
     }
 
@@ -162,7 +163,7 @@ final class EcServedVolume implements SyncedIndex, Closeable {
         for (Shard shard : List.copyOf(shards.values())) {
             Object key;
             try {
-                key = ServedVolume.fileKey(files.shard(shard.shardId()));
+                key = shard.path().equals(files.shard(shard.shardId())) ? ServedVolume.fileKey(shard.path()) : null;
             } catch (IOException e) {
                 key = null;
             }
@@ -189,7 +190,7 @@ final class EcServedVolume implements SyncedIndex, Closeable {
 
     private Future<Boolean> serveShard(int shardId, List<String> problems) {
         java.nio.file.Path path = files.shard(shardId);
-        if (!Files.isRegularFile(path)) {
+        if (path == null) {
             return Future.succeededFuture(false);
         }
         FileChannel channel;
@@ -213,7 +214,7 @@ final class EcServedVolume implements SyncedIndex, Closeable {
         }
         DatSegments segments = new DatSegments(channel, volumeId(), path.toString(), segmentBytes, memory);
         return segments.growTo(size).map(none -> {
-            shards.put(shardId, new Shard(shardId, channel, key, segments));
+            shards.put(shardId, new Shard(shardId, path, channel, key, segments));
             return true;
         }).recover(e -> {
             closeQuietly(channel);

@@ -95,7 +95,12 @@ public final class EcVolume implements Closeable {
 
     /** The .vif, or SeaweedFS's defaults when there is none. */
     public static EcVolumeInfo readInfo(EcFiles files) throws IOException {
-        return Files.isRegularFile(files.vif()) ? EcVolumeInfo.read(files.vif())
+        return readInfo(Files.isRegularFile(files.vif()) ? files.vif() : null);
+    }
+
+    /** The .vif at {@code vif}, or SeaweedFS's defaults when null. */
+    public static EcVolumeInfo readInfo(Path vif) throws IOException {
+        return vif != null ? EcVolumeInfo.read(vif)
                 : new EcVolumeInfo(SuperBlock.VERSION_3, 0, EcLayout.DEFAULT_DATA_SHARDS,
                         EcLayout.DEFAULT_PARITY_SHARDS, false);
     }
