@@ -6,7 +6,6 @@ import io.vertx.core.eventbus.ReplyException;
 import io.vertx.core.json.JsonObject;
 import io.vertx.ext.web.client.HttpResponse;
 import io.vertx.ext.web.client.WebClient;
-import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
@@ -36,9 +35,10 @@ import static org.seaweedfs.rdma.testing.Await.until;
 /**
  * EC volumes this project did not write: SeaweedFS's own 1.dat/1.idx erasure-coded by
  * {@code tools/independent_ec_encode.py}, a writer made from the format description alone (real 1 MiB blocks,
- * the klauspost/reedsolomon matrix), its shards split over two agents. Every needle reads byte-exact over RDMA
- * through HTTP and the event bus, first with every shard present, then with a data shard on no agent (rebuilt
- * from the others over RDMA); deleted needles answer 404 on both faces.
+ * the klauspost/reedsolomon matrix), at data/parity ratios from 4 + 2 to 12 + 4, its shards split over two agents.
+ * Every needle reads byte-exact over RDMA through HTTP and the event bus, first with every shard present, then with
+ * a data shard on no agent (rebuilt over RDMA from the other data shards and a parity shard); deleted needles answer
+ * 404 on both faces.
  */
 class IndependentEcWriterTest {
 
@@ -48,7 +48,7 @@ class IndependentEcWriterTest {
     Path tmp;
 
     @ParameterizedTest(name = "{0} + {1} shards")
-    @CsvSource({"10, 4", "6, 3"})
+    @CsvSource({"10, 4", "6, 3", "12, 4", "4, 2"})
     void everyNeedleReadsByteExactFromTwoAgentsAndWithADataShardMissing(int dataShards, int parityShards)
             throws Exception {
         Path[] dirs = EcShardSplit.overTwo(independentlyEncoded(dataShards, parityShards), dataShards + parityShards,
@@ -87,13 +87,14 @@ class IndependentEcWriterTest {
     }
 
     /** Two writers from one description: the project's {@link EcWriter} writes the same shards and index. */
-    @Test
-    void theProjectsWriterWritesWhatTheIndependentWriterWrites() throws Exception {
-        Path independent = independentlyEncoded(6, 3);
-        EcWriter.Result ours =
-                EcTestVolumes.encodeFixtureRealBlocks(Files.createDirectories(tmp.resolve("ours")), "", 6, 3);
+    @ParameterizedTest(name = "{0} + {1} shards")
+    @CsvSource({"6, 3", "12, 4", "4, 2"})
+    void theProjectsWriterWritesWhatTheIndependentWriterWrites(int dataShards, int parityShards) throws Exception {
+        Path independent = independentlyEncoded(dataShards, parityShards);
+        EcWriter.Result ours = EcTestVolumes.encodeFixtureRealBlocks(Files.createDirectories(tmp.resolve("ours")), "",
+                dataShards, parityShards);
         EcFiles files = ours.files();
-        for (int id = 0; id < 9; id++) {
+        for (int id = 0; id < dataShards + parityShards; id++) {
             assertEquals(-1L, Files.mismatch(files.shard(id), independent.resolve(String.format("1.ec%02d", id))),
                     "shard " + id);
         }
