@@ -13,6 +13,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Collection;
+import java.util.HashMap;
 import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -20,6 +21,7 @@ import java.util.Map;
 import java.util.Objects;
 import java.util.Set;
 import java.util.TreeMap;
+import java.util.TreeSet;
 import java.util.function.LongPredicate;
 import java.util.function.LongSupplier;
 
@@ -81,8 +83,7 @@ final class EcFollower {
     Future<Void> poll(boolean startUp, LongPredicate datServed) {
         Map<Long, EcFileSet> found = scan(datServed);
         for (EcServedVolume volume : List.copyOf(volumes.values())) {
-            EcFileSet now = found.get(volume.volumeId());
-            if (now == null || !now.equals(volume.files())) {
+            if (!found.containsKey(volume.volumeId())) {
                 volumes.remove(volume.volumeId());
                 log.info("EC volume " + volume.name() + " is gone; no longer served");
                 events.ecRemoved(volume);
@@ -102,7 +103,7 @@ final class EcFollower {
     private Future<Void> step(EcFileSet files, boolean startUp) {
         EcServedVolume current = volumes.get(files.volumeId());
         if (current == null) {
-            return open(files).map(now -> {
+            return open(files, Set.of()).map(now -> {
                 volumes.put(now.volumeId(), now);
                 log.info("Now serving " + now);
                 if (!startUp) {
@@ -111,6 +112,9 @@ final class EcFollower {
                 return null;
             });
         }
+        if (!files.equals(current.files())) {
+            return reopen(current, files); // another generation, or files moved between directories
+        }
         try {
             if (Objects.equals(ServedVolume.fileKey(files.ecx()), current.ecxKey())) {
                 return follow(current);
@@ -118,25 +122,30 @@ final class EcFollower {
         } catch (IOException e) {
             return Future.succeededFuture(); // renamed away mid-pass: the next scan tells
         }
-        return reopen(current);
+        return reopen(current, files);
     }
 
-    /** Serves a new epoch from the files as they are now, in place of {@code current}. */
-    private Future<Void> reopen(EcServedVolume current) {
-        return open(current.files()).map(now -> {
+    /**
+     * Serves a new epoch from {@code files} in place of {@code current}, at once for every sidecar (one push); the
+     * old epoch's mappings stay registered for the grace period, so reads that began on it finish on its bytes.
+     */
+    private Future<Void> reopen(EcServedVolume current, EcFileSet files) {
+        Set<Object> older = files.generation() > current.files().generation() ? current.olderAndServedShards()
+                : current.olderShards();
+        return open(files, older).map(now -> {
             volumes.put(now.volumeId(), now);
-            log.info("EC volume " + current.name() + " was replaced on disk; now serving " + now);
+            log.info(current + " was replaced on disk; now serving " + now);
             events.ecReplaced(current, now);
             retire(current);
             return null;
         });
     }
 
-    private Future<EcServedVolume> open(EcFileSet files) {
+    private Future<EcServedVolume> open(EcFileSet files, Set<Object> olderShards) {
         EcServedVolume volume;
         try {
             volume = EcServedVolume.open(files, format, epochs.getAsLong(), settings.ecLargeBlock(),
-                    settings.ecSmallBlock(), settings.segmentBytes(), memory);
+                    settings.ecSmallBlock(), settings.segmentBytes(), memory, olderShards);
             volume.followDeletions();
         } catch (IOException | RuntimeException e) {
             return Future.failedFuture(e);
@@ -175,7 +184,7 @@ final class EcFollower {
                 return Future.succeededFuture();
             } catch (IOException e) {
                 log.info("EC volume " + volume.name() + ": " + e.getMessage() + "; reopening it");
-                return reopen(volume);
+                return reopen(volume, volume.files());
             }
         });
     }
@@ -201,14 +210,15 @@ final class EcFollower {
     }
 
     /**
-     * The EC volumes (by their .ecx) in every directory, each with its files chosen among all directories; an id of
-     * two collections is served from the first directory listing it.
+     * The EC volumes (by their .ecx or .ecx.v&lt;N&gt;) in every directory, each at its newest complete generation with
+     * its files chosen among all directories; an id of two collections is served from the first directory listing it.
      */
     private Map<Long, EcFileSet> scan(LongPredicate datServed) {
         List<Path> dirs = settings.volumeFileDirs();
         Map<Long, EcFiles> names = new LinkedHashMap<>();
+        Map<Long, Set<Integer>> generations = new HashMap<>();
         for (Path dir : dirs) {
-            try (DirectoryStream<Path> list = Files.newDirectoryStream(dir, "*.ecx")) {
+            try (DirectoryStream<Path> list = Files.newDirectoryStream(dir, "*.ecx*")) {
                 for (Path ecx : list) {
                     EcFiles files = EcFiles.ofIndex(ecx);
                     if (files == null || datServed.test(files.volumeId())) {
@@ -218,7 +228,10 @@ final class EcFollower {
                     if (other != null && !other.collection().equals(files.collection())) {
                         report("skipping " + ecx + ": EC volume " + files.volumeId() + " is already served from "
                                 + other.ecx());
+                        continue;
                     }
+                    generations.computeIfAbsent(files.volumeId(), id -> new TreeSet<>())
+                            .add(EcFiles.ecxGeneration(ecx.getFileName().toString()));
                 }
             } catch (IOException e) {
                 report("cannot list volume directory " + dir + " for EC volumes: " + e.getMessage());
@@ -226,7 +239,7 @@ final class EcFollower {
         }
         Map<Long, EcFileSet> found = new LinkedHashMap<>();
         names.forEach((id, name) -> {
-            EcFileSet files = EcFileSet.find(name.collection(), id, dirs);
+            EcFileSet files = EcFileSet.newest(name.collection(), id, generations.get(id), dirs);
             if (files != null) {
                 found.put(id, files);
             }

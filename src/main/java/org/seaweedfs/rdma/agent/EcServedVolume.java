@@ -64,6 +64,8 @@ final class EcServedVolume implements SyncedIndex, Closeable {
     private final long expectedShardSize;
     private final long segmentBytes;
     private final SegmentMemory memory;
+    /** Shard files an older generation served: not of this one, so never served by it. */
+    private final Set<Object> olderShards;
     private final Map<Integer, Shard> shards = new TreeMap<>();
     private final Set<Long> deletedSet = new HashSet<>();
     private long[] deleted = new long[16];
@@ -71,7 +73,8 @@ final class EcServedVolume implements SyncedIndex, Closeable {
     private long ecjRead;
 
     private EcServedVolume(EcFileSet files, long epoch, EcVolumeInfo info, EcLayout layout, IndexFormat format,
-                           FileChannel ecx, EcIndex index, Object ecxKey, long segmentBytes, SegmentMemory memory) {
+                           FileChannel ecx, EcIndex index, Object ecxKey, long segmentBytes, SegmentMemory memory,
+                           Set<Object> olderShards) {
         this.files = files;
         this.epoch = epoch;
         this.info = info;
@@ -85,13 +88,17 @@ final class EcServedVolume implements SyncedIndex, Closeable {
         this.expectedShardSize = info.datFileSize() > 0 ? layout.shardFileSize(info.datFileSize()) : -1;
         this.segmentBytes = segmentBytes;
         this.memory = memory;
+        this.olderShards = Set.copyOf(olderShards);
     }
 
     /**
      * Opens the .vif and .ecx; shards are served by {@link #refreshShards}, deletions read by {@link #followDeletions}.
+     * {@code olderShards} are the identities ({@link ServedVolume#fileKey}) of shard files an older generation of
+     * the volume served: SeaweedFS's shard names carry no generation, so a file still there unchanged after the
+     * vacuum's new {@code .ecx} appeared holds the old generation's bytes and waits to be replaced.
      */
     static EcServedVolume open(EcFileSet files, IndexFormat format, long epoch, long largeBlock, long smallBlock,
-                               long segmentBytes, SegmentMemory memory) throws IOException {
+                               long segmentBytes, SegmentMemory memory, Set<Object> olderShards) throws IOException {
         EcVolumeInfo info = EcVolume.readInfo(files.vif());
         EcLayout layout = info.layout(largeBlock, smallBlock);
         Object key = ServedVolume.fileKey(files.ecx());
@@ -99,7 +106,8 @@ final class EcServedVolume implements SyncedIndex, Closeable {
         FileChannel ecx = null;
         try {
             ecx = FileChannel.open(files.ecx(), StandardOpenOption.READ);
-            return new EcServedVolume(files, epoch, info, layout, format, ecx, index, key, segmentBytes, memory);
+            return new EcServedVolume(files, epoch, info, layout, format, ecx, index, key, segmentBytes, memory,
+                    olderShards);
         } catch (IOException | RuntimeException e) {
             index.close();
             if (ecx != null) {
@@ -202,6 +210,12 @@ final class EcServedVolume implements SyncedIndex, Closeable {
             size = channel.size();
         } catch (IOException e) {
             problems.add(path + ": " + e.getMessage());
+            return Future.succeededFuture(false);
+        }
+        if (olderShards.contains(key)) {
+            closeQuietly(channel);
+            problems.add(path + " is still the shard an older generation served; " + files
+                    + " waits for its own (not served)");
             return Future.succeededFuture(false);
         }
         long want = shardSize();
@@ -332,6 +346,18 @@ final class EcServedVolume implements SyncedIndex, Closeable {
                 appliedPosition(), List.of(), ec);
     }
 
+    /** The identities of the shard files older generations served. */
+    Set<Object> olderShards() {
+        return olderShards;
+    }
+
+    /** The identities of the shard files this generation or an older one served: none is a newer one's. */
+    Set<Object> olderAndServedShards() {
+        Set<Object> keys = new HashSet<>(olderShards);
+        shards.values().forEach(s -> keys.add(s.fileKey()));
+        return keys;
+    }
+
     /** Every served segment of every shard. */
     List<ServedSegment> segments() {
         List<ServedSegment> all = new ArrayList<>();
@@ -356,6 +382,7 @@ final class EcServedVolume implements SyncedIndex, Closeable {
 
     @Override
     public String toString() {
-        return "EC volume " + name() + " epoch " + Long.toUnsignedString(epoch) + " shards " + shards.keySet();
+        return "EC volume " + name() + (files.generation() == 0 ? "" : " generation " + files.generation())
+                + " epoch " + Long.toUnsignedString(epoch) + " shards " + shards.keySet();
     }
 }
