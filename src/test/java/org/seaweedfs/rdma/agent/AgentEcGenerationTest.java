@@ -1,31 +1,18 @@
 package org.seaweedfs.rdma.agent;
 
-import io.vertx.core.Context;
-import io.vertx.core.Future;
-import io.vertx.core.Promise;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
-import org.seaweedfs.rdma.config.EcRebuild;
 import org.seaweedfs.rdma.protocol.EcInfo;
 import org.seaweedfs.rdma.protocol.EcShard;
 import org.seaweedfs.rdma.protocol.VolumeInfo;
-import org.seaweedfs.rdma.sidecar.NeedleContent;
 import org.seaweedfs.rdma.sidecar.ReadFailure;
 import org.seaweedfs.rdma.sidecar.ReadPathHarness;
-import org.seaweedfs.rdma.sidecar.connection.AgentConnection;
-import org.seaweedfs.rdma.sidecar.connection.AgentRoute;
-import org.seaweedfs.rdma.sidecar.ec.EcShardHolders;
-import org.seaweedfs.rdma.sidecar.ec.EcShardReader;
 import org.seaweedfs.rdma.sidecar.memory.RegisteredBufferPool;
-import org.seaweedfs.rdma.sidecar.read.NeedleReader;
-import org.seaweedfs.rdma.sidecar.read.ReadPathOptions;
 import org.seaweedfs.rdma.testing.AgentHarness;
 import org.seaweedfs.rdma.testing.Await;
-import org.seaweedfs.rdma.volume.FileId;
 import org.seaweedfs.rdma.volume.IndexFormat;
 import org.seaweedfs.rdma.volume.IndexWriter;
 import org.seaweedfs.rdma.volume.NeedleLayout;
-import org.seaweedfs.rdma.volume.NeedleRecord;
 import org.seaweedfs.rdma.volume.SuperBlock;
 import org.seaweedfs.rdma.volume.Volume;
 import org.seaweedfs.rdma.volume.VolumeFiles;
@@ -34,7 +21,6 @@ import org.seaweedfs.rdma.volume.ec.EcLayout;
 import org.seaweedfs.rdma.volume.ec.EcTestVolumes;
 import org.seaweedfs.rdma.volume.ec.EcWriter;
 
-import java.io.ByteArrayOutputStream;
 import java.nio.ByteBuffer;
 import java.nio.channels.FileChannel;
 import java.nio.file.Files;
@@ -50,12 +36,10 @@ import java.util.TreeMap;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
-import java.util.stream.Stream;
 
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNotEquals;
-import static org.seaweedfs.rdma.testing.Await.await;
 
 /**
  * A vacuumed EC volume's new generation replacing the old one while a sidecar reads it: generation 1's
@@ -74,7 +58,7 @@ class AgentEcGenerationTest {
     void aVacuumedGenerationReplacesTheOldOneUnderReadsWithoutMixing() throws Exception {
         Path dir = Files.createDirectories(tmp.resolve("volume"));
         EcWriter.Result gen0 = EcTestVolumes.encodeFixture(dir, 10, 4);
-        Map<Long, Expected> needles = liveNeedles(EcTestVolumes.fixtureDat(), EcTestVolumes.fixtureIdx());
+        Map<Long, EcNeedleReads.Expected> needles = EcNeedleReads.fixtureNeedles();
         List<Long> keys = new ArrayList<>(needles.keySet());
         List<Long> vacuumed = new ArrayList<>();
         for (int i = 0; i < keys.size(); i += 4) {
@@ -91,9 +75,8 @@ class AgentEcGenerationTest {
              ReadPathHarness.SidecarSide side = new ReadPathHarness.SidecarSide("tcp",
                      new RegisteredBufferPool.Settings(64 << 10, 64, 1 << 20, 16))) {
             AgentTestClient client = AgentTestClient.sidecar(agent);
-            AgentConnection connection = side.connect(agent.port(), null);
-            NeedleReader reader = reader(side, connection);
-            Reads reads = new Reads(side, reader, needles, vacuumed);
+            EcNeedleReads path = new EcNeedleReads(side, side.connect(agent.port(), null));
+            Reads reads = new Reads(path, needles, vacuumed);
             Thread readers = new Thread(reads, "generation-readers");
             readers.start();
             try {
@@ -120,11 +103,11 @@ class AgentEcGenerationTest {
             assertEquals(List.of(), List.copyOf(reads.wrong), "no read answered wrong bytes");
             assertEquals(List.of(), List.copyOf(reads.corrupt), "no read assembled bytes of two generations");
             // Settled: every needle of generation 1 reads; the vacuumed ones are gone.
-            for (Map.Entry<Long, Expected> e : needles.entrySet()) {
+            for (Map.Entry<Long, EcNeedleReads.Expected> e : needles.entrySet()) {
                 if (vacuumed.contains(e.getKey())) {
-                    assertEquals(ReadFailure.Kind.NOT_FOUND, reads.failure(e.getValue().fid()));
+                    assertEquals(ReadFailure.Kind.NOT_FOUND, path.failure(e.getValue().fid()));
                 } else {
-                    assertArrayEquals(e.getValue().data(), reads.read(e.getValue().fid()));
+                    assertArrayEquals(e.getValue().data(), path.read(e.getValue().fid()));
                 }
             }
         }
@@ -134,7 +117,7 @@ class AgentEcGenerationTest {
     void aShardTheOlderGenerationServedIsNotServedByTheNewOneEvenAtTheSameSize() throws Exception {
         Path dir = Files.createDirectories(tmp.resolve("volume"));
         EcWriter.Result gen0 = EcTestVolumes.encodeFixture(dir, 10, 4);
-        Map<Long, Expected> needles = liveNeedles(EcTestVolumes.fixtureDat(), EcTestVolumes.fixtureIdx());
+        Map<Long, EcNeedleReads.Expected> needles = EcNeedleReads.fixtureNeedles();
         EcWriter.Result gen1 = null;
         for (long key : needles.keySet()) { // a vacuum that removes one small needle keeps the shard size
             Path staging = Files.createDirectories(tmp.resolve("staging-" + key));
@@ -238,35 +221,6 @@ class AgentEcGenerationTest {
                 IndexFormat.OFFSET4, EcTestVolumes.ENCODE_TS_NS + 1);
     }
 
-    private record Expected(FileId fid, byte[] data) {
-    }
-
-    /** The live needles with data of the fixture volume 1, by key. */
-    private static Map<Long, Expected> liveNeedles(Path dat, Path idx) throws Exception {
-        Map<Long, Expected> out = new TreeMap<>();
-        try (Volume volume = Volume.open(VolumeFiles.of(dat), IndexFormat.OFFSET4)) {
-            List<long[]> entries = new ArrayList<>();
-            volume.map().forEach((key, offset, size) -> entries.add(new long[] {key, offset, size}));
-            for (long[] e : entries) {
-                if (e[2] > 0) {
-                    NeedleRecord n = NeedleRecord.parse(volume.readRecord(e[1], e[2]), 0, volume.version(), "fixture",
-                            e[1]);
-                    ByteBuffer data = n.data();
-                    byte[] bytes = new byte[data.remaining()];
-                    data.get(bytes);
-                    out.put(e[0], new Expected(new FileId(1, n.key(), n.cookie()), bytes));
-                }
-            }
-        }
-        return out;
-    }
-
-    private static NeedleReader reader(ReadPathHarness.SidecarSide side, AgentConnection connection) {
-        EcShardReader ec = new EcShardReader(EcShardHolders.of(vid -> Stream.of(connection.volume(vid))
-                .filter(Objects::nonNull).toList(), vid -> { }), side.pool, EcRebuild.RDMA);
-        return new NeedleReader(side.vertx, vid -> AgentRoute.of(connection, vid), side.pool,
-                ReadPathOptions.defaults(), ec);
-    }
 
     /** Reads every needle over and over until stopped, sorting each answer. */
     private static final class Reads implements Runnable {
@@ -274,15 +228,12 @@ class AgentEcGenerationTest {
         final AtomicInteger good = new AtomicInteger();
         final ConcurrentLinkedQueue<String> wrong = new ConcurrentLinkedQueue<>();
         final ConcurrentLinkedQueue<String> corrupt = new ConcurrentLinkedQueue<>();
-        private final ReadPathHarness.SidecarSide side;
-        private final NeedleReader reader;
-        private final Map<Long, Expected> needles;
+        private final EcNeedleReads path;
+        private final Map<Long, EcNeedleReads.Expected> needles;
         private final List<Long> vacuumed;
 
-        Reads(ReadPathHarness.SidecarSide side, NeedleReader reader, Map<Long, Expected> needles,
-              List<Long> vacuumed) {
-            this.side = side;
-            this.reader = reader;
+        Reads(EcNeedleReads path, Map<Long, EcNeedleReads.Expected> needles, List<Long> vacuumed) {
+            this.path = path;
             this.needles = needles;
             this.vacuumed = vacuumed;
         }
@@ -290,9 +241,8 @@ class AgentEcGenerationTest {
         @Override
         public void run() {
             while (!stop.get()) {
-                for (Expected e : needles.values()) {
-                    Future<NeedleContent> read = onContext(e.fid());
-                    Object got = await(read.map(c -> (Object) bytesOf(c)).otherwise(x -> x));
+                for (EcNeedleReads.Expected e : needles.values()) {
+                    Object got = path.readOrFailure(e.fid());
                     if (got instanceof byte[] bytes) {
                         if (Arrays.equals(bytes, e.data())) {
                             good.incrementAndGet();
@@ -307,32 +257,6 @@ class AgentEcGenerationTest {
                     }
                 }
             }
-        }
-
-        byte[] read(FileId fid) {
-            return await(onContext(fid).map(Reads::bytesOf));
-        }
-
-        ReadFailure.Kind failure(FileId fid) {
-            Throwable e = await(onContext(fid).map(c -> {
-                c.release();
-                return (Throwable) null;
-            }).otherwise(x -> x));
-            return e instanceof ReadFailure f ? f.kind() : null;
-        }
-
-        private Future<NeedleContent> onContext(FileId fid) {
-            Context context = side.vertx.getOrCreateContext();
-            Promise<NeedleContent> done = Promise.promise();
-            context.runOnContext(v -> reader.read(fid).onComplete(done));
-            return done.future();
-        }
-
-        private static byte[] bytesOf(NeedleContent content) {
-            ByteArrayOutputStream out = new ByteArrayOutputStream();
-            content.chunks().forEach(c -> out.writeBytes(c.getBytes()));
-            content.release();
-            return out.toByteArray();
         }
     }
 }
