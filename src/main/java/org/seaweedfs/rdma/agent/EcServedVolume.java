@@ -1,6 +1,8 @@
 package org.seaweedfs.rdma.agent;
 
+import io.vertx.core.Context;
 import io.vertx.core.Future;
+import io.vertx.core.Vertx;
 import org.seaweedfs.rdma.protocol.EcInfo;
 import org.seaweedfs.rdma.protocol.EcShard;
 import org.seaweedfs.rdma.protocol.LookupBatchResult;
@@ -10,6 +12,7 @@ import org.seaweedfs.rdma.protocol.SyncEntryWriter;
 import org.seaweedfs.rdma.protocol.VolumeInfo;
 import org.seaweedfs.rdma.volume.IndexFormat;
 import org.seaweedfs.rdma.volume.NeedleLayout;
+import org.seaweedfs.rdma.volume.ec.EcChecksums;
 import org.seaweedfs.rdma.volume.ec.EcFileSet;
 import org.seaweedfs.rdma.volume.ec.EcIndex;
 import org.seaweedfs.rdma.volume.ec.EcLayout;
@@ -25,7 +28,9 @@ import java.nio.file.NoSuchFileException;
 import java.nio.file.StandardOpenOption;
 import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.HashMap;
 import java.util.HashSet;
+import java.util.concurrent.Callable;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
@@ -50,6 +55,7 @@ final class EcServedVolume implements SyncedIndex, Closeable {
     }
 
     private static final int IDS_PER_READ = 4096;
+    private static final org.slf4j.Logger LOG = org.slf4j.LoggerFactory.getLogger(EcServedVolume.class);
 
     private final EcFileSet files;
     private final long epoch;
@@ -66,6 +72,10 @@ final class EcServedVolume implements SyncedIndex, Closeable {
     private final SegmentMemory memory;
     /** Shard files an older generation served: not of this one, so never served by it. */
     private final Set<Object> olderShards;
+    /** The generation's checksums when its {@code .ecsum} is in force, else null. */
+    private final EcChecksums checksums;
+    /** Shards found rotten, by the identity, length and time of the file found so (a new file is checked again). */
+    private final Map<Integer, Object> rotten = new HashMap<>();
     private final Map<Integer, Shard> shards = new TreeMap<>();
     private final Set<Long> deletedSet = new HashSet<>();
     private long[] deleted = new long[16];
@@ -74,7 +84,7 @@ final class EcServedVolume implements SyncedIndex, Closeable {
 
     private EcServedVolume(EcFileSet files, long epoch, EcVolumeInfo info, EcLayout layout, IndexFormat format,
                            FileChannel ecx, EcIndex index, Object ecxKey, long segmentBytes, SegmentMemory memory,
-                           Set<Object> olderShards) {
+                           Set<Object> olderShards, EcChecksums checksums) {
         this.files = files;
         this.epoch = epoch;
         this.info = info;
@@ -89,6 +99,7 @@ final class EcServedVolume implements SyncedIndex, Closeable {
         this.segmentBytes = segmentBytes;
         this.memory = memory;
         this.olderShards = Set.copyOf(olderShards);
+        this.checksums = checksums;
     }
 
     /**
@@ -106,8 +117,14 @@ final class EcServedVolume implements SyncedIndex, Closeable {
         FileChannel ecx = null;
         try {
             ecx = FileChannel.open(files.ecx(), StandardOpenOption.READ);
+            EcChecksums.Loaded sums = EcChecksums.load(files.ecsum(), files.generation(), layout.dataShards(),
+                    layout.parityShards());
+            if (sums.status() == EcChecksums.Status.INVALID) {
+                LOG.warn("EC volume " + files + ": its checksum file cannot be trusted (" + sums.reason()
+                        + "); shards are served unchecked, every needle's own CRC still guards its reads");
+            }
             return new EcServedVolume(files, epoch, info, layout, format, ecx, index, key, segmentBytes, memory,
-                    olderShards);
+                    olderShards, sums.checksums());
         } catch (IOException | RuntimeException e) {
             index.close();
             if (ecx != null) {
@@ -226,15 +243,58 @@ final class EcServedVolume implements SyncedIndex, Closeable {
             }
             return Future.succeededFuture(false); // still being copied in, or not of this volume
         }
-        DatSegments segments = new DatSegments(channel, volumeId(), path.toString(), segmentBytes, memory);
-        return segments.growTo(size).map(none -> {
-            shards.put(shardId, new Shard(shardId, path, channel, key, segments));
-            return true;
+        Object signature = List.of(key, size, lastModified(path));
+        if (signature.equals(rotten.get(shardId))) {
+            closeQuietly(channel);
+            return Future.succeededFuture(false); // verified rotten already; waits to be replaced
+        }
+        return verify(shardId, path, channel).compose(bad -> {
+            if (!bad.isEmpty()) {
+                rotten.put(shardId, signature);
+                closeQuietly(channel);
+                problems.add(path + ": block(s) " + bad + " of " + checksums.blockSize() + " bytes fail their CRC-32C"
+                        + " in " + files.ecsum() + "; the shard is rotten and not served (its bytes are rebuilt from"
+                        + " other shards; SeaweedFS's ec.rebuild replaces it)");
+                return Future.succeededFuture(false);
+            }
+            DatSegments segments = new DatSegments(channel, volumeId(), path.toString(), segmentBytes, memory);
+            return segments.growTo(size).map(none -> {
+                shards.put(shardId, new Shard(shardId, path, channel, key, segments));
+                return true;
+            });
         }).recover(e -> {
             closeQuietly(channel);
             problems.add(path + ": " + e.getMessage());
             return Future.succeededFuture(false);
         });
+    }
+
+    /**
+     * The shard's blocks that fail the generation's {@code .ecsum} (none when it has none in force), read off the
+     * agent's context: a shard is read whole once, when it is first served.
+     */
+    private Future<List<Integer>> verify(int shardId, java.nio.file.Path path, FileChannel channel) {
+        if (checksums == null) {
+            return Future.succeededFuture(List.of());
+        }
+        Callable<List<Integer>> check = () -> checksums.mismatches(shardId, channel);
+        Context context = Vertx.currentContext();
+        if (context == null) {
+            try {
+                return Future.succeededFuture(check.call());
+            } catch (Exception e) {
+                return Future.failedFuture(e);
+            }
+        }
+        return context.executeBlocking(check, true);
+    }
+
+    private static long lastModified(java.nio.file.Path path) {
+        try {
+            return Files.getLastModifiedTime(path).toMillis();
+        } catch (IOException e) {
+            return -1;
+        }
     }
 
     /** The size every shard must have: from the .vif's datFileSize, else the first shard served. */

@@ -15,20 +15,17 @@ import org.seaweedfs.rdma.volume.Fixtures;
 import org.seaweedfs.rdma.volume.ec.EcFiles;
 import org.seaweedfs.rdma.volume.ec.EcTestVolumes;
 import org.seaweedfs.rdma.volume.ec.EcVolumeInfo;
+import org.seaweedfs.rdma.volume.ec.IndependentEcWriter;
 import org.seaweedfs.rdma.volume.ec.EcWriter;
 
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.util.ArrayList;
 import java.util.List;
-import java.util.concurrent.TimeUnit;
 
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
-import static org.junit.jupiter.api.Assertions.assertTrue;
-import static org.junit.jupiter.api.Assertions.fail;
 import static org.seaweedfs.rdma.testing.Await.await;
 import static org.seaweedfs.rdma.testing.Await.until;
 
@@ -41,8 +38,6 @@ import static org.seaweedfs.rdma.testing.Await.until;
  * 404 on both faces.
  */
 class IndependentEcWriterTest {
-
-    private static final Path WRITER = Path.of("tools", "independent_ec_encode.py").toAbsolutePath();
 
     @TempDir
     Path tmp;
@@ -118,25 +113,7 @@ class IndependentEcWriterTest {
 
     /** Fixture volume 1 (written by SeaweedFS) erasure-coded by the independent writer into a fresh directory. */
     private Path independentlyEncoded(int dataShards, int parityShards) throws IOException, InterruptedException {
-        Path dir = Files.createDirectories(tmp.resolve("independent-" + dataShards + "-" + parityShards));
-        Files.copy(EcTestVolumes.fixtureDat(), dir.resolve("1.dat"));
-        Files.copy(EcTestVolumes.fixtureIdx(), dir.resolve("1.idx"));
-        List<String> command = new ArrayList<>(List.of("python3", WRITER.toString(), dir.toString(), "1",
-                "--data-shards", String.valueOf(dataShards), "--parity-shards", String.valueOf(parityShards)));
-        Process p;
-        try {
-            p = new ProcessBuilder(command).redirectErrorStream(true).start();
-        } catch (IOException e) {
-            throw new AssertionError("python3 runs the independent EC writer: install it (apt-get install -y python3;"
-                    + " ./run.sh test does)", e);
-        }
-        if (!p.waitFor(60, TimeUnit.SECONDS)) {
-            p.destroyForcibly();
-            fail("the independent EC writer did not finish in 60 s");
-        }
-        String output = new String(p.getInputStream().readAllBytes());
-        assertEquals(0, p.exitValue(), "independent_ec_encode.py: " + output);
-        assertTrue(Files.notExists(dir.resolve("1.dat")), "the writer removes the .dat as ec.encode does");
-        return dir;
+        return IndependentEcWriter.encodeFixture(tmp.resolve("independent-" + dataShards + "-" + parityShards),
+                dataShards, parityShards);
     }
 }
