@@ -34,8 +34,7 @@ class AgentEcChecksumTest {
 
     @Test
     void theChecksumFileIsReadAndValidatedAsSeaweedFsDoes() throws Exception {
-        Path dir = IndependentEcWriter.encodeFixture(tmp.resolve("ec"), 10, 4, "--ecsum", "--ecsum-block-size",
-                String.valueOf(1 << 20));
+        Path dir = IndependentEcWriter.encodeFixtureWithChecksums(tmp.resolve("ec"), 10, 4);
         Path ecsum = dir.resolve("1.ecsum");
         EcChecksums.Loaded loaded = EcChecksums.load(ecsum, 0, 10, 4);
         assertEquals(EcChecksums.Status.ON, loaded.status(), loaded.reason());
@@ -63,8 +62,7 @@ class AgentEcChecksumTest {
 
     @Test
     void aShardTheChecksumsCallRottenIsNotServedAndItsBytesAreRebuilt() throws Exception {
-        Path dir = IndependentEcWriter.encodeFixture(tmp.resolve("ec"), 10, 4, "--ecsum", "--ecsum-block-size",
-                String.valueOf(1 << 20));
+        Path dir = IndependentEcWriter.encodeFixtureWithChecksums(tmp.resolve("ec"), 10, 4);
         AgentEcBitrotTest.rot(dir.resolve("1.ec02")); // a data shard: its needles are rebuilt
         Files.delete(dir.resolve("1.ec01"));
         AgentEcBitrotTest.rot(dir.resolve("1.ec10")); // a parity shard the rebuild of shard 1 would otherwise take

@@ -25,8 +25,7 @@ class EcVolumeChecksumTest {
 
     @Test
     void rottenShardsCountAsAbsentAndEveryRecordStillReads() throws Exception {
-        Path dir = IndependentEcWriter.encodeFixture(tmp.resolve("ec"), 4, 2, "--ecsum", "--ecsum-block-size",
-                String.valueOf(1 << 20));
+        Path dir = IndependentEcWriter.encodeFixtureWithChecksums(tmp.resolve("ec"), 4, 2);
         flip(dir.resolve("1.ec01"), 100); // a data shard, read directly otherwise
         flip(dir.resolve("1.ec04"), 5000); // a parity shard, the first a rebuild of shard 1 would take
         List<long[]> entries = new ArrayList<>();

@@ -22,6 +22,12 @@ public final class IndependentEcWriter {
     private IndependentEcWriter() {
     }
 
+    /** {@link #encodeFixture} with a {@code .ecsum} of 1 MiB blocks (the fixture's shards are about that long). */
+    public static Path encodeFixtureWithChecksums(Path dir, int dataShards, int parityShards)
+            throws IOException, InterruptedException {
+        return encodeFixture(dir, dataShards, parityShards, "--ecsum", "--ecsum-block-size", String.valueOf(1 << 20));
+    }
+
     /**
      * The fixture volume 1 (written by SeaweedFS) erasure-coded into {@code dir} (created) with the real block
      * sizes; {@code options} are the writer's further options (e.g. {@code --ecsum}).
