@@ -229,7 +229,7 @@ final class EcServedVolume implements SyncedIndex, Closeable {
             problems.add(path + ": " + e.getMessage());
             return Future.succeededFuture(false);
         }
-        if (olderShards.contains(key)) {
+        if (key != null && olderShards.contains(key)) {
             closeQuietly(channel);
             problems.add(path + " is still the shard an older generation served; " + files
                     + " waits for its own (not served)");
@@ -243,7 +243,7 @@ final class EcServedVolume implements SyncedIndex, Closeable {
             }
             return Future.succeededFuture(false); // still being copied in, or not of this volume
         }
-        Object signature = List.of(key, size, lastModified(path));
+        Object signature = Arrays.asList(key, size, lastModified(path));
         if (signature.equals(rotten.get(shardId))) {
             closeQuietly(channel);
             return Future.succeededFuture(false); // verified rotten already; waits to be replaced
@@ -415,6 +415,7 @@ final class EcServedVolume implements SyncedIndex, Closeable {
     Set<Object> olderAndServedShards() {
         Set<Object> keys = new HashSet<>(olderShards);
         shards.values().forEach(s -> keys.add(s.fileKey()));
+        keys.remove(null); // platforms without file identities: nothing to tell generations apart by
         return keys;
     }
 
