@@ -4,7 +4,7 @@
 project's EC reader is tested against files it did not write itself.
 
     python3 tools/independent_ec_encode.py DIR VID [--collection C] [--data-shards 10] [--parity-shards 4]
-                                           [--offset5] [--keep-dat]
+                                           [--offset5] [--keep-dat] [--ecsum] [--ecsum-block-size 16777216]
 
 Reads DIR/[C_]VID.dat and .idx and writes, as `weed shell ec.encode` leaves them on a volume server:
   .ec00 .. .ecNN  rows of data-shards blocks: 1 GiB blocks while more than a whole large row remains, then
@@ -14,6 +14,12 @@ Reads DIR/[C_]VID.dat and .idx and writes, as `weed shell ec.encode` leaves them
   .ecj            empty (ids deleted later are appended, 8 bytes big-endian each)
   .vif            protobuf JSON of VolumeInfo: version, datFileSize (int64 as a string), ecShardConfig when the
                   shard counts are not 10 + 4
+  .ecsum          with --ecsum: the bitrot checksums (weed/storage/erasure_coding/ec_bitrot.go, the
+                  EcBitrotProtection message of volume_server.proto): a 14-byte big-endian header (magic "ECSU",
+                  format version 1, payload length, CRC-32C of the payload) and the protobuf payload {algorithm 1
+                  (CRC-32C), block_size, generation 0, ec_shard_config {data, parity}, one shards entry per shard
+                  {shard_id, covered_size, block_crc32c: the CRC-32C of each block_size block, packed u32
+                  little-endian}, encode_uuid}
 Then removes the .dat and .idx unless --keep-dat (the volume server deletes them after ec.encode).
 """
 import argparse
@@ -21,6 +27,8 @@ import json
 import os
 import struct
 import sys
+
+from independent_inspect import crc32c  # CRC-32C (Castagnoli), the sibling tool's
 
 LARGE_BLOCK = 1 << 30
 SMALL_BLOCK = 1 << 20
@@ -147,6 +155,46 @@ def live_index(idx_path, offset5):
     return [entries[k] for k in sorted(entries)]
 
 
+def varint(n):
+    out = bytearray()
+    while True:
+        low = n & 0x7F
+        n >>= 7
+        if n:
+            out.append(low | 0x80)
+        else:
+            out.append(low)
+            return bytes(out)
+
+
+def field_varint(number, value):
+    return varint(number << 3) + varint(value)
+
+
+def field_bytes(number, value):
+    return varint((number << 3) | 2) + varint(len(value)) + value
+
+
+def ecsum(shard_paths, data, parity, block_size):
+    """The .ecsum file's bytes: header + EcBitrotProtection for generation 0."""
+    payload = field_varint(1, 1) + field_varint(2, block_size)  # generation 0 is the default: not written
+    payload += field_bytes(4, field_varint(1, data) + field_varint(2, parity))
+    for shard_id, path in enumerate(shard_paths):
+        crcs = bytearray()
+        covered = 0
+        with open(path, "rb") as f:
+            while True:
+                block = f.read(block_size)
+                if not block:
+                    break
+                covered += len(block)
+                crcs += struct.pack("<I", crc32c(block))
+        entry = (field_varint(1, shard_id) if shard_id else b"") + field_varint(2, covered)
+        payload += field_bytes(5, entry + field_bytes(3, bytes(crcs)))
+    payload += field_bytes(6, os.urandom(16))
+    return struct.pack(">IHII", 0x45435355, 1, len(payload), crc32c(payload)) + payload
+
+
 def main():
     p = argparse.ArgumentParser(description="Erasure-code a SeaweedFS volume as ec.encode does (independent writer).")
     p.add_argument("dir")
@@ -156,6 +204,8 @@ def main():
     p.add_argument("--parity-shards", type=int, default=4)
     p.add_argument("--offset5", action="store_true", help="17-byte index entries (5-byte offsets)")
     p.add_argument("--keep-dat", action="store_true")
+    p.add_argument("--ecsum", action="store_true", help="also write the .ecsum bitrot checksums")
+    p.add_argument("--ecsum-block-size", type=int, default=16 << 20)
     a = p.parse_args()
     if a.data_shards < 1 or a.parity_shards < 1 or a.data_shards + a.parity_shards > 32:
         sys.exit("shard counts must be >= 1 each and at most 32 together")
@@ -179,6 +229,10 @@ def main():
         info["ecShardConfig"] = {"dataShards": a.data_shards, "parityShards": a.parity_shards}
     with open(base + ".vif", "w") as f:
         json.dump(info, f, indent=2)
+    if a.ecsum:
+        with open(base + ".ecsum", "wb") as f:
+            f.write(ecsum(["%s.ec%02d" % (base, i) for i in range(total)], a.data_shards, a.parity_shards,
+                          a.ecsum_block_size))
     if not a.keep_dat:
         os.remove(base + ".dat")
         os.remove(base + ".idx")

@@ -52,6 +52,9 @@ public final class RoleSettings {
         if (agent.indexDir() != null) {
             settings = settings.withIndexDir(Path.of(agent.indexDir()));
         }
+        if (agent.volumeIdxDir() != null) {
+            settings = settings.withVolumeIdxDir(Path.of(agent.volumeIdxDir()));
+        }
         return agent.authToken() == null ? settings : settings.withAuthToken(agent.authToken());
     }
 

@@ -2,6 +2,8 @@ package org.seaweedfs.rdma;
 
 import static org.junit.jupiter.api.Assertions.*;
 
+import java.nio.file.Path;
+import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
 import org.seaweedfs.rdma.agent.AgentSettings;
@@ -25,6 +27,20 @@ class RoleSettingsTest {
         assertEquals("t", settings.authToken());
         assertEquals(AgentSettings.DEFAULT_POLL_INTERVAL, settings.pollInterval());
         assertEquals(AgentSettings.DEFAULT_SEGMENT_BYTES, settings.segmentBytes());
+        assertNull(settings.volumeIdxDir());
+        assertEquals(List.of(Path.of("/v")), settings.volumeFileDirs());
+    }
+
+    @Test
+    void theVolumeServersIndexDirectoryIsAnotherPlaceForVolumeFilesNotTheAgentsIndexDir() {
+        var settings = RoleSettings.agent(parse("""
+                roles: [agent]
+                agent: {volumeDirs: [/hdd1, /hdd2], volumeIdxDir: /ssd/idx, indexDir: /var/rdx}
+                """).agent());
+        assertEquals(Path.of("/ssd/idx"), settings.volumeIdxDir());
+        assertEquals(Path.of("/var/rdx"), settings.indexDir());
+        assertEquals(List.of(Path.of("/hdd1"), Path.of("/hdd2")), settings.volumeDirs());
+        assertEquals(List.of(Path.of("/hdd1"), Path.of("/hdd2"), Path.of("/ssd/idx")), settings.volumeFileDirs());
     }
 
     @Test

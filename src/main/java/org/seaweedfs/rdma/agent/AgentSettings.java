@@ -42,11 +42,15 @@ import java.util.Objects;
  * @param ecSmallBlock  the small block of the EC layout ({@link EcLayout#SMALL_BLOCK}); likewise
  * @param indexDir      where the needle index files go ({@code agent.indexDir}); null: beside each volume, or, where
  *                      its directory is not writable, in {@code <java.io.tmpdir>/seaweedfs-rdma-index}
+ * @param volumeIdxDir  the volume server's separate index directory ({@code weed volume -dir.idx},
+ *                      {@code agent.volumeIdxDir}): where it keeps {@code .idx}, {@code .ecx} and {@code .ecj} files
+ *                      beside none of the data directories; null: the volume server has none
  */
 public record AgentSettings(String host, int port, List<Path> volumeDirs, boolean offset5, String authToken,
                             String agentId, Duration pollInterval, long segmentBytes, Duration retireGrace,
                             int maxFrameBytes, int maxRepliesInFlight, VolumeMemory volumeMemory,
-                            long volumeMemoryLimit, long ecLargeBlock, long ecSmallBlock, Path indexDir) {
+                            long volumeMemoryLimit, long ecLargeBlock, long ecSmallBlock, Path indexDir,
+                            Path volumeIdxDir) {
 
     public static final int DEFAULT_MAX_REPLIES_IN_FLIGHT = 32;
     public static final long DEFAULT_VOLUME_MEMORY_LIMIT = 4L << 30;
@@ -128,62 +132,62 @@ public record AgentSettings(String host, int port, List<Path> volumeDirs, boolea
         this(host, port, volumeDirs, offset5, authToken, agentId, pollInterval, segmentBytes, retireGrace,
                 maxFrameBytes, maxRepliesInFlight, volumeMemory, volumeMemoryLimit, EcLayout.LARGE_BLOCK,
                         EcLayout.SMALL_BLOCK,
-                null);
+                null, null);
     }
 
     /** EC volumes laid out with other block sizes than SeaweedFS's (tests). */
     public AgentSettings withEcBlockSizes(long large, long small) {
         return new AgentSettings(host, port, volumeDirs, offset5, authToken, agentId, pollInterval, segmentBytes,
                 retireGrace, maxFrameBytes, maxRepliesInFlight, volumeMemory, volumeMemoryLimit, large, small,
-                        indexDir);
+                        indexDir, volumeIdxDir);
     }
 
     public AgentSettings withAuthToken(String token) {
         return new AgentSettings(host, port, volumeDirs, offset5, token, agentId, pollInterval, segmentBytes,
                 retireGrace, maxFrameBytes, maxRepliesInFlight, volumeMemory, volumeMemoryLimit, ecLargeBlock,
-                ecSmallBlock, indexDir);
+                ecSmallBlock, indexDir, volumeIdxDir);
     }
 
     public AgentSettings withOffset5(boolean five) {
         return new AgentSettings(host, port, volumeDirs, five, authToken, agentId, pollInterval, segmentBytes,
                 retireGrace, maxFrameBytes, maxRepliesInFlight, volumeMemory, volumeMemoryLimit, ecLargeBlock,
-                ecSmallBlock, indexDir);
+                ecSmallBlock, indexDir, volumeIdxDir);
     }
 
     public AgentSettings withAgentId(String id) {
         return new AgentSettings(host, port, volumeDirs, offset5, authToken, id, pollInterval, segmentBytes,
                 retireGrace, maxFrameBytes, maxRepliesInFlight, volumeMemory, volumeMemoryLimit, ecLargeBlock,
-                ecSmallBlock, indexDir);
+                ecSmallBlock, indexDir, volumeIdxDir);
     }
 
     public AgentSettings withPollInterval(Duration interval) {
         return new AgentSettings(host, port, volumeDirs, offset5, authToken, agentId, interval, segmentBytes,
                 retireGrace, maxFrameBytes, maxRepliesInFlight, volumeMemory, volumeMemoryLimit, ecLargeBlock,
-                ecSmallBlock, indexDir);
+                ecSmallBlock, indexDir, volumeIdxDir);
     }
 
     public AgentSettings withSegmentBytes(long bytes) {
         return new AgentSettings(host, port, volumeDirs, offset5, authToken, agentId, pollInterval, bytes,
                 retireGrace, maxFrameBytes, maxRepliesInFlight, volumeMemory, volumeMemoryLimit, ecLargeBlock,
-                ecSmallBlock, indexDir);
+                ecSmallBlock, indexDir, volumeIdxDir);
     }
 
     public AgentSettings withRetireGrace(Duration grace) {
         return new AgentSettings(host, port, volumeDirs, offset5, authToken, agentId, pollInterval, segmentBytes,
                 grace, maxFrameBytes, maxRepliesInFlight, volumeMemory, volumeMemoryLimit, ecLargeBlock,
-                ecSmallBlock, indexDir);
+                ecSmallBlock, indexDir, volumeIdxDir);
     }
 
     public AgentSettings withMaxFrameBytes(int bytes) {
         return new AgentSettings(host, port, volumeDirs, offset5, authToken, agentId, pollInterval, segmentBytes,
                 retireGrace, bytes, maxRepliesInFlight, volumeMemory, volumeMemoryLimit, ecLargeBlock,
-                ecSmallBlock, indexDir);
+                ecSmallBlock, indexDir, volumeIdxDir);
     }
 
     public AgentSettings withMaxRepliesInFlight(int replies) {
         return new AgentSettings(host, port, volumeDirs, offset5, authToken, agentId, pollInterval, segmentBytes,
                 retireGrace, maxFrameBytes, replies, volumeMemory, volumeMemoryLimit, ecLargeBlock,
-                ecSmallBlock, indexDir);
+                ecSmallBlock, indexDir, volumeIdxDir);
     }
 
     /**
@@ -191,13 +195,30 @@ public record AgentSettings(String host, int port, List<Path> volumeDirs, boolea
      */
     public AgentSettings withVolumeMemory(VolumeMemory memory, long limit) {
         return new AgentSettings(host, port, volumeDirs, offset5, authToken, agentId, pollInterval, segmentBytes,
-                retireGrace, maxFrameBytes, maxRepliesInFlight, memory, limit, ecLargeBlock, ecSmallBlock, indexDir);
+                retireGrace, maxFrameBytes, maxRepliesInFlight, memory, limit, ecLargeBlock, ecSmallBlock, indexDir,
+                volumeIdxDir);
     }
 
     public AgentSettings withIndexDir(Path dir) {
         return new AgentSettings(host, port, volumeDirs, offset5, authToken, agentId, pollInterval, segmentBytes,
                 retireGrace, maxFrameBytes, maxRepliesInFlight, volumeMemory, volumeMemoryLimit, ecLargeBlock,
-                ecSmallBlock, dir);
+                ecSmallBlock, dir, volumeIdxDir);
+    }
+
+    public AgentSettings withVolumeIdxDir(Path dir) {
+        return new AgentSettings(host, port, volumeDirs, offset5, authToken, agentId, pollInterval, segmentBytes,
+                retireGrace, maxFrameBytes, maxRepliesInFlight, volumeMemory, volumeMemoryLimit, ecLargeBlock,
+                ecSmallBlock, indexDir, dir);
+    }
+
+    /** Every directory the volume server keeps volume files in: the data directories, then the index one if set. */
+    public List<Path> volumeFileDirs() {
+        if (volumeIdxDir == null || volumeDirs.contains(volumeIdxDir)) {
+            return volumeDirs;
+        }
+        List<Path> all = new java.util.ArrayList<>(volumeDirs);
+        all.add(volumeIdxDir);
+        return List.copyOf(all);
     }
 
     /** Never prints the token. */
@@ -209,7 +230,7 @@ public record AgentSettings(String host, int port, List<Path> volumeDirs, boolea
                 + ", retireGrace=" + retireGrace.toMillis() + " ms, maxFrameBytes=" + maxFrameBytes
                 + ", maxRepliesInFlight=" + maxRepliesInFlight + ", volumeMemory=" + volumeMemory.configName()
                 + ", volumeMemoryLimit=" + volumeMemoryLimit + ", indexDir=" + (indexDir == null ? "beside" : indexDir)
-                + "]";
+                + ", volumeIdxDir=" + (volumeIdxDir == null ? "none" : volumeIdxDir) + "]";
     }
 
     private static void require(boolean condition, String message) {

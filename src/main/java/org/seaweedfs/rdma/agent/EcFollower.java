@@ -3,6 +3,7 @@ package org.seaweedfs.rdma.agent;
 import io.vertx.core.Future;
 import org.seaweedfs.rdma.volume.IndexFormat;
 import org.seaweedfs.rdma.volume.ec.EcFiles;
+import org.seaweedfs.rdma.volume.ec.EcFileSet;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -12,6 +13,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Collection;
+import java.util.HashMap;
 import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -19,14 +21,16 @@ import java.util.Map;
 import java.util.Objects;
 import java.util.Set;
 import java.util.TreeMap;
+import java.util.TreeSet;
 import java.util.function.LongPredicate;
 import java.util.function.LongSupplier;
 
 /**
  * Follows the erasure-coded volumes in the volume directories, one pass per poll after the {@code .dat} pass, on
- * the agent's context: an {@code <base>.ecx} makes an EC volume (unless a {@code .dat} volume of that id is
- * served: the {@code .dat} wins); its shards are served as they appear and dropped as they go, the {@code .ecj}
- * followed, and a replaced {@code .ecx} or shrunk {@code .ecj} reopens it under a new epoch.
+ * the agent's context: an {@code <base>.ecx} in any data directory or the volume server's index directory makes an
+ * EC volume (unless a {@code .dat} volume of that id is served: the {@code .dat} wins), its files chosen among all
+ * of them ({@link EcFileSet}); its shards, in any data directory, are served as they appear and dropped as they go,
+ * the {@code .ecj} followed, and a replaced {@code .ecx} or shrunk {@code .ecj} reopens it under a new epoch.
  */
 final class EcFollower {
 
@@ -77,10 +81,9 @@ final class EcFollower {
 
     /** One pass; {@code datServed} tells which ids a .dat volume already serves. */
     Future<Void> poll(boolean startUp, LongPredicate datServed) {
-        Map<Long, EcFiles> found = scan(datServed);
+        Map<Long, EcFileSet> found = scan(datServed);
         for (EcServedVolume volume : List.copyOf(volumes.values())) {
-            EcFiles now = found.get(volume.volumeId());
-            if (now == null || !now.equals(volume.files())) {
+            if (!found.containsKey(volume.volumeId())) {
                 volumes.remove(volume.volumeId());
                 log.info("EC volume " + volume.name() + " is gone; no longer served");
                 events.ecRemoved(volume);
@@ -88,7 +91,7 @@ final class EcFollower {
             }
         }
         Future<Void> pass = Future.succeededFuture();
-        for (EcFiles files : found.values()) {
+        for (EcFileSet files : found.values()) {
             pass = pass.compose(v -> closed ? Future.<Void>succeededFuture() : step(files, startUp).otherwise(e -> {
                 report(files.baseName() + " (EC): " + e.getMessage());
                 return null;
@@ -97,10 +100,10 @@ final class EcFollower {
         return pass;
     }
 
-    private Future<Void> step(EcFiles files, boolean startUp) {
+    private Future<Void> step(EcFileSet files, boolean startUp) {
         EcServedVolume current = volumes.get(files.volumeId());
         if (current == null) {
-            return open(files).map(now -> {
+            return open(files, Set.of()).map(now -> {
                 volumes.put(now.volumeId(), now);
                 log.info("Now serving " + now);
                 if (!startUp) {
@@ -109,6 +112,9 @@ final class EcFollower {
                 return null;
             });
         }
+        if (!files.equals(current.files())) {
+            return reopen(current, files); // another generation, or files moved between directories
+        }
         try {
             if (Objects.equals(ServedVolume.fileKey(files.ecx()), current.ecxKey())) {
                 return follow(current);
@@ -116,25 +122,30 @@ final class EcFollower {
         } catch (IOException e) {
             return Future.succeededFuture(); // renamed away mid-pass: the next scan tells
         }
-        return reopen(current);
+        return reopen(current, files);
     }
 
-    /** Serves a new epoch from the files as they are now, in place of {@code current}. */
-    private Future<Void> reopen(EcServedVolume current) {
-        return open(current.files()).map(now -> {
+    /**
+     * Serves a new epoch from {@code files} in place of {@code current}, at once for every sidecar (one push); the
+     * old epoch's mappings stay registered for the grace period, so reads that began on it finish on its bytes.
+     */
+    private Future<Void> reopen(EcServedVolume current, EcFileSet files) {
+        Set<Object> older = files.generation() > current.files().generation() ? current.olderAndServedShards()
+                : current.olderShards();
+        return open(files, older).map(now -> {
             volumes.put(now.volumeId(), now);
-            log.info("EC volume " + current.name() + " was replaced on disk; now serving " + now);
+            log.info(current + " was replaced on disk; now serving " + now);
             events.ecReplaced(current, now);
             retire(current);
             return null;
         });
     }
 
-    private Future<EcServedVolume> open(EcFiles files) {
+    private Future<EcServedVolume> open(EcFileSet files, Set<Object> olderShards) {
         EcServedVolume volume;
         try {
             volume = EcServedVolume.open(files, format, epochs.getAsLong(), settings.ecLargeBlock(),
-                    settings.ecSmallBlock(), settings.segmentBytes(), memory);
+                    settings.ecSmallBlock(), settings.segmentBytes(), memory, olderShards);
             volume.followDeletions();
         } catch (IOException | RuntimeException e) {
             return Future.failedFuture(e);
@@ -173,7 +184,7 @@ final class EcFollower {
                 return Future.succeededFuture();
             } catch (IOException e) {
                 log.info("EC volume " + volume.name() + ": " + e.getMessage() + "; reopening it");
-                return reopen(volume);
+                return reopen(volume, volume.files());
             }
         });
     }
@@ -198,26 +209,41 @@ final class EcFollower {
         return Future.join(released).mapEmpty();
     }
 
-    /** The EC volumes (by their .ecx) in every directory; the first directory holding an id wins. */
-    private Map<Long, EcFiles> scan(LongPredicate datServed) {
-        Map<Long, EcFiles> found = new LinkedHashMap<>();
-        for (Path dir : settings.volumeDirs()) {
-            try (DirectoryStream<Path> list = Files.newDirectoryStream(dir, "*.ecx")) {
+    /**
+     * The EC volumes (by their .ecx or .ecx.v&lt;N&gt;) in every directory, each at its newest complete generation with
+     * its files chosen among all directories; an id of two collections is served from the first directory listing it.
+     */
+    private Map<Long, EcFileSet> scan(LongPredicate datServed) {
+        List<Path> dirs = settings.volumeFileDirs();
+        Map<Long, EcFiles> names = new LinkedHashMap<>();
+        Map<Long, Set<Integer>> generations = new HashMap<>();
+        for (Path dir : dirs) {
+            try (DirectoryStream<Path> list = Files.newDirectoryStream(dir, "*.ecx*")) {
                 for (Path ecx : list) {
                     EcFiles files = EcFiles.ofIndex(ecx);
                     if (files == null || datServed.test(files.volumeId())) {
                         continue;
                     }
-                    EcFiles other = found.putIfAbsent(files.volumeId(), files);
-                    if (other != null && !other.equals(files)) {
+                    EcFiles other = names.putIfAbsent(files.volumeId(), files);
+                    if (other != null && !other.collection().equals(files.collection())) {
                         report("skipping " + ecx + ": EC volume " + files.volumeId() + " is already served from "
                                 + other.ecx());
+                        continue;
                     }
+                    generations.computeIfAbsent(files.volumeId(), id -> new TreeSet<>())
+                            .add(EcFiles.ecxGeneration(ecx.getFileName().toString()));
                 }
             } catch (IOException e) {
                 report("cannot list volume directory " + dir + " for EC volumes: " + e.getMessage());
             }
         }
+        Map<Long, EcFileSet> found = new LinkedHashMap<>();
+        names.forEach((id, name) -> {
+            EcFileSet files = EcFileSet.newest(name.collection(), id, generations.get(id), dirs);
+            if (files != null) {
+                found.put(id, files);
+            }
+        });
         return found;
     }
 

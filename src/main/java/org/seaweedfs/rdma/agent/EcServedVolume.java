@@ -1,6 +1,8 @@
 package org.seaweedfs.rdma.agent;
 
+import io.vertx.core.Context;
 import io.vertx.core.Future;
+import io.vertx.core.Vertx;
 import org.seaweedfs.rdma.protocol.EcInfo;
 import org.seaweedfs.rdma.protocol.EcShard;
 import org.seaweedfs.rdma.protocol.LookupBatchResult;
@@ -10,7 +12,8 @@ import org.seaweedfs.rdma.protocol.SyncEntryWriter;
 import org.seaweedfs.rdma.protocol.VolumeInfo;
 import org.seaweedfs.rdma.volume.IndexFormat;
 import org.seaweedfs.rdma.volume.NeedleLayout;
-import org.seaweedfs.rdma.volume.ec.EcFiles;
+import org.seaweedfs.rdma.volume.ec.EcChecksums;
+import org.seaweedfs.rdma.volume.ec.EcFileSet;
 import org.seaweedfs.rdma.volume.ec.EcIndex;
 import org.seaweedfs.rdma.volume.ec.EcLayout;
 import org.seaweedfs.rdma.volume.ec.EcVolume;
@@ -25,7 +28,9 @@ import java.nio.file.NoSuchFileException;
 import java.nio.file.StandardOpenOption;
 import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.HashMap;
 import java.util.HashSet;
+import java.util.concurrent.Callable;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
@@ -34,8 +39,9 @@ import java.util.TreeMap;
 
 /**
  * One epoch of an erasure-coded volume this agent holds shards of: the {@code .ecx} as opened, the {@code .ecj}
- * deletions read so far (in journal order), and each present {@code .ecNN} served as segments exactly like a
- * {@code .dat} ({@link DatSegments}: mapped or copied, registered with UCX), with segment offsets in the shard file.
+ * deletions read so far (in journal order), and each present {@code .ecNN} (in whichever of the agent's directories
+ * holds it, see {@link EcFileSet}) served as segments exactly like a {@code .dat} ({@link DatSegments}: mapped or
+ * copied, registered with UCX), with segment offsets in the shard file.
  *
  * <p>Sidecars sync a <b>virtual index</b>: the {@code .ecx} entries as stored (positions [0, ecx length)), then one
  * tombstone entry per {@code .ecj} id, so the existing needle-map sync and pushes carry deletions too. A shard is
@@ -45,12 +51,13 @@ import java.util.TreeMap;
 final class EcServedVolume implements SyncedIndex, Closeable {
 
     /** A shard file being served. */
-    record Shard(int shardId, FileChannel channel, Object fileKey, DatSegments segments) {
+    record Shard(int shardId, java.nio.file.Path path, FileChannel channel, Object fileKey, DatSegments segments) {
     }
 
     private static final int IDS_PER_READ = 4096;
+    private static final org.slf4j.Logger LOG = org.slf4j.LoggerFactory.getLogger(EcServedVolume.class);
 
-    private final EcFiles files;
+    private final EcFileSet files;
     private final long epoch;
     private final EcVolumeInfo info;
     private final EcLayout layout;
@@ -63,14 +70,21 @@ final class EcServedVolume implements SyncedIndex, Closeable {
     private final long expectedShardSize;
     private final long segmentBytes;
     private final SegmentMemory memory;
+    /** Shard files an older generation served: not of this one, so never served by it. */
+    private final Set<Object> olderShards;
+    /** The generation's checksums when its {@code .ecsum} is in force, else null. */
+    private final EcChecksums checksums;
+    /** Shards found rotten, by the identity, length and time of the file found so (a new file is checked again). */
+    private final Map<Integer, Object> rotten = new HashMap<>();
     private final Map<Integer, Shard> shards = new TreeMap<>();
     private final Set<Long> deletedSet = new HashSet<>();
     private long[] deleted = new long[16];
     private int deletedCount;
     private long ecjRead;
 
-    private EcServedVolume(EcFiles files, long epoch, EcVolumeInfo info, EcLayout layout, IndexFormat format,
-                           FileChannel ecx, EcIndex index, Object ecxKey, long segmentBytes, SegmentMemory memory) {
+    private EcServedVolume(EcFileSet files, long epoch, EcVolumeInfo info, EcLayout layout, IndexFormat format,
+                           FileChannel ecx, EcIndex index, Object ecxKey, long segmentBytes, SegmentMemory memory,
+                           Set<Object> olderShards, EcChecksums checksums) {
         this.files = files;
         this.epoch = epoch;
         this.info = info;
@@ -84,21 +98,33 @@ final class EcServedVolume implements SyncedIndex, Closeable {
         this.expectedShardSize = info.datFileSize() > 0 ? layout.shardFileSize(info.datFileSize()) : -1;
         this.segmentBytes = segmentBytes;
         this.memory = memory;
+        this.olderShards = Set.copyOf(olderShards);
+        this.checksums = checksums;
     }
 
     /**
      * Opens the .vif and .ecx; shards are served by {@link #refreshShards}, deletions read by {@link #followDeletions}.
+     * {@code olderShards} are the identities ({@link ServedVolume#fileKey}) of shard files an older generation of
+     * the volume served: SeaweedFS's shard names carry no generation, so a file still there unchanged after the
+     * vacuum's new {@code .ecx} appeared holds the old generation's bytes and waits to be replaced.
      */
-    static EcServedVolume open(EcFiles files, IndexFormat format, long epoch, long largeBlock, long smallBlock,
-                               long segmentBytes, SegmentMemory memory) throws IOException {
-        EcVolumeInfo info = EcVolume.readInfo(files);
+    static EcServedVolume open(EcFileSet files, IndexFormat format, long epoch, long largeBlock, long smallBlock,
+                               long segmentBytes, SegmentMemory memory, Set<Object> olderShards) throws IOException {
+        EcVolumeInfo info = EcVolume.readInfo(files.vif());
         EcLayout layout = info.layout(largeBlock, smallBlock);
         Object key = ServedVolume.fileKey(files.ecx());
         EcIndex index = EcIndex.open(files.ecx(), format); // checks the length is whole entries
         FileChannel ecx = null;
         try {
             ecx = FileChannel.open(files.ecx(), StandardOpenOption.READ);
-            return new EcServedVolume(files, epoch, info, layout, format, ecx, index, key, segmentBytes, memory);
+            EcChecksums.Loaded sums = EcChecksums.load(files.ecsum(), files.generation(), layout.dataShards(),
+                    layout.parityShards());
+            if (sums.status() == EcChecksums.Status.INVALID) {
+                LOG.warn("EC volume " + files + ": its checksum file cannot be trusted (" + sums.reason()
+                        + "); shards are served unchecked, every needle's own CRC still guards its reads");
+            }
+            return new EcServedVolume(files, epoch, info, layout, format, ecx, index, key, segmentBytes, memory,
+                    olderShards, sums.checksums());
         } catch (IOException | RuntimeException e) {
             index.close();
             if (ecx != null) {
@@ -118,7 +144,7 @@ final class EcServedVolume implements SyncedIndex, Closeable {
         return epoch;
     }
 
-    EcFiles files() {
+    EcFileSet files() {
         return files;
     }
 
@@ -162,7 +188,7 @@ final class EcServedVolume implements SyncedIndex, Closeable {
         for (Shard shard : List.copyOf(shards.values())) {
             Object key;
             try {
-                key = ServedVolume.fileKey(files.shard(shard.shardId()));
+                key = shard.path().equals(files.shard(shard.shardId())) ? ServedVolume.fileKey(shard.path()) : null;
             } catch (IOException e) {
                 key = null;
             }
@@ -189,7 +215,7 @@ final class EcServedVolume implements SyncedIndex, Closeable {
 
     private Future<Boolean> serveShard(int shardId, List<String> problems) {
         java.nio.file.Path path = files.shard(shardId);
-        if (!Files.isRegularFile(path)) {
+        if (path == null) {
             return Future.succeededFuture(false);
         }
         FileChannel channel;
@@ -203,6 +229,12 @@ final class EcServedVolume implements SyncedIndex, Closeable {
             problems.add(path + ": " + e.getMessage());
             return Future.succeededFuture(false);
         }
+        if (key != null && olderShards.contains(key)) {
+            closeQuietly(channel);
+            problems.add(path + " is still the shard an older generation served; " + files
+                    + " waits for its own (not served)");
+            return Future.succeededFuture(false);
+        }
         long want = shardSize();
         if (size == 0 || (want >= 0 && size != want)) {
             closeQuietly(channel);
@@ -211,15 +243,58 @@ final class EcServedVolume implements SyncedIndex, Closeable {
             }
             return Future.succeededFuture(false); // still being copied in, or not of this volume
         }
-        DatSegments segments = new DatSegments(channel, volumeId(), path.toString(), segmentBytes, memory);
-        return segments.growTo(size).map(none -> {
-            shards.put(shardId, new Shard(shardId, channel, key, segments));
-            return true;
+        Object signature = Arrays.asList(key, size, lastModified(path));
+        if (signature.equals(rotten.get(shardId))) {
+            closeQuietly(channel);
+            return Future.succeededFuture(false); // verified rotten already; waits to be replaced
+        }
+        return verify(shardId, path, channel).compose(bad -> {
+            if (!bad.isEmpty()) {
+                rotten.put(shardId, signature);
+                closeQuietly(channel);
+                problems.add(path + ": block(s) " + bad + " of " + checksums.blockSize() + " bytes fail their CRC-32C"
+                        + " in " + files.ecsum() + "; the shard is rotten and not served (its bytes are rebuilt from"
+                        + " other shards; SeaweedFS's ec.rebuild replaces it)");
+                return Future.succeededFuture(false);
+            }
+            DatSegments segments = new DatSegments(channel, volumeId(), path.toString(), segmentBytes, memory);
+            return segments.growTo(size).map(none -> {
+                shards.put(shardId, new Shard(shardId, path, channel, key, segments));
+                return true;
+            });
         }).recover(e -> {
             closeQuietly(channel);
             problems.add(path + ": " + e.getMessage());
             return Future.succeededFuture(false);
         });
+    }
+
+    /**
+     * The shard's blocks that fail the generation's {@code .ecsum} (none when it has none in force), read off the
+     * agent's context: a shard is read whole once, when it is first served.
+     */
+    private Future<List<Integer>> verify(int shardId, java.nio.file.Path path, FileChannel channel) {
+        if (checksums == null) {
+            return Future.succeededFuture(List.of());
+        }
+        Callable<List<Integer>> check = () -> checksums.mismatches(shardId, channel);
+        Context context = Vertx.currentContext();
+        if (context == null) {
+            try {
+                return Future.succeededFuture(check.call());
+            } catch (Exception e) {
+                return Future.failedFuture(e);
+            }
+        }
+        return context.executeBlocking(check, true);
+    }
+
+    private static long lastModified(java.nio.file.Path path) {
+        try {
+            return Files.getLastModifiedTime(path).toMillis();
+        } catch (IOException e) {
+            return -1;
+        }
     }
 
     /** The size every shard must have: from the .vif's datFileSize, else the first shard served. */
@@ -331,6 +406,19 @@ final class EcServedVolume implements SyncedIndex, Closeable {
                 appliedPosition(), List.of(), ec);
     }
 
+    /** The identities of the shard files older generations served. */
+    Set<Object> olderShards() {
+        return olderShards;
+    }
+
+    /** The identities of the shard files this generation or an older one served: none is a newer one's. */
+    Set<Object> olderAndServedShards() {
+        Set<Object> keys = new HashSet<>(olderShards);
+        shards.values().forEach(s -> keys.add(s.fileKey()));
+        keys.remove(null); // platforms without file identities: nothing to tell generations apart by
+        return keys;
+    }
+
     /** Every served segment of every shard. */
     List<ServedSegment> segments() {
         List<ServedSegment> all = new ArrayList<>();
@@ -355,6 +443,7 @@ final class EcServedVolume implements SyncedIndex, Closeable {
 
     @Override
     public String toString() {
-        return "EC volume " + name() + " epoch " + Long.toUnsignedString(epoch) + " shards " + shards.keySet();
+        return "EC volume " + name() + (files.generation() == 0 ? "" : " generation " + files.generation())
+                + " epoch " + Long.toUnsignedString(epoch) + " shards " + shards.keySet();
     }
 }

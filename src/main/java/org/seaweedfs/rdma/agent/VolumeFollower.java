@@ -144,7 +144,7 @@ final class VolumeFollower {
             });
         }
         try {
-            if (replacedOnDisk(current)) {
+            if (!Objects.equals(files.idx(), current.files().idx()) || replacedOnDisk(current)) {
                 return openEpoch(files).map(now -> {
                     volumes.put(now.volumeId(), now);
                     lostPagesToReopen.remove(now.volumeId());
@@ -326,7 +326,7 @@ final class VolumeFollower {
         for (Path dir : settings.volumeDirs()) {
             VolumeDirectory.Listing listing;
             try {
-                listing = VolumeDirectory.scan(dir);
+                listing = VolumeDirectory.scan(dir, settings.volumeIdxDir());
             } catch (IOException e) {
                 unreadable.add(dir);
                 report("cannot list volume directory " + dir + ": " + e.getMessage(), null);
@@ -336,6 +336,7 @@ final class VolumeFollower {
             for (VolumeFiles files : listing.volumes()) {
                 if (!files.hasIndex()) {
                     report("skipping volume " + files.name() + " in " + dir + ": no .idx beside " + files.dat()
+                            + (settings.volumeIdxDir() == null ? "" : " nor in " + settings.volumeIdxDir())
                             + "; it is served once the volume server writes the .idx (checked every poll). If the"
                             + " index was lost, stop the volume server and rebuild it from the .dat with 'weed fix "
                                     + "-dir="

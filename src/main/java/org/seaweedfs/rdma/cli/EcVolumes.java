@@ -64,6 +64,10 @@ final class EcVolumes {
     static boolean inspect(EcFiles files, IndexFormat format, PrintStream out, PrintStream err) throws IOException {
         boolean good = true;
         try (EcVolume ec = EcVolume.open(files, format)) {
+            if (!ec.rottenShards().isEmpty()) {
+                err.println("inspect: " + files.baseName() + ": shards " + ec.rottenShards() + " fail the checksums"
+                        + " of " + files.ecsum(0) + "; read without them (rebuilt from the others)");
+            }
             NeedleMap map = new NeedleMap();
             ec.index().forEachLive((key, offset, size) -> {
                 if (!ec.deletions().isDeleted(key)) {

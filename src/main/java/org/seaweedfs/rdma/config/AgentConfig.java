@@ -11,12 +11,13 @@ import java.util.List;
  *                           UCX-allocated memory, read over shared memory by same-host sidecars)
  * @param volumeMemoryLimit  the most bytes of UCX memory the agent allocates for volume copies
  * @param indexDir           where the agent keeps its needle index files; null: beside each volume
+ * @param volumeIdxDir       the volume server's {@code -dir.idx} (its .idx, .ecx and .ecj files); null: none
  * @param maxHeapBytes       the JVM heap {@code serve} gives an agent-only process started without a heap option
  *                           (0: the JVM's default); the needle index is off the heap, so this does not grow with
  *                           the needles served
  */
 public record AgentConfig(HostPort listen, List<String> volumeDirs, boolean offset5, String authToken,
-                          String volumeMemory, long volumeMemoryLimit, String indexDir,
+                          String volumeMemory, long volumeMemoryLimit, String indexDir, String volumeIdxDir,
                           long maxHeapBytes) {
 
     /** {@code agent.maxHeap}'s default. */

@@ -169,7 +169,8 @@ public final class ConfigLoader {
                 new AgentConfig((HostPort) v.get("agent.listen"), v.strings("agent.volumeDirs"),
                         (Boolean) v.get("agent.offset5"), v.optionalString("agent.authToken"),
                         v.string("agent.volumeMemory").toLowerCase(Locale.ROOT), v.number("agent.volumeMemoryLimit"),
-                        v.optionalString("agent.indexDir"), v.number("agent.maxHeap")),
+                        v.optionalString("agent.indexDir"), v.optionalString("agent.volumeIdxDir"),
+                        v.number("agent.maxHeap")),
                 new SidecarConfig(
                         v.hostPorts("sidecar.agents"),
                         (HostPort) v.get("sidecar.master"),

@@ -41,6 +41,7 @@ final class ConfigSchema {
             ConfigKey.choice("agent.volumeMemory", STRING, "mapped", "mapped", "ucx"),
             ConfigKey.ranged("agent.volumeMemoryLimit", BYTES, 4 * GIB, 0, 1L << 46),
             ConfigKey.of("agent.indexDir", STRING, null),
+            ConfigKey.of("agent.volumeIdxDir", STRING, null),
             ConfigKey.ranged("agent.maxHeap", BYTES, AgentConfig.DEFAULT_MAX_HEAP_BYTES, 0, 1024 * GIB),
             ConfigKey.of("sidecar.agents", HOST_PORT_LIST, List.of(HostPort.parse("127.0.0.1:18515"))),
             ConfigKey.of("sidecar.master", HOST_PORT, null),

@@ -23,6 +23,11 @@ public final class VolumeDirectory {
     }
 
     public static Listing scan(Path dir) throws IOException {
+        return scan(dir, null);
+    }
+
+    /** The volumes in {@code dir}, each {@code .idx} beside its {@code .dat} or in {@code idxDir} (see VolumeFiles). */
+    public static Listing scan(Path dir, Path idxDir) throws IOException {
         if (!Files.isDirectory(dir)) {
             throw new IOException(dir + " is not a directory");
         }
@@ -34,7 +39,7 @@ public final class VolumeDirectory {
                     continue;
                 }
                 try {
-                    volumes.add(VolumeFiles.of(dat));
+                    volumes.add(VolumeFiles.of(dat, idxDir));
                 } catch (IllegalArgumentException e) {
                     problems.add(e.getMessage());
                 }

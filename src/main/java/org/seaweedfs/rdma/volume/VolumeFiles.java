@@ -4,8 +4,9 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 
 /**
- * The files of one volume: {@code <vid>.dat} or {@code <collection>_<vid>.dat}, and the {@code .idx} beside it
- * ({@code idx} is null when there is none).
+ * The files of one volume: {@code <vid>.dat} or {@code <collection>_<vid>.dat}, and its {@code .idx} ({@code idx} is
+ * null when there is none): beside the {@code .dat}, or in the volume server's separate index directory
+ * ({@code weed volume -dir.idx}).
  */
 public record VolumeFiles(long volumeId, String collection, Path dat, Path idx) {
 
@@ -24,6 +25,15 @@ public record VolumeFiles(long volumeId, String collection, Path dat, Path idx) 
      * @throws IllegalArgumentException naming the file and what is wrong with its name
      */
     public static VolumeFiles of(Path dat) {
+        return of(dat, null);
+    }
+
+    /**
+     * Like {@link #of(Path)}, the {@code .idx} found as SeaweedFS's volume server finds it with {@code -dir.idx}
+     * (weed/storage/volume_loading.go): beside the {@code .dat} when one is there (volumes made before the option was
+     * set), else in {@code idxDir} under the same base name; {@code idxDir} null: beside only.
+     */
+    public static VolumeFiles of(Path dat, Path idxDir) {
         String file = dat.getFileName().toString();
         if (!file.endsWith(".dat")) {
             throw new IllegalArgumentException("'" + file
@@ -41,6 +51,9 @@ public record VolumeFiles(long volumeId, String collection, Path dat, Path idx) 
                     + " (expected <vid>.dat or <collection>_<vid>.dat)", e);
         }
         Path idx = dat.resolveSibling(base + ".idx");
+        if (!Files.isRegularFile(idx) && idxDir != null) {
+            idx = idxDir.resolve(base + ".idx");
+        }
         return new VolumeFiles(volumeId, collection, dat, Files.isRegularFile(idx) ? idx : null);
     }
 

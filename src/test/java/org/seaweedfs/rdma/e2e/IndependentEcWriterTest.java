@@ -6,7 +6,6 @@ import io.vertx.core.eventbus.ReplyException;
 import io.vertx.core.json.JsonObject;
 import io.vertx.ext.web.client.HttpResponse;
 import io.vertx.ext.web.client.WebClient;
-import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
@@ -16,39 +15,35 @@ import org.seaweedfs.rdma.volume.Fixtures;
 import org.seaweedfs.rdma.volume.ec.EcFiles;
 import org.seaweedfs.rdma.volume.ec.EcTestVolumes;
 import org.seaweedfs.rdma.volume.ec.EcVolumeInfo;
+import org.seaweedfs.rdma.volume.ec.IndependentEcWriter;
 import org.seaweedfs.rdma.volume.ec.EcWriter;
 
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.util.ArrayList;
 import java.util.List;
-import java.util.concurrent.TimeUnit;
 
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
-import static org.junit.jupiter.api.Assertions.assertTrue;
-import static org.junit.jupiter.api.Assertions.fail;
 import static org.seaweedfs.rdma.testing.Await.await;
 import static org.seaweedfs.rdma.testing.Await.until;
 
 /**
  * EC volumes this project did not write: SeaweedFS's own 1.dat/1.idx erasure-coded by
  * {@code tools/independent_ec_encode.py}, a writer made from the format description alone (real 1 MiB blocks,
- * the klauspost/reedsolomon matrix), its shards split over two agents. Every needle reads byte-exact over RDMA
- * through HTTP and the event bus, first with every shard present, then with a data shard on no agent (rebuilt
- * from the others over RDMA); deleted needles answer 404 on both faces.
+ * the klauspost/reedsolomon matrix), at data/parity ratios from 4 + 2 to 12 + 4, its shards split over two agents.
+ * Every needle reads byte-exact over RDMA through HTTP and the event bus, first with every shard present, then with
+ * a data shard on no agent (rebuilt over RDMA from the other data shards and a parity shard); deleted needles answer
+ * 404 on both faces.
  */
 class IndependentEcWriterTest {
-
-    private static final Path WRITER = Path.of("tools", "independent_ec_encode.py").toAbsolutePath();
 
     @TempDir
     Path tmp;
 
     @ParameterizedTest(name = "{0} + {1} shards")
-    @CsvSource({"10, 4", "6, 3"})
+    @CsvSource({"10, 4", "6, 3", "12, 4", "4, 2"})
     void everyNeedleReadsByteExactFromTwoAgentsAndWithADataShardMissing(int dataShards, int parityShards)
             throws Exception {
         Path[] dirs = EcShardSplit.overTwo(independentlyEncoded(dataShards, parityShards), dataShards + parityShards,
@@ -87,13 +82,14 @@ class IndependentEcWriterTest {
     }
 
     /** Two writers from one description: the project's {@link EcWriter} writes the same shards and index. */
-    @Test
-    void theProjectsWriterWritesWhatTheIndependentWriterWrites() throws Exception {
-        Path independent = independentlyEncoded(6, 3);
-        EcWriter.Result ours =
-                EcTestVolumes.encodeFixtureRealBlocks(Files.createDirectories(tmp.resolve("ours")), "", 6, 3);
+    @ParameterizedTest(name = "{0} + {1} shards")
+    @CsvSource({"6, 3", "12, 4", "4, 2"})
+    void theProjectsWriterWritesWhatTheIndependentWriterWrites(int dataShards, int parityShards) throws Exception {
+        Path independent = independentlyEncoded(dataShards, parityShards);
+        EcWriter.Result ours = EcTestVolumes.encodeFixtureRealBlocks(Files.createDirectories(tmp.resolve("ours")), "",
+                dataShards, parityShards);
         EcFiles files = ours.files();
-        for (int id = 0; id < 9; id++) {
+        for (int id = 0; id < dataShards + parityShards; id++) {
             assertEquals(-1L, Files.mismatch(files.shard(id), independent.resolve(String.format("1.ec%02d", id))),
                     "shard " + id);
         }
@@ -117,25 +113,7 @@ class IndependentEcWriterTest {
 
     /** Fixture volume 1 (written by SeaweedFS) erasure-coded by the independent writer into a fresh directory. */
     private Path independentlyEncoded(int dataShards, int parityShards) throws IOException, InterruptedException {
-        Path dir = Files.createDirectories(tmp.resolve("independent-" + dataShards + "-" + parityShards));
-        Files.copy(EcTestVolumes.fixtureDat(), dir.resolve("1.dat"));
-        Files.copy(EcTestVolumes.fixtureIdx(), dir.resolve("1.idx"));
-        List<String> command = new ArrayList<>(List.of("python3", WRITER.toString(), dir.toString(), "1",
-                "--data-shards", String.valueOf(dataShards), "--parity-shards", String.valueOf(parityShards)));
-        Process p;
-        try {
-            p = new ProcessBuilder(command).redirectErrorStream(true).start();
-        } catch (IOException e) {
-            throw new AssertionError("python3 runs the independent EC writer: install it (apt-get install -y python3;"
-                    + " ./run.sh test does)", e);
-        }
-        if (!p.waitFor(60, TimeUnit.SECONDS)) {
-            p.destroyForcibly();
-            fail("the independent EC writer did not finish in 60 s");
-        }
-        String output = new String(p.getInputStream().readAllBytes());
-        assertEquals(0, p.exitValue(), "independent_ec_encode.py: " + output);
-        assertTrue(Files.notExists(dir.resolve("1.dat")), "the writer removes the .dat as ec.encode does");
-        return dir;
+        return IndependentEcWriter.encodeFixture(tmp.resolve("independent-" + dataShards + "-" + parityShards),
+                dataShards, parityShards);
     }
 }

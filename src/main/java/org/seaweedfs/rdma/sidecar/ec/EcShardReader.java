@@ -19,6 +19,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
+import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 
 /**
@@ -52,6 +53,16 @@ public final class EcShardReader {
      * {@code buffer} from its first byte.
      */
     public Future<Void> getInto(RemoteVolume primary, PooledBuffer buffer, long datOffset, int length) {
+        return getInto(primary, buffer, datOffset, length, Set.of());
+    }
+
+    /**
+     * Like {@link #getInto(RemoteVolume, PooledBuffer, long, int)}, never reading the shards in {@code distrusted}
+     * (their intervals are rebuilt from others, and they are no rebuild's input): a record that failed its checksum
+     * is read again from another set of shards.
+     */
+    public Future<Void> getInto(RemoteVolume primary, PooledBuffer buffer, long datOffset, int length,
+                                Set<Integer> distrusted) {
         EcInfo ec = primary.info().ec();
         if (ec == null) {
             return Future.failedFuture(new IllegalArgumentException(primary.where() + " is not erasure-coded"));
@@ -63,6 +74,7 @@ public final class EcShardReader {
         EcLayout layout = new EcLayout(ec.dataShards(), ec.parityShards(), ec.largeBlockSize(), ec.smallBlockSize());
         long shardDatSize = layout.shardDatSize(ec.datFileSize(), ec.shardSize());
         List<RemoteVolume> sources = sources(primary);
+        Sources from = new Sources(sources, distrusted);
         List<EcInterval> intervals = layout.locate(shardDatSize, datOffset, length);
         for (EcInterval interval : intervals) {
             if (interval.shardOffset() + interval.length() > ec.shardSize()) {
@@ -75,13 +87,13 @@ public final class EcShardReader {
         Future<Void> rebuilds = Future.succeededFuture();
         long at = 0;
         for (EcInterval interval : intervals) {
-            Future<Void> get = getShard(sources, interval.shardId(), interval.shardOffset(), interval.length(),
+            Future<Void> get = getShard(from, interval.shardId(), interval.shardOffset(), interval.length(),
                     buffer.address() + at);
             if (get != null) {
                 gets.add(get);
             } else {
                 int targetAt = (int) at;
-                rebuilds = rebuilds.compose(v -> rebuild(primary, sources, ec, interval, buffer, targetAt));
+                rebuilds = rebuilds.compose(v -> rebuild(primary, from, ec, interval, buffer, targetAt));
             }
             at += interval.length();
         }
@@ -110,9 +122,12 @@ public final class EcShardReader {
      * Gets {@code length} bytes at {@code shardOffset} of the shard from the first source listing it; null when none
      * does.
      */
-    private static Future<Void> getShard(List<RemoteVolume> sources, int shardId, long shardOffset, long length,
+    private static Future<Void> getShard(Sources from, int shardId, long shardOffset, long length,
                                          long localAddress) {
-        for (RemoteVolume source : sources) {
+        if (from.distrusted().contains(shardId)) {
+            return null;
+        }
+        for (RemoteVolume source : from.volumes()) {
             EcShard shard = source.info().ec().shard(shardId);
             if (shard == null) {
                 continue;
@@ -137,10 +152,14 @@ public final class EcShardReader {
     }
 
     /** Rebuilds the interval of a shard nobody lists from {@code dataShards} other shards at the same offsets. */
-    private Future<Void> rebuild(RemoteVolume primary, List<RemoteVolume> sources, EcInfo ec, EcInterval missing,
+    private Future<Void> rebuild(RemoteVolume primary, Sources sources, EcInfo ec, EcInterval missing,
                                  PooledBuffer target, int targetAt) {
-        String what = "shard " + missing.shardId() + " of " + primary.where() + " is listed by no connected agent";
-        holders.shardMissing(primary.volumeId());
+        boolean distrusted = sources.distrusted().contains(missing.shardId());
+        String what = "shard " + missing.shardId() + " of " + primary.where() + (distrusted
+                ? " gave a record that failed its checksum" : " is listed by no connected agent");
+        if (!distrusted) {
+            holders.shardMissing(primary.volumeId());
+        }
         if (rebuild == EcRebuild.FALLBACK) {
             return Future.failedFuture(ReadFailure.unavailable(what + " (sidecar.ecRebuild: fallback)", null));
         }
@@ -162,7 +181,7 @@ public final class EcShardReader {
      * buffer, so a rebuild holds {@code dataShards} small buffers whatever the interval's size (a 1 MiB interval of
      * a 10 + 4 volume would otherwise hold ten large buffers, most of a small pool).
      */
-    private Future<Void> rebuildSlices(List<RemoteVolume> sources, EcInfo ec, List<Integer> chosen, EcInterval missing,
+    private Future<Void> rebuildSlices(Sources sources, EcInfo ec, List<Integer> chosen, EcInterval missing,
                                        PooledBuffer target, int targetAt, long done, String what) {
         if (done == missing.length()) {
             return Future.succeededFuture();
@@ -210,13 +229,20 @@ public final class EcShardReader {
         });
     }
 
-    private static boolean listed(List<RemoteVolume> sources, int shardId) {
-        for (RemoteVolume source : sources) {
+    private static boolean listed(Sources sources, int shardId) {
+        if (sources.distrusted().contains(shardId)) {
+            return false;
+        }
+        for (RemoteVolume source : sources.volumes()) {
             if (source.info().ec().shard(shardId) != null) {
                 return true;
             }
         }
         return false;
+    }
+
+    /** The views of the volume to read from, and the shards not to read. */
+    private record Sources(List<RemoteVolume> volumes, Set<Integer> distrusted) {
     }
 
     private ReedSolomon codec(EcInfo ec) {

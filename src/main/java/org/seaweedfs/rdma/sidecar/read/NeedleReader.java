@@ -17,6 +17,7 @@ import io.vertx.core.Vertx;
 import java.nio.ByteBuffer;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Set;
 import org.seaweedfs.rdma.protocol.ErrorCode;
 import org.seaweedfs.rdma.protocol.Segment;
 import org.seaweedfs.rdma.protocol.VolumeInfo;
@@ -72,7 +73,7 @@ public final class NeedleReader extends GatedReadPath {
         if (at == null) {
             lookup(read, route);
         } else {
-            fetch(read, route, at.offset(), at.size());
+            fetch(read, route, at.offset(), at.size(), null);
         }
     }
 
@@ -90,7 +91,7 @@ public final class NeedleReader extends GatedReadPath {
             } else if (answer.status() != LookupAnswer.Status.FOUND || answer.epoch() != route.volume().epoch()) {
                 relistAndRetry(read, route, "volume " + read.fid().volumeId() + " changed epoch or went");
             } else {
-                fetch(read, route, answer.location().offset(), answer.location().size());
+                fetch(read, route, answer.location().offset(), answer.location().size(), null);
             }
         }));
     }
@@ -112,7 +113,11 @@ public final class NeedleReader extends GatedReadPath {
                 r -> locate(read, r));
     }
 
-    private void fetch(ReadAttempt read, AgentRoute route, long offset, long size) {
+    /**
+     * Gets the record and verifies it. {@code distrust} is null on the first read of an EC record; after a read whose
+     * record failed its checksum it names the shards still to distrust in turn (see {@link #retryEc}).
+     */
+    private void fetch(ReadAttempt read, AgentRoute route, long offset, long size, EcRetry distrust) {
         RemoteVolume volume = route.volume();
         if (size > gate.options().maxNeedleBytes()) {
             read.fail(ReadFailure.tooLarge(read.fid(), size, gate.options().maxNeedleBytes()));
@@ -137,7 +142,8 @@ public final class NeedleReader extends GatedReadPath {
                 if (volume.info().ec() != null) { // erasure-coded: the record's bytes come from its shards
                     gets.add(ec == null ? Future.failedFuture(ReadFailure.unavailable(volume.where()
                             + " is erasure-coded and this reader reads no EC shards", null))
-                            : ec.getInto(volume, buffers.get(i), offset + start, length));
+                            : ec.getInto(volume, buffers.get(i), offset + start, length,
+                                    distrust == null ? Set.of() : Set.of(distrust.shard())));
                 } else {
                     getInto(buffers.get(i), volume, offset + start, length, gets);
                 }
@@ -156,15 +162,62 @@ public final class NeedleReader extends GatedReadPath {
                 relistAndRetry(read, route, missingSegment.getMessage());
             } else if (ar.failed()) {
                 buffers.forEach(PooledBuffer::release);
-                read.fail(ar.cause());
+                // A re-read distrusting a shard may lack the shards to rebuild it: distrust the next one instead.
+                if (distrust == null || !retryEc(read, route, offset, size, distrust, null)) {
+                    read.fail(distrust == null ? ar.cause() : distrust.first());
+                }
             } else {
-                verify(read, route, offset, size, buffers, pieces);
+                verify(read, route, offset, size, buffers, pieces, distrust);
             }
         }));
     }
 
+    /** The shard an EC re-read distrusts, and those to distrust after it should that re-read fail its checksum too. */
+    private record EcRetry(int shard, List<Integer> rest, ReadFailure first) {
+    }
+
+    /**
+     * An EC record failed its checksum: one of the shards it came from (directly, or as the input of a rebuild) may
+     * be rotten on disk where no {@code .ecsum} tells. Re-reads it distrusting one shard at a time (the record's own
+     * shards first, then the others), so its bytes come from another set of shards; fails with the first checksum
+     * failure once every shard was distrusted. Wrong bytes are never answered: each re-read is verified again.
+     */
+    private boolean retryEc(ReadAttempt read, AgentRoute route, long offset, long size, EcRetry tried,
+                            ReadFailure failure) {
+        RemoteVolume volume = route.volume();
+        var info = volume.info().ec();
+        if (info == null || ec == null || read.isDone()) {
+            return false;
+        }
+        List<Integer> rest;
+        if (tried == null) {
+            rest = new ArrayList<>();
+            var layout = new org.seaweedfs.rdma.volume.ec.EcLayout(info.dataShards(), info.parityShards(),
+                    info.largeBlockSize(), info.smallBlockSize());
+            layout.locate(layout.shardDatSize(info.datFileSize(), info.shardSize()), offset,
+                    NeedleLayout.usedLength(size, volume.version())).forEach(i -> {
+                        if (!rest.contains(i.shardId())) {
+                            rest.add(i.shardId());
+                        }
+                    });
+            for (int id = 0; id < info.totalShards(); id++) {
+                if (!rest.contains(id)) {
+                    rest.add(id);
+                }
+            }
+        } else {
+            rest = tried.rest();
+        }
+        if (rest.isEmpty()) {
+            return false;
+        }
+        ReadFailure first = tried == null ? failure : tried.first();
+        fetch(read, route, offset, size, new EcRetry(rest.get(0), rest.subList(1, rest.size()), first));
+        return true;
+    }
+
     private void verify(ReadAttempt read, AgentRoute route, long offset, long size, List<PooledBuffer> buffers,
-                        List<ByteBuffer> pieces) {
+                        List<ByteBuffer> pieces, EcRetry distrust) {
         RemoteVolume volume = route.volume();
         try {
             VerifiedRecord record = VerifiedRecord.check(read.fid(), size, volume.version(), pieces,
@@ -172,6 +225,11 @@ public final class NeedleReader extends GatedReadPath {
             read.succeed(new VerifiedNeedle(record, buffers));
         } catch (StaleLocation e) {
             buffers.forEach(PooledBuffer::release);
+            // In an EC record the header's bytes may come from a rotten shard: read it from other shards first.
+            if (retryEc(read, route, offset, size, distrust, ReadFailure.corrupt("needle " + read.fid() + ": "
+                    + e.getMessage()))) {
+                return;
+            }
             volume.locations().evict(read.fid().key()); // whatever told us this location, it is wrong now
             if (read.mayRetry()) {
                 lookup(read, route);
@@ -181,7 +239,12 @@ public final class NeedleReader extends GatedReadPath {
             }
         } catch (RuntimeException e) {
             buffers.forEach(PooledBuffer::release);
-            read.fail(e);
+            if (e instanceof ReadFailure f && f.kind() == ReadFailure.Kind.CORRUPT
+                    && retryEc(read, route, offset, size, distrust, f)) {
+                return;
+            }
+            read.fail(distrust != null && e instanceof ReadFailure f && f.kind() == ReadFailure.Kind.CORRUPT
+                    ? distrust.first() : e);
         }
     }
 

@@ -6,7 +6,10 @@ import java.nio.file.Path;
 
 /**
  * The file names of one EC volume in one directory: {@code <base>.ec00 .. .ecNN}, {@code .ecx}, {@code .ecj},
- * {@code .vif}, where base is {@code <vid>} or {@code <collection>_<vid>} as for {@code .dat} files.
+ * {@code .vif}, {@code .ecsum}, where base is {@code <vid>} or {@code <collection>_<vid>} as for {@code .dat} files.
+ * A vacuumed EC volume's generation N (N > 0) names its {@code .ecx}, {@code .vif} and {@code .ecsum} with a
+ * {@code .v<N>} suffix ({@code <base>.ecx.v2}); generation 0 has none (weed/storage/erasure_coding/ec_bitrot.go
+ * {@code BitrotSidecarPath}, "mirroring the .vif/.ecx versioned convention"). Shard names carry no generation.
  */
 public record EcFiles(Path dir, String collection, long volumeId) {
 
@@ -31,6 +34,54 @@ public record EcFiles(Path dir, String collection, long volumeId) {
         return dir.resolve(baseName() + ".vif");
     }
 
+    /** The generation's index: {@code <base>.ecx}, or {@code <base>.ecx.v<N>}. */
+    public Path ecx(int generation) {
+        return dir.resolve(baseName() + ".ecx" + suffix(generation));
+    }
+
+    /** The generation's deletion journal name: {@code <base>.ecj}, or {@code <base>.ecj.v<N>}. */
+    public Path ecj(int generation) {
+        return dir.resolve(baseName() + ".ecj" + suffix(generation));
+    }
+
+    public Path vif(int generation) {
+        return dir.resolve(baseName() + ".vif" + suffix(generation));
+    }
+
+    /** The generation's bitrot checksums: {@code <base>.ecsum}, or {@code <base>.ecsum.v<N>}. */
+    public Path ecsum(int generation) {
+        return dir.resolve(baseName() + ".ecsum" + suffix(generation));
+    }
+
+    /** "" for generation 0, else ".v<N>". */
+    public static String suffix(int generation) {
+        if (generation < 0) {
+            throw new IllegalArgumentException("generation " + generation + " is negative");
+        }
+        return generation == 0 ? "" : ".v" + generation;
+    }
+
+    /**
+     * The generation an index file's name gives: 0 for {@code <base>.ecx}, N for {@code <base>.ecx.v<N>} (N a
+     * decimal 1..2^31-1 without sign or leading zeros); -1 for any other name.
+     */
+    public static int ecxGeneration(String fileName) {
+        if (fileName.endsWith(".ecx")) {
+            return 0;
+        }
+        int at = fileName.lastIndexOf(".ecx.v");
+        if (at < 0) {
+            return -1;
+        }
+        String digits = fileName.substring(at + ".ecx.v".length());
+        if (digits.isEmpty() || digits.length() > 10 || digits.charAt(0) == '0'
+                || !digits.chars().allMatch(c -> c >= '0' && c <= '9')) {
+            return -1;
+        }
+        long generation = Long.parseLong(digits);
+        return generation > Integer.MAX_VALUE ? -1 : (int) generation;
+    }
+
     public Path shard(int shardId) {
         return dir.resolve(baseName() + shardExtension(shardId));
     }
@@ -43,13 +94,14 @@ public record EcFiles(Path dir, String collection, long volumeId) {
         return String.format(".ec%02d", shardId);
     }
 
-    /** The volume a {@code <base>.ecx} file belongs to, or null for other names. */
+    /** The volume a {@code <base>.ecx} or {@code <base>.ecx.v<N>} file belongs to, or null for other names. */
     public static EcFiles ofIndex(Path ecx) {
         String file = ecx.getFileName().toString();
-        if (!file.endsWith(".ecx")) {
+        int generation = ecxGeneration(file);
+        if (generation < 0) {
             return null;
         }
-        return ofBase(ecx.getParent(), file.substring(0, file.length() - 4));
+        return ofBase(ecx.getParent(), file.substring(0, file.length() - 4 - suffix(generation).length()));
     }
 
     /** The volume a shard file belongs to, or null when the name is not {@code <base>.ecNN} with NN < 32. */

@@ -13,12 +13,14 @@ import java.nio.channels.FileChannel;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
+import java.util.ArrayList;
 import java.util.List;
 
 /**
  * One EC volume read from the shards present in one directory: {@code .vif}, {@code .ecx}, {@code .ecj} and
  * whichever {@code .ecNN} are there. A record is read interval by interval from the data shards; an interval
- * whose data shard is absent is rebuilt from any {@code dataShards} present shards. A volume without a
+ * whose data shard is absent is rebuilt from any {@code dataShards} present shards. A shard that fails the
+ * volume's {@code .ecsum} checksums counts as absent. A volume without a
  * {@code .vif} is read as SeaweedFS does: version 3, 10 + 4, the shard size standing in for the {@code .dat}'s.
  * Lookups and reads are positional and may run on any thread; {@link #followDeletions} belongs to one owner.
  */
@@ -34,6 +36,7 @@ public final class EcVolume implements Closeable {
     private final FileChannel[] shards;
     private final long shardFileSize;
     private final ReedSolomon codec;
+    private List<Integer> rottenShards = List.of();
 
     private EcVolume(EcFiles files, EcVolumeInfo info, EcLayout layout, EcIndex index, FileChannel[] shards,
                      long shardFileSize) {
@@ -83,8 +86,10 @@ public final class EcVolume implements Closeable {
                         shardSize + " bytes, but the .vif's datFileSize " + info.datFileSize() + " gives "
                                 + layout.shardFileSize(info.datFileSize()));
             }
+            List<Integer> rotten = dropRotten(files, layout, shards);
             index = EcIndex.open(files.ecx(), format);
             EcVolume volume = new EcVolume(files, info, layout, index, shards, shardSize);
+            volume.rottenShards = List.copyOf(rotten);
             volume.followDeletions();
             return volume;
         } catch (IOException | RuntimeException e) {
@@ -93,9 +98,31 @@ public final class EcVolume implements Closeable {
         }
     }
 
+    /**
+     * Closes and forgets the shards whose blocks fail the volume's {@code .ecsum} (when it has one in force), so no
+     * read or rebuild takes their bytes; returns their ids. Reads every present shard whole.
+     */
+    private static List<Integer> dropRotten(EcFiles files, EcLayout layout, FileChannel[] shards) throws IOException {
+        EcChecksums.Loaded sums = EcChecksums.load(files.ecsum(0), 0, layout.dataShards(), layout.parityShards());
+        List<Integer> rotten = new ArrayList<>();
+        for (int i = 0; i < shards.length && sums.status() == EcChecksums.Status.ON; i++) {
+            if (shards[i] != null && !sums.checksums().mismatches(i, shards[i]).isEmpty()) {
+                shards[i].close();
+                shards[i] = null;
+                rotten.add(i);
+            }
+        }
+        return rotten;
+    }
+
     /** The .vif, or SeaweedFS's defaults when there is none. */
     public static EcVolumeInfo readInfo(EcFiles files) throws IOException {
-        return Files.isRegularFile(files.vif()) ? EcVolumeInfo.read(files.vif())
+        return readInfo(Files.isRegularFile(files.vif()) ? files.vif() : null);
+    }
+
+    /** The .vif at {@code vif}, or SeaweedFS's defaults when null. */
+    public static EcVolumeInfo readInfo(Path vif) throws IOException {
+        return vif != null ? EcVolumeInfo.read(vif)
                 : new EcVolumeInfo(SuperBlock.VERSION_3, 0, EcLayout.DEFAULT_DATA_SHARDS,
                         EcLayout.DEFAULT_PARITY_SHARDS, false);
     }
@@ -247,6 +274,11 @@ public final class EcVolume implements Closeable {
 
     public long shardFileSize() {
         return shardFileSize;
+    }
+
+    /** Shards present but failing the {@code .ecsum}: not read (their bytes are rebuilt from the others). */
+    public List<Integer> rottenShards() {
+        return rottenShards;
     }
 
     public boolean hasShard(int shardId) {
