@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # The scale benchmark: AGENTS agents serving VOLUMES volumes of NEEDLES needles in all, one sidecar in
 # front of them with default settings. Measures the sidecar's ready time, RSS and heap after a full GC, and HTTP
-# reads/s + p50 for (a) a hot set that fits the location cache and (b) needles drawn uniformly from all of them;
-# every answer is checked byte for byte (ScaleLoadMain). With BASELINE_JAR set, the same run is made with that jar
+# reads/s + p50 for (a) a hot set that fits the location cache and (b) needles drawn uniformly from all of them,
+# and the agents' CPU per read (from /proc, their idle CPU subtracted); every answer is checked byte for byte
+# (ScaleLoadMain). With BASELINE_JAR set, the same run is made with that jar
 # too (its own agents: protocol versions must match), for an A/B in one run.
 #
 #   bench/scale.sh                                  # full scale: 4 agents, 40 volumes, 20 M needles
@@ -94,7 +95,7 @@ now_ms() { date +%s%3N; }
 
 # run_one NAME JAR — agents, then the sidecar (ready time), memory, the two read sets, memory again.
 run_one() {
-    local name=$1 jar=$2 i port agents="" conf pid started ready_ms up volumes jvm
+    local name=$1 jar=$2 i port agents="" conf pid started ready_ms up volumes jvm agent_jvms=""
     log "$name: $AGENTS agents"
     for i in $(seq 0 $((AGENTS - 1))); do
         port=$((AGENT_PORT_BASE + i)); conf=$BENCH_OUT/scale-agent$i.yaml
@@ -123,6 +124,7 @@ YAML
         # serve relaunches an agent's JVM once (its heap bound, agent.maxHeap, and class archive): measure the child.
         jvm=$(pgrep -P "${PIDS[$i]}" java | head -n 1 || true)
         jvm=${jvm:-${PIDS[$i]}}
+        agent_jvms+="${agent_jvms:+,}$jvm"
         printf '{"kind":"scale_agent","impl":"%s","agent":%d,"rss_mib":%s,"heap_after_gc_mib":%s}\n' "$name" "$i" \
             "$(rss_mib "$jvm")" "$(heap_after_gc_mib "$jvm")" | record
     done
@@ -179,7 +181,7 @@ except Exception:
         log "$name: $set reads, $CONNS connections, ${SECONDS_PER_SET}s after ${WARMUP_SECONDS}s"
         java $JAVA_OPTS -cp "$LOAD_CP" org.seaweedfs.rdma.bench.ScaleLoadMain --port "$SIDECAR_PORT" --volumes "$VOLUMES" \
             --count "$PER_VOLUME" --size "$SIZE" --hot "$hot" --conns "$CONNS" --seconds "$SECONDS_PER_SET" \
-            --warmup "$WARMUP_SECONDS" --label "$set" | sed "s/^{/{\"impl\":\"$name\",/" | record
+            --warmup "$WARMUP_SECONDS" --label "$set" --cpu-pids "$agent_jvms" | sed "s/^{/{\"impl\":\"$name\",/" | record
         printf '{"kind":"scale_sidecar","impl":"%s","what":"after_%s","rss_mib":%s,"heap_after_gc_mib":%s}\n' \
             "$name" "$set" "$(rss_mib "$pid")" "$(heap_after_gc_mib "$pid")" | record
     done
