@@ -63,6 +63,26 @@ final class SegmentMemory {
         return false;
     }
 
+    /**
+     * Allocates {@code length} bytes of UCX memory that hold no volume bytes (a volume's exposed needle index), within
+     * the limit; fails when they would exceed it. Released like a copy ({@link #release}).
+     */
+    Future<ServedSegment> allocate(String what, long length) {
+        if (length > Integer.MAX_VALUE || held + length > limit) {
+            return Future.failedFuture(new IOException(what + ": " + length + " bytes of UCX memory would exceed"
+                    + " agent.volumeMemoryLimit (" + limit + " bytes, " + held + " held)"));
+        }
+        add(length);
+        return ucx.allocate((int) length).transform(allocated -> {
+            if (allocated.failed()) {
+                unreserve(length);
+                return Future.failedFuture(new IOException(what + ": allocating " + length + " bytes of UCX memory"
+                        + " failed: " + allocated.cause().getMessage(), allocated.cause()));
+            }
+            return Future.succeededFuture(ServedSegment.copied(0, length, allocated.result()));
+        });
+    }
+
     /** Gives back a reservation that was never allocated. */
     void unreserve(long bytes) {
         add(-bytes);
