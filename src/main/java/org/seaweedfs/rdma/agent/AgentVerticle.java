@@ -95,6 +95,16 @@ public final class AgentVerticle extends VerticleBase {
         return this;
     }
 
+    /** The volumes followed; agent context only. */
+    VolumeFollower follower() {
+        return follower;
+    }
+
+    /** The context every piece of the agent's state is confined to. */
+    io.vertx.core.Context agentContext() {
+        return context;
+    }
+
     public AgentSettings settings() {
         return settings;
     }

@@ -48,6 +48,15 @@ final class ExposedIndex {
         return memory;
     }
 
+    /** The copy's bytes as sidecars read them (header first), and how they are laid out. */
+    ByteBuffer bytes() {
+        return bytes;
+    }
+
+    IndexLayout layout() {
+        return layout;
+    }
+
     /** The key's entry, if the file has it, no longer gives a location. */
     void withdraw(long key) {
         long i = sorted.find(key);

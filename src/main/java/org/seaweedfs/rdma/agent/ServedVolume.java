@@ -299,6 +299,11 @@ final class ServedVolume implements SyncedIndex, Closeable {
         });
     }
 
+    /** The index as sidecars read it now, or null. */
+    ExposedIndex exposed() {
+        return exposed;
+    }
+
     /** The exposed index's handle, or null while none is exposed. */
     org.seaweedfs.rdma.protocol.IndexHandle indexHandle(long requestId) {
         return exposed == null ? null : exposed.handle(requestId, volumeId(), epoch);
