@@ -6,7 +6,6 @@ import static org.seaweedfs.rdma.testing.Await.await;
 
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import io.vertx.core.Promise;
-import io.vertx.core.buffer.Buffer;
 import java.nio.ByteBuffer;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -14,7 +13,6 @@ import java.util.List;
 import java.util.Random;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
-import org.seaweedfs.rdma.sidecar.NeedleContent;
 import org.seaweedfs.rdma.sidecar.ReadPathHarness;
 import org.seaweedfs.rdma.sidecar.connection.AgentConnection;
 import org.seaweedfs.rdma.sidecar.connection.AgentRoute;
@@ -107,13 +105,6 @@ class CorruptExposedIndexTest {
     }
 
     private static byte[] read(NeedleReader reader, long key) {
-        NeedleContent content = await(reader.read(new FileId(VOLUME, key, (int) key)));
-        try {
-            Buffer all = Buffer.buffer();
-            content.chunks().forEach(all::appendBuffer);
-            return all.getBytes();
-        } finally {
-            content.release();
-        }
+        return ReadPathHarness.readBytes(reader, new FileId(VOLUME, key, (int) key));
     }
 }

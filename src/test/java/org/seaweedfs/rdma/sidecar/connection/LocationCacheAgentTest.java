@@ -104,7 +104,7 @@ class LocationCacheAgentTest {
     }
 
     private byte[] read(FileId fid) {
-        return VolumeFiles.read(reader, fid);
+        return ReadPathHarness.readBytes(reader, fid);
     }
 
     /** Reads every listed needle at once, in one turn of the home event loop; all must equal their data. */

@@ -98,7 +98,7 @@ class OneSidedLookupTest {
     }
 
     private byte[] read(long key) {
-        return VolumeFiles.read(reader, fid(key));
+        return ReadPathHarness.readBytes(reader, fid(key));
     }
 
     /** Reads needles (checking each) until one is found one-sidedly: the exposed index is loaded. */

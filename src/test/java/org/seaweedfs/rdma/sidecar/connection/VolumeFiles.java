@@ -1,17 +1,11 @@
 package org.seaweedfs.rdma.sidecar.connection;
 
-import static org.seaweedfs.rdma.testing.Await.await;
-
-import io.vertx.core.buffer.Buffer;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
 import java.util.List;
 import java.util.Random;
-import org.seaweedfs.rdma.sidecar.NeedleContent;
-import org.seaweedfs.rdma.sidecar.read.NeedleReader;
-import org.seaweedfs.rdma.volume.FileId;
 import org.seaweedfs.rdma.volume.IndexFormat;
 import org.seaweedfs.rdma.volume.NewNeedle;
 import org.seaweedfs.rdma.volume.SuperBlock;
@@ -22,18 +16,6 @@ import org.seaweedfs.rdma.volume.VolumeWriter;
 final class VolumeFiles {
 
     private VolumeFiles() {
-    }
-
-    /** The needle's bytes read through {@code reader} (the content released). */
-    static byte[] read(NeedleReader reader, FileId fid) {
-        NeedleContent content = await(reader.read(fid));
-        try {
-            Buffer all = Buffer.buffer();
-            content.chunks().forEach(all::appendBuffer);
-            return all.getBytes();
-        } finally {
-            content.release();
-        }
     }
 
     /**
