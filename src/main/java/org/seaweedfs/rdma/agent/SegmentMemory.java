@@ -64,23 +64,19 @@ final class SegmentMemory {
     }
 
     /**
-     * Allocates {@code length} bytes of UCX memory that hold no volume bytes (a volume's exposed needle index), within
-     * the limit; fails when they would exceed it. Released like a copy ({@link #release}).
+     * Allocates {@code length} bytes of UCX memory that hold no volume bytes (a volume's exposed needle index, a few
+     * bytes a needle): not counted in {@code agent.volumeMemoryLimit}, which bounds copies of volumes. Released like a
+     * copy ({@link #release}).
      */
     Future<ServedSegment> allocate(String what, long length) {
-        if (length > Integer.MAX_VALUE || held + length > limit) {
-            return Future.failedFuture(new IOException(what + ": " + length + " bytes of UCX memory would exceed"
-                    + " agent.volumeMemoryLimit (" + limit + " bytes, " + held + " held)"));
+        if (length > Integer.MAX_VALUE) {
+            return Future.failedFuture(new IOException(what + ": " + length + " bytes is more than one UCX allocation"
+                    + " holds here (2 GiB)"));
         }
-        add(length);
-        return ucx.allocate((int) length).transform(allocated -> {
-            if (allocated.failed()) {
-                unreserve(length);
-                return Future.failedFuture(new IOException(what + ": allocating " + length + " bytes of UCX memory"
-                        + " failed: " + allocated.cause().getMessage(), allocated.cause()));
-            }
-            return Future.succeededFuture(ServedSegment.copied(0, length, allocated.result()));
-        });
+        return ucx.allocate((int) length).transform(allocated -> allocated.failed()
+                ? Future.failedFuture(new IOException(what + ": allocating " + length + " bytes of UCX memory failed: "
+                        + allocated.cause().getMessage(), allocated.cause()))
+                : Future.succeededFuture(ServedSegment.uncounted(allocated.result())));
     }
 
     /** Gives back a reservation that was never allocated. */
@@ -153,7 +149,7 @@ final class SegmentMemory {
 
     /** Deregisters (and for a copy, frees) the segment's memory now. */
     Future<Void> release(ServedSegment segment) {
-        if (segment.isCopy()) {
+        if (segment.isCopy() && segment.counted()) {
             unreserve(segment.capacity());
         } else {
             SigbusGuard.unregister(segment.region().address());
