@@ -1,13 +1,19 @@
 #!/usr/bin/env bash
 # The scale benchmark: AGENTS agents serving VOLUMES volumes of NEEDLES needles in all, one sidecar in
 # front of them with default settings. Measures the sidecar's ready time, RSS and heap after a full GC, and HTTP
-# reads/s + p50 for (a) a hot set that fits the location cache and (b) needles drawn uniformly from all of them;
-# every answer is checked byte for byte (ScaleLoadMain). With BASELINE_JAR set, the same run is made with that jar
+# reads/s + p50 for (a) a hot set that fits the location cache and (b) needles drawn uniformly from all of them,
+# and the agents' CPU per read (from /proc, their idle CPU subtracted); every answer is checked byte for byte
+# (ScaleLoadMain). With BASELINE_JAR set, the same run is made with that jar
 # too (its own agents: protocol versions must match), for an A/B in one run.
 #
 #   bench/scale.sh                                  # full scale: 4 agents, 40 volumes, 20 M needles
 #   NEEDLES=2000000 SECONDS_PER_SET=10 bench/scale.sh   # reduced
 #   BASELINE_JAR=/path/to/main.jar bench/scale.sh   # A/B against another build
+#   LOOKUPS=control bench/scale.sh                  # only misses looked up at the agent (default: both ways)
+#
+# LOOKUPS lists how the sidecar resolves location-cache misses, one full run (agents, sidecar, sets) each:
+# "onesided" (one get of the agent's exposed index) and "control" (a lookup round trip to the agent;
+# -Dseaweedfs.oneSidedLookups=false). Each set's line carries the agents' CPU per read (agent_cpu_us_per_read).
 #
 # Output: $BENCH_OUT/scale.jsonl (one JSON object per line, also printed), logs in $BENCH_OUT/logs/scale-*.
 # Data: $SCALE_DATA/agent<i>/ (volume v goes to agent (v-1) % AGENTS), reused while its stamp matches.
@@ -27,6 +33,7 @@ CONNS=${CONNS:-64}
 SECONDS_PER_SET=${SECONDS_PER_SET:-20}
 WARMUP_SECONDS=${WARMUP_SECONDS:-10}   # per set (the hot set's misses are paid here)
 SETS=${SETS:-hot uniform}              # which read sets, in this order
+LOOKUPS=${LOOKUPS:-onesided control}   # how misses are resolved, one run each (see above)
 TLS=${TLS:-shm,tcp}
 VOLUME_MEMORY=${VOLUME_MEMORY:-mapped} # 20 M needles of volumes: mapped (no copies in the agents' memory)
 AGENT_PORT_BASE=${AGENT_PORT_BASE:-18615}
@@ -92,9 +99,10 @@ heap_after_gc_mib() {
 }
 now_ms() { date +%s%3N; }
 
-# run_one NAME JAR — agents, then the sidecar (ready time), memory, the two read sets, memory again.
+# run_one NAME JAR [SIDECAR_JVM_OPTION] — agents, then the sidecar (ready time), memory, the two read sets, memory
+# again.
 run_one() {
-    local name=$1 jar=$2 i port agents="" conf pid started ready_ms up volumes jvm
+    local name=$1 jar=$2 sidecar_opt=${3:-} i port agents="" conf pid started ready_ms up volumes jvm agent_jvms=""
     log "$name: $AGENTS agents"
     for i in $(seq 0 $((AGENTS - 1))); do
         port=$((AGENT_PORT_BASE + i)); conf=$BENCH_OUT/scale-agent$i.yaml
@@ -123,6 +131,7 @@ YAML
         # serve relaunches an agent's JVM once (its heap bound, agent.maxHeap, and class archive): measure the child.
         jvm=$(pgrep -P "${PIDS[$i]}" java | head -n 1 || true)
         jvm=${jvm:-${PIDS[$i]}}
+        agent_jvms+="${agent_jvms:+,}$jvm"
         printf '{"kind":"scale_agent","impl":"%s","agent":%d,"rss_mib":%s,"heap_after_gc_mib":%s}\n' "$name" "$i" \
             "$(rss_mib "$jvm")" "$(heap_after_gc_mib "$jvm")" | record
     done
@@ -147,7 +156,7 @@ YAML
     for start in 1 2; do
         what=$([ "$start" = 1 ] && echo ready_first_start || echo ready)
         started=$(now_ms)
-        java $JAVA_OPTS -jar "$jar" serve --conf "$conf" > "$BENCH_OUT/logs/scale-$name-sidecar.log" 2>&1 &
+        java $JAVA_OPTS $sidecar_opt -jar "$jar" serve --conf "$conf" > "$BENCH_OUT/logs/scale-$name-sidecar.log" 2>&1 &
         pid=$!; PIDS+=("$pid")
         # Ready: every agent up and every volume routed (from the JVM's launch: its start-up counts too).
         until { read -r up volumes < <(curl -s "http://127.0.0.1:$SIDECAR_PORT/status" | python3 -c '
@@ -179,7 +188,7 @@ except Exception:
         log "$name: $set reads, $CONNS connections, ${SECONDS_PER_SET}s after ${WARMUP_SECONDS}s"
         java $JAVA_OPTS -cp "$LOAD_CP" org.seaweedfs.rdma.bench.ScaleLoadMain --port "$SIDECAR_PORT" --volumes "$VOLUMES" \
             --count "$PER_VOLUME" --size "$SIZE" --hot "$hot" --conns "$CONNS" --seconds "$SECONDS_PER_SET" \
-            --warmup "$WARMUP_SECONDS" --label "$set" | sed "s/^{/{\"impl\":\"$name\",/" | record
+            --warmup "$WARMUP_SECONDS" --label "$set" --cpu-pids "$agent_jvms" | sed "s/^{/{\"impl\":\"$name\",/" | record
         printf '{"kind":"scale_sidecar","impl":"%s","what":"after_%s","rss_mib":%s,"heap_after_gc_mib":%s}\n' \
             "$name" "$set" "$(rss_mib "$pid")" "$(heap_after_gc_mib "$pid")" | record
     done
@@ -190,7 +199,13 @@ generate
 printf '{"kind":"scale_meta","agents":%d,"volumes":%d,"needles":%d,"size":%d,"hot_keys_per_volume":%d,"conns":%d,"tls":"%s","volume_memory":"%s","load":"%s","commit":"%s"}\n' \
     "$AGENTS" "$VOLUMES" "$((PER_VOLUME * VOLUMES))" "$SIZE" "$HOT_KEYS" "$CONNS" "$TLS" "$VOLUME_MEMORY" \
     "$(cut -d' ' -f1-3 /proc/loadavg)" "$(git -C "$ROOT" rev-parse --short HEAD 2> /dev/null || echo unknown)" | record
-run_one cache "$JAR"
+for lookups in $LOOKUPS; do
+    case $lookups in
+        onesided) run_one onesided "$JAR" ;;
+        control) run_one control "$JAR" -Dseaweedfs.oneSidedLookups=false ;;
+        *) echo "LOOKUPS: unknown '$lookups' (onesided, control)" >&2; exit 2 ;;
+    esac
+done
 if [ -n "$BASELINE_JAR" ]; then
     run_one baseline "$BASELINE_JAR"
 fi

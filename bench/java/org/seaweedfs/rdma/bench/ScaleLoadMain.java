@@ -5,7 +5,11 @@ import io.vertx.core.http.HttpClient;
 import io.vertx.core.http.HttpClientOptions;
 import io.vertx.core.http.HttpMethod;
 import io.vertx.core.http.PoolOptions;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.util.Arrays;
+import java.util.Locale;
 import java.util.Map;
 import java.util.SplittableRandom;
 import java.util.TreeMap;
@@ -20,7 +24,8 @@ import org.seaweedfs.rdma.volume.FileId;
  * flight, for {@code --seconds} after a warm-up. {@code --hot N} draws from the first N keys of each volume (a hot
  * set), 0 from all of them (uniform); a hot set is first read once through, key by key (checked, not measured), so
  * the measured window sees it cached however short the warm-up. Prints one JSON line: reads/s, p50/p99, errors
- * and mismatches.
+ * and mismatches, and with {@code --cpu-pids p1,p2} the CPU those processes (the agents) spent per read in the
+ * measured window, from {@code /proc/<pid>/stat}, less what they spend idle (measured for 2 s before the load).
  * <pre>
  *   java -cp "$(source bench/lib/mains.sh; build_mains target/seaweedfs-rdma-sidecar.jar bench/out/mains)"
  * org.seaweedfs.rdma.bench.ScaleLoadMain \
@@ -83,6 +88,14 @@ public final class ScaleLoadMain {
         int warmup = Integer.parseInt(a.getOrDefault("warmup", "5"));
         String label = a.getOrDefault("label", hot > 0 ? "hot" : "uniform");
         int keys = hot > 0 ? Math.min(hot, count) : count;
+        long[] cpuPids = a.containsKey("cpu-pids") ? Arrays.stream(a.get("cpu-pids").split(","))
+                .filter(x -> !x.isBlank()).mapToLong(Long::parseLong).toArray() : new long[0];
+        double idleCpuNanosPerSecond = 0;
+        if (cpuPids.length > 0) {
+            long before = cpuNanos(cpuPids);
+            Thread.sleep(2_000);
+            idleCpuNanosPerSecond = (cpuNanos(cpuPids) - before) / 2.0;
+        }
 
         Vertx vertx = Vertx.vertx();
         HttpClient client =
@@ -109,6 +122,10 @@ public final class ScaleLoadMain {
         }
         long measureFrom = System.nanoTime() + warmup * 1_000_000_000L;
         long end = measureFrom + seconds * 1_000_000_000L;
+        java.util.concurrent.atomic.AtomicLongArray cpuWindow = new java.util.concurrent.atomic.AtomicLongArray(2);
+        if (cpuPids.length > 0) {
+            vertx.setTimer(Math.max(1, warmup * 1000L), t -> cpuWindow.set(0, cpuNanos(cpuPids)));
+        }
         run(vertx, conns, random -> System.nanoTime() >= end ? null
                 : new long[] {1 + random.nextInt(volumes), 1 + random.nextInt(keys)}, (vid, key, took, body) -> {
                     boolean measured = System.nanoTime() - took >= measureFrom;
@@ -126,17 +143,45 @@ public final class ScaleLoadMain {
                         }
                     }
                 }, client);
+        if (cpuPids.length > 0) {
+            cpuWindow.set(1, cpuNanos(cpuPids)); // the loops stop at the window's end
+        }
         long n = Math.min(recorded.get(), samples.length);
         long[] sorted = Arrays.copyOf(samples, (int) n);
         Arrays.sort(sorted);
+        String cpu = "";
+        if (cpuPids.length > 0 && cpuWindow.get(0) > 0 && ok.get() > 0) {
+            double spent = cpuWindow.get(1) - cpuWindow.get(0);
+            cpu = String.format(Locale.ROOT, ",\"agent_cpu_us_per_read\":%.2f,\"agent_cpu_raw_us_per_read\":%.2f,"
+                    + "\"agent_idle_cpu_pct\":%.1f", (spent - idleCpuNanosPerSecond * seconds) / ok.get() / 1e3,
+                    spent / ok.get() / 1e3, idleCpuNanosPerSecond / 1e7);
+        }
         System.out.printf("{\"kind\":\"scale_http\",\"set\":\"%s\",\"hot_keys_per_volume\":%d,\"volumes\":%d,"
                         + "\"needles\":%d,\"size\":%d,\"conns\":%d,\"seconds\":%d,\"reads\":%d,\"reads_s\":%.0f,"
-                        + "\"p50_us\":%.1f,\"p99_us\":%.1f,\"errors\":%d,\"mismatches\":%d,\"pcts_us\":{%s}}%n",
+                        + "\"p50_us\":%.1f,\"p99_us\":%.1f,\"errors\":%d,\"mismatches\":%d,\"pcts_us\":{%s}%s}%n",
                 label, hot, volumes, (long) volumes * count, size, conns, seconds, ok.get(), ok.get()
                         / (double) seconds,
                 BenchSupport.pct(sorted, 50), BenchSupport.pct(sorted, 99), errors.get(), mismatches.get(),
-                BenchSupport.pctsJson(sorted));
+                BenchSupport.pctsJson(sorted), cpu);
         vertx.close().await();
         System.exit(errors.get() == 0 && mismatches.get() == 0 ? 0 : 1);
     }
+
+    /** User + system CPU of the processes (all their threads), from /proc/<pid>/stat, in nanoseconds. */
+    private static long cpuNanos(long[] pids) {
+        long ticks = 0;
+        for (long pid : pids) {
+            try {
+                String stat = Files.readString(Path.of("/proc/" + pid + "/stat"));
+                String[] f = stat.substring(stat.lastIndexOf(')') + 2).split(" ");
+                ticks += Long.parseLong(f[11]) + Long.parseLong(f[12]); // utime, stime (fields 14, 15)
+            } catch (IOException | RuntimeException e) {
+                throw new IllegalStateException("cannot read the CPU time of process " + pid + ": " + e, e);
+            }
+        }
+        return ticks * (1_000_000_000L / CLOCK_TICKS_PER_SECOND);
+    }
+
+    /** USER_HZ: 100 on Linux for every architecture the project runs on. */
+    private static final long CLOCK_TICKS_PER_SECOND = 100;
 }

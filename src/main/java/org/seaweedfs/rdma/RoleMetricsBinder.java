@@ -1,6 +1,7 @@
 package org.seaweedfs.rdma;
 
 import io.micrometer.core.instrument.FunctionCounter;
+import java.lang.management.ManagementFactory;
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.Tags;
@@ -35,6 +36,14 @@ public final class RoleMetricsBinder {
         counter("seaweedfs.rdma.agent.unauthorized", "Hellos refused for a missing or wrong token", Tags.empty(),
                 agent.unauthorized());
         counter("seaweedfs.rdma.agent.lookups", "Needle lookups answered", Tags.empty(), agent.lookups());
+        counter("seaweedfs.rdma.agent.index.requests", "Handles of exposed needle indexes asked for (a sidecar starts"
+                + " reading a volume's index one-sidedly)", Tags.empty(), agent.indexRequests());
+        if (ManagementFactory.getOperatingSystemMXBean() instanceof com.sun.management.OperatingSystemMXBean os) {
+            // Per read: its rate over the sidecars' read rate (one-sided reads reach no counter of the agent's).
+            FunctionCounter.builder("seaweedfs.rdma.agent.cpu", os, o -> o.getProcessCpuTime() / 1e9)
+                    .baseUnit("seconds").description("CPU time the agent process used, all threads")
+                    .register(registry);
+        }
         counter("seaweedfs.rdma.agent.syncs", "Index sync requests answered", Tags.empty(), agent.syncs());
         counter("seaweedfs.rdma.agent.read.throughs", "Reads the agent copied over its control channel", Tags.empty(),
                 agent.readThroughs());

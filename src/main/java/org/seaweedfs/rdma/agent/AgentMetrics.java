@@ -18,6 +18,7 @@ public final class AgentMetrics {
     private final LongAdder unauthorized = new LongAdder();
     private final LongAdder lookups = new LongAdder();
     private final LongAdder lookupBatches = new LongAdder();
+    private final LongAdder indexRequests = new LongAdder();
     private final LongAdder syncs = new LongAdder();
     private final LongAdder readThroughs = new LongAdder();
     private final LongAdder readThroughBytes = new LongAdder();
@@ -68,6 +69,11 @@ public final class AgentMetrics {
     /** LookupBatch frames answered. */
     public LongAdder lookupBatches() {
         return lookupBatches;
+    }
+
+    /** IndexRequests answered (a sidecar starting to read a volume's index one-sidedly, or asking again). */
+    public LongAdder indexRequests() {
+        return indexRequests;
     }
 
     /** SyncRequests answered (each one frame). */

@@ -71,6 +71,7 @@ public final class AgentVerticle extends VerticleBase {
     private long pollTimer = -1;
     private Future<Void> pass = Future.succeededFuture();
     private boolean stopping;
+    private int protocolVersion = ControlCodec.PROTOCOL_VERSION;
 
     /** @param ucx an already deployed UCX worker verticle (any Vert.x instance) */
     public AgentVerticle(UcxWorkerVerticle ucx, AgentSettings settings) {
@@ -79,6 +80,29 @@ public final class AgentVerticle extends VerticleBase {
         byte[] nonce = new byte[8];
         new SecureRandom().nextBytes(nonce);
         this.instanceId = settings.agentId() + "/" + HexFormat.of().formatHex(nonce);
+    }
+
+    /**
+     * Speaks control protocol versions up to {@code version} only, as an agent of an older release would (sidecars
+     * of this release then look every needle up). Call before deploying.
+     */
+    public AgentVerticle speakProtocolAtMost(int version) {
+        if (version < ControlCodec.MIN_PROTOCOL_VERSION || version > ControlCodec.PROTOCOL_VERSION) {
+            throw new IllegalArgumentException("protocol version must be in " + ControlCodec.MIN_PROTOCOL_VERSION
+                    + ".." + ControlCodec.PROTOCOL_VERSION + ", got " + version);
+        }
+        this.protocolVersion = version;
+        return this;
+    }
+
+    /** The volumes followed; agent context only. */
+    VolumeFollower follower() {
+        return follower;
+    }
+
+    /** The context every piece of the agent's state is confined to. */
+    io.vertx.core.Context agentContext() {
+        return context;
     }
 
     public AgentSettings settings() {
@@ -124,6 +148,7 @@ public final class AgentVerticle extends VerticleBase {
         SegmentMemory memory = new SegmentMemory(ucx, settings.volumeMemory(), settings.volumeMemoryLimit(), metrics);
         retired = new RetiredMappings(vertx, memory, settings.retireGrace().toMillis());
         server = new ControlServer(settings, instanceId, codec, metrics, ucx.settings().peerSettings());
+        server.speakAtMost(protocolVersion);
         follower = new VolumeFollower(settings, memory, retired, metrics, server);
         ecFollower = new EcFollower(settings, memory, retired, follower::nextEpoch, server);
         server.serve(follower, ecFollower);

@@ -10,6 +10,8 @@ import org.seaweedfs.rdma.protocol.ErrorCode;
 import org.seaweedfs.rdma.protocol.ErrorReply;
 import org.seaweedfs.rdma.protocol.Hello;
 import org.seaweedfs.rdma.protocol.HelloOk;
+import org.seaweedfs.rdma.protocol.IndexHandle;
+import org.seaweedfs.rdma.protocol.IndexRequest;
 import org.seaweedfs.rdma.protocol.Lookup;
 import org.seaweedfs.rdma.protocol.LookupBatch;
 import org.seaweedfs.rdma.protocol.LookupBatchResult;
@@ -58,6 +60,8 @@ final class ControlServer implements VolumeFollower.Events, EcFollower.Events {
     private final byte[] token;
     /** The UCX settings a sidecar must share with this agent's worker (sent in HelloOk). */
     private final Map<String, Long> ucxSettings;
+    /** The newest protocol version spoken (older agents are tested by speaking less). */
+    private int protocolVersion = ControlCodec.PROTOCOL_VERSION;
 
     ControlServer(AgentSettings settings, String agentId, ControlCodec codec, AgentMetrics metrics,
                   Map<String, Long> ucxSettings) {
@@ -67,6 +71,11 @@ final class ControlServer implements VolumeFollower.Events, EcFollower.Events {
         this.metrics = metrics;
         this.ucxSettings = Collections.unmodifiableMap(new TreeMap<>(ucxSettings));
         this.token = settings.authToken() == null ? null : settings.authToken().getBytes(StandardCharsets.UTF_8);
+    }
+
+    /** Speaks protocol versions up to {@code version} only. Before the first channel. */
+    void speakAtMost(int version) {
+        this.protocolVersion = version;
     }
 
     void serve(VolumeFollower volumes, EcFollower ec) {
@@ -85,7 +94,7 @@ final class ControlServer implements VolumeFollower.Events, EcFollower.Events {
 
     /** A channel accepted by the listener: its frames are handled here from now on. */
     void accept(UcxChannel channel) {
-        ControlSession session = new ControlSession(channel);
+        ControlSession session = new ControlSession(channel, codec);
         sessions.add(session);
         publishSessions();
         channel.closeHandler(cause -> {
@@ -111,7 +120,7 @@ final class ControlServer implements VolumeFollower.Events, EcFollower.Events {
         metrics.framesReceived().increment();
         ControlMessage request;
         try {
-            request = codec.decode(frame.getBytes());
+            request = session.codec().decode(frame.getBytes());
         } catch (ProtocolException e) {
             metrics.badFrames().increment();
             log.debug("Bad frame from " + session + ": " + e.getMessage());
@@ -172,6 +181,16 @@ final class ControlServer implements VolumeFollower.Events, EcFollower.Events {
         if (request instanceof SyncRequest sync) {
             return sync(session, sync);
         }
+        if (request instanceof IndexRequest wanted) {
+            metrics.indexRequests().increment();
+            IndexHandle handle = ecVolume(wanted.volumeId()) != null ? null
+                    : volume(id, wanted.volumeId()).indexHandle(id);
+            if (handle == null) {
+                throw new ProtocolException(ErrorCode.NOT_FOUND, id, "volume " + wanted.volumeId()
+                        + " exposes no needle index now: look its needles up");
+            }
+            return handle;
+        }
         if (request instanceof ReadThrough read) {
             metrics.readThroughs().increment();
             if (ecVolume(read.volumeId()) != null) {
@@ -188,11 +207,12 @@ final class ControlServer implements VolumeFollower.Events, EcFollower.Events {
     private ControlMessage hello(ControlSession session, Hello hello) {
         metrics.hellos().increment();
         long id = hello.requestId();
-        if (hello.protocolVersion() != ControlCodec.PROTOCOL_VERSION) {
+        int speaks = protocolVersion;
+        if (hello.protocolVersion() < ControlCodec.MIN_PROTOCOL_VERSION || hello.protocolVersion() > speaks) {
             throw new ProtocolException(ErrorCode.UNSUPPORTED_VERSION, id, "Hello.protocolVersion: "
                     + hello.protocolVersion() + " is not spoken here; this agent speaks "
-                            + ControlCodec.PROTOCOL_VERSION
-                    + " (run the same release on agents and sidecars)");
+                    + (speaks == ControlCodec.MIN_PROTOCOL_VERSION ? "" : ControlCodec.MIN_PROTOCOL_VERSION + " to ")
+                    + speaks + " (run the same release on agents and sidecars)");
         }
         if (token != null && (hello.token() == null
                 || !MessageDigest.isEqual(token, hello.token().getBytes(StandardCharsets.UTF_8)))) {
@@ -207,12 +227,12 @@ final class ControlServer implements VolumeFollower.Events, EcFollower.Events {
             return null;
         }
         boolean first = !session.handshaken();
-        session.handshakeDone(hello.clientId());
+        session.handshakeDone(hello.clientId(), codec.withVersion(hello.protocolVersion()));
         publishSessions();
         if (first) {
             log.info("Sidecar '" + hello.clientId() + "' connected from " + session.channel().peerAddress());
         }
-        return new HelloOk(id, ControlCodec.PROTOCOL_VERSION, agentId, System.currentTimeMillis(),
+        return new HelloOk(id, hello.protocolVersion(), agentId, System.currentTimeMillis(),
                 UcxLibrary.version(), ucxSettings);
     }
 
@@ -337,6 +357,16 @@ final class ControlServer implements VolumeFollower.Events, EcFollower.Events {
     }
 
     @Override
+    public void indexReplaced(ServedVolume volume) {
+        VolumeChanged push = new VolumeChanged(volume.volumeId(), volume.epoch(), VolumeChanged.Reason.INDEX);
+        for (ControlSession session : sessions) {
+            if (session.handshaken() && session.codec().version() >= ControlCodec.PROTOCOL_VERSION) {
+                push(session, push);
+            }
+        }
+    }
+
+    @Override
     public void replaced(ServedVolume old, ServedVolume now) {
         sessions.forEach(s -> s.forget(old.volumeId()));
         pushToAll(new VolumeChanged(now.volumeId(), now.epoch(), VolumeChanged.Reason.COMPACTED));
@@ -392,13 +422,14 @@ final class ControlServer implements VolumeFollower.Events, EcFollower.Events {
 
     private Future<Void> send(ControlSession session, ControlMessage message) {
         byte[] frame;
+        ControlCodec framing = session.codec();
         try {
-            frame = codec.encode(message);
+            frame = framing.encode(message);
         } catch (ProtocolException e) {
             // Only a reply can be too large here (a volume list of too many volumes); pushes are split to fit.
             log.warn("Cannot send " + message.type() + " to " + session + ": " + e.getMessage());
             message = ErrorReply.of(message.requestId(), e.code(), e.getMessage());
-            frame = codec.encode(message);
+            frame = framing.encode(message);
         }
         if (message instanceof ErrorReply) {
             metrics.errorsSent().increment();

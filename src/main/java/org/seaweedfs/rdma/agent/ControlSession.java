@@ -1,5 +1,6 @@
 package org.seaweedfs.rdma.agent;
 
+import org.seaweedfs.rdma.protocol.ControlCodec;
 import org.seaweedfs.rdma.ucx.UcxChannel;
 
 import java.util.HashMap;
@@ -20,9 +21,16 @@ final class ControlSession {
     private boolean handshaken;
     private int repliesInFlight;
     private String clientId;
+    /** Frames in the version the handshake agreed on (the newest until then: Hello and Error are frozen). */
+    private ControlCodec codec;
 
-    ControlSession(UcxChannel channel) {
+    ControlSession(UcxChannel channel, ControlCodec codec) {
         this.channel = channel;
+        this.codec = codec;
+    }
+
+    ControlCodec codec() {
+        return codec;
     }
 
     UcxChannel channel() {
@@ -33,9 +41,10 @@ final class ControlSession {
         return handshaken;
     }
 
-    void handshakeDone(String client) {
+    void handshakeDone(String client, ControlCodec agreed) {
         handshaken = true;
         clientId = client;
+        codec = agreed;
     }
 
     /** Large replies queued for sending on this channel and not yet sent. */

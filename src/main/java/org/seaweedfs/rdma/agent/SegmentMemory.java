@@ -63,6 +63,22 @@ final class SegmentMemory {
         return false;
     }
 
+    /**
+     * Allocates {@code length} bytes of UCX memory that hold no volume bytes (a volume's exposed needle index, a few
+     * bytes a needle): not counted in {@code agent.volumeMemoryLimit}, which bounds copies of volumes. Released like a
+     * copy ({@link #release}).
+     */
+    Future<ServedSegment> allocate(String what, long length) {
+        if (length > Integer.MAX_VALUE) {
+            return Future.failedFuture(new IOException(what + ": " + length + " bytes is more than one UCX allocation"
+                    + " holds here (2 GiB)"));
+        }
+        return ucx.allocate((int) length).transform(allocated -> allocated.failed()
+                ? Future.failedFuture(new IOException(what + ": allocating " + length + " bytes of UCX memory failed: "
+                        + allocated.cause().getMessage(), allocated.cause()))
+                : Future.succeededFuture(ServedSegment.uncounted(allocated.result())));
+    }
+
     /** Gives back a reservation that was never allocated. */
     void unreserve(long bytes) {
         add(-bytes);
@@ -133,7 +149,7 @@ final class SegmentMemory {
 
     /** Deregisters (and for a copy, frees) the segment's memory now. */
     Future<Void> release(ServedSegment segment) {
-        if (segment.isCopy()) {
+        if (segment.isCopy() && segment.counted()) {
             unreserve(segment.capacity());
         } else {
             SigbusGuard.unregister(segment.region().address());

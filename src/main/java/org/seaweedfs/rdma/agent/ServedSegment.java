@@ -19,17 +19,21 @@ final class ServedSegment {
     private final ByteBuffer bytes;
     private final UcxMemoryRegion region;
     private final boolean copy;
+    /** Whether its memory counts against {@code agent.volumeMemoryLimit} (volume bytes do, an index copy not). */
+    private final boolean counted;
 
-    private ServedSegment(long fileOffset, long length, ByteBuffer bytes, UcxMemoryRegion region, boolean copy) {
+    private ServedSegment(long fileOffset, long length, ByteBuffer bytes, UcxMemoryRegion region, boolean copy,
+                          boolean counted) {
         this.fileOffset = fileOffset;
         this.length = length;
         this.bytes = bytes;
         this.region = region;
         this.copy = copy;
+        this.counted = counted;
     }
 
     static ServedSegment mapped(long fileOffset, MappedByteBuffer mapping, UcxMemoryRegion region) {
-        return new ServedSegment(fileOffset, mapping.capacity(), mapping, region, false);
+        return new ServedSegment(fileOffset, mapping.capacity(), mapping, region, false, false);
     }
 
     /** The first {@code length} bytes of {@code region} hold the file's bytes from {@code fileOffset}. */
@@ -37,7 +41,16 @@ final class ServedSegment {
         if (length > region.length()) {
             throw new IllegalArgumentException(length + " bytes do not fit a " + region.length() + "-byte region");
         }
-        return new ServedSegment(fileOffset, length, region.buffer(), region, true);
+        return new ServedSegment(fileOffset, length, region.buffer(), region, true, true);
+    }
+
+    /** UCX memory holding no volume bytes (an exposed needle index): freed on release, not counted in the limit. */
+    static ServedSegment uncounted(UcxMemoryRegion region) {
+        return new ServedSegment(0, region.length(), region.buffer(), region, true, false);
+    }
+
+    boolean counted() {
+        return counted;
     }
 
     /** The same copy, holding more of the file (the bytes up to {@code newLength} are already written). */
@@ -45,7 +58,7 @@ final class ServedSegment {
         if (!copy || newLength < length || newLength > capacity()) {
             throw new IllegalStateException("cannot extend " + this + " to " + newLength + " bytes");
         }
-        return new ServedSegment(fileOffset, newLength, bytes, region, true);
+        return new ServedSegment(fileOffset, newLength, bytes, region, true, true);
     }
 
     long fileOffset() {

@@ -68,6 +68,11 @@ final class ServedVolume implements SyncedIndex, Closeable {
     private NeedleIndex index;
     private final IndexTail tail;
     private final DatSegments segments;
+    private final SegmentMemory memory;
+    /** The index as sidecars read it one-sidedly: null until exposed, and between a merge and the next copy. */
+    private ExposedIndex exposed;
+    private boolean exposing;
+    private final java.util.List<ServedSegment> withdrawnIndexes = new java.util.ArrayList<>();
     private long applied;
     private boolean heldBack;
     private int stalledPasses;
@@ -87,6 +92,7 @@ final class ServedVolume implements SyncedIndex, Closeable {
         this.superBlock = superBlock;
         this.tail = new IndexTail(format);
         this.segments = new DatSegments(dat, files.volumeId(), files.dat().toString(), segmentBytes, memory);
+        this.memory = memory;
     }
 
     /**
@@ -237,6 +243,9 @@ final class ServedVolume implements SyncedIndex, Closeable {
                 return true;
             }
             try {
+                if (exposed != null) {
+                    exposed.withdraw(key); // before sidecars hear of the change (the push follows this pass)
+                }
                 index.apply(key, offset, size);
             } catch (IOException e) {
                 throw new java.io.UncheckedIOException(e);
@@ -249,8 +258,75 @@ final class ServedVolume implements SyncedIndex, Closeable {
         stalledPasses = heldBack && applied == from ? stalledPasses + 1 : 0;
         if (index.mergeDue()) {
             index.merge(stamp(applied));
+            if (exposed != null) {
+                exposed.withdrawAll();
+                withdrawnIndexes.add(exposed.memory());
+                exposed = null;
+            }
         }
         return from;
+    }
+
+    /**
+     * Exposes the index to one-sided readers when it is not (at first, and after each merge): copies the sorted file
+     * into UCX memory, withdraws every key changed since it was written, and serves it. Agent context; what a
+     * failure costs is one-sided lookups (sidecars ask the agent), so it is logged and tried again next pass.
+     */
+    io.vertx.core.Future<Void> exposeIndex() {
+        if (index == null || exposed != null || exposing) {
+            return io.vertx.core.Future.succeededFuture();
+        }
+        exposing = true;
+        SortedNeedleIndex sorted = index.sorted();
+        String what = "the exposed index of volume " + name();
+        return memory.allocate(what, sorted.fileBytes()).compose(copy -> {
+            exposing = false;
+            if (index == null || index.sorted() != sorted) { // closed or merged meanwhile: the next pass copies
+                return memory.release(copy);
+            }
+            try {
+                ExposedIndex made = ExposedIndex.copy(sorted, copy, what);
+                index.forEachChangedKey(made::withdraw);
+                exposed = made;
+                return io.vertx.core.Future.<Void>succeededFuture();
+            } catch (RuntimeException e) {
+                memory.release(copy);
+                return io.vertx.core.Future.<Void>failedFuture(e);
+            }
+        }, e -> {
+            exposing = false;
+            return io.vertx.core.Future.failedFuture(e);
+        });
+    }
+
+    /** The index as sidecars read it now, or null. */
+    ExposedIndex exposed() {
+        return exposed;
+    }
+
+    /** The exposed index's handle, or null while none is exposed. */
+    org.seaweedfs.rdma.protocol.IndexHandle indexHandle(long requestId) {
+        return exposed == null ? null : exposed.handle(requestId, volumeId(), epoch);
+    }
+
+    /** Exposed index copies withdrawn since the last call (merges): the caller retires them. */
+    java.util.List<ServedSegment> takeWithdrawnIndexes() {
+        java.util.List<ServedSegment> taken = java.util.List.copyOf(withdrawnIndexes);
+        withdrawnIndexes.clear();
+        return taken;
+    }
+
+    /**
+     * The memory of the exposed index and of copies withdrawn and not yet taken: released or retired with the volume
+     * (not written to: the UCX context may be gone when the agent stops; sidecars drop it on the epoch's end).
+     */
+    java.util.List<ServedSegment> indexMemory() {
+        java.util.List<ServedSegment> all = new java.util.ArrayList<>(takeWithdrawnIndexes());
+        if (exposed != null) {
+            all.add(exposed.memory());
+            exposed = null;
+        }
+        return all;
     }
 
     /**
@@ -447,6 +523,7 @@ final class ServedVolume implements SyncedIndex, Closeable {
         try (dat; idx) {
             if (index != null) {
                 index.close();
+                index = null;
             }
         }
     }

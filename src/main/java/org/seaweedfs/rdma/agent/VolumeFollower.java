@@ -53,6 +53,10 @@ final class VolumeFollower {
         void replaced(ServedVolume old, ServedVolume now);
 
         void removed(ServedVolume volume);
+
+        /** The volume's exposed index was withdrawn for a new one (same epoch). */
+        default void indexReplaced(ServedVolume volume) {
+        }
     }
 
     private static final Logger log = LoggerFactory.getLogger(VolumeFollower.class);
@@ -191,7 +195,7 @@ final class VolumeFollower {
             }
             try {
                 if (!volume.indexGrew()) {
-                    return Future.succeededFuture();
+                    return exposeIndex(volume);
                 }
                 SyncEntryWriter collect = events.wantsEntries(volume)
                         ? new SyncEntryWriter(Integer.MAX_VALUE / SyncEntryReader.ENTRY_BYTES) : null;
@@ -204,10 +208,24 @@ final class VolumeFollower {
                 if (volume.appliedPosition() > from) {
                     events.applied(volume, from, collect == null ? null : collect.toPacked());
                 }
-                return Future.succeededFuture();
+                List<ServedSegment> withdrawn = volume.takeWithdrawnIndexes();
+                if (!withdrawn.isEmpty()) {
+                    retired.retire(withdrawn);
+                    events.indexReplaced(volume);
+                }
+                return exposeIndex(volume);
             } catch (IOException | RuntimeException e) {
                 return Future.failedFuture(e);
             }
+        });
+    }
+
+    /** Exposes the volume's index to one-sided readers if it is not; a failure only costs them lookups, said once. */
+    private Future<Void> exposeIndex(ServedVolume volume) {
+        return volume.exposeIndex().otherwise(e -> {
+            report("volume " + volume.name() + ": sidecars look its needles up, its index is not exposed: "
+                    + e.getMessage(), null);
+            return null;
         });
     }
 
@@ -225,7 +243,7 @@ final class VolumeFollower {
         return volume.segments().growTo(size).compose(none -> {
             try {
                 volume.follow(null);
-                return Future.succeededFuture(volume);
+                return exposeIndex(volume).map(volume);
             } catch (IOException | RuntimeException e) {
                 return Future.<ServedVolume>failedFuture(e);
             }
@@ -309,6 +327,7 @@ final class VolumeFollower {
 
     private void retire(ServedVolume volume) {
         retired.retire(volume.segments().segments());
+        retired.retire(volume.indexMemory());
         closeQuietly(volume);
     }
 
@@ -316,6 +335,7 @@ final class VolumeFollower {
     private Future<Void> release(ServedVolume volume) {
         List<Future<Void>> released = new ArrayList<>();
         volume.segments().segments().forEach(s -> released.add(memory.release(s)));
+        volume.indexMemory().forEach(s -> released.add(memory.release(s)));
         closeQuietly(volume);
         return Future.join(released).mapEmpty();
     }

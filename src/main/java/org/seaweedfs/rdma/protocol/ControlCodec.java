@@ -17,9 +17,13 @@ public final class ControlCodec {
     /**
      * The version this codec speaks (the header's version byte and Hello.protocolVersion). Version 2 added
      * batched lookups ({@code LookupBatch} / {@code LookupBatchResult}) and {@code VolumeInfo.ec} (erasure-coded
-     * volumes); version 3 added the agent's UCX version and the UCX settings peers must share to {@code HelloOk}.
+     * volumes); version 3 added the agent's UCX version and the UCX settings peers must share to {@code HelloOk};
+     * version 4 added the exposed needle index ({@code IndexRequest} / {@code IndexHandle}, {@code VolumeChanged
+     * index}), read with one-sided gets.
      */
-    public static final int PROTOCOL_VERSION = 3;
+    public static final int PROTOCOL_VERSION = 4;
+    /** The oldest version spoken: a connection frames in the highest version both peers speak. */
+    public static final int MIN_PROTOCOL_VERSION = 3;
     /**
      * The header version byte of the messages frozen for all versions ({@code Hello}, {@code Error}): written as 1
      * and accepted under any version, so peers of different versions can still refuse each other readably.
@@ -36,6 +40,7 @@ public final class ControlCodec {
     private static final int PAYLOAD_FRAME_OVERHEAD = 64;
 
     private final int maxFrameBytes;
+    private final int version;
 
     public ControlCodec() {
         this(DEFAULT_MAX_FRAME_BYTES);
@@ -43,11 +48,33 @@ public final class ControlCodec {
 
     /** @param maxFrameBytes the largest frame encoded or accepted, header included */
     public ControlCodec(int maxFrameBytes) {
+        this(maxFrameBytes, PROTOCOL_VERSION);
+    }
+
+    private ControlCodec(int maxFrameBytes, int version) {
         if (maxFrameBytes < MIN_MAX_FRAME_BYTES || maxFrameBytes > MAX_MAX_FRAME_BYTES) {
             throw new IllegalArgumentException("maxFrameBytes must be in " + MIN_MAX_FRAME_BYTES + ".."
                     + MAX_MAX_FRAME_BYTES + ", got " + maxFrameBytes);
         }
+        if (version < MIN_PROTOCOL_VERSION || version > PROTOCOL_VERSION) {
+            throw new IllegalArgumentException("protocol version must be in " + MIN_PROTOCOL_VERSION + ".."
+                    + PROTOCOL_VERSION + ", got " + version);
+        }
         this.maxFrameBytes = maxFrameBytes;
+        this.version = version;
+    }
+
+    /**
+     * The same codec framing in {@code version} (what a handshake agreed on): it writes that version's header and
+     * neither writes nor accepts types or reasons of later versions.
+     */
+    public ControlCodec withVersion(int version) {
+        return version == this.version ? this : new ControlCodec(maxFrameBytes, version);
+    }
+
+    /** The version this codec frames in. */
+    public int version() {
+        return version;
     }
 
     public int maxFrameBytes() {
@@ -121,12 +148,14 @@ public final class ControlCodec {
         int version = Byte.toUnsignedInt(frame.get(at + 2));
         int typeId = Byte.toUnsignedInt(frame.get(at + 3));
         MessageType type = MessageType.fromWireId(typeId);
-        if (version != PROTOCOL_VERSION && !(version >= 1 && isFrozen(type))) {
+        // A connection's older peer frames in the older version (a subset), before and after the handshake.
+        if ((version < MIN_PROTOCOL_VERSION || version > this.version) && !(version >= 1 && isFrozen(type))) {
             throw new ProtocolException(ErrorCode.UNSUPPORTED_VERSION, requestId,
-                    "frame version " + version + ", this peer speaks " + PROTOCOL_VERSION);
+                    "frame version " + version + ", this connection speaks " + this.version);
         }
-        if (type == null) {
-            throw new ProtocolException(ErrorCode.BAD_FRAME, requestId, "unknown message type " + typeId);
+        if (type == null || type.sinceVersion() > this.version) {
+            throw new ProtocolException(ErrorCode.BAD_FRAME, requestId, "unknown message type " + typeId
+                    + " in version " + this.version);
         }
         ControlMessage message;
         try {
@@ -163,6 +192,11 @@ public final class ControlCodec {
         if (message instanceof ReadThrough read && read.length() > maxReadThroughBytes()) {
             throw tooLongRead(read);
         }
+        if (message.type().sinceVersion() > version || message instanceof VolumeChanged changed
+                && changed.reason() == VolumeChanged.Reason.INDEX && version < 4) {
+            throw new ProtocolException(ErrorCode.BAD_REQUEST, message.requestId(), message.type()
+                    + " is not part of protocol version " + version);
+        }
         MessageBufferPacker packer = MessagePack.newDefaultBufferPacker();
         BodyWriter writer = new BodyWriter(packer, maxFrameBytes);
         writer.raw(header(message));
@@ -171,11 +205,11 @@ public final class ControlCodec {
         return packer;
     }
 
-    private static byte[] header(ControlMessage message) {
+    private byte[] header(ControlMessage message) {
         byte[] header = new byte[HEADER_BYTES];
         header[0] = MAGIC_0;
         header[1] = MAGIC_1;
-        header[2] = (byte) (isFrozen(message.type()) ? FROZEN_FRAME_VERSION : PROTOCOL_VERSION);
+        header[2] = (byte) (isFrozen(message.type()) ? FROZEN_FRAME_VERSION : version);
         header[3] = (byte) message.type().wireId();
         SyncEntryReader.LONG.set(header, 4, message.requestId());
         return header;

@@ -11,7 +11,7 @@ public sealed interface ControlMessage
         permits Hello, HelloOk, ErrorReply, Ping, Pong, VolumeListRequest, VolumeList, Lookup, LookupResult,
                 LookupBatch,
         LookupBatchResult,
-        SyncRequest, SyncEntries, VolumeChanged, ReadThrough, ReadThroughData {
+        SyncRequest, SyncEntries, VolumeChanged, ReadThrough, ReadThroughData, IndexRequest, IndexHandle {
 
     /** The request id: non-zero for requests and replies, 0 for pushes. Unsigned 64-bit. */
     long requestId();

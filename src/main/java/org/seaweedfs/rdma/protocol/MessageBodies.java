@@ -132,6 +132,20 @@ final class MessageBodies {
                 w.array(1);
                 w.bin(((LookupBatchResult) message).results());
             }
+            case INDEX_REQUEST -> {
+                w.array(1);
+                w.i64(((IndexRequest) message).volumeId());
+            }
+            case INDEX_HANDLE -> {
+                IndexHandle m = (IndexHandle) message;
+                w.array(6);
+                w.i64(m.volumeId());
+                w.u64(m.epoch());
+                w.i64(m.layout());
+                w.u64(m.address());
+                w.i64(m.length());
+                w.bin(m.remoteKey());
+            }
         }
     }
 
@@ -250,6 +264,17 @@ final class MessageBodies {
                 r.begin("LookupBatchResult", 1);
                 yield new LookupBatchResult(requestId, r.bin("LookupBatchResult.results",
                         ProtocolLimits.MAX_LOOKUP_BATCH * LookupBatchResult.RESULT_BYTES));
+            }
+            case INDEX_REQUEST -> {
+                r.begin("IndexRequest", 1);
+                yield new IndexRequest(requestId, r.u32("IndexRequest.volumeId"));
+            }
+            case INDEX_HANDLE -> {
+                r.begin("IndexHandle", 6);
+                yield new IndexHandle(requestId, r.u32("IndexHandle.volumeId"), r.u64("IndexHandle.epoch"),
+                        r.bounded("IndexHandle.layout", 1, 255), r.u64("IndexHandle.address"),
+                        r.nonNegative("IndexHandle.length"),
+                        r.bin("IndexHandle.remoteKey", ProtocolLimits.MAX_REMOTE_KEY_BYTES));
             }
         };
     }

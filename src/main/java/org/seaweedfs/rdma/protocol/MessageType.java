@@ -19,7 +19,11 @@ public enum MessageType {
     /** Since version 2. */
     LOOKUP_BATCH(15, Direction.REQUEST),
     /** Since version 2. */
-    LOOKUP_BATCH_RESULT(16, Direction.REPLY);
+    LOOKUP_BATCH_RESULT(16, Direction.REPLY),
+    /** Since version 4. */
+    INDEX_REQUEST(17, Direction.REQUEST),
+    /** Since version 4. */
+    INDEX_HANDLE(18, Direction.REPLY);
 
     /** What the request id of a message of this type may be. */
     public enum Direction {
@@ -33,7 +37,7 @@ public enum MessageType {
         ANY
     }
 
-    private static final MessageType[] BY_WIRE_ID = new MessageType[17];
+    private static final MessageType[] BY_WIRE_ID = new MessageType[19];
 
     static {
         for (MessageType type : values()) {
@@ -56,6 +60,13 @@ public enum MessageType {
     public Direction direction() {
         return direction;
     }
+
+    /** The first protocol version that has this type. */
+    public int sinceVersion() {
+        return wireId >= INDEX_REQUEST_WIRE_ID ? 4 : wireId >= 15 ? 2 : 1;
+    }
+
+    private static final int INDEX_REQUEST_WIRE_ID = 17;
 
     /** The type for a frame's type byte, or null when it is not one of this version's types. */
     public static MessageType fromWireId(int wireId) {

@@ -15,7 +15,12 @@ public record VolumeChanged(long requestId, long volumeId, long epoch, Reason re
         /** The files were replaced (compaction or reopen); {@code epoch} is the new epoch. */
         COMPACTED(3),
         /** The volume is no longer served. */
-        REMOVED(4);
+        REMOVED(4),
+        /**
+         * Since version 4, to sidecars of version 4 only: the volume's exposed needle index was replaced (same epoch);
+         * drop its {@link IndexHandle} and ask again.
+         */
+        INDEX(5);
 
         private final int wireId;
 

@@ -225,6 +225,16 @@ public final class NeedleIndex implements Closeable {
         }
     }
 
+    /** The sorted file served now (replaced by each {@link #merge}). Writer only. */
+    public SortedNeedleIndex sorted() {
+        return view.sorted();
+    }
+
+    /** Visits every key the overlay holds: what changed since {@link #sorted()} was written. Writer only. */
+    public void forEachChangedKey(java.util.function.LongConsumer action) {
+        view.overlay().forEachKey(action);
+    }
+
     /** The sorted file's stamp: up to where a restart may trust it. */
     public SortedNeedleIndex.Stamp stamp() {
         return view.sorted().stamp();

@@ -179,6 +179,17 @@ final class NeedleOverlay {
         }
     }
 
+    /** Visits the key of every slot (tombstones included). Writer only. */
+    void forEachKey(java.util.function.LongConsumer action) {
+        Table t = table;
+        for (long i = 0; i < t.capacity(); i++) {
+            long at = i * SLOT;
+            if (t.slots().getLong(at + 8) != 0) {
+                action.accept(t.slots().getLong(at));
+            }
+        }
+    }
+
     /** Unmaps the table now. Writer only, with no lookup running or to come. */
     void close() {
         table.slots().close();

@@ -39,7 +39,7 @@ public final class SortedNeedleIndex implements Closeable {
     public static final int VERSION = 1;
     static final long MAGIC = 0x3130_5844_4E49_5753L; // "SWINDX01" little-endian
     static final int HEADER = 128;
-    private static final int HEADER_CRC_AT = 124;
+    static final int HEADER_CRC_AT = 124;
     private static final int ENTRIES_PER_BUCKET = 8;
 
     private final MappedBytes bytes;
@@ -270,6 +270,11 @@ public final class SortedNeedleIndex implements Closeable {
             }
         }
         return -1;
+    }
+
+    /** Copies the whole file (header, directory, entries, padding: {@link #fileBytes()}) to {@code into}'s position. */
+    public void copyTo(java.nio.ByteBuffer into) {
+        bytes.get(0, into, Math.toIntExact(fileBytes()));
     }
 
     /** Offset in bytes of entry {@code i}'s record. */

@@ -162,7 +162,7 @@ class AgentEcTest {
             // Hello is frozen: the old sidecar frames it as version 1 and reads the Error framed as version 1.
             ErrorReply refused = assertError(ErrorCode.UNSUPPORTED_VERSION,
                     client.request(id -> new Hello(id, 1, "old-sidecar", null)));
-            assertTrue(refused.message().contains("speaks " + ControlCodec.PROTOCOL_VERSION), refused.message());
+            assertTrue(refused.message().contains("to " + ControlCodec.PROTOCOL_VERSION + " (run"), refused.message());
             assertEquals(ControlCodec.FROZEN_FRAME_VERSION, new ControlCodec().encode(refused)[2]);
         }
     }

@@ -59,7 +59,7 @@ class ControlCodecRoundTripTest {
     @Test
     void headerLayoutIsAsDocumented() {
         byte[] frame = codec.encode(new Ping(0x0102030405060708L, 5));
-        assertArrayEquals(new byte[] {'S', 'W', 3, 4, 1, 2, 3, 4, 5, 6, 7, 8, (byte) 0x91, 5}, frame);
+        assertArrayEquals(new byte[] {'S', 'W', 4, 4, 1, 2, 3, 4, 5, 6, 7, 8, (byte) 0x91, 5}, frame);
     }
 
     @Test

@@ -76,7 +76,7 @@ class ControlCodecValidationTest {
                 decodeFails(ErrorCode.UNSUPPORTED_VERSION, "frame version " + version[2], version).requestId());
         version[2] = 1; // version 1 of a message that is not frozen
         assertEquals(77, decodeFails(ErrorCode.UNSUPPORTED_VERSION, "frame version 1", version).requestId());
-        for (int type : new int[] {0, 17, 99, 255}) {
+        for (int type : new int[] {0, 19, 99, 255}) {
             byte[] unknown = frame.clone();
             unknown[3] = (byte) type;
             assertEquals(77, decodeFails(ErrorCode.BAD_FRAME, "unknown message type " + type, unknown).requestId());

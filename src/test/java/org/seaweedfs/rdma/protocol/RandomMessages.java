@@ -75,6 +75,9 @@ final class RandomMessages {
                 }
                 yield new LookupBatchResult(id, results);
             }
+            case INDEX_REQUEST -> new IndexRequest(id, u32());
+            case INDEX_HANDLE -> new IndexHandle(id, u32(), random.nextLong(), 1 + random.nextInt(255),
+                    random.nextLong(), 1 + nonNegative() / 2, bytes(1 + random.nextInt(300)));
         };
     }
 

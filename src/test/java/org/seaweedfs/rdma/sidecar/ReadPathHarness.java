@@ -49,4 +49,16 @@ public final class ReadPathHarness {
             await(vertx.close());
         }
     }
+
+    /** The needle's bytes read through {@code reader} (the content released). */
+    public static byte[] readBytes(NeedleReader reader, org.seaweedfs.rdma.volume.FileId fid) {
+        NeedleContent content = await(reader.read(fid));
+        try {
+            io.vertx.core.buffer.Buffer all = io.vertx.core.buffer.Buffer.buffer();
+            content.chunks().forEach(all::appendBuffer);
+            return all.getBytes();
+        } finally {
+            content.release();
+        }
+    }
 }

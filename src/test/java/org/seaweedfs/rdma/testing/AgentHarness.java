@@ -36,11 +36,17 @@ public final class AgentHarness implements AutoCloseable {
     }
 
     public AgentHarness(Path dir, UcxSettings ucxSettings, UnaryOperator<AgentSettings> tune) {
+        this(dir, ucxSettings, tune, UnaryOperator.identity());
+    }
+
+    /** {@code before} may change the agent before it is deployed (e.g. make it speak an older protocol). */
+    public AgentHarness(Path dir, UcxSettings ucxSettings, UnaryOperator<AgentSettings> tune,
+                        UnaryOperator<AgentVerticle> before) {
         this.dir = dir;
         try {
             ucx = new UcxWorkerVerticle(ucxSettings);
             await(vertx.deployVerticle(ucx));
-            agent = new AgentVerticle(ucx, tune.apply(defaults(dir)));
+            agent = before.apply(new AgentVerticle(ucx, tune.apply(defaults(dir))));
             deployment =
                     await(vertx.deployVerticle(agent,
                     new DeploymentOptions().setThreadingModel(ThreadingModel.WORKER)));

@@ -95,7 +95,8 @@ public final class AgentConnection {
     private final Options options;
     /** This process's UCX settings, which the agent's must equal. */
     private final UcxSettings ucx;
-    private final ControlCodec codec;
+    private volatile ControlCodec codec;
+    private final UcxWorkerVerticle ucxWorker;
     private final Context home;
     private final UcxChannel channel;
     private final String peer;
@@ -107,15 +108,23 @@ public final class AgentConnection {
     private volatile Throwable closeCause;
     private volatile String agentId = "";
     private final AtomicLong droppedFrames = new AtomicLong();
+    /**
+     * Whether misses read an agent's exposed index one-sidedly when it offers one (protocol 4). Always, unless the
+     * JVM property {@code seaweedfs.oneSidedLookups=false} says otherwise: a diagnostic switch for A/B runs
+     * (bench/scale.sh), not a configuration key.
+     */
+    private static final boolean ONE_SIDED_LOOKUPS =
+            !"false".equals(System.getProperty("seaweedfs.oneSidedLookups"));
     /** Agent and UCX versions already warned about, so a reconnecting agent is named once. */
     private static final Set<String> VERSION_WARNINGS = java.util.concurrent.ConcurrentHashMap.newKeySet();
 
     private AgentConnection(Vertx vertx, Options options, Context home, UcxChannel channel, LocationCache cache,
-                            UcxSettings ucx) {
+                            UcxSettings ucx, UcxWorkerVerticle ucxWorker) {
         this.vertx = vertx;
         this.options = options;
         this.ucx = ucx;
         this.codec = new ControlCodec(options.maxFrameBytes());
+        this.ucxWorker = ucxWorker;
         this.home = home;
         this.channel = channel;
         this.peer = options.host() + ":" + options.port();
@@ -152,7 +161,7 @@ public final class AgentConnection {
                         "cannot reach agent " + options.host() + ":" + options.port() + ": " + e.getMessage(), e)))
                 .compose(channel -> {
                     AgentConnection connection = new AgentConnection(vertx, options, home, channel, cache,
-                            ucx.settings());
+                            ucx.settings(), ucx);
                     return connection.open().recover(e -> connection.close().transform(x -> Future.failedFuture(e)));
                 })
                 .onComplete(result));
@@ -273,8 +282,9 @@ public final class AgentConnection {
         channel.closeHandler(cause -> shutDown(cause == null
                 ? new ReadFailure(ReadFailure.Kind.UNAVAILABLE, "channel to agent " + peer + " closed")
                 : ReadFailure.unavailable("channel to agent " + peer + " failed: " + cause.getMessage(), cause)));
-        return requests.request(id -> new Hello(id, ControlCodec.PROTOCOL_VERSION, options.clientId(), options.token()),
-                        HelloOk.class, "Hello")
+        return hello(ControlCodec.PROTOCOL_VERSION)
+                .recover(e -> e instanceof AgentError error && error.code() == ErrorCode.UNSUPPORTED_VERSION
+                        ? hello(ControlCodec.MIN_PROTOCOL_VERSION) : Future.failedFuture(e))
                 .recover(e -> Future.failedFuture(refusal(e)))
                 .compose(ok -> {
                     String refused = checkUcx(ok);
@@ -282,6 +292,17 @@ public final class AgentConnection {
                         return Future.failedFuture(new ReadFailure(ReadFailure.Kind.UNAVAILABLE, refused));
                     }
                     agentId = ok.agentId();
+                    if (ok.protocolVersion() < ControlCodec.MIN_PROTOCOL_VERSION
+                            || ok.protocolVersion() > ControlCodec.PROTOCOL_VERSION) {
+                        return Future.failedFuture(new ReadFailure(ReadFailure.Kind.UNAVAILABLE, "agent " + peer
+                                + " answered in protocol version " + ok.protocolVersion()));
+                    }
+                    codec = codec.withVersion(ok.protocolVersion());
+                    requests.codec(codec);
+                    if (ok.protocolVersion() >= 4 && ONE_SIDED_LOOKUPS) { // misses read the agent's index one-sidedly
+                        volumes.indexes((volumeId, epoch) -> new RemoteIndex(volumeId, epoch, home, requests, channel,
+                                ucxWorker));
+                    }
                     state = State.LISTING;
                     return volumes.fetch();
                 })
@@ -295,6 +316,15 @@ public final class AgentConnection {
                 });
     }
 
+    /**
+     * Says Hello in {@code version}: the newest first, then the oldest spoken when the agent refuses it (an agent of
+     * an older release), whose needles are then all looked up.
+     */
+    private Future<HelloOk> hello(int version) {
+        return requests.request(id -> new Hello(id, version, options.clientId(), options.token()), HelloOk.class,
+                "Hello");
+    }
+
     /** A refused Hello, told in words an operator can act on. */
     private Throwable refusal(Throwable e) {
         if (e instanceof AgentError error && error.code() == ErrorCode.UNAUTHORIZED) {
@@ -303,7 +333,8 @@ public final class AgentConnection {
         }
         if (e instanceof AgentError error && error.code() == ErrorCode.UNSUPPORTED_VERSION) {
             return new AgentError(ErrorCode.UNSUPPORTED_VERSION, error.getMessage() + " (this sidecar speaks protocol "
-                    + ControlCodec.PROTOCOL_VERSION + ": run the same release on agents and sidecars)", false);
+                    + ControlCodec.MIN_PROTOCOL_VERSION + " to " + ControlCodec.PROTOCOL_VERSION
+                    + ": run the same release on agents and sidecars)", false);
         }
         return e;
     }
@@ -352,6 +383,8 @@ public final class AgentConnection {
         if (message instanceof SyncEntries entries) {
             RemoteVolume volume = volumes.get(entries.volumeId());
             follower.pushed(volume == null ? null : volume.locations(), entries);
+        } else if (message instanceof VolumeChanged changed && changed.reason() == VolumeChanged.Reason.INDEX) {
+            volumes.dropIndex(changed.volumeId());
         } else if (message instanceof VolumeChanged changed) {
             if (changed.reason() == VolumeChanged.Reason.COMPACTED || changed.reason()
                     == VolumeChanged.Reason.REMOVED) {

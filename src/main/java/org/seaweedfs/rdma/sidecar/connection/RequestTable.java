@@ -39,7 +39,7 @@ final class RequestTable {
     }
 
     private final Vertx vertx;
-    private final ControlCodec codec;
+    private volatile ControlCodec codec;
     private final UcxChannel channel;
     private final String peer;
     private final long timeoutMs;
@@ -59,6 +59,11 @@ final class RequestTable {
         this.timeoutMs = timeoutMs;
         this.maxOutstanding = maxOutstanding;
         this.closed = closed;
+    }
+
+    /** Frames requests in the version the handshake agreed on. */
+    void codec(ControlCodec agreed) {
+        this.codec = agreed;
     }
 
     int outstanding() {

@@ -23,6 +23,8 @@ public final class VolumeLocations implements CachedVolume {
     private final long epoch;
     private final LocationCache cache;
     private final LookupBatcher lookups;
+    /** The agent's exposed index of this volume epoch, or null when the agent exposes none (protocol 3). */
+    private final RemoteIndex index;
     private final LongAdder cached = new LongAdder();
     private volatile boolean live = true;
     /** False once the agent's index cannot be followed: every read of this volume is then looked up. */
@@ -34,11 +36,55 @@ public final class VolumeLocations implements CachedVolume {
     long tail;
     boolean pulling;
 
+    /** Locations of a volume whose agent exposes no index: every miss is looked up. */
     VolumeLocations(long volumeId, long epoch, LocationCache cache, LookupBatcher lookups) {
+        this(volumeId, epoch, cache, lookups, null);
+    }
+
+    VolumeLocations(long volumeId, long epoch, LocationCache cache, LookupBatcher lookups, RemoteIndex index) {
         this.volumeId = volumeId;
         this.epoch = epoch;
         this.cache = cache;
         this.lookups = lookups;
+        this.index = index;
+    }
+
+    /**
+     * The agent's exposed index of this volume epoch when it can be read one-sidedly now, else null (the agent
+     * exposes none, it is loading, or the volume changed): then {@link #lookup}. Any thread.
+     */
+    public RemoteIndex.Ready remoteIndex() {
+        return index == null || !live ? null : index.ready();
+    }
+
+    /** Whether the exposed index is loaded (its remote key held), without asking for it. */
+    boolean indexLoaded() {
+        return index != null && index.loaded();
+    }
+
+    /** The cache's counters of one-sided lookups and their fallbacks. */
+    public LocationCache cache() {
+        return cache;
+    }
+
+    /** Index frames seen so far: read before a one-sided index read, handed to {@link #rememberVerified}. */
+    public long changeCount() {
+        return changes;
+    }
+
+    /**
+     * Caches a location read from the agent's exposed index whose record then checked, unless an index frame for this
+     * volume arrived since {@code changesBefore} (it may have dropped the key meanwhile). Any thread.
+     */
+    public void rememberVerified(long key, NeedleLocation location, long changesBefore) {
+        remember(key, location, changesBefore);
+    }
+
+    /** Home context: the agent replaced its exposed index of this volume. */
+    void dropIndex() {
+        if (index != null) {
+            index.drop();
+        }
     }
 
     public long volumeId() {
@@ -114,6 +160,9 @@ public final class VolumeLocations implements CachedVolume {
             return;
         }
         live = false;
+        if (index != null) {
+            index.retire();
+        }
         sweep(home);
     }
 

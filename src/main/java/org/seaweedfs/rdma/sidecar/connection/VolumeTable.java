@@ -38,6 +38,8 @@ final class VolumeTable {
     private final LookupBatcher lookups;
     private final BooleanSupplier closed;
     private IndexFollower follower;
+    /** Makes the exposed index of a volume epoch, or null while the agent speaks no protocol that has one. */
+    private java.util.function.BiFunction<Long, Long, RemoteIndex> indexes = (volumeId, epoch) -> null;
     private final Map<Long, RemoteVolume> volumes = new ConcurrentHashMap<>();
     /** What readers see: {@link #volumes} as of its last change (home context writes both). */
     private volatile VolumeIndex index = VolumeIndex.EMPTY;
@@ -59,6 +61,19 @@ final class VolumeTable {
 
     void follower(IndexFollower follower) {
         this.follower = follower;
+    }
+
+    /** Home context, before the first list: volumes listed from now on are read through the agent's index. */
+    void indexes(java.util.function.BiFunction<Long, Long, RemoteIndex> make) {
+        this.indexes = make;
+    }
+
+    /** Home context: the agent replaced a volume's exposed index. */
+    void dropIndex(long volumeId) {
+        RemoteVolume volume = volumes.get(volumeId);
+        if (volume != null) {
+            volume.locations().dropIndex();
+        }
     }
 
     /** Any thread. */
@@ -122,7 +137,8 @@ final class VolumeTable {
                     work.add(publish(info, current.locations()));
                 }
             } else {
-                VolumeLocations locations = new VolumeLocations(info.volumeId(), info.epoch(), cache, lookups);
+                VolumeLocations locations = new VolumeLocations(info.volumeId(), info.epoch(), cache, lookups,
+                        info.ec() == null ? indexes.apply(info.volumeId(), info.epoch()) : null);
                 Future<Void> published = publish(info, locations);
                 published.onSuccess(v -> {
                     if (isCurrent(locations)) {

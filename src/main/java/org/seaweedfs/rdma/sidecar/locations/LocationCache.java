@@ -76,6 +76,8 @@ public final class LocationCache {
     private final LongAdder lookupsSent = new LongAdder();
     private final LongAdder sharedLookups = new LongAdder();
     private final DistributionSummary batchSizes;
+    private final LongAdder oneSided = new LongAdder();
+    private final java.util.Map<String, LongAdder> fallbacks = new java.util.concurrent.ConcurrentHashMap<>();
 
     /** A cache of {@code maxBytes} whose meters go to {@code registry}. */
     public LocationCache(long maxBytes, MeterRegistry registry) {
@@ -101,6 +103,16 @@ public final class LocationCache {
                 .description("Needle ids sent to agents in lookup batches").register(registry);
         FunctionCounter.builder(prefix + "lookups.shared", sharedLookups, LongAdder::sum)
                 .description("Misses that joined a lookup already in flight for the same needle").register(registry);
+        FunctionCounter.builder(prefix + "lookups.onesided", oneSided, LongAdder::sum)
+                .description("Misses resolved by reading the agent's exposed index one-sidedly (record verified)")
+                .register(registry);
+        for (String cause : FALLBACK_CAUSES) {
+            fallbacks.put(cause, new LongAdder());
+            FunctionCounter.builder(prefix + "lookups.fallback", fallbacks.get(cause), LongAdder::sum)
+                    .tag("cause", cause)
+                    .description("Misses a one-sided index read could not resolve, then looked up at the agent")
+                    .register(registry);
+        }
         batchSizes = DistributionSummary.builder(prefix + "batch.size").baseUnit("ids")
                 .description("Needle ids per lookup frame").register(registry);
         Gauge.builder(prefix + "used.bytes", this, LocationCache::usedBytes).baseUnit("bytes")
@@ -136,6 +148,39 @@ public final class LocationCache {
     public void lookupsSent(int ids) {
         lookupsSent.add(ids);
         batchSizes.record(ids);
+    }
+
+    /**
+     * Why a one-sided index read fell back to a lookup: {@code absent} (not in the exposed index, or withdrawn: new,
+     * changed or deleted since the agent wrote it), {@code record} (the record it pointed at did not check),
+     * {@code get} (the get failed), {@code bucket} (a bucket the directory makes implausible).
+     */
+    public static final java.util.List<String> FALLBACK_CAUSES = java.util.List.of("absent", "record", "get", "bucket");
+
+    /** A miss resolved one-sidedly. */
+    public void oneSided() {
+        oneSided.increment();
+    }
+
+    /** A one-sided index read that fell back to a lookup, by one of {@link #FALLBACK_CAUSES}. */
+    public void fellBack(String cause) {
+        LongAdder n = fallbacks.get(cause);
+        if (n == null) {
+            throw new IllegalArgumentException("unknown fallback cause " + cause);
+        }
+        n.increment();
+    }
+
+    public long oneSidedLookups() {
+        return oneSided.sum();
+    }
+
+    public long fallbacks(String cause) {
+        return fallbacks.get(cause).sum();
+    }
+
+    public long lookupsSentCount() {
+        return lookupsSent.sum();
     }
 
     public void lookupShared() {

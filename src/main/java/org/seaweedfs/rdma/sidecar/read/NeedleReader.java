@@ -8,7 +8,9 @@ import org.seaweedfs.rdma.sidecar.ec.EcShardReader;
 import org.seaweedfs.rdma.sidecar.connection.AgentRoute;
 import org.seaweedfs.rdma.sidecar.connection.AgentRouter;
 import org.seaweedfs.rdma.sidecar.connection.LookupAnswer;
+import org.seaweedfs.rdma.sidecar.connection.RemoteIndex;
 import org.seaweedfs.rdma.sidecar.connection.RemoteVolume;
+import org.seaweedfs.rdma.sidecar.connection.VolumeLocations;
 import org.seaweedfs.rdma.sidecar.memory.PooledBuffer;
 import org.seaweedfs.rdma.sidecar.memory.RegisteredBufferPool;
 
@@ -38,6 +40,9 @@ import org.seaweedfs.rdma.sidecar.locations.NeedleLocation;
  * UNAVAILABLE; a read past its deadline fails TIMEOUT (its buffers return to the pool when its gets finish).
  */
 public final class NeedleReader extends GatedReadPath {
+
+    /** A location the cache or the agent gave (not read from the agent's exposed index). */
+    private static final long CONFIRMED = -1;
 
     private final RegisteredBufferPool pool;
     private final EcShardReader ec;
@@ -70,11 +75,62 @@ public final class NeedleReader extends GatedReadPath {
 
     private void locate(ReadAttempt read, AgentRoute route) {
         NeedleLocation at = route.volume().locations().find(read.fid().key());
-        if (at == null) {
+        if (at != null) {
+            fetch(read, route, at.offset(), at.size(), CONFIRMED, null);
+            return;
+        }
+        RemoteIndex.Ready index = route.volume().locations().remoteIndex();
+        if (index == null) {
             lookup(read, route);
         } else {
-            fetch(read, route, at.offset(), at.size(), null);
+            readIndex(read, route, index);
         }
+    }
+
+    /**
+     * Finds the needle in the agent's exposed index with one get of its bucket, then reads the record; anything that
+     * does not check (not there, withdrawn, a bucket or record that does not match, a failed get) asks the agent.
+     */
+    private void readIndex(ReadAttempt read, AgentRoute route, RemoteIndex.Ready index) {
+        VolumeLocations locations = route.volume().locations();
+        long key = read.fid().key();
+        long[] bucket = index.bucket(key);
+        if (bucket == null || bucket[0] == bucket[1]) {
+            fallBack(read, route, bucket == null && index.layout().bucketOf(key) >= 0 ? "bucket" : "absent");
+            return;
+        }
+        PooledBuffer buffer = pool.acquire(index.bucketBytes(bucket[0], bucket[1]));
+        if (buffer == null) {
+            lookup(read, route);
+            return;
+        }
+        long changesBefore = locations.changeCount();
+        index.bucketGet(bucket[0], bucket[1], buffer.address()).onComplete(ar -> read.run(() -> {
+            if (read.isDone()) {
+                buffer.release();
+                return;
+            }
+            if (ar.failed()) {
+                buffer.release();
+                fallBack(read, route, "get");
+                return;
+            }
+            ByteBuffer entries = buffer.buffer();
+            int i = index.layout().find(entries, (int) (bucket[1] - bucket[0]), key);
+            long offset = i < 0 ? 0 : index.layout().offsetAt(entries, i);
+            long size = i < 0 ? 0 : Integer.toUnsignedLong(index.layout().sizeAt(entries, i));
+            buffer.release();
+            if (offset == 0) {
+                fallBack(read, route, "absent");
+            } else {
+                fetch(read, route, offset, size, changesBefore, null);
+            }
+        }));
+    }
+
+    private void fallBack(ReadAttempt read, AgentRoute route, String cause) {
+        route.volume().locations().cache().fellBack(cause);
+        lookup(read, route);
     }
 
     private void lookup(ReadAttempt read, AgentRoute route) {
@@ -91,7 +147,7 @@ public final class NeedleReader extends GatedReadPath {
             } else if (answer.status() != LookupAnswer.Status.FOUND || answer.epoch() != route.volume().epoch()) {
                 relistAndRetry(read, route, "volume " + read.fid().volumeId() + " changed epoch or went");
             } else {
-                fetch(read, route, answer.location().offset(), answer.location().size(), null);
+                fetch(read, route, answer.location().offset(), answer.location().size(), CONFIRMED, null);
             }
         }));
     }
@@ -114,11 +170,18 @@ public final class NeedleReader extends GatedReadPath {
     }
 
     /**
-     * Gets the record and verifies it. {@code distrust} is null on the first read of an EC record; after a read whose
-     * record failed its checksum it names the shards still to distrust in turn (see {@link #retryEc}).
+     * Reads the record at {@code offset}. {@code fromIndex} is {@link #CONFIRMED} for a location from the cache or the
+     * agent, else the volume's change count before it was read from the agent's exposed index: such a location is
+     * only used once its record checks, and cached then. {@code distrust} is null on the first read of an EC record;
+     * after a read whose record failed its checksum it names the shards still to distrust in turn (see
+     * {@link #retryEc}).
      */
-    private void fetch(ReadAttempt read, AgentRoute route, long offset, long size, EcRetry distrust) {
+    private void fetch(ReadAttempt read, AgentRoute route, long offset, long size, long fromIndex, EcRetry distrust) {
         RemoteVolume volume = route.volume();
+        if (fromIndex != CONFIRMED && size > gate.options().maxNeedleBytes()) {
+            fallBack(read, route, "record");
+            return;
+        }
         if (size > gate.options().maxNeedleBytes()) {
             read.fail(ReadFailure.tooLarge(read.fid(), size, gate.options().maxNeedleBytes()));
             return;
@@ -162,12 +225,14 @@ public final class NeedleReader extends GatedReadPath {
                 relistAndRetry(read, route, missingSegment.getMessage());
             } else if (ar.failed()) {
                 buffers.forEach(PooledBuffer::release);
-                // A re-read distrusting a shard may lack the shards to rebuild it: distrust the next one instead.
-                if (distrust == null || !retryEc(read, route, offset, size, distrust, null)) {
+                if (fromIndex != CONFIRMED) {
+                    fallBack(read, route, "get");
+                } else if (distrust == null || !retryEc(read, route, offset, size, distrust, null)) {
+                    // A re-read distrusting a shard may lack the shards to rebuild it: it distrusts the next one.
                     read.fail(distrust == null ? ar.cause() : distrust.first());
                 }
             } else {
-                verify(read, route, offset, size, buffers, pieces, distrust);
+                verify(read, route, offset, size, buffers, pieces, fromIndex, distrust);
             }
         }));
     }
@@ -212,40 +277,46 @@ public final class NeedleReader extends GatedReadPath {
             return false;
         }
         ReadFailure first = tried == null ? failure : tried.first();
-        fetch(read, route, offset, size, new EcRetry(rest.get(0), rest.subList(1, rest.size()), first));
+        fetch(read, route, offset, size, CONFIRMED, new EcRetry(rest.get(0), rest.subList(1, rest.size()), first));
         return true;
     }
 
     private void verify(ReadAttempt read, AgentRoute route, long offset, long size, List<PooledBuffer> buffers,
-                        List<ByteBuffer> pieces, EcRetry distrust) {
+                        List<ByteBuffer> pieces, long fromIndex, EcRetry distrust) {
         RemoteVolume volume = route.volume();
+        VerifiedRecord record;
         try {
-            VerifiedRecord record = VerifiedRecord.check(read.fid(), size, volume.version(), pieces,
-                    System::currentTimeMillis, ReadPath.RDMA.wire, volume.where(), offset);
-            read.succeed(new VerifiedNeedle(record, buffers));
-        } catch (StaleLocation e) {
-            buffers.forEach(PooledBuffer::release);
-            // In an EC record the header's bytes may come from a rotten shard: read it from other shards first.
-            if (retryEc(read, route, offset, size, distrust, ReadFailure.corrupt("needle " + read.fid() + ": "
-                    + e.getMessage()))) {
-                return;
-            }
-            volume.locations().evict(read.fid().key()); // whatever told us this location, it is wrong now
-            if (read.mayRetry()) {
-                lookup(read, route);
-            } else {
-                read.fail(ReadFailure.dataGone("reading " + read.fid() + ": the agent's needle map still points at"
-                        + " a record that is not the needle: " + e.getMessage(), null));
-            }
+            record = VerifiedRecord.check(read.fid(), size, volume.version(), pieces, System::currentTimeMillis,
+                    ReadPath.RDMA.wire, volume.where(), offset);
         } catch (RuntimeException e) {
             buffers.forEach(PooledBuffer::release);
-            if (e instanceof ReadFailure f && f.kind() == ReadFailure.Kind.CORRUPT
-                    && retryEc(read, route, offset, size, distrust, f)) {
+            // In an EC record the bytes (the header's too) may come from a rotten shard: read it from other shards.
+            ReadFailure corrupt = e instanceof ReadFailure f && f.kind() == ReadFailure.Kind.CORRUPT ? f
+                    : e instanceof StaleLocation ? ReadFailure.corrupt("needle " + read.fid() + ": " + e.getMessage())
+                    : null;
+            if (fromIndex != CONFIRMED) {
+                fallBack(read, route, "record"); // a torn, stale or corrupt entry: the agent knows better
+            } else if (corrupt != null && retryEc(read, route, offset, size, distrust, corrupt)) {
                 return;
+            } else if (e instanceof StaleLocation stale) {
+                volume.locations().evict(read.fid().key()); // whatever told us this location, it is wrong now
+                if (read.mayRetry()) {
+                    lookup(read, route);
+                } else {
+                    read.fail(ReadFailure.dataGone("reading " + read.fid() + ": the agent's needle map still points"
+                            + " at a record that is not the needle: " + stale.getMessage(), null));
+                }
+            } else {
+                read.fail(distrust != null && corrupt != null ? distrust.first() : e);
             }
-            read.fail(distrust != null && e instanceof ReadFailure f && f.kind() == ReadFailure.Kind.CORRUPT
-                    ? distrust.first() : e);
+            return;
         }
+        if (fromIndex != CONFIRMED) {
+            volume.locations().rememberVerified(read.fid().key(), new NeedleLocation(offset, size), fromIndex);
+            volume.locations().cache().oneSided();
+            gate.counters().foundOneSided();
+        }
+        read.succeed(new VerifiedNeedle(record, buffers));
     }
 
     /** Gets {@code [datOffset, datOffset + length)} of the volume into the buffer: one get per segment touched. */

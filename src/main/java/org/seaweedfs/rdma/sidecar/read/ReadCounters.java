@@ -13,6 +13,7 @@ public final class ReadCounters {
     private final LongAdder served = new LongAdder();
     private final LongAdder bytes = new LongAdder();
     private final LongAdder lookups = new LongAdder();
+    private final LongAdder oneSided = new LongAdder();
     private final LongAdder retries = new LongAdder();
     private final Map<ReadFailure.Kind, LongAdder> failures = new EnumMap<>(ReadFailure.Kind.class);
 
@@ -39,6 +40,10 @@ public final class ReadCounters {
         lookups.increment();
     }
 
+    void foundOneSided() {
+        oneSided.increment();
+    }
+
     void retried() {
         retries.increment();
     }
@@ -61,6 +66,11 @@ public final class ReadCounters {
     /** Lookups sent to the agent (mirror misses and stale locations). */
     public long lookups() {
         return lookups.sum();
+    }
+
+    /** Misses resolved by reading the agent's exposed index one-sidedly (the record checked): no lookup. */
+    public long oneSided() {
+        return oneSided.sum();
     }
 
     /** Reads retried after a stale location or a re-listed volume. */
