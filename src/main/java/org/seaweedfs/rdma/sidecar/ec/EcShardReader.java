@@ -57,6 +57,31 @@ public final class EcShardReader {
     }
 
     /**
+     * The order in which to distrust shards when {@code .dat} bytes {@code [datOffset, datOffset + length)} failed
+     * their checksum: the shards holding them first, then every other shard (a rebuild's inputs).
+     */
+    public static List<Integer> distrustOrder(EcInfo ec, long datOffset, long length) {
+        EcLayout layout = layoutOf(ec);
+        List<Integer> order = new ArrayList<>();
+        for (EcInterval interval : layout.locate(layout.shardDatSize(ec.datFileSize(), ec.shardSize()), datOffset,
+                length)) {
+            if (!order.contains(interval.shardId())) {
+                order.add(interval.shardId());
+            }
+        }
+        for (int id = 0; id < ec.totalShards(); id++) {
+            if (!order.contains(id)) {
+                order.add(id);
+            }
+        }
+        return order;
+    }
+
+    private static EcLayout layoutOf(EcInfo ec) {
+        return new EcLayout(ec.dataShards(), ec.parityShards(), ec.largeBlockSize(), ec.smallBlockSize());
+    }
+
+    /**
      * Like {@link #getInto(RemoteVolume, PooledBuffer, long, int)}, never reading the shards in {@code distrusted}
      * (their intervals are rebuilt from others, and they are no rebuild's input): a record that failed its checksum
      * is read again from another set of shards.
@@ -71,7 +96,7 @@ public final class EcShardReader {
             return Future.failedFuture(new IllegalArgumentException(length + " bytes do not fit a "
                     + buffer.capacity() + "-byte buffer"));
         }
-        EcLayout layout = new EcLayout(ec.dataShards(), ec.parityShards(), ec.largeBlockSize(), ec.smallBlockSize());
+        EcLayout layout = layoutOf(ec);
         long shardDatSize = layout.shardDatSize(ec.datFileSize(), ec.shardSize());
         List<RemoteVolume> sources = sources(primary);
         Sources from = new Sources(sources, distrusted);

@@ -20,6 +20,7 @@ import java.nio.ByteBuffer;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Set;
+import org.seaweedfs.rdma.protocol.EcInfo;
 import org.seaweedfs.rdma.protocol.ErrorCode;
 import org.seaweedfs.rdma.protocol.Segment;
 import org.seaweedfs.rdma.protocol.VolumeInfo;
@@ -250,29 +251,13 @@ public final class NeedleReader extends GatedReadPath {
     private boolean retryEc(ReadAttempt read, AgentRoute route, long offset, long size, EcRetry tried,
                             ReadFailure failure) {
         RemoteVolume volume = route.volume();
-        var info = volume.info().ec();
+        EcInfo info = volume.info().ec();
         if (info == null || ec == null || read.isDone()) {
             return false;
         }
-        List<Integer> rest;
-        if (tried == null) {
-            rest = new ArrayList<>();
-            var layout = new org.seaweedfs.rdma.volume.ec.EcLayout(info.dataShards(), info.parityShards(),
-                    info.largeBlockSize(), info.smallBlockSize());
-            layout.locate(layout.shardDatSize(info.datFileSize(), info.shardSize()), offset,
-                    NeedleLayout.usedLength(size, volume.version())).forEach(i -> {
-                        if (!rest.contains(i.shardId())) {
-                            rest.add(i.shardId());
-                        }
-                    });
-            for (int id = 0; id < info.totalShards(); id++) {
-                if (!rest.contains(id)) {
-                    rest.add(id);
-                }
-            }
-        } else {
-            rest = tried.rest();
-        }
+        List<Integer> rest = tried == null
+                ? EcShardReader.distrustOrder(info, offset, NeedleLayout.usedLength(size, volume.version()))
+                : tried.rest();
         if (rest.isEmpty()) {
             return false;
         }
