@@ -3,6 +3,7 @@ package org.seaweedfs.rdma.ucx;
 import io.vertx.core.Context;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
+import org.openucx.jucx.UcxCallback;
 import org.openucx.jucx.UcxException;
 import org.openucx.jucx.ucp.UcpEndpoint;
 import org.openucx.jucx.ucp.UcpEndpointParams;
@@ -11,13 +12,19 @@ import org.openucx.jucx.ucp.UcpRequest;
 import org.openucx.jucx.ucp.UcpWorker;
 
 import java.nio.ByteBuffer;
+import java.util.ArrayList;
 import java.util.IdentityHashMap;
+import java.util.List;
 import java.util.Map;
 
 /**
  * One channel's endpoint on an event loop's {@link LaneWorker}: connected by the peer's worker address (from the
  * handshake), so the peer runs no code for it, and used only on that event loop. Holds its own unpacked copy of each
  * of the channel's remote keys it used (a remote key belongs to the endpoint that unpacked it) and its gets in flight.
+ *
+ * <p>A get whose completion waits for the worker's polling task anyway may be issued implicit ({@code ucp_get_nbi}:
+ * no request object, no callback through JNI, which JUCX spends on every get); one endpoint flush per polling task
+ * then completes all of them ({@link #flush}).
  */
 final class EventLoopLane {
 
@@ -57,6 +64,7 @@ final class EventLoopLane {
     private final UcpEndpoint endpoint;
     private final Map<UcxRemoteKey, LaneKey> keys = new IdentityHashMap<>();
     private LaneGetOp head; // gets in flight
+    private ArrayList<LaneGetOp> unflushed = new ArrayList<>(); // implicit gets issued since the last flush
     private UcxTransportException failure; // set by the endpoint's error handler
     private UcxTransportException drainCause; // set when the lane takes no more gets and waits for its gets in flight
     private long drainDeadline;
@@ -77,8 +85,12 @@ final class EventLoopLane {
         return new EventLoopLane(worker, channel, ucpWorker, channel.peerWorkerAddress(), peerErrorHandling);
     }
 
-    /** Issues a get; the op is always returned, finished at once when it could not be issued. */
-    LaneGetOp issue(Context context, long remoteAddress, UcxRemoteKey key, long localAddress, long length) {
+    /**
+     * Issues a get, {@code implicit} or with a request of its own; the op is always returned, finished at once when it
+     * could not be issued. An implicit get completes only with the lane's next {@link #flush}.
+     */
+    LaneGetOp issue(Context context, long remoteAddress, UcxRemoteKey key, long localAddress, long length,
+                    boolean implicit) {
         LaneKey copy = null;
         UcxException unpackFailure = null;
         if (!key.isReleased()) {
@@ -97,12 +109,63 @@ final class EventLoopLane {
             op.finish(new UcxTransportException("remote key is closed on " + channel));
         } else {
             try {
-                endpoint.getNonBlocking(remoteAddress, copy.ucpKey, localAddress, length, op);
+                if (implicit) {
+                    endpoint.getNonBlockingImplicit(remoteAddress, copy.ucpKey, localAddress, length);
+                    unflushed.add(op);
+                } else {
+                    endpoint.getNonBlocking(remoteAddress, copy.ucpKey, localAddress, length, op);
+                }
             } catch (UcxException e) {
                 op.finish(channel.operationError(op.describe(), e.getStatus(), e.getMessage()));
             }
         }
         return op;
+    }
+
+    /** Implicit gets issued and not yet flushed; from the first, the worker must {@link #flush} this lane. */
+    int unflushedGets() {
+        return unflushed.size();
+    }
+
+    /**
+     * Outside callbacks: one endpoint flush for the implicit gets issued since the last. UCX completes a flush once
+     * every operation before it has, so its outcome is theirs: inside this call for shared-memory gets.
+     */
+    void flush() {
+        if (unflushed.isEmpty() || closed) {
+            return;
+        }
+        LaneFlush flush = new LaneFlush(unflushed);
+        unflushed = new ArrayList<>();
+        channel.metrics().laneGetsFlushed(flush.ops.size());
+        try {
+            endpoint.flushNonBlocking(flush);
+        } catch (UcxException e) {
+            flush.onError(e.getStatus(), e.getMessage());
+        }
+    }
+
+    /** The flush of implicit gets: its outcome is theirs. */
+    private final class LaneFlush extends UcxCallback {
+        private final List<LaneGetOp> ops;
+
+        LaneFlush(List<LaneGetOp> ops) {
+            this.ops = ops;
+        }
+
+        @Override
+        public void onSuccess(UcpRequest request) {
+            for (LaneGetOp op : ops) {
+                op.finish(null);
+            }
+        }
+
+        @Override
+        public void onError(int ucsStatus, String errorMsg) {
+            for (LaneGetOp op : ops) {
+                op.finish(channel.operationError(op.describe() + ", flushed", ucsStatus, errorMsg));
+            }
+        }
     }
 
     /** Unpacked lazily at first use: {@code ucp_ep_rkey_unpack} is local and synchronous. */
@@ -203,6 +266,7 @@ final class EventLoopLane {
         // never has replies to the peer's gets queued. But a failed endpoint can only be force-closed, and gets in
         // flight must be purged by a forced close before their keys are closed below.
         boolean force = failure != null || head != null;
+        unflushed.clear(); // finished below with the other gets in flight
         for (LaneGetOp op = head; op != null; op = op.next) {
             op.finish(cause);
             if (op.key != null) {

@@ -29,12 +29,13 @@ import java.util.concurrent.TimeUnit;
  * gets here.
  *
  * <p>A get that completes within its issuing call (a shared-memory get of UCX memory copies at once) completes
- * synchronously (at most {@value #SYNC_COMPLETIONS} between two polling tasks). Otherwise the worker polls with tasks
- * on its event
- * loop, interleaved with the loop's I/O, for the idle-poll time after its last event ({@link IdlePoll}); gets still in
- * flight past it (a peer slow to answer) are polled for by timer, as an event loop cannot wait on UCX's file
- * descriptor; and every {@value #IDLE_PROGRESS_MS} ms while lanes exist, for wire-up, keepalive and error events.
- * UCX callbacks only record outcomes; completions, key closes and endpoint closes happen after {@code progress()}.
+ * synchronously, at most {@value #SYNC_COMPLETIONS} between two polling tasks; past that budget, gets are issued
+ * implicit and the next polling task's flush completes them together (see {@link EventLoopLane}). Otherwise the
+ * worker polls with tasks on its event loop, interleaved with the loop's I/O, for the idle-poll time after its last
+ * event ({@link IdlePoll}); gets still in flight past it (a peer slow to answer) are polled for by timer, as an event
+ * loop cannot wait on UCX's file descriptor; and every {@value #IDLE_PROGRESS_MS} ms while lanes exist, for
+ * wire-up, keepalive and error events. UCX callbacks only record outcomes; completions, key closes and endpoint
+ * closes happen after {@code progress()}.
  */
 final class LaneWorker {
 
@@ -64,6 +65,7 @@ final class LaneWorker {
     private final Set<UcxChannel> refused = new HashSet<>(); // channels whose lane could not be made here
     private final ArrayDeque<LaneGetOp> completed = new ArrayDeque<>();
     private final ArrayList<EventLoopLane> failedLanes = new ArrayList<>();
+    private final ArrayList<EventLoopLane> toFlush = new ArrayList<>(); // lanes with implicit gets not yet flushed
     private final ArrayList<EventLoopLane> draining = new ArrayList<>(); // no new gets, waiting for the ones in flight
     private final ArrayList<UcpRequest> closing = new ArrayList<>();
     private final Runnable pollTask = this::poll;
@@ -109,11 +111,20 @@ final class LaneWorker {
         if (lane == null) {
             return null;
         }
-        LaneGetOp op = lane.issue(context, remoteAddress, key, localAddress, length);
+        // Past the budget, a completion waits for the polling task anyway: its flush completes the get with the
+        // others issued meanwhile, which spares each of them a request and a callback.
+        boolean implicit = syncBudget == 0;
+        LaneGetOp op = lane.issue(context, remoteAddress, key, localAddress, length, implicit);
         pending++;
         idle.event(System.nanoTime());
-        for (int i = 0; !op.isDone() && i < PROGRESS_ON_ISSUE; i++) {
-            progressOnce();
+        if (implicit) {
+            if (lane.unflushedGets() == 1) { // the lane's first since its last flush
+                toFlush.add(lane);
+            }
+        } else {
+            for (int i = 0; !op.isDone() && i < PROGRESS_ON_ISSUE; i++) {
+                progressOnce();
+            }
         }
         if (!failedLanes.isEmpty()) {
             retireFailedLanes();
@@ -338,7 +349,12 @@ final class LaneWorker {
      * Returns whether UCX reported any event.
      */
     private boolean progressPass() {
-        boolean events = progressAll();
+        boolean events = !toFlush.isEmpty();
+        for (EventLoopLane lane : toFlush) {
+            lane.flush();
+        }
+        toFlush.clear();
+        events |= progressAll();
         if (!failedLanes.isEmpty()) {
             retireFailedLanes();
         }

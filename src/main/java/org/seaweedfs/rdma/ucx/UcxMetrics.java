@@ -17,6 +17,7 @@ public final class UcxMetrics {
     private final LongAdder laneGets = new LongAdder();
     private final LongAdder lanesOpen = new LongAdder();
     private final LongAdder laneKeys = new LongAdder();
+    private final LongAdder laneImplicitGets = new LongAdder();
 
     void getCompleted(long bytes) {
         gets.increment();
@@ -27,6 +28,15 @@ public final class UcxMetrics {
     void laneGetCompleted(long bytes) {
         getCompleted(bytes);
         laneGets.increment();
+    }
+
+    /** Implicit gets that a lane's flush completed (part of {@link #laneGets()}). */
+    void laneGetsFlushed(int count) {
+        laneImplicitGets.add(count);
+    }
+
+    long laneImplicitGets() {
+        return laneImplicitGets.sum();
     }
 
     void laneOpened() {
