@@ -181,9 +181,8 @@ public final class ConfigLoader {
                                 v.number("sidecar.bufferPool.totalBytes")),
                         v.integer("sidecar.maxInFlightReads"),
                         v.duration("sidecar.readTimeout"),
-                        new SidecarConfig.Ping(v.duration("sidecar.ping.interval"), v.duration("sidecar.ping.timeout")),
-                        new SidecarConfig.Reconnect(v.duration("sidecar.reconnect.baseBackoff"),
-                                v.duration("sidecar.reconnect.maxBackoff")),
+                        SidecarConfig.Ping.every(v.duration("sidecar.ping.interval")),
+                        SidecarConfig.Reconnect.DEFAULT,
                         SidecarConfig.Breaker.opening(v.duration("sidecar.breaker.openDuration")),
                         SidecarConfig.Retry.DEFAULT,
                         fallback, SidecarConfig.EVENT_BUS_INSTANCES,
@@ -234,15 +233,6 @@ public final class ConfigLoader {
             problems.add("sidecar.bufferPool.totalBytes: must be at least sidecar.bufferPool.bufferSize ("
                     + s.bufferPool().bufferSize() + ")");
         }
-        if (s.ping().timeout().compareTo(s.ping().interval()) > 0) {
-            problems.add("sidecar.ping.timeout: must not exceed sidecar.ping.interval ("
-                    + s.ping().interval().toMillis() + "ms)");
-        }
-        if (s.reconnect().baseBackoff().compareTo(s.reconnect().maxBackoff()) > 0) {
-            problems.add("sidecar.reconnect.baseBackoff: must not exceed sidecar.reconnect.maxBackoff ("
-                    + s.reconnect().maxBackoff().toMillis() + "ms)");
-        }
-
         if (new HashSet<>(s.fallback()).size() != s.fallback().size()) {
             problems.add("sidecar.fallback: lists a path twice");
         }

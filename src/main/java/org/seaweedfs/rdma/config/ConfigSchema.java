@@ -55,9 +55,6 @@ final class ConfigSchema {
             ConfigKey.ranged("sidecar.maxInFlightReads", INTEGER, 256L, 1, 65536),
             ConfigKey.ranged("sidecar.readTimeout", DURATION, Duration.ofSeconds(5), 1, MS_PER_HOUR),
             ConfigKey.ranged("sidecar.ping.interval", DURATION, Duration.ofSeconds(2), 10, MS_PER_HOUR),
-            ConfigKey.ranged("sidecar.ping.timeout", DURATION, Duration.ofSeconds(1), 1, MS_PER_HOUR),
-            ConfigKey.ranged("sidecar.reconnect.baseBackoff", DURATION, Duration.ofMillis(200), 1, MS_PER_HOUR),
-            ConfigKey.ranged("sidecar.reconnect.maxBackoff", DURATION, Duration.ofSeconds(30), 1, MS_PER_HOUR),
             ConfigKey.ranged("sidecar.breaker.openDuration", DURATION, Duration.ofSeconds(10), 1, MS_PER_HOUR),
             ConfigKey.ranged("sidecar.locationCache.maxBytes", BYTES, 64L << 20, 64 * 1024, 1024 * GIB),
             ConfigKey.choice("sidecar.fallback", STRING_LIST, List.of("read-through", "http"), "read-through", "http"),
@@ -75,6 +72,9 @@ final class ConfigSchema {
             ConfigKey.ranged("cluster.port", INTEGER, 5701L, 0, 65535),
             ConfigKey.of("cluster.members", HOST_PORT_LIST, List.of()));
 
+    private static final String FIXED_RECONNECT =
+            "fixed: waits of at most 250ms for 30s after an agent is lost, then growing to 30s";
+
     /**
      * Keys earlier versions accepted, with what replaced each: a file that still sets one is rejected with this, not
      * silently ignored, so nobody believes a setting works that does nothing.
@@ -91,8 +91,11 @@ final class ConfigSchema {
             Map.entry("agent.retireGrace", "replaced mappings stay registered for 10s"),
             Map.entry("agent.maxRepliesInFlight", "a fixed bound of 32 large replies per sidecar"),
             Map.entry("sidecar.eventBusInstances", "one event-bus consumer per sidecar"),
-            Map.entry("sidecar.reconnect.quickBackoff", "fixed: 250ms for 30s after an agent is lost"),
-            Map.entry("sidecar.reconnect.quickPeriod", "fixed: 250ms for 30s after an agent is lost"),
+            Map.entry("sidecar.reconnect.quickBackoff", FIXED_RECONNECT),
+            Map.entry("sidecar.reconnect.quickPeriod", FIXED_RECONNECT),
+            Map.entry("sidecar.reconnect.baseBackoff", FIXED_RECONNECT),
+            Map.entry("sidecar.reconnect.maxBackoff", FIXED_RECONNECT),
+            Map.entry("sidecar.ping.timeout", "half of sidecar.ping.interval"),
             Map.entry("sidecar.breaker.failureRateThreshold", "fixed: opens at 50% failures"),
             Map.entry("sidecar.breaker.slidingWindowSize", "fixed: the last 20 calls"),
             Map.entry("sidecar.breaker.minimumCalls", "fixed: at least 10 calls"),

@@ -85,6 +85,15 @@ public record SidecarConfig(
 
     /** Health pings per agent; an agent silent for {@code timeout} is down. */
     public record Ping(Duration interval, Duration timeout) {
+
+        /**
+         * The pings the configuration file gives ({@code sidecar.ping.interval}): the timeout is half the interval.
+         * A pong costs the agent microseconds, so one not back by then means a hung or lost agent; each ping is
+         * settled before the next is due, and a hang is noticed within one and a half intervals.
+         */
+        public static Ping every(Duration interval) {
+            return new Ping(interval, interval.dividedBy(2));
+        }
     }
 
     /**
@@ -98,6 +107,14 @@ public record SidecarConfig(
         public static final Duration DEFAULT_QUICK_BACKOFF = Duration.ofMillis(250);
         /** The quick phase: long enough for a restart or a hang under load, short enough not to hammer a dead agent. */
         public static final Duration DEFAULT_QUICK_PERIOD = Duration.ofSeconds(30);
+
+        /**
+         * The backoff a sidecar uses: a first retry within 200 ms and 30 s of waits of at most 250 ms after an agent
+         * is lost, so an agent back from a restart or a hang is read over RDMA again at once; then exponential waits
+         * of up to 30 s, so an agent that stays down costs a connection attempt every 15 s or so on average, and
+         * comes back into use within 30 s of its return. Full jitter spreads the reconnections of many sidecars.
+         */
+        public static final Reconnect DEFAULT = new Reconnect(Duration.ofMillis(200), Duration.ofSeconds(30));
 
         /** The fixed quick phase (30 s of waits of at most 250 ms, or maxBackoff if lower). */
         public Reconnect(Duration baseBackoff, Duration maxBackoff) {

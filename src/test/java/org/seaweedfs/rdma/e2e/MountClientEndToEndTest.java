@@ -45,8 +45,7 @@ class MountClientEndToEndTest {
     private static final String KEY = "cluster-read-key";
     private static final String FAST = """
               readTimeout: 3s
-              ping: {interval: 250ms, timeout: 250ms}
-              reconnect: {baseBackoff: 20ms, maxBackoff: 300ms}
+              ping: {interval: 500ms}
             """;
 
     @TempDir

@@ -44,8 +44,7 @@ class ResilienceEndToEndTest {
     /** Quick detection and recovery, so the test waits little; nothing asserts how long anything took. */
     private static final String FAST = """
               readTimeout: 3s
-              ping: {interval: 250ms, timeout: 250ms}
-              reconnect: {baseBackoff: 20ms, maxBackoff: 300ms}
+              ping: {interval: 500ms}
               breaker: {openDuration: 300ms}
             """;
 
