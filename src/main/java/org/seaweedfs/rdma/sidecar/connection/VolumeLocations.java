@@ -73,11 +73,14 @@ public final class VolumeLocations implements CachedVolume {
     }
 
     /**
-     * Caches a location read from the agent's exposed index whose record then checked, unless an index frame for this
-     * volume arrived since {@code changesBefore} (it may have dropped the key meanwhile). Any thread.
+     * Caches a location read from the agent's exposed index whose record then checked, if the cache admits it (from
+     * the needle's second read in a while: {@link LocationCache#admit}) and no index frame for this volume arrived
+     * since {@code changesBefore} (it may have dropped the key meanwhile). Any thread.
      */
-    public void rememberVerified(long key, NeedleLocation location, long changesBefore) {
-        remember(key, location, changesBefore);
+    public void rememberVerified(long key, long offset, long size, long changesBefore) {
+        if (isCacheable() && cache.admit(this, key, offset, size)) {
+            takeBackIfChanged(key, changesBefore);
+        }
     }
 
     /** Home context: the agent replaced its exposed index of this volume. */
@@ -148,8 +151,12 @@ public final class VolumeLocations implements CachedVolume {
             return;
         }
         cache.put(this, key, location);
-        // A change frame handled meanwhile may have dropped keys before this put: take it back (dropping is safe).
-        if (changes != changesAtSend || !isCacheable()) {
+        takeBackIfChanged(key, changesAtSend);
+    }
+
+    /** A change frame handled meanwhile may have dropped keys before a put: take it back (dropping is safe). */
+    private void takeBackIfChanged(long key, long changesBefore) {
+        if (changes != changesBefore || !isCacheable()) {
             cache.forget(this, key);
         }
     }

@@ -18,7 +18,11 @@ import java.util.concurrent.atomic.LongAdder;
  * needle key, so a compacted volume's or a closed connection's entries can never be found again: their
  * {@link CachedVolume} is retired and its entries swept. Each entry weighs {@link #ENTRY_BYTES}: the measured
  * heap cost of one entry (key, value, Caffeine's node, its hash-table slot and frequency-sketch share; see
- * {@code LocationCacheFootprint}), so the budget is in real bytes, not a count.
+ * {@code LocationCacheFootprint}) and its byte of the {@link Doorkeeper}, so the budget is in real bytes, not a count.
+ *
+ * <p>A location the agent was asked for is cached at once (that lookup is the expensive miss). One read one-sidedly
+ * from the agent's exposed index is cached from the needle's second read in a while ({@link #admit}): a read of a
+ * needle not read lately (uniform reads over many needles) then costs no insert, and evicts nothing.
  *
  * <p>Thread-safe; maintenance (eviction) runs on the thread that writes, in small amortised steps.
  */
@@ -28,7 +32,7 @@ public final class LocationCache {
     public static final long DEFAULT_MAX_BYTES = 64L << 20;
     /**
      * Heap bytes one cached location costs (133.2 measured by LocationCacheFootprint at 1 M entries with the entry as
-     * its own value, 147.6 with a separate value object; rounded up).
+     * its own value, 147.6 with a separate value object, and 1 of the doorkeeper's bit array; rounded up).
      */
     public static final int ENTRY_BYTES = 135;
 
@@ -70,6 +74,7 @@ public final class LocationCache {
 
     private final long maxBytes;
     private final Cache<Key, Key> cache;
+    private final Doorkeeper doorkeeper;
     private final LongAdder hits = new LongAdder();
     private final LongAdder misses = new LongAdder();
     private final LongAdder evictions = new LongAdder();
@@ -86,6 +91,7 @@ public final class LocationCache {
                     + " bytes, got " + maxBytes);
         }
         this.maxBytes = maxBytes;
+        this.doorkeeper = new Doorkeeper(maxBytes / ENTRY_BYTES);
         this.cache = Caffeine.newBuilder()
                 .maximumWeight(maxBytes)
                 .<Key, Key>weigher((k, v) -> ENTRY_BYTES)
@@ -130,7 +136,24 @@ public final class LocationCache {
     }
 
     public void put(CachedVolume volume, long needle, NeedleLocation location) {
-        Key entry = new Key(volume, needle, location.offset(), location.size());
+        put(volume, needle, location.offset(), location.size());
+    }
+
+    /**
+     * Caches a location found without the agent's help if the needle was offered before lately, else only notes the
+     * offer (a read-once needle is cheaper to find one-sidedly again than to insert, and evict another for).
+     * Returns whether it was cached.
+     */
+    public boolean admit(CachedVolume volume, long needle, long offset, long size) {
+        if (!doorkeeper.offeredBefore(volume, needle)) {
+            return false;
+        }
+        put(volume, needle, offset, size);
+        return true;
+    }
+
+    private void put(CachedVolume volume, long needle, long offset, long size) {
+        Key entry = new Key(volume, needle, offset, size);
         if (cache.asMap().put(entry, entry) == null) {
             volume.cachedChanged(1);
         }

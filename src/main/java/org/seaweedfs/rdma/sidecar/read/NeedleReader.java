@@ -297,7 +297,7 @@ public final class NeedleReader extends GatedReadPath {
             return;
         }
         if (fromIndex != CONFIRMED) {
-            volume.locations().rememberVerified(read.fid().key(), new NeedleLocation(offset, size), fromIndex);
+            volume.locations().rememberVerified(read.fid().key(), offset, size, fromIndex);
             volume.locations().cache().oneSided();
             gate.counters().foundOneSided();
         }

@@ -12,9 +12,13 @@ class LocationCacheTest {
 
     private static final int CAPACITY = 2_000;
 
+    private static LocationCache cacheOfCapacity() {
+        return new LocationCache((long) CAPACITY * LocationCache.ENTRY_BYTES, new SimpleMeterRegistry());
+    }
+
     @Test
     void aHotSetReadOftenSurvivesAScanOfOneOffEntries() {
-        LocationCache cache = new LocationCache((long) CAPACITY * LocationCache.ENTRY_BYTES, new SimpleMeterRegistry());
+        LocationCache cache = cacheOfCapacity();
         VolumeLocations volume = new VolumeLocations(1, 1, cache, null);
         int hot = CAPACITY / 4;
         for (long key = 0; key < hot; key++) {
@@ -44,6 +48,42 @@ class LocationCacheTest {
         }
         assertTrue(survivors >= hot * 9 / 10, survivors + " of " + hot + " hot entries survived the scan");
         assertTrue(cache.size() <= CAPACITY + CAPACITY / 10, "bounded: " + cache.size());
+    }
+
+    @Test
+    void aLocationFoundWithoutTheAgentIsCachedFromItsSecondOffer() {
+        LocationCache cache = new LocationCache(1 << 20, new SimpleMeterRegistry());
+        VolumeLocations volume = new VolumeLocations(7, 3, cache, null);
+        VolumeLocations otherEpoch = new VolumeLocations(7, 4, cache, null);
+        assertFalse(cache.admit(volume, 42, 4096, 10));
+        assertNull(volume.find(42));
+        assertFalse(cache.admit(otherEpoch, 42, 4096, 10), "another epoch's needle is another needle");
+        assertTrue(cache.admit(volume, 42, 4096, 10));
+        assertEquals(new NeedleLocation(4096, 10), volume.find(42));
+        assertNull(otherEpoch.find(42));
+        assertEquals(1, cache.size());
+    }
+
+    @Test
+    void oneOffOffersNeitherFillTheCacheNorEvictTheHotSet() {
+        LocationCache cache = cacheOfCapacity();
+        VolumeLocations volume = new VolumeLocations(1, 1, cache, null);
+        int hot = CAPACITY / 4;
+        for (long key = 0; key < hot; key++) {
+            cache.admit(volume, key, key * 8, 100); // noted (or, colliding with marks, cached at once)
+            assertTrue(cache.admit(volume, key, key * 8, 100));
+        }
+        int scan = 10 * CAPACITY;
+        int admitted = 0;
+        for (long key = 1_000_000; key < 1_000_000 + scan; key++) { // uniform reads: each needle once
+            admitted += cache.admit(volume, key, key * 8, 100) ? 1 : 0;
+            assertEquals(new NeedleLocation(key % hot * 8, 100), volume.find(key % hot));
+        }
+        cache.cleanUp();
+        // Marks collide now and then (about 2 % of one-off offers are admitted): never enough to evict.
+        assertTrue(admitted < scan / 20, admitted + " of " + scan + " one-off offers cached");
+        assertEquals(hot + admitted, cache.size());
+        assertEquals(0, cache.evictions());
     }
 
     @Test

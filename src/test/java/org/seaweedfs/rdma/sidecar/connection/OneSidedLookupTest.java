@@ -89,9 +89,13 @@ class OneSidedLookupTest {
     }
 
     private void start(UnaryOperator<AgentVerticle> before) {
+        start(LocationCache.ENTRY_BYTES, before); // one entry: all miss
+    }
+
+    private void start(long cacheBytes, UnaryOperator<AgentVerticle> before) {
         agent = new AgentHarness(dir, AgentHarness.ucx(TLS), s -> s, before);
         sidecar = new ReadPathHarness.SidecarSide(TLS, POOL);
-        cache = new LocationCache(LocationCache.ENTRY_BYTES, new SimpleMeterRegistry()); // one entry: all miss
+        cache = new LocationCache(cacheBytes, new SimpleMeterRegistry());
         connection = await(AgentConnection.connect(sidecar.vertx, sidecar.ucx,
                 AgentConnection.Options.of("127.0.0.1", agent.port(), "test-sidecar", null), cache));
         reader = sidecar.reader(volumeId -> AgentRoute.of(connection, volumeId), ReadPathOptions.defaults());
@@ -221,6 +225,44 @@ class OneSidedLookupTest {
             }
         }
         assertTrue(cache.oneSidedLookups() > oneSided, "the new epoch's index is read one-sidedly");
+    }
+
+    @Test
+    void aNeedleFoundOneSidedIsCachedFromItsSecondReadThenHitsWithoutIndexReads() throws IOException {
+        List<byte[]> data = writeVolume(300, 9);
+        start(1 << 20, UnaryOperator.identity());
+        int key = 0;
+        while (cache.oneSidedLookups() == 0) { // each needle once: the first reads are looked up while it loads
+            key++;
+            assertTrue(key < 290, "the exposed index was never read");
+            assertArrayEquals(data.get(key - 1), read(key));
+        }
+        VolumeLocations locations = connection.volume(VOLUME).locations();
+        long fresh = key + 1;
+        long cached = locations.cachedEntries();
+        long hits = cache.hits();
+        long lookups = cache.lookupsSentCount();
+
+        assertArrayEquals(data.get(key), read(fresh));
+        assertEquals(2, cache.oneSidedLookups(), "found in the exposed index");
+        assertEquals(cached, locations.cachedEntries(), "a needle read once is not cached");
+        assertArrayEquals(data.get(key), read(fresh));
+        assertEquals(3, cache.oneSidedLookups(), "read one-sidedly again");
+        assertEquals(cached + 1, locations.cachedEntries(), "cached from its second read");
+        for (int i = 0; i < 3; i++) {
+            assertArrayEquals(data.get(key), read(fresh));
+        }
+        assertEquals(hits + 3, cache.hits(), "then found in the cache");
+        assertEquals(3, cache.oneSidedLookups(), "without reading the index");
+        assertEquals(lookups, cache.lookupsSentCount(), "nor asking the agent");
+
+        long changes = locations.changeCount();
+        try (VolumeWriter writer = appendToVolume()) {
+            writer.delete(fresh, (int) fresh, 1_000);
+        }
+        untilAgentApplied(changes);
+        ReadFailure gone = assertThrows(ReadFailure.class, () -> await(reader.read(fid(fresh))));
+        assertEquals(ReadFailure.Kind.NOT_FOUND, gone.kind(), "the cached location was dropped with the delete");
     }
 
     @Test
