@@ -30,7 +30,7 @@ public final class UcxMetrics {
         laneGets.increment();
     }
 
-    /** Implicit gets that a lane's flush completed (part of {@link #laneGets()}). */
+    /** Implicit gets handed to a lane's flush, whose outcome is theirs (counted when the flush is issued). */
     void laneGetsFlushed(int count) {
         laneImplicitGets.add(count);
     }
