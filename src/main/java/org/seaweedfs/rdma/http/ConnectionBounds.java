@@ -8,19 +8,23 @@ import org.seaweedfs.rdma.config.HttpConfig;
 
 /**
  * What bounds the HTTP connections of every HttpApiVerticle instance sharing it: how many may be open at
- * once (one more is closed as soon as it is accepted) and how long a request's headers may take. Counts
+ * once (one more is closed as soon as it is accepted), how long a request's headers may take and how
+ * long a connection may sit with nothing read or written. Counts
  * what it refused and closed, exposed as {@code seaweedfs.rdma.http.connections.*}.
  */
 public final class ConnectionBounds {
 
     private final long headerTimeoutMillis;
+    private final long idleTimeoutMillis;
     private final Admission slots;
     private final AtomicLong refused = new AtomicLong();
     private final AtomicLong headerTimeouts = new AtomicLong();
+    private final AtomicLong idleTimeouts = new AtomicLong();
 
     public ConnectionBounds(HttpConfig http, MeterRegistry registry) {
         this.slots = new Admission(http.maxConnections());
         this.headerTimeoutMillis = Math.max(1, http.headerTimeout().toMillis());
+        this.idleTimeoutMillis = Math.max(1, http.idleTimeout().toMillis());
         Gauge.builder("seaweedfs.rdma.http.connections.open", slots, Admission::inFlight)
                 .description("HTTP connections open").register(registry);
         FunctionCounter.builder("seaweedfs.rdma.http.connections.refused", refused, AtomicLong::get)
@@ -28,6 +32,9 @@ public final class ConnectionBounds {
                         .register(registry);
         FunctionCounter.builder("seaweedfs.rdma.http.connections.header.timeouts", headerTimeouts, AtomicLong::get)
                 .description("HTTP connections closed because a request's headers took longer than http.headerTimeout")
+                .register(registry);
+        FunctionCounter.builder("seaweedfs.rdma.http.connections.idle.timeouts", idleTimeouts, AtomicLong::get)
+                .description("HTTP connections closed because nothing was read or written for http.idleTimeout")
                 .register(registry);
     }
 
@@ -48,6 +55,14 @@ public final class ConnectionBounds {
         headerTimeouts.incrementAndGet();
     }
 
+    void idleTimedOut() {
+        idleTimeouts.incrementAndGet();
+    }
+
+    long idleTimeoutMillis() {
+        return idleTimeoutMillis;
+    }
+
     long headerTimeoutMillis() {
         return headerTimeoutMillis;
     }
@@ -62,5 +77,9 @@ public final class ConnectionBounds {
 
     public long headerTimeouts() {
         return headerTimeouts.get();
+    }
+
+    public long idleTimeouts() {
+        return idleTimeouts.get();
     }
 }

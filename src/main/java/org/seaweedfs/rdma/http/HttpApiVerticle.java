@@ -83,7 +83,7 @@ public final class HttpApiVerticle extends VerticleBase {
     private Future<?> listen(Buffer page) {
         JwtReadAuth auth = JwtReadAuth.create(vertx, api.http().jwtReadKey());
         StatusHandlers status = new StatusHandlers(api);
-        HeaderDeadlines deadlines = new HeaderDeadlines(vertx, api.connections());
+        ConnectionDeadlines deadlines = new ConnectionDeadlines(vertx, api.connections());
         awake = new AwakeLoop(context, idlePollMicros);
         Router router = Router.router(vertx);
         router.route().handler(ctx -> {
@@ -125,9 +125,9 @@ public final class HttpApiVerticle extends VerticleBase {
                 .setHttp2ClearTextEnabled(false)
                 // Every answer is written on its connection's event loop (completions come back on the caller's
                 // context): Vert.x then writes straight to the channel, without its cross-thread outbound queue.
-                .setStrictThreadMode(true)
-                .setIdleTimeout((int) Math.min(Integer.MAX_VALUE, api.http().idleTimeout().toMillis()))
-                .setIdleTimeoutUnit(TimeUnit.MILLISECONDS);
+                .setStrictThreadMode(true);
+        // No idle timeout here: ConnectionDeadlines keeps http.idleTimeout with its sweep, without a listener on
+        // every write.
         if (tls != null) {
             // HTTPS for HTTP/1.1 only (no ALPN): the same API, with the JWTs it carries encrypted.
             options.setSsl(true).setKeyCertOptions(tls);
@@ -135,7 +135,7 @@ public final class HttpApiVerticle extends VerticleBase {
         server = vertx.createHttpServer(options);
         return server.connectionHandler(deadlines::connected).requestHandler(request -> {
                     HttpConnection connection = request.connection();
-                    deadlines.requestStarted(connection);
+                    deadlines.requestStarted(request);
                     Cors.apply(request);
                     if (needles != null && NeedleHandler.isNeedleRead(request)) {
                         request.response().endHandler(v -> {

@@ -11,6 +11,7 @@ import io.vertx.core.net.NetClient;
 import io.vertx.core.net.NetSocket;
 import io.vertx.junit5.VertxExtension;
 import java.time.Duration;
+import java.util.Map;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
@@ -18,6 +19,8 @@ import org.seaweedfs.rdma.config.HttpConfig;
 import org.seaweedfs.rdma.metrics.ReadMeters;
 import org.seaweedfs.rdma.sidecar.FixedReadPathStatus;
 import org.seaweedfs.rdma.sidecar.InMemoryNeedleSource;
+import org.seaweedfs.rdma.testing.Await;
+import org.seaweedfs.rdma.volume.FileId;
 
 /** http.headerTimeout, http.idleTimeout and http.maxConnections, seen from raw TCP clients. */
 @ExtendWith(VertxExtension.class)
@@ -26,6 +29,10 @@ class ConnectionBoundsHttpTest {
     private static final String HEALTH = "GET /health HTTP/1.1\r\nHost: t\r\n\r\n";
     private static final Duration LONG = Duration.ofMinutes(10);
 
+    /** Far more than loopback's socket buffers hold: a client that stops reading stalls the answer. */
+    private static final int BIG_NEEDLE_BYTES = 64 << 20;
+
+    private InMemoryNeedleSource needles;
     private HttpApiContext api;
     private NetClient net;
     private int port;
@@ -33,7 +40,8 @@ class ConnectionBoundsHttpTest {
     private void deploy(Vertx vertx, Duration headerTimeout, Duration idleTimeout,
             int maxConnections) throws Exception {
         HttpConfig http = new HttpConfig("127.0.0.1", 0, 1, 16, null, headerTimeout, idleTimeout, maxConnections);
-        api = new HttpApiContext(new InMemoryNeedleSource(vertx), new FixedReadPathStatus(), http, 1 << 20,
+        needles = new InMemoryNeedleSource(vertx);
+        api = new HttpApiContext(needles, new FixedReadPathStatus(), http, BIG_NEEDLE_BYTES,
                 new Admission(16), ReadMeters.noop(), null);
         HttpApiVerticle verticle = new HttpApiVerticle(api);
         vertx.deployVerticle(verticle).await(10, TimeUnit.SECONDS);
@@ -105,6 +113,23 @@ class ConnectionBoundsHttpTest {
         raw.roundTrip(HEALTH);
         raw.closed().await(20, TimeUnit.SECONDS);
         assertEquals(0, api.connections().headerTimeouts(), "closed for idleness, not for its headers");
+        assertEquals(1, api.connections().idleTimeouts());
+    }
+
+    @Test
+    void clientThatStopsReadingItsAnswerIsClosedAfterTheIdleTimeout(Vertx vertx) throws Exception {
+        deploy(vertx, LONG, Duration.ofMillis(300), 100);
+        FileId fid = FileId.parse("3,01637037d6");
+        needles.put(fid, new byte[BIG_NEEDLE_BYTES], "big.bin", "application/octet-stream", 0, Map.of());
+        Raw raw = connect();
+        raw.socket().write("GET /" + fid + " HTTP/1.1\r\nHost: t\r\n\r\n");
+        raw.socket().pause(); // reads nothing more: the answer stalls once the socket buffers are full
+        Await.until("the server closes the stalled connection", () -> api.connections().idleTimeouts() == 1);
+        raw.socket().resume(); // a paused socket hears of the close only once it reads again
+        raw.closed().await(30, TimeUnit.SECONDS);
+        assertTrue(raw.received().length() < BIG_NEEDLE_BYTES, "the answer never completed");
+        assertEquals(0, api.connections().headerTimeouts());
+        assertEquals(0, needles.unreleased(), "the stalled answer's buffers came back");
     }
 
     @Test
