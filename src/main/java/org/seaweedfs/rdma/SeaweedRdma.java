@@ -38,6 +38,9 @@ import org.seaweedfs.rdma.sidecar.read.ReadThroughSource;
 import org.seaweedfs.rdma.sidecar.memory.RegisteredBufferPool;
 import org.seaweedfs.rdma.sidecar.resilience.ResilienceSettings;
 import org.seaweedfs.rdma.sidecar.resilience.ResilientNeedleSource;
+import org.seaweedfs.rdma.sidecar.Admission;
+import org.seaweedfs.rdma.sidecar.AdmittedSource;
+import org.seaweedfs.rdma.sidecar.NeedleSource;
 import org.seaweedfs.rdma.sidecar.fallback.ReadTokens;
 import org.seaweedfs.rdma.sidecar.fallback.VolumeServerSource;
 import org.seaweedfs.rdma.tls.ClientTls;
@@ -70,6 +73,8 @@ public final class SeaweedRdma {
     private AgentVerticle agent;
     private ConnectionManagerVerticle manager;
     private ResilientNeedleSource source;
+    /** {@link #source} behind the one admission of reads every face takes. */
+    private NeedleSource admitted;
     private HttpApiContext sidecarApi;
     /** The TLS files the configuration names, loaded and checked before anything starts. */
     private ClientTls clientTls;
@@ -146,8 +151,7 @@ public final class SeaweedRdma {
                 ConnectionManagerVerticle.ucxConnector(vertx, ucx, sidecar, "sidecar-" + ProcessHandle.current().pid(),
                         locations),
                 master, meters);
-        ReadPathOptions options = new ReadPathOptions(sidecar.maxInFlightReads(), sidecar.readTimeout().toMillis(),
-                sidecar.maxNeedleBytes());
+        ReadPathOptions options = new ReadPathOptions(sidecar.readTimeout().toMillis(), sidecar.maxNeedleBytes());
         NeedleReader reader = new NeedleReader(vertx, connections, pool, options,
                 new EcShardReader(EcShardHolders.of(connections::volumesOf, vid -> connections.discover(vid)
                         .onFailure(e -> LOG.debug("Discovery of EC volume " + vid + ": " + e.getMessage()))), pool,
@@ -175,9 +179,12 @@ public final class SeaweedRdma {
                     + "to any host an HTTP client names. In production set sidecar.master, or list your volume servers "
                     + "in sidecar.volumeServers");
         }
-        HttpApiContext api = HttpApiContext.create(resilient,
-                config.http().readSliceFallback() ? resilient : resilient.withoutFallbacks(), resilient, config,
-                        metrics);
+        // One admission per read, whichever face receives it (HTTP, event bus, typed client).
+        Admission reads = new Admission(sidecar.maxInFlightReads());
+        NeedleSource admittedReads = new AdmittedSource(vertx, resilient, reads);
+        HttpApiContext api = HttpApiContext.create(admittedReads, config.http().readSliceFallback() ? admittedReads
+                        : new AdmittedSource(vertx, resilient.withoutFallbacks(), reads), resilient, reads, config,
+                metrics);
         StatusHistory history = new StatusHistory(api.meters().tally(), resilient);
         sidecarApi = api.withHistory(history);
         stops.push(() -> {
@@ -196,13 +203,14 @@ public final class SeaweedRdma {
                 .onSuccess(v -> stops.push(pool::deregister))
                 .compose(v -> deploy(connections, new DeploymentOptions()))
                 // Before the agents are connected, as the HTTP listener: reads in the start-up wait for them.
-                .compose(v -> deploy(() -> new EventBusApiVerticle(resilient, sidecar.maxNeedleBytes(), meters,
+                .compose(v -> deploy(() -> new EventBusApiVerticle(admittedReads, sidecar.maxNeedleBytes(), meters,
                                 config.idlePollMicros()),
                         new DeploymentOptions().setInstances(sidecar.eventBusInstances())))
                 .compose(v -> connections.firstAttempts())
                 .onSuccess(v -> {
                     manager = connections;
                     source = resilient;
+                    admitted = admittedReads;
                 })
                 .onSuccess(v -> {
                     long timer = history.start(vertx);
@@ -259,7 +267,7 @@ public final class SeaweedRdma {
         if (source == null) {
             throw new IllegalStateException("no sidecar runs here (roles: " + config.roles() + ")");
         }
-        return NeedleClient.overSource(vertx, source, config.sidecar().maxNeedleBytes());
+        return NeedleClient.overSource(vertx, admitted, config.sidecar().maxNeedleBytes());
     }
 
     /** The HTTP port actually bound (useful with {@code http.port: 0}), or -1 before the listener started. */

@@ -4,6 +4,7 @@ import io.micrometer.core.instrument.FunctionCounter;
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
 import java.util.concurrent.atomic.AtomicLong;
+import org.seaweedfs.rdma.sidecar.Admission;
 import org.seaweedfs.rdma.config.HttpConfig;
 
 /**

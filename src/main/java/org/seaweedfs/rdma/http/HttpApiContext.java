@@ -2,6 +2,7 @@ package org.seaweedfs.rdma.http;
 
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
 import java.util.Objects;
+import org.seaweedfs.rdma.sidecar.Admission;
 import org.seaweedfs.rdma.config.HttpConfig;
 import org.seaweedfs.rdma.config.RdmaConfig;
 import org.seaweedfs.rdma.metrics.RdmaMetrics;
@@ -10,13 +11,14 @@ import org.seaweedfs.rdma.sidecar.NeedleSource;
 import org.seaweedfs.rdma.sidecar.ReadPathStatus;
 
 /**
- * What every HttpApiVerticle instance shares: one instance of this is handed to all of them, so the
- * admission limit holds across event loops.
+ * What every HttpApiVerticle instance shares: one instance of this is handed to all of them.
  *
  * @param source         the sidecar's read path; null (with {@code status}) in a process without the sidecar role:
  *                       then only {@code /health}, {@code /ready}, {@code /status}, {@code /metrics} and {@code /ui}
  *                       are served
  * @param maxNeedleBytes bound on decompressed bodies
+ * @param admission      the read path's one admission, which {@code source} and {@code sliceSource} take (shown on
+ *                       {@code /status})
  * @param scrapeRegistry served on {@code /metrics}; null answers 404 there
  * @param connections    bounds on open connections and header time, shared by every instance
  * @param sliceSource    what {@code /read} reads from: {@code source}, or (http.readSliceFallback: false) the same
@@ -65,18 +67,17 @@ public record HttpApiContext(
     }
 
     /** From the configuration; {@code metrics} may be null (metrics.enabled: false). */
-    public static HttpApiContext create(NeedleSource source, ReadPathStatus status, RdmaConfig config,
-                                        RdmaMetrics metrics) {
-        return create(source, source, status, config, metrics);
+    public static HttpApiContext create(NeedleSource source, ReadPathStatus status, Admission admission,
+                                        RdmaConfig config, RdmaMetrics metrics) {
+        return create(source, source, status, admission, config, metrics);
     }
 
     /**
-     * As {@link #create(NeedleSource, ReadPathStatus, RdmaConfig, RdmaMetrics)}, {@code /read} reading {@code
-     * sliceSource}.
+     * As {@link #create(NeedleSource, ReadPathStatus, Admission, RdmaConfig, RdmaMetrics)}, {@code /read} reading
+     * {@code sliceSource}.
      */
     public static HttpApiContext create(NeedleSource source, NeedleSource sliceSource, ReadPathStatus status,
-                                        RdmaConfig config, RdmaMetrics metrics) {
-        Admission admission = new Admission(config.http().maxInFlight());
+                                        Admission admission, RdmaConfig config, RdmaMetrics metrics) {
         ReadMeters meters = metrics == null ? ReadMeters.noop() : metrics.read();
         meters.bindReadsInFlight(admission::inFlight);
         return new HttpApiContext(source, status, config.http(), config.sidecar().maxNeedleBytes(), admission, meters,

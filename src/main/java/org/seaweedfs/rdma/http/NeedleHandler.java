@@ -20,12 +20,10 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
 import java.util.concurrent.ThreadLocalRandom;
-import org.seaweedfs.rdma.metrics.ReadMeters;
 import org.seaweedfs.rdma.sidecar.ByteChunks;
 import org.seaweedfs.rdma.sidecar.NeedleContent;
 import org.seaweedfs.rdma.sidecar.NeedleInflater;
 import org.seaweedfs.rdma.sidecar.NeedleStat;
-import org.seaweedfs.rdma.sidecar.ReadFailure;
 import org.seaweedfs.rdma.sidecar.manifest.ChunkManifest;
 import org.seaweedfs.rdma.sidecar.manifest.ChunkedFile;
 import org.slf4j.Logger;
@@ -121,27 +119,15 @@ final class NeedleHandler implements Handler<RoutingContext> {
                 HttpErrors.send(response, 401, ar.cause().getMessage());
                 return;
             }
-            ReadScope scope = ReadScope.admit(api, response);
-            if (scope != null) {
-                api.source().read(path.fid()).onComplete(read -> {
-                    if (read.succeeded()) {
-                        answer(request, path, read.result(), scope);
-                    } else {
-                        fail(response, read.cause(), scope);
-                    }
-                });
-            }
+            ReadScope scope = new ReadScope(api.meters());
+            api.source().read(path.fid()).onComplete(read -> {
+                if (read.succeeded()) {
+                    answer(request, path, read.result(), scope);
+                } else {
+                    scope.failed(response, read.cause(), true);
+                }
+            });
         });
-    }
-
-    private void fail(HttpServerResponse response, Throwable cause, ReadScope scope) {
-        int code = ReadFailure.codeOf(cause);
-        scope.finish("none", ReadMeters.resultOf(code), 0);
-        if (code == 404) {
-            response.setStatusCode(404).end(); // the volume server's empty 404
-        } else {
-            HttpErrors.sendFailure(response, cause);
-        }
     }
 
     private void answer(HttpServerRequest request, NeedlePath path, NeedleContent content, ReadScope scope) {
@@ -152,7 +138,7 @@ final class NeedleHandler implements Handler<RoutingContext> {
         }
         if (notModified(request, stat)) {
             content.release();
-            scope.finish(stat.source(), "not_modified", 0);
+            scope.notModified(stat.source());
             response.putHeader(ETAG, stat.quotedEtag());
             ReadSliceHandler.putSourceHeaders(response, stat);
             response.setStatusCode(304).end();
@@ -170,7 +156,7 @@ final class NeedleHandler implements Handler<RoutingContext> {
             content.release(); // inflate copied the stored bytes
             inflated.onComplete(ar -> {
                 if (ar.failed()) {
-                    fail(response, ar.cause(), scope);
+                    scope.failed(response, ar.cause(), true);
                 } else {
                     sendBody(request, response, stat, ByteChunks.of(ar.result()),
                             (ok, bytes) -> scope.sent(stat.source(), ok, bytes));
@@ -216,7 +202,7 @@ final class NeedleHandler implements Handler<RoutingContext> {
             return ChunkedFile.expand(vertx, api.source(), manifest, api.maxNeedleBytes());
         }).onComplete(ar -> {
             if (ar.failed()) {
-                fail(response, ar.cause(), scope);
+                scope.failed(response, ar.cause(), true);
                 return;
             }
             ChunkedFile.Expanded file = ar.result();

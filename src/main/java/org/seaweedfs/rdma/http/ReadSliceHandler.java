@@ -12,7 +12,6 @@ import java.net.URI;
 import java.net.URISyntaxException;
 import java.net.UnknownHostException;
 import org.seaweedfs.rdma.config.HostPort;
-import org.seaweedfs.rdma.metrics.ReadMeters;
 import org.seaweedfs.rdma.sidecar.ByteChunks;
 import org.seaweedfs.rdma.sidecar.NeedleContent;
 import org.seaweedfs.rdma.sidecar.NeedleStat;
@@ -70,22 +69,15 @@ final class ReadSliceHandler implements Handler<RoutingContext> {
                 HttpErrors.send(ctx.response(), 401, ar.cause().getMessage());
                 return;
             }
-            ReadScope scope = ReadScope.admit(api, ctx.response());
-            if (scope == null) {
-                return;
-            }
+            ReadScope scope = new ReadScope(api.meters());
             api.sliceSource().readSlice(slice.fid(), slice.volumeServer(), slice.offset(), slice.size(),
                     api.maxNeedleBytes())
                     .compose(content -> send(ctx.response(), content))
                     .onComplete(sent -> {
                         if (sent.failed()) {
-                            if (sent.cause() instanceof ReadFailure f && f.needleSize() >= 0) {
-                                ctx.response().putHeader("Content-Range", "bytes */" + f.needleSize());
-                            }
-                            scope.finish("none", ReadMeters.resultOf(ReadFailure.codeOf(sent.cause())), 0);
-                            HttpErrors.sendFailure(ctx.response(), sent.cause());
+                            scope.failed(ctx.response(), sent.cause(), false);
                         } else {
-                            scope.finish(sent.result().source(), "ok", sent.result().bytes());
+                            scope.sent(sent.result().source(), true, sent.result().bytes());
                         }
                     });
         });

@@ -130,7 +130,12 @@ public final class ReadFailure extends RuntimeException {
 
     /** UNAVAILABLE because a bound of this sidecar is reached ({@link #overload()}). */
     public static ReadFailure overloaded(String message) {
-        return new ReadFailure(Kind.UNAVAILABLE, message, null, -1, true, false);
+        return overloaded(message, 0);
+    }
+
+    /** As {@link #overloaded(String)}, worth trying again after {@code retryAfterSeconds}. */
+    public static ReadFailure overloaded(String message, int retryAfterSeconds) {
+        return new ReadFailure(Kind.UNAVAILABLE, message, null, -1, true, false, false, retryAfterSeconds);
     }
 
     /** UNAVAILABLE because the path had nowhere to ask ({@link #nothingAsked()}). */

@@ -15,6 +15,7 @@ import java.util.Map;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
+import org.seaweedfs.rdma.sidecar.Admission;
 import org.seaweedfs.rdma.config.HttpConfig;
 import org.seaweedfs.rdma.metrics.ReadMeters;
 import org.seaweedfs.rdma.sidecar.FixedReadPathStatus;

@@ -13,6 +13,8 @@ import java.util.Map;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.extension.ExtendWith;
+import org.seaweedfs.rdma.sidecar.Admission;
+import org.seaweedfs.rdma.sidecar.AdmittedSource;
 import org.seaweedfs.rdma.config.HttpConfig;
 import org.seaweedfs.rdma.metrics.ReadMeters;
 import org.seaweedfs.rdma.sidecar.FixedReadPathStatus;
@@ -54,11 +56,13 @@ abstract class HttpApiTestBase {
         source = new InMemoryNeedleSource(vertx);
         status = new FixedReadPathStatus();
         source.put(FID, TEXT, "hello.txt", "text/plain; charset=utf-8", LAST_MODIFIED, Map.of("X-Custom", "yes"));
-        api = new HttpApiContext(source, status, new HttpConfig("127.0.0.1", 0, 1, maxInFlight(), jwtReadKey(),
+        Admission admission = new Admission(maxInFlight());
+        api = new HttpApiContext(new AdmittedSource(vertx, source, admission), status,
+                new HttpConfig("127.0.0.1", 0, 1, maxInFlight(), jwtReadKey(),
                         HttpConfig.DEFAULT_HEADER_TIMEOUT, HttpConfig.DEFAULT_IDLE_TIMEOUT,
                                 HttpConfig.DEFAULT_MAX_CONNECTIONS,
                         readSliceClients(), false),
-                1 << 20, new Admission(maxInFlight()), ReadMeters.noop(), null);
+                1 << 20, admission, ReadMeters.noop(), null);
         HttpApiVerticle verticle = new HttpApiVerticle(api);
         vertx.deployVerticle(verticle).await(10, TimeUnit.SECONDS);
         port = verticle.actualPort();

@@ -21,6 +21,7 @@ import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 import org.junit.jupiter.api.io.TempDir;
+import org.seaweedfs.rdma.sidecar.Admission;
 import org.seaweedfs.rdma.config.HttpConfig;
 import org.seaweedfs.rdma.metrics.ReadMeters;
 import org.seaweedfs.rdma.sidecar.FixedReadPathStatus;

@@ -11,6 +11,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
+import org.seaweedfs.rdma.sidecar.Admission;
 import org.seaweedfs.rdma.config.ConfigLoader;
 import org.seaweedfs.rdma.config.HttpConfig;
 import org.seaweedfs.rdma.config.RdmaConfig;
@@ -102,7 +103,8 @@ class RdmaMetricsTest {
                     "SEAWEEDFS_RDMA_HTTP_HOST", "127.0.0.1", "SEAWEEDFS_RDMA_HTTP_PORT", "1"));
             InMemoryNeedleSource source = new InMemoryNeedleSource(vertx);
             source.put(FileId.parse("3,01637037d6"), "bytes".getBytes(), "", "", 0, Map.of());
-            HttpApiContext base = HttpApiContext.create(source, new FixedReadPathStatus(), config, metrics);
+            HttpApiContext base = HttpApiContext.create(source, new FixedReadPathStatus(),
+                    new Admission(config.sidecar().maxInFlightReads()), config, metrics);
             HttpApiContext api = new HttpApiContext(base.source(), base.status(),
                     new HttpConfig("127.0.0.1", 0, 1, 8, null), base.maxNeedleBytes(),
                     base.admission(), base.meters(), base.scrapeRegistry());

@@ -15,7 +15,6 @@ import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.seaweedfs.rdma.config.HttpConfig;
-import org.seaweedfs.rdma.http.Admission;
 import org.seaweedfs.rdma.http.HttpApiContext;
 import org.seaweedfs.rdma.http.HttpApiVerticle;
 import org.seaweedfs.rdma.metrics.ReadMeters;

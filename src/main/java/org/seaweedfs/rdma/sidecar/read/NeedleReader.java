@@ -37,8 +37,8 @@ import org.seaweedfs.rdma.sidecar.locations.NeedleLocation;
  * in chunks of that size, all at once, and verified across them.
  *
  * <p>Threads: callable from any thread; each read runs on, and completes on, its caller's Vert.x context. Reads
- * beyond {@link ReadPathOptions#maxInFlight()}, or finding the pool used up, fail at once with a retriable
- * UNAVAILABLE; a read past its deadline fails TIMEOUT (its buffers return to the pool when its gets finish).
+ * finding the pool used up fail at once with a retriable UNAVAILABLE; a read past its deadline fails TIMEOUT (its
+ * buffers return to the pool when its gets finish).
  */
 public final class NeedleReader extends GatedReadPath {
 
@@ -62,11 +62,6 @@ public final class NeedleReader extends GatedReadPath {
         super(router, new ReadGate(vertx, options, new ReadCounters(), ReadPath.RDMA));
         this.pool = pool;
         this.ec = ec;
-    }
-
-    /** Reads in progress. */
-    public int inFlight() {
-        return gate.inFlight();
     }
 
     @Override

@@ -104,7 +104,6 @@ final class ReadAttempt {
 
     private void end() {
         done = true;
-        gate.finished();
     }
 
     /**

@@ -1,20 +1,18 @@
 package org.seaweedfs.rdma.sidecar.read;
 
 import org.seaweedfs.rdma.sidecar.NeedleContent;
-import org.seaweedfs.rdma.sidecar.ReadFailure;
 import org.seaweedfs.rdma.sidecar.ReadPath;
 
 import io.vertx.core.Context;
 import io.vertx.core.Future;
 import io.vertx.core.Vertx;
-import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.Consumer;
 import org.seaweedfs.rdma.internals.VertxInternals;
 import org.seaweedfs.rdma.volume.FileId;
 
 /**
- * Admits reads up to the in-flight bound (refusing the rest at once, never queueing), runs each on its caller's
- * context with a deadline ({@link ReadDeadlines}), and counts the outcomes. Thread-safe.
+ * Runs each read on its caller's context with a deadline ({@link ReadDeadlines}) and counts the outcomes. Reads
+ * come here admitted: the face that received one bounds how many run at once. Thread-safe.
  */
 final class ReadGate {
 
@@ -22,7 +20,6 @@ final class ReadGate {
     private final ReadPathOptions options;
     private final ReadCounters counters;
     private final ReadPath path;
-    private final AtomicInteger inFlight = new AtomicInteger();
     private final ThreadLocal<ReadDeadlines> loopDeadlines;
 
     ReadGate(Vertx vertx, ReadPathOptions options, ReadCounters counters, ReadPath path) {
@@ -33,17 +30,11 @@ final class ReadGate {
         this.loopDeadlines = new ThreadLocal<>();
     }
 
-    /** Starts {@code body} on the caller's context (a new one for a non-Vert.x thread); fails at once when full. */
+    /** Starts {@code body} on the caller's context (a new one for a non-Vert.x thread). */
     Future<NeedleContent> start(FileId fid, Consumer<ReadAttempt> body) {
         counters.started();
         Context current = Vertx.currentContext();
         Context context = VertxInternals.callerContext(vertx);
-        if (inFlight.incrementAndGet() > options.maxInFlight()) {
-            inFlight.decrementAndGet();
-            counters.failed(ReadFailure.Kind.UNAVAILABLE);
-            return VertxInternals.onCallerContext(vertx, Future.failedFuture(ReadFailure.overloaded(path.wire
-                    + " read path is overloaded: " + options.maxInFlight() + " reads in flight")));
-        }
         ReadAttempt attempt = new ReadAttempt(this, fid, context);
         if (current == context) {
             attempt.begin(body);
@@ -69,14 +60,6 @@ final class ReadGate {
             loopDeadlines.set(deadlines);
         }
         return deadlines;
-    }
-
-    int inFlight() {
-        return inFlight.get();
-    }
-
-    void finished() {
-        inFlight.decrementAndGet();
     }
 
     ReadPathOptions options() {

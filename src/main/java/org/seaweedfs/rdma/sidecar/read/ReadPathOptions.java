@@ -1,18 +1,15 @@
 package org.seaweedfs.rdma.sidecar.read;
 
 /**
- * Limits of one read path.
+ * Limits of one read path. How many reads run at once is not one of them: each read was admitted once, by the
+ * face that received it ({@link org.seaweedfs.rdma.sidecar.Admission}).
  *
- * @param maxInFlight    reads in progress at once; more fail at once with UNAVAILABLE (overloaded), never queue
  * @param readTimeoutMs  a read not finished by then fails with TIMEOUT
  * @param maxNeedleBytes the largest record body (Size) read; bigger needles fail with TOO_LARGE
  */
-public record ReadPathOptions(int maxInFlight, long readTimeoutMs, long maxNeedleBytes) {
+public record ReadPathOptions(long readTimeoutMs, long maxNeedleBytes) {
 
     public ReadPathOptions {
-        if (maxInFlight < 1) {
-            throw new IllegalArgumentException("max in-flight reads must be at least 1, got " + maxInFlight);
-        }
         if (readTimeoutMs < 1) {
             throw new IllegalArgumentException("read timeout must be at least 1 ms, got " + readTimeoutMs);
         }
@@ -22,6 +19,6 @@ public record ReadPathOptions(int maxInFlight, long readTimeoutMs, long maxNeedl
     }
 
     public static ReadPathOptions defaults() {
-        return new ReadPathOptions(1024, 5_000, 64L << 20);
+        return new ReadPathOptions(5_000, 64L << 20);
     }
 }

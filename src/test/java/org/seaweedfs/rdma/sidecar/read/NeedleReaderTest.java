@@ -316,7 +316,7 @@ class NeedleReaderTest {
         assertEquals(0, sidecar.pool.inUse());
 
         NeedleReader bounded =
-                sidecar.reader(new StaticAgentRouter(connection), new ReadPathOptions(8, 5_000, 1 << 20));
+                sidecar.reader(new StaticAgentRouter(connection), new ReadPathOptions(5_000, 1 << 20));
         ReadFailure tooLarge = failure(bounded.read(new FileId(6, 1, 1)));
         assertEquals(ReadFailure.Kind.TOO_LARGE, tooLarge.kind());
         assertEquals(413, tooLarge.code());
@@ -330,25 +330,6 @@ class NeedleReaderTest {
         assertEquals(ReadFailure.Kind.UNAVAILABLE, f.kind());
         assertTrue(f.retriable());
         assertEquals(1, small.pool.exhausted());
-    }
-
-    @Test
-    void readsBeyondTheInFlightBoundFailAtOnce() throws Exception {
-        copyFixtures();
-        FileId fid = expected().get(0).fid();
-        // Not in the mirror: the first read asks the agent (a control round trip), so it is surely still in flight
-        // when the second starts (a get of a mirrored needle may complete within the call on an event-loop lane).
-        FileId missing = new FileId(fid.volumeId(), 0xdeadbeefL, 1);
-        AgentHarness agent = agent(s -> s);
-        ReadPathHarness.SidecarSide sidecar = sidecar(POOL);
-        NeedleReader reader = sidecar.reader(new StaticAgentRouter(sidecar.connect(agent.port(), null)),
-                new ReadPathOptions(1, 5_000, 64 << 20));
-        List<Future<NeedleContent>> reads = await(Future.<List<Future<NeedleContent>>>future(p ->
-                sidecar.vertx.runOnContext(v -> p.complete(List.of(reader.read(missing), reader.read(fid))))));
-        assertEquals(ReadFailure.Kind.NOT_FOUND, failure(reads.get(0)).kind());
-        ReadFailure refused = failure(reads.get(1));
-        assertEquals(ReadFailure.Kind.UNAVAILABLE, refused.kind());
-        assertTrue(refused.getMessage().contains("overloaded"), refused.getMessage());
     }
 
     @Test

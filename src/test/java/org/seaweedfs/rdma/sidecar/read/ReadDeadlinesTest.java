@@ -26,7 +26,7 @@ class ReadDeadlinesTest {
     private static final long TIMEOUT_MS = 100;
 
     private final Vertx vertx = Vertx.vertx();
-    private final ReadGate gate = new ReadGate(vertx, new ReadPathOptions(100_000, TIMEOUT_MS, 1 << 20),
+    private final ReadGate gate = new ReadGate(vertx, new ReadPathOptions(TIMEOUT_MS, 1 << 20),
             new ReadCounters(), ReadPath.RDMA);
 
     @AfterEach
@@ -62,7 +62,6 @@ class ReadDeadlinesTest {
         assertSame(loop, completedOn[0]);
         assertEquals(ReadFailure.Kind.NOT_FOUND, ((ReadFailure) answered.cause()).kind(), "its own outcome stays");
         assertEquals(1, gate.counters().failures(ReadFailure.Kind.TIMEOUT));
-        assertEquals(0, gate.inFlight());
     }
 
     /**

@@ -131,7 +131,7 @@ class ResilientReadPathAgentTest {
             await(side.vertx.deployVerticle(manager));
             volumeServer = await(new StubVolumeServer(side.vertx).start(dir));
             open.add(() -> await(volumeServer.stop()));
-            ReadPathOptions options = new ReadPathOptions(64, config.readTimeout().toMillis(), config.maxNeedleBytes());
+            ReadPathOptions options = new ReadPathOptions(config.readTimeout().toMillis(), config.maxNeedleBytes());
             source = new ResilientNeedleSource(side.vertx, manager, side.reader(manager, options),
                     new ReadThroughSource(side.vertx, manager, options),
                     new VolumeServerSource(VolumeServerSource.newClient(side.vertx, 8), null, config.maxNeedleBytes(),

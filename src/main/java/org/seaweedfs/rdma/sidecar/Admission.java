@@ -1,10 +1,11 @@
-package org.seaweedfs.rdma.http;
+package org.seaweedfs.rdma.sidecar;
 
 import java.util.concurrent.atomic.AtomicInteger;
 
 /**
- * Bounds the needle reads served at once, across every HttpApiVerticle instance sharing it: a read
- * beyond the limit is refused at once (503 + Retry-After), never queued.
+ * A bound on things held at once, refused beyond it (never queued): the sidecar's one admission of needle reads
+ * ({@code sidecar.maxInFlightReads}), taken once per read by whichever face received it (HTTP, the event bus, the
+ * typed client) and held until its answer is handed over; and the HTTP listener's connection slots. Thread-safe.
  */
 public final class Admission {
 

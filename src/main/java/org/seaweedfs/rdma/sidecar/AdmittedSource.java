@@ -1,0 +1,67 @@
+package org.seaweedfs.rdma.sidecar;
+
+import io.vertx.core.Future;
+import io.vertx.core.Vertx;
+import java.util.function.Supplier;
+import org.seaweedfs.rdma.internals.VertxInternals;
+import org.seaweedfs.rdma.volume.FileId;
+
+/**
+ * The read path as every face sees it (HTTP, the event bus, the typed client): each read takes one slot of the
+ * sidecar's {@link Admission} ({@code sidecar.maxInFlightReads}) when it arrives, whatever paths it then tries, and
+ * gives it back when its answer is ready. A read beyond the bound fails at once, UNAVAILABLE with Retry-After,
+ * never queued. What answers being sent still hold is bounded by the buffer pool.
+ */
+public final class AdmittedSource implements NeedleSource {
+
+    /** Seconds a refused client is told to wait: the slots free within a read's time. */
+    private static final int RETRY_AFTER_SECONDS = 1;
+
+    private final Vertx vertx;
+    private final NeedleSource source;
+    private final Admission admission;
+
+    public AdmittedSource(Vertx vertx, NeedleSource source, Admission admission) {
+        this.vertx = vertx;
+        this.source = source;
+        this.admission = admission;
+    }
+
+    @Override
+    public Future<NeedleStat> stat(FileId fid) {
+        return admitted(() -> source.stat(fid));
+    }
+
+    @Override
+    public Future<NeedleContent> read(FileId fid) {
+        return admitted(() -> source.read(fid));
+    }
+
+    @Override
+    public Future<NeedleContent> read(FileId fid, String volumeServerHint) {
+        return admitted(() -> source.read(fid, volumeServerHint));
+    }
+
+    @Override
+    public Future<NeedleContent> readSlice(FileId fid, String volumeServerHint, long offset, long length,
+                                           long maxPlainBytes) {
+        return admitted(() -> source.readSlice(fid, volumeServerHint, offset, length, maxPlainBytes));
+    }
+
+    private <T> Future<T> admitted(Supplier<Future<T>> read) {
+        if (!admission.tryAcquire()) {
+            return VertxInternals.onCallerContext(vertx, Future.failedFuture(ReadFailure.overloaded(
+                    "too many reads in flight (sidecar.maxInFlightReads=" + admission.limit() + ")",
+                    RETRY_AFTER_SECONDS)));
+        }
+        Future<T> answer;
+        try {
+            answer = read.get();
+        } catch (RuntimeException e) {
+            admission.release();
+            throw e;
+        }
+        answer.onComplete(ar -> admission.release());
+        return answer;
+    }
+}
