@@ -10,7 +10,7 @@ import java.util.Locale;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
-import org.seaweedfs.rdma.polling.IdlePoll;
+import org.seaweedfs.rdma.polling.PollingPolicy;
 
 /** Every key the configuration accepts (conf/config.yaml documents each one). */
 final class ConfigSchema {
@@ -20,7 +20,8 @@ final class ConfigSchema {
 
     static final List<ConfigKey> KEYS = List.of(
             ConfigKey.choice("roles", STRING_LIST, List.of("sidecar"), "agent", "sidecar"),
-            ConfigKey.ranged("idlePollMicros", INTEGER, (long) IdlePoll.DEFAULT_MICROS, 0, IdlePoll.MAX_MICROS),
+            ConfigKey.ranged("idlePollMicros", INTEGER, (long) PollingPolicy.DEFAULT_MICROS, 0,
+                    PollingPolicy.MAX_MICROS),
             ConfigKey.of("http.host", STRING, "0.0.0.0"),
             // unset: by role (HttpConfig.defaultPort)
             ConfigKey.ranged("http.port", INTEGER, null, 0, 65535),

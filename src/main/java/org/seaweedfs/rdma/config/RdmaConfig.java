@@ -6,7 +6,7 @@ import java.util.Set;
  * The whole configuration, validated; build it with {@link ConfigLoader}.
  *
  * @param idlePollMicros how long a thread that owns a UCX worker or an event loop keeps polling after its last event
- *                       before it sleeps ({@code org.seaweedfs.rdma.polling.IdlePoll})
+ *                       before it sleeps ({@code org.seaweedfs.rdma.polling.PollingPolicy})
  */
 public record RdmaConfig(
         Set<Role> roles,

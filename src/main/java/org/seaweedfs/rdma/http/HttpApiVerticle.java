@@ -21,7 +21,7 @@ import java.io.InputStream;
 import java.util.concurrent.TimeUnit;
 import org.seaweedfs.rdma.metrics.RdmaMetrics;
 import org.seaweedfs.rdma.polling.AwakeLoop;
-import org.seaweedfs.rdma.polling.IdlePoll;
+import org.seaweedfs.rdma.polling.PollingPolicy;
 
 /**
  * The process's HTTP API. In every role: {@code /health}, {@code /ready}, {@code /status}, {@code /metrics} and the
@@ -41,7 +41,7 @@ public final class HttpApiVerticle extends VerticleBase {
     private AwakeLoop awake;
 
     /**
-     * @param idlePollMicros how long the loop keeps polling after a needle answer ({@link IdlePoll})
+     * @param idlePollMicros how long the loop keeps polling after a needle answer ({@link PollingPolicy})
      * @param tls            the certificate and key of an HTTPS listener ({@code http.tlsCert}, {@code http.tlsKey});
      *                       null: plain HTTP
      */
@@ -58,7 +58,7 @@ public final class HttpApiVerticle extends VerticleBase {
 
     /** With the default idle-poll time. */
     public HttpApiVerticle(HttpApiContext api) {
-        this(api, IdlePoll.DEFAULT_MICROS);
+        this(api, PollingPolicy.DEFAULT_MICROS);
     }
 
     /** The status page, a classpath resource (one self-contained HTML file). */

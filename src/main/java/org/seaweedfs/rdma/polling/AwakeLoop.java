@@ -4,7 +4,7 @@ import io.vertx.core.Context;
 import io.vertx.core.Handler;
 
 /**
- * {@link IdlePoll} for an event loop that answers requests (an HTTP verticle, the event-bus consumer): after each
+ * {@link PollingPolicy} for an event loop that answers requests (an HTTP verticle, the event-bus consumer): after each
  * answer the loop stays awake for the idle-poll time, with a task that queues itself again (a loop with a task queued
  * does not sleep), so the next request of a requester that sends one at a time finds it awake.
  *
@@ -13,14 +13,14 @@ import io.vertx.core.Handler;
 public final class AwakeLoop {
 
     private final Context context;
-    private final IdlePoll idle;
+    private final PollingPolicy idle;
     private final Handler<Void> poll = v -> poll();
     private boolean polling;
     private long answers; // answers after which the loop stayed awake; for tests
 
     public AwakeLoop(Context context, int idlePollMicros) {
         this.context = context;
-        this.idle = new IdlePoll(idlePollMicros);
+        this.idle = new PollingPolicy(idlePollMicros);
     }
 
     /** An answer left: the loop stays awake for the idle-poll time from now. */
@@ -48,7 +48,7 @@ public final class AwakeLoop {
 
     private void poll() {
         if (idle.polls(System.nanoTime())) {
-            IdlePoll.pause();
+            idle.pause();
             context.runOnContext(poll);
         } else {
             polling = false;

@@ -5,7 +5,7 @@ import io.vertx.core.Context;
 import io.vertx.core.Future;
 import io.vertx.core.Promise;
 import org.seaweedfs.rdma.internals.VertxInternals;
-import org.seaweedfs.rdma.polling.IdlePoll;
+import org.seaweedfs.rdma.polling.PollingPolicy;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.openucx.jucx.ucp.UcpContext;
@@ -28,30 +28,18 @@ import java.util.concurrent.TimeUnit;
  * on that event loop's thread, which is its owner thread. It holds one {@link EventLoopLane} per channel that issued
  * gets here.
  *
- * <p>A get that completes within its issuing call (a shared-memory get of UCX memory copies at once) completes
- * synchronously, at most {@value #SYNC_COMPLETIONS} between two polling tasks; past that budget, gets are issued
- * implicit and the next polling task's flush completes them together (see {@link EventLoopLane}). Otherwise the
- * worker polls with tasks on its event loop, interleaved with the loop's I/O, for the idle-poll time after its last
- * event ({@link IdlePoll}); gets still in flight past it (a peer slow to answer) are polled for by timer, as an event
- * loop cannot wait on UCX's file descriptor; and every {@value #IDLE_PROGRESS_MS} ms while lanes exist, for
+ * <p>When it progresses, polls and sleeps is {@link PollingPolicy}'s to decide. A get that completes within its issuing
+ * call (a shared-memory get of UCX memory copies at once) completes synchronously, up to the policy's budget between
+ * two polling tasks; past that budget, gets are issued implicit and the next polling task's flush completes them
+ * together (see {@link EventLoopLane}). Otherwise the worker polls with tasks on its event loop, interleaved with the
+ * loop's I/O, for the idle-poll time after its last event; gets still in flight past it (a peer slow to answer) are
+ * polled for by timer, as an event loop cannot wait on UCX's file descriptor; and now and then while lanes exist, for
  * wire-up, keepalive and error events. UCX callbacks only record outcomes; completions, key closes and endpoint
  * closes happen after {@code progress()}.
  */
 final class LaneWorker {
 
     private static final Logger log = LoggerFactory.getLogger(LaneWorker.class);
-    /** progress() calls right after a get is issued, before falling back to polling. */
-    private static final int PROGRESS_ON_ISSUE = 4;
-    private static final int MAX_PROGRESS_PER_PASS = 64;
-    /**
-     * Gets completed inside their issuing call between two polling tasks. A caller that chains gets (issues the next
-     * one in the completion of the last) recurses once per get; past this, its completions wait for the polling task
-     * (queued behind the loop's other work), which bounds the stack and lets the loop serve that work.
-     */
-    static final int SYNC_COMPLETIONS = 32;
-    static final long IDLE_PROGRESS_MS = 100;
-    /** The shortest spacing of timer polls for gets still in flight past the idle-poll time (with it 0, too). */
-    static final long MIN_TIMER_POLL_NANOS = 10_000;
     /** How long a lane of a closed channel waits for its gets in flight before it force-closes. */
     private static final long DRAIN_TIMEOUT_MS = 2_000;
 
@@ -59,8 +47,7 @@ final class LaneWorker {
     private final EventLoop eventLoop;
     private final String name;
     private final UcpWorker worker; // null when it could not be made: this loop uses the owner path
-    private final IdlePoll idle;
-    private final long timerPollNanos;
+    private final PollingPolicy idle;
     private final Map<UcxChannel, EventLoopLane> lanes = new HashMap<>();
     private final Set<UcxChannel> refused = new HashSet<>(); // channels whose lane could not be made here
     private final ArrayDeque<LaneGetOp> completed = new ArrayDeque<>();
@@ -73,7 +60,7 @@ final class LaneWorker {
     private ScheduledFuture<?> delayedPoll; // a timer poll while gets wait for a slow peer
     private int pending; // gets issued and not yet delivered
     private boolean pollScheduled;
-    private int syncBudget = SYNC_COMPLETIONS; // completions inside their call left until the next polling task
+    private int syncBudget; // completions inside their call left until the next polling task
     private ScheduledFuture<?> idleTimer;
     private boolean closed;
 
@@ -82,8 +69,8 @@ final class LaneWorker {
         this.eventLoop = eventLoop;
         this.name = name;
         this.worker = worker;
-        this.idle = new IdlePoll(owner.settings().idlePollMicros());
-        this.timerPollNanos = Math.max(MIN_TIMER_POLL_NANOS, idle.windowNanos());
+        this.idle = new PollingPolicy(owner.settings().idlePollMicros());
+        this.syncBudget = idle.syncCompletions();
     }
 
     /** On the event loop: a worker for it, or a disabled one (owner path) when UCX refuses; never throws. */
@@ -122,7 +109,7 @@ final class LaneWorker {
                 toFlush.add(lane);
             }
         } else {
-            for (int i = 0; !op.isDone() && i < PROGRESS_ON_ISSUE; i++) {
+            for (int i = 0; !op.isDone() && i < idle.progressCallsOnIssue(); i++) {
                 progressOnce();
             }
         }
@@ -271,7 +258,7 @@ final class LaneWorker {
         owner.metrics().laneOpened();
         if (idleTimer == null) {
             idleTimer =
-                    eventLoop.scheduleAtFixedRate(this::idle, IDLE_PROGRESS_MS, IDLE_PROGRESS_MS,
+                    eventLoop.scheduleAtFixedRate(this::idle, idle.housekeepingMillis(), idle.housekeepingMillis(),
                     TimeUnit.MILLISECONDS);
         }
         // The channel may have closed after the caller checked it, before this loop's worker was known to the
@@ -293,7 +280,7 @@ final class LaneWorker {
     private void poll() {
         pollScheduled = false;
         cancelDelayedPoll();
-        syncBudget = SYNC_COMPLETIONS;
+        syncBudget = idle.syncCompletions();
         if (closed) {
             return;
         }
@@ -303,11 +290,11 @@ final class LaneWorker {
             idle.event(now);
         }
         if (idle.polls(now)) {
-            IdlePoll.pause();
+            idle.pause();
             schedulePoll(); // back to back: a completion, or the next get, is likely soon
         } else if (pending > 0) {
             try {
-                delayedPoll = eventLoop.schedule(delayedPollTask, timerPollNanos, TimeUnit.NANOSECONDS);
+                delayedPoll = eventLoop.schedule(delayedPollTask, idle.timerPollNanos(), TimeUnit.NANOSECONDS);
             } catch (RejectedExecutionException e) {
                 delayedPoll = null; // the event loop is shutting down; close() fails what is left
             }
@@ -419,7 +406,7 @@ final class LaneWorker {
     /** Progress until UCX has nothing more to do (bounded, so the event loop gets back to its I/O). */
     private boolean progressAll() {
         int i = 0;
-        while (i < MAX_PROGRESS_PER_PASS && progressOnce() > 0) {
+        while (i < idle.maxProgressPerPass() && progressOnce() > 0) {
             i++; // each pass may complete gets; their callbacks only queue them
         }
         return i > 0;

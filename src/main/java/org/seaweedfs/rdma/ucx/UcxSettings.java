@@ -6,7 +6,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.regex.Pattern;
-import org.seaweedfs.rdma.polling.IdlePoll;
+import org.seaweedfs.rdma.polling.PollingPolicy;
 
 /**
  * How the UCX context and worker of a {@link UcxWorkerVerticle} are set up. The configuration file's {@code ucx}
@@ -52,7 +52,7 @@ import org.seaweedfs.rdma.polling.IdlePoll;
  *                           owner thread (default true; off in tests of the owner path). Off: every get goes through
  *                           the owner thread.
  * @param idlePollMicros     how long the owner thread and the event-loop lanes keep polling after their last event
- *                           before they sleep ({@code idlePollMicros}, {@link IdlePoll}).
+ *                           before they sleep ({@code idlePollMicros}, {@link PollingPolicy}).
  * @param extraConfig        raw UCX context settings without the UCX_ prefix (e.g. {@code RNDV_THRESH -> 64K});
  *                           applied last on the context. A transport's key goes by its name inside the transport's
  *                           table ({@code RX_SEG_SIZE}, {@code MM_SEG_SIZE}), not by its environment name
@@ -151,8 +151,8 @@ public record UcxSettings(String tls, String netDevices, boolean peerErrorHandli
         require(tcpRxSegSize >= tcpTxSegSize,
                 "ucx.tcpRxSegSize (" + tcpRxSegSize + ") must not be smaller than ucx.tcpTxSegSize (" + tcpTxSegSize
                         + ")");
-        require(idlePollMicros >= 0 && idlePollMicros <= IdlePoll.MAX_MICROS,
-                "idlePollMicros must be 0.." + IdlePoll.MAX_MICROS + ", got " + idlePollMicros);
+        require(idlePollMicros >= 0 && idlePollMicros <= PollingPolicy.MAX_MICROS,
+                "idlePollMicros must be 0.." + PollingPolicy.MAX_MICROS + ", got " + idlePollMicros);
         require(maxFrameBytes >= 1024, "ucx.maxFrameBytes must be at least 1024, got " + maxFrameBytes);
         require(connectTimeoutMs >= 1 && connectTimeoutMs <= 600_000,
                 "ucx.connectTimeoutMs must be between 1 and 600000, got " + connectTimeoutMs);
@@ -181,7 +181,7 @@ public record UcxSettings(String tls, String netDevices, boolean peerErrorHandli
 
     public static UcxSettings defaults() {
         return new UcxSettings(DEFAULT_TLS, "all", true, TCP_SEG_SIZE, TCP_SEG_SIZE, 64 << 20, 10_000, true, 65_536,
-                mayUseRdma(DEFAULT_TLS), true, IdlePoll.DEFAULT_MICROS,
+                mayUseRdma(DEFAULT_TLS), true, PollingPolicy.DEFAULT_MICROS,
                 configProperty(System.getProperty(CONFIG_PROPERTY, "")));
     }
 
@@ -276,7 +276,7 @@ public record UcxSettings(String tls, String netDevices, boolean peerErrorHandli
                         extraConfig);
     }
 
-    /** The idle-poll time of the owner thread and the lanes ({@link IdlePoll}); 0 sleeps at once. */
+    /** The idle-poll time of the owner thread and the lanes ({@link PollingPolicy}); 0 sleeps at once. */
     public UcxSettings withIdlePollMicros(int micros) {
         return new UcxSettings(tls, netDevices, peerErrorHandling, tcpTxSegSize, tcpRxSegSize,
                 maxFrameBytes, connectTimeoutMs, probeTransports, maxRemoteKeys, onDemandPaging, eventLoopLanes, micros,

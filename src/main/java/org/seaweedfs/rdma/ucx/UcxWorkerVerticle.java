@@ -54,8 +54,6 @@ public final class UcxWorkerVerticle extends VerticleBase {
     private static final Logger log = LoggerFactory.getLogger(UcxWorkerVerticle.class);
     private static final AtomicInteger INSTANCES = new AtomicInteger();
     private static final long SHUTDOWN_TIMEOUT_MS = 5_000;
-    /** How long the worker must see no UCX event, after a flush, before it is destroyed (see serveUntilQuiet). */
-    private static final long QUIET_MS = 50;
 
     private final UcxSettings settings;
     private final UcxMetrics metrics = new UcxMetrics();
@@ -514,8 +512,8 @@ public final class UcxWorkerVerticle extends VerticleBase {
                 return;
             }
             loop.progressUntil(() -> flushed[0], remainingMs);
-            if (!loop.progressQuietly(QUIET_MS, remainingMs)) {
-                return; // nothing arrived for QUIET_MS after the flush: no peer get is being served
+            if (!loop.progressQuietly(remainingMs)) {
+                return; // nothing arrived for a while after the flush: no peer get is being served
             }
         }
         log.warn("UCX worker " + loop.thread().getName() + ": peers were still reading after "

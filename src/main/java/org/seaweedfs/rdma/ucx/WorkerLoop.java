@@ -1,7 +1,7 @@
 package org.seaweedfs.rdma.ucx;
 
 import io.vertx.core.Context;
-import org.seaweedfs.rdma.polling.IdlePoll;
+import org.seaweedfs.rdma.polling.PollingPolicy;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.openucx.jucx.ucp.UcpRequest;
@@ -13,9 +13,9 @@ import java.util.concurrent.ConcurrentLinkedQueue;
 
 /**
  * The dedicated thread that owns a {@link UcpWorker}. Other threads hand it {@link LoopTask}s; it runs them, calls
- * {@code progress()} until there is nothing left, keeps polling for the idle-poll time ({@link IdlePoll}), then sleeps
- * in the kernel until UCX or a {@code signal()} wakes it. UCX callbacks therefore always run here, and nothing they
- * throw leaves the loop.
+ * {@code progress()} until there is nothing left, keeps polling for the idle-poll time ({@link PollingPolicy}), then
+ * sleeps in the kernel until UCX or a {@code signal()} wakes it. UCX callbacks therefore always run here, and nothing
+ * they throw leaves the loop.
  */
 final class WorkerLoop {
 
@@ -32,7 +32,7 @@ final class WorkerLoop {
     }
 
     private final String name;
-    private final IdlePoll idle; // owner thread only
+    private final PollingPolicy idle; // owner thread only
     private final Queue<LoopTask> tasks = new ConcurrentLinkedQueue<>();
     private final CompletionBatch completions = new CompletionBatch();
     private final ArrayList<Watch> watches = new ArrayList<>();
@@ -51,7 +51,7 @@ final class WorkerLoop {
     /** {@code idlePollMicros}: keep polling this long after the last event before sleeping (0: sleep at once). */
     WorkerLoop(String name, int idlePollMicros) {
         this.name = name;
-        this.idle = new IdlePoll(idlePollMicros);
+        this.idle = new PollingPolicy(idlePollMicros);
     }
 
     /** Starts the owner thread; {@code started} runs on it once the worker exists (or with the failure). */
@@ -107,16 +107,17 @@ final class WorkerLoop {
             progressAll();
             checkWatches();
             completions.flush();
-            Thread.onSpinWait();
+            idle.spin();
         }
         return true;
     }
 
     /**
-     * Owner thread, inside a task: progresses until {@code quietMillis} pass without a UCX event (counted again from
-     * the last one), or for at most {@code maxMillis}. Returns whether any event happened meanwhile.
+     * Owner thread, inside a task: progresses until the policy's quiet time passes without a UCX event (counted again
+     * from the last one), or for at most {@code maxMillis}. Returns whether any event happened meanwhile.
      */
-    boolean progressQuietly(long quietMillis, long maxMillis) {
+    boolean progressQuietly(long maxMillis) {
+        long quietMillis = idle.quietMillis();
         boolean any = false;
         long start = System.nanoTime();
         long quietSince = start;
@@ -129,7 +130,7 @@ final class WorkerLoop {
                 any = true;
                 quietSince = System.nanoTime();
             } else {
-                Thread.yield();
+                idle.pause();
             }
         }
         return any;
@@ -185,7 +186,7 @@ final class WorkerLoop {
             if (busy || !running) {
                 idle.event(now);
             } else if (idle.polls(now)) {
-                IdlePoll.pause();
+                idle.pause();
             } else {
                 sleep();
             }

@@ -16,7 +16,7 @@ import org.junit.jupiter.api.extension.ExtendWith;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
 import org.junit.jupiter.params.provider.ValueSource;
-import org.seaweedfs.rdma.polling.IdlePoll;
+import org.seaweedfs.rdma.polling.PollingPolicy;
 
 @ExtendWith(VertxExtension.class)
 class ConfigLoaderTest {
@@ -39,7 +39,7 @@ class ConfigLoaderTest {
         assertEquals(8081, c.http().port());
         assertEquals(HttpConfig.autoInstances(Runtime.getRuntime().availableProcessors()), c.http().instances());
         assertEquals(256, c.http().maxInFlight());
-        assertEquals(IdlePoll.DEFAULT_MICROS, c.idlePollMicros());
+        assertEquals(PollingPolicy.DEFAULT_MICROS, c.idlePollMicros());
         assertEquals(NetworkTransport.AUTO, c.http().transport());
         assertEquals(Duration.ofSeconds(60), c.http().headerTimeout());
         assertEquals(Duration.ofSeconds(60), c.http().idleTimeout());

@@ -36,13 +36,13 @@ class AwakeLoopTest {
 
     @Test
     void theIdlePollTimeCountsFromTheLastEvent() {
-        IdlePoll idle = new IdlePoll(20);
+        PollingPolicy idle = new PollingPolicy(20);
         idle.event(1_000_000);
         assertTrue(idle.polls(1_000_000 + 19_999));
         assertFalse(idle.polls(1_000_000 + 20_000));
-        assertFalse(new IdlePoll(0).polls(System.nanoTime()), "0: sleeps as soon as there is nothing to do");
-        assertThrows(IllegalArgumentException.class, () -> new IdlePoll(-1));
-        assertThrows(IllegalArgumentException.class, () -> new IdlePoll(IdlePoll.MAX_MICROS + 1));
+        assertFalse(new PollingPolicy(0).polls(System.nanoTime()), "0: sleeps as soon as there is nothing to do");
+        assertThrows(IllegalArgumentException.class, () -> new PollingPolicy(-1));
+        assertThrows(IllegalArgumentException.class, () -> new PollingPolicy(PollingPolicy.MAX_MICROS + 1));
     }
 
     private static Boolean onContext(Context context, java.util.function.BooleanSupplier read) {

@@ -6,6 +6,7 @@ import io.vertx.core.Promise;
 import io.vertx.core.internal.VertxInternal;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
+import org.seaweedfs.rdma.polling.PollingPolicy;
 import org.seaweedfs.rdma.LogCapture;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -47,6 +48,9 @@ import static org.seaweedfs.rdma.ucx.UcxTestSupport.usedHeapAfterGc;
  * by the server's owner thread).
  */
 class EventLoopLaneTest {
+
+    /** Completions a lane runs inside their issuing calls between two polling tasks. */
+    private static final int SYNC_COMPLETIONS = new PollingPolicy(0).syncCompletions();
 
     private static final int REGION = 1 << 20;
 
@@ -127,14 +131,14 @@ class EventLoopLaneTest {
     void independentEventsQueuedTogetherCompleteInsideTheirCallUpToTheBudget() throws Exception {
         UcxPair pair = pair(UcxSettings.defaults());
         byte[] content = randomBytes(REGION, 7);
-        int events = 3 * LaneWorker.SYNC_COMPLETIONS;
+        int events = 3 * SYNC_COMPLETIONS;
         UcxPair.GetSetup setup = pair.connectForGets(serverRegion(pair, "ucx", content), events * 4096);
         Context context = setup.context();
         long remote = setup.remote().address();
         onContext(context, () -> setup.channel().get(remote, setup.key(), setup.local().address(), 4096)); // wired up
         List<Boolean> doneInCall = queueGets(context, setup, events);
         long inCall = doneInCall.stream().filter(done -> done).count();
-        assertTrue(inCall >= LaneWorker.SYNC_COMPLETIONS, "gets completed inside their call, one event each: "
+        assertTrue(inCall >= SYNC_COMPLETIONS, "gets completed inside their call, one event each: "
                 + doneInCall);
         assertEquals(events - inCall, pair.client.metrics().laneImplicitGets(),
                 "the gets past the budget were issued implicit and flushed");
@@ -170,7 +174,7 @@ class EventLoopLaneTest {
         return doneInCall;
     }
 
-    /** A caller chaining gets from their completions nests at most {@link LaneWorker#SYNC_COMPLETIONS} deep. */
+    /** A caller chaining gets from their completions nests at most {@link PollingPolicy#syncCompletions()} deep. */
     @Test
     void aChainOfGetsRecursesNoDeeperThanTheBudget() throws Exception {
         UcxPair pair = pair(UcxSettings.defaults());
@@ -178,7 +182,7 @@ class EventLoopLaneTest {
         Context context = setup.context();
         onContext(context,
                 () -> setup.channel().get(setup.remote().address(), setup.key(), setup.local().address(), 64));
-        int chain = 20 * LaneWorker.SYNC_COMPLETIONS;
+        int chain = 20 * SYNC_COMPLETIONS;
         int[] depth = {0, 0, 0}; // now, deepest, gets completed
         Promise<Void> done = Promise.promise();
         Runnable[] next = new Runnable[1];
@@ -201,7 +205,7 @@ class EventLoopLaneTest {
             return done.future();
         });
         assertTrue(depth[1] > 1, "completions inside the call nest");
-        assertTrue(depth[1] <= LaneWorker.SYNC_COMPLETIONS + 1, "nested " + depth[1] + " deep");
+        assertTrue(depth[1] <= SYNC_COMPLETIONS + 1, "nested " + depth[1] + " deep");
     }
 
     @Test

@@ -9,7 +9,7 @@ import io.vertx.junit5.VertxTestContext;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.provider.ValueSource;
-import org.seaweedfs.rdma.polling.IdlePoll;
+import org.seaweedfs.rdma.polling.PollingPolicy;
 import org.junit.jupiter.api.extension.ExtendWith;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -214,7 +214,7 @@ class UcxWorkerVerticleTest {
      * idle-poll time between gets and sleeping between the two batches; with 0 it sleeps after every get.
      */
     @ParameterizedTest
-    @ValueSource(ints = {0, IdlePoll.DEFAULT_MICROS, 1_000})
+    @ValueSource(ints = {0, PollingPolicy.DEFAULT_MICROS, 1_000})
     void anOwnerThreadServesEmulatedGetsWhateverItsIdlePollTime(int idlePollMicros) throws Exception {
         startPair(quiet(UcxSettings.defaults().withTls("tcp").withIdlePollMicros(idlePollMicros)
                 .withEventLoopLanes(false)));
