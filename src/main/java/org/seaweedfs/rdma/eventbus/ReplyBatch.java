@@ -12,8 +12,8 @@ import org.slf4j.LoggerFactory;
  * task queued behind those requests. A requester on another event loop that keeps several requests in flight is
  * then woken once per batch instead of once per reply: every reply to a sleeping loop costs this loop a system call
  * (the wake-up) and the other a sleep and a wake. Replies keep their order; a request alone on the loop waits one
- * task for its reply. Kept because it earns its keep: see docs/performance.md, "One wake-up policy" (event bus,
- * 64 in flight).
+ * task for its reply. Kept because it earns its keep: see CHANGELOG.md, "One wake-up policy" (event bus, 64 in
+ * flight).
  *
  * <p>Confined to the verticle's event loop: the read path completes every read on its caller's context.
  */
