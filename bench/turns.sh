@@ -15,7 +15,7 @@ export BENCH_OUT=${BENCH_OUT:-$BENCH_DIR/out}
 TURNS_OUT=${TURNS_OUT:-$BENCH_OUT/turns}
 ROUNDS=${ROUNDS:-5}                      # a headline needs at least 5
 ROUND_SECONDS=${ROUND_SECONDS:-5}        # each wrk run (and event-bus run) of a round
-WARM_SECONDS=${WARM_SECONDS:-20}         # per server, before the rounds: 4 KiB at 64 connections, half that of 1 MiB at 8
+WARM_SECONDS=${WARM_SECONDS:-20}         # per server before the rounds: 4 KiB at 64 conns, half that of 1 MiB at 8
 CHECK_NEEDLES=${CHECK_NEEDLES:-5}        # needles per size read from every server and compared, before and after
 EVENTBUS=${EVENTBUS:-on}                 # off: no event-bus and typed-client turns
 EVENTBUS_CONCURRENCY=${EVENTBUS_CONCURRENCY:-64}
@@ -97,7 +97,7 @@ bus_command() {
     before=$(wc -l < "$out")
     echo "$2" >&"${BUS_FD[$name]}"
     until [ "$(wc -l < "$out")" -gt "$before" ]; do
-        kill -0 "${BUS_PID[$name]}" 2> /dev/null || { echo "$name's event-bus JVM died: $TURNS_OUT/logs" >&2; return 1; }
+        kill -0 "${BUS_PID[$name]}" 2> /dev/null || { echo "$name's event-bus JVM died (logs/)" >&2; return 1; }
         [ $SECONDS -lt $deadline ] || { echo "$name's event-bus JVM did not answer '$2' within $3 s" >&2; return 1; }
         sleep 0.05
     done
@@ -118,12 +118,12 @@ start_all() {
     for config in $CONFIGS; do start_pair "$config" "$config" "$JAR" "$JAVA_CP"; done
     if [ -n "$BASELINE_JAR" ]; then
         if [ "$EVENTBUS" = on ]; then
-            if baseline_cp=$(build_mains "$BASELINE_JAR" "$TURNS_OUT/mains-baseline" 2> "$TURNS_OUT/logs/mains-baseline.log"); then :
-            else
+            baseline_cp=$(build_mains "$BASELINE_JAR" "$TURNS_OUT/mains-baseline" \
+                2> "$TURNS_OUT/logs/mains-baseline.log") || {
                 baseline_cp=
                 echo "note: the bench mains do not compile against $BASELINE_JAR (logs/mains-baseline.log): no" \
                      "event-bus turns for the baseline" >&2
-            fi
+            }
         fi
         for config in $CONFIGS; do start_pair "$config" "baseline-$config" "$BASELINE_JAR" "$baseline_cp"; done
     fi
@@ -164,7 +164,7 @@ check_answers() {
         done
     done
     for name in "${BUSES[@]}"; do
-        answer=$(bus_command "$name" "check $CHECK_NEEDLES" 120)
+        answer=$(bus_command "$name" "check $CHECK_NEEDLES" 120) || answer="no answer"
         python3 -c 'import json, sys
 r = json.loads(sys.argv[1])
 sys.exit(0 if r.get("kind") == "check" and r["checked"] > 0 and not r["wrong"] else 1)' "$answer" \
@@ -172,35 +172,36 @@ sys.exit(0 if r.get("kind") == "check" and r["checked"] > 0 and not r["wrong"] e
     done
 }
 
+# snapshots PID AGENT_PID — cpu_snapshot of a server and its threads, and of its agent when it has one.
+snapshots() { cpu_snapshot server "$1" threads; [ -z "$2" ] || cpu_snapshot agent "$2"; }
+
 # measure ROUND SLOT NAME WORKLOAD SIZE CONNS — one wrk run of ROUND_SECONDS, recorded with the CPU per request.
 measure() {
-    local name=$3 size=$5 conns=$6 list=$BENCH_DATA/vid1.paths before=$TURNS_OUT/cpu.before after=$TURNS_OUT/cpu.after
-    local run line threads=
+    local name=$3 size=$5 conns=$6 list=$BENCH_DATA/vid1.paths run
     [ "$size" = 4096 ] || list=$BENCH_DATA/vid2.paths
-    [ "${KIND[$name]}" = nginx ] || threads=threads
-    snapshots() {
-        cpu_snapshot server "${PROC[$name]}" $threads
-        [ -z "${AGENT_OF[$name]}" ] || cpu_snapshot agent "${AGENT_OF[$name]}"
-    }
-    snapshots > "$before"
+    snapshots "${PROC[$name]}" "${AGENT_OF[$name]}" > "$TURNS_OUT/cpu.before"
     run=$(wrk_run "$name" "$size" "$conns" "${URL[$name]}" "$list" "$ROUND_SECONDS" \
         "$TURNS_OUT/logs/wrk-r$1-$name-$4.txt") || { problem "round $1: wrk failed on $name ($4)"; return 0; }
-    snapshots > "$after"
-    line=$(python3 "$BENCH_DIR/lib/turn_line.py" "$run" "$(printf '{"kind":"turn","round":%s,"slot":%s,"server":"%s","server_kind":"%s","workload":"%s"}' \
-        "$1" "$2" "$name" "${KIND[$name]}" "$4")" "$before" "$after")
-    printf '%s\n' "$line" >> "$RESULTS"
-    summarize "$line"
+    snapshots "${PROC[$name]}" "${AGENT_OF[$name]}" > "$TURNS_OUT/cpu.after"
+    record_turn "$1" "$2" "$name" "${KIND[$name]}" "$4" "$run"
 }
 
 # measure_bus ROUND SLOT NAME MODE CONCURRENCY — one event-bus or typed-client run of ROUND_SECONDS in NAME's JVM.
 measure_bus() {
-    local name=$3 before=$TURNS_OUT/cpu.before after=$TURNS_OUT/cpu.after run line
-    { cpu_snapshot server "${BUS_PID[$name]}" threads; cpu_snapshot agent "${BUS_AGENT[$name]}"; } > "$before"
-    run=$(bus_command "$name" "run $4 $ROUND_SECONDS $5" $((ROUND_SECONDS + 120)))
-    { cpu_snapshot server "${BUS_PID[$name]}" threads; cpu_snapshot agent "${BUS_AGENT[$name]}"; } > "$after"
+    local name=$3 run
+    snapshots "${BUS_PID[$name]}" "${BUS_AGENT[$name]}" > "$TURNS_OUT/cpu.before"
+    run=$(bus_command "$name" "run $4 $ROUND_SECONDS $5" $((ROUND_SECONDS + 120))) || run="no answer"
+    snapshots "${BUS_PID[$name]}" "${BUS_AGENT[$name]}" > "$TURNS_OUT/cpu.after"
     if [[ $run != *'"ops_s"'* ]]; then problem "round $1: $name's $4 run: $run"; return 0; fi
-    line=$(python3 "$BENCH_DIR/lib/turn_line.py" "$run" "$(printf '{"kind":"turn","round":%s,"slot":%s,"server":"%s","server_kind":"%s","workload":"%s-c%s"}' \
-        "$1" "$2" "$name" sidecar "$4" "$5")" "$before" "$after")
+    record_turn "$1" "$2" "$name" sidecar "$4-c$5" "$run"
+}
+
+# record_turn ROUND SLOT NAME KIND WORKLOAD RUN_LINE — the turn's line (lib/turn_line.py: the CPU between the
+# snapshots cpu.before and cpu.after) appended to the results and summarized.
+record_turn() {
+    local tags line
+    tags=$(printf '{"kind":"turn","round":%s,"slot":%s,"server":"%s","server_kind":"%s","workload":"%s"}' "${@:1:5}")
+    line=$(python3 "$BENCH_DIR/lib/turn_line.py" "$6" "$tags" "$TURNS_OUT/cpu.before" "$TURNS_OUT/cpu.after")
     printf '%s\n' "$line" >> "$RESULTS"
     summarize "$line"
 }
@@ -211,15 +212,20 @@ summarize() {
     out=$(python3 -c 'import json, sys
 r = json.loads(sys.argv[1])
 rate = "%9.0f/s" % r.get("req_s", r.get("ops_s", 0))
-cpu = " ".join("%s %s" % (k.replace("_us_per_req", ""), r[k]) for k in ("server_us_per_req", "loop_us_per_req", "agent_us_per_req") if r.get(k) is not None)
-print("round %d  %-22s %-18s %s  p50 %7s us  %s us/req%s" % (r["round"], r["server"], r["workload"], rate, r["p50_us"], cpu,
-      "  PROBLEM: " + "; ".join(r["problems"]) if r.get("problems") else ""))' "$1")
+cpu = " ".join("%s %s" % (k.replace("_us_per_req", ""), r[k])
+               for k in ("server_us_per_req", "loop_us_per_req", "agent_us_per_req") if r.get(k) is not None)
+print("round %d  %-22s %-18s %s  p50 %7s us  %s us/req%s" % (r["round"], r["server"], r["workload"], rate,
+      r["p50_us"], cpu, "  PROBLEM: " + "; ".join(r["problems"]) if r.get("problems") else ""))' "$1")
     echo "$out" >&2
     [[ $out != *PROBLEM* ]] || PROBLEMS=$((PROBLEMS + 1))
 }
 
 # rotated I ITEMS... — ITEMS rotated left by I.
-rotated() { local i=$1; shift; local items=("$@") n=$#; for k in $(seq 0 $((n - 1))); do echo "${items[$(((k + i) % n))]}"; done; }
+rotated() {
+    local i=$1 k; shift
+    local items=("$@") n=$#
+    for k in $(seq 0 $((n - 1))); do echo "${items[$(((k + i) % n))]}"; done
+}
 
 warm_up() {
     local name
@@ -258,7 +264,9 @@ run_rounds() {
         mapfile -t order < <(rotated $((round - 1)) "${BUSES[@]}")
         log "round $round/$ROUNDS, event bus and typed client: ${order[*]}"
         slot=0
-        for name in "${order[@]}"; do slot=$((slot + 1)); measure_bus "$round" "$slot" "$name" eventbus "$EVENTBUS_CONCURRENCY"; done
+        for name in "${order[@]}"; do
+            slot=$((slot + 1)); measure_bus "$round" "$slot" "$name" eventbus "$EVENTBUS_CONCURRENCY"
+        done
         slot=0
         for name in "${order[@]}"; do slot=$((slot + 1)); measure_bus "$round" "$slot" "$name" client 1; done
     done
@@ -269,8 +277,9 @@ record_meta() {
     local command="ROUNDS=$ROUNDS ROUND_SECONDS=$ROUND_SECONDS WARM_SECONDS=$WARM_SECONDS CONFIGS=\"$CONFIGS\""
     command+=" METRICS=$METRICS${BASELINE_JAR:+ BASELINE_JAR=$BASELINE_JAR}${JAVA_OPTS:+ JAVA_OPTS=\"$JAVA_OPTS\"}"
     command+="${HTTP_INSTANCES:+ HTTP_INSTANCES=$HTTP_INSTANCES} bench/turns.sh"
-    python3 - "$command" "$(git -C "$ROOT" rev-parse --short HEAD)" "$(git -C "$ROOT" status --porcelain -- src pom.xml | wc -l)" \
-        "$BASELINE_JAR" "$(http_instances)" <<'PY' >> "$RESULTS"
+    python3 - "$command" "$(git -C "$ROOT" rev-parse --short HEAD)" \
+        "$(git -C "$ROOT" status --porcelain -- src pom.xml | wc -l)" "$BASELINE_JAR" "$(http_instances)" \
+        <<'PY' >> "$RESULTS"
 import json, os, platform, subprocess, sys, time
 lscpu = subprocess.run(["lscpu"], capture_output=True, text=True).stdout
 cpu = next((l.split(":", 1)[1].strip() for l in lscpu.splitlines() if l.startswith("Model name")), "?")

@@ -107,11 +107,11 @@ def main():
         eb = next(t["workload"] for t in turns if t["workload"].startswith("eventbus"))
         out += ["", f"## Embedded event bus ({eb.split('-c')[1]} in flight) and typed client (one outstanding), "
                 "4 KiB", "",
-                "The sidecar deployed in the bench's JVM (`SeaweedRdma.deploy`) reading from the pair's agent; event-bus "
-                "requests from another event loop than the consumer's; the typed client from a verticle's own loop. "
-                "µs/read: the whole bench JVM (requester included) and the agent.", "",
-                "| pair | event bus needles/s | rounds | JVM µs/read | agent µs/read | typed client p50 µs | rounds |"
-                " agent µs/read |", "|---|---|---|---|---|---|---|---|"]
+                "The sidecar deployed in the bench's JVM (`SeaweedRdma.deploy`) reading from the pair's agent; "
+                "event-bus requests from another event loop than the consumer's; the typed client from a verticle's "
+                "own loop. µs/read: the whole bench JVM (requester included) and the agent.", "",
+                "| pair | event bus needles/s | rounds | JVM µs/read | agent µs/read | typed client p50 µs | rounds"
+                " | agent µs/read |", "|---|---|---|---|---|---|---|---|"]
         client = next((t["workload"] for t in turns if t["workload"].startswith("client")), None)
         for s in buses:
             def series(workload, k):
@@ -122,7 +122,8 @@ def main():
                 return statistics.median(xs) if xs else None
             ops, p50 = series(eb, "ops_s"), series(client, "p50_us")
             out.append(f"| {s} | **{fmt(med(ops))}** | {' '.join(fmt(x) for x in ops)} |"
-                       f" {fmt(med(series(eb, 'server_us_per_req')), 1)} | {fmt(med(series(eb, 'agent_us_per_req')), 1)} |"
+                       f" {fmt(med(series(eb, 'server_us_per_req')), 1)} |"
+                       f" {fmt(med(series(eb, 'agent_us_per_req')), 1)} |"
                        f" **{fmt(med(p50), 2)}** | {' '.join(fmt(x, 2) for x in p50)} |"
                        f" {fmt(med(series(client, 'agent_us_per_req')), 1)} |")
         ab = [c for c in configs if c in buses and f"baseline-{c}" in buses]

@@ -1,4 +1,4 @@
-# Process figures from /proc; sourced by run.sh and ab.sh.
+# Processes: waiting for one, stopping one, their figures from /proc; sourced by run.sh, turns.sh, ab.sh, scale.sh.
 
 # cpu_ticks PID — utime + stime of the whole process (all threads) and its children, in clock ticks (`serve` relaunches
 # itself as a child JVM to bound the sidecar's heap or to set UCX_* variables).
@@ -17,4 +17,22 @@ cpu_snapshot() {
         split(substr($0, RLENGTH + 2), f, " "); gsub(/ /, "_", name)
         print "thread", label, $1, f[12] + f[13], name
     }' /proc/"$(serving_pid "$2")"/task/*/stat 2> /dev/null || true
+}
+
+# wait_for_line FILE REGEX SECONDS PID
+wait_for_line() {
+    local deadline=$((SECONDS + $3))
+    until grep -q "$2" "$1" 2> /dev/null; do
+        kill -0 "$4" 2> /dev/null || { echo "process $4 died, see $1:" >&2; tail -n 20 "$1" >&2; return 1; }
+        [ $SECONDS -lt $deadline ] || { echo "no '$2' in $1 within $3 s" >&2; return 1; }
+        sleep 0.1
+    done
+}
+
+stop_pid() {
+    local pid=$1
+    [ -n "$pid" ] || return 0
+    kill "$pid" 2> /dev/null || return 0
+    for _ in $(seq 100); do kill -0 "$pid" 2> /dev/null || return 0; sleep 0.1; done
+    kill -9 "$pid" 2> /dev/null || true
 }

@@ -1,6 +1,7 @@
 # The servers of a bench run: the project's agent and sidecar (`serve`, each its own JVM), the bare Vert.x peers, the
-# bench volumes and the build. Sourced by run.sh and turns.sh after they set BENCH_DIR, BENCH_OUT, ROOT,
-# AGENT_PORT_BASE and SIDECAR_PORT (and RESULTS for `record`); the settings below keep a value set before.
+# bench volumes and the build. Sourced by run.sh and turns.sh after lib/proc.sh and lib/mains.sh, once they set
+# BENCH_DIR, BENCH_OUT, ROOT, AGENT_PORT_BASE and SIDECAR_PORT (and RESULTS for `record`); the settings below keep a
+# value set before.
 
 BENCH_DATA=${BENCH_DATA:-/tmp/seaweedfs-rdma-bench}   # volumes, plain copies, path lists (reused between runs)
 COUNT_4K=${COUNT_4K:-4000}
@@ -39,24 +40,6 @@ record() {
             printf '%s\n' "$line" | tee -a "$RESULTS"
         else printf '%s\n' "$line" >&2; fi
     done
-}
-
-# wait_for_line FILE REGEX SECONDS PID
-wait_for_line() {
-    local deadline=$((SECONDS + $3))
-    until grep -q "$2" "$1" 2> /dev/null; do
-        kill -0 "$4" 2> /dev/null || { echo "process $4 died, see $1:" >&2; tail -n 20 "$1" >&2; return 1; }
-        [ $SECONDS -lt $deadline ] || { echo "no '$2' in $1 within $3 s" >&2; return 1; }
-        sleep 0.2
-    done
-}
-
-stop_pid() {
-    local pid=$1
-    [ -n "$pid" ] || return 0
-    kill "$pid" 2> /dev/null || return 0
-    for _ in $(seq 100); do kill -0 "$pid" 2> /dev/null || return 0; sleep 0.1; done
-    kill -9 "$pid" 2> /dev/null || true
 }
 
 # ---------- data and build ----------
@@ -181,8 +164,8 @@ http_instances() {
     if [ -n "$HTTP_INSTANCES" ]; then echo "$HTTP_INSTANCES"; else echo $(( $(nproc) / 2 > 1 ? $(nproc) / 2 : 1 )); fi
 }
 
-# start_vertx_peer NAME PORT [--sidecar-headers] — a bare Vert.x server (the sidecar's jar, its HTTP server options and
-# instance count) answering the plain files from memory, log logs/NAME.log; sets PEER_PID.
+# start_vertx_peer NAME PORT [--sidecar-headers] — a bare Vert.x server (the sidecar's jar, its HTTP server options
+# and instance count) answering the plain files from memory, log logs/NAME.log; sets PEER_PID.
 start_vertx_peer() {
     local log=$BENCH_OUT/logs/$1.log
     # shellcheck disable=SC2086

@@ -1,6 +1,7 @@
 """One measured turn of bench/turns.sh as a JSON line: the run's own line (wrk_run or EventBusTurnsMain) under the
-round's tags (kind "turn", round, slot, server, workload), the CPU each process spent per request between two cpu_snapshot files (lib/proc.sh), and the problems
-the run shows (errors, non-2xx answers, answers shorter than the needle).
+round's tags (kind "turn", round, slot, server, workload), the CPU each process spent per request between two
+cpu_snapshot files (lib/proc.sh), and the problems the run shows (errors, non-2xx answers, answers shorter than the
+needle).
 
     python3 turn_line.py RUN_JSON TAGS_JSON BEFORE_FILE AFTER_FILE
 
