@@ -2,7 +2,7 @@
 # The sidecar beside its peers, measured by turns (bench/README.md): every server up at once, answers checked, each
 # warmed, then ROUNDS rounds in which every server runs every workload once, in an order rotated each round; the
 # report gives the median of the per-round ratios and lists every round.
-#   bench/turns.sh                                   # ~12 minutes with the defaults
+#   bench/turns.sh                                   # ~14 minutes with the defaults (~20 with a baseline)
 #   BASELINE_JAR=/tmp/before.jar bench/turns.sh      # and the pairs of another build: B/A by turns
 #   ROUNDS=2 ROUND_SECONDS=2 WARM_SECONDS=4 bench/turns.sh   # a short check of the script (no headline)
 # Raw lines: $TURNS_OUT/turns.jsonl; the report: $TURNS_OUT/report.md (also printed). Exits non-zero when an answer
@@ -146,6 +146,7 @@ check_answers() {
         for k in $(seq 0 $((CHECK_NEEDLES - 1))); do
             i=$((1 + k * (n - 1) / (CHECK_NEEDLES > 1 ? CHECK_NEEDLES - 1 : 1)))
             path=$(sed -n "${i}p" "$list")
+            rm -f "$tmp"/*.headers
             for name in "${SERVERS[@]}"; do
                 if ! curl -sf -D "$tmp/$name.headers" -o "$tmp/$name.body" "${URL[$name]}$path"; then
                     problem "$1: $name does not answer $path with 2xx"; continue

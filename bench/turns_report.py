@@ -84,7 +84,7 @@ def main():
                 rows.append(ratio_row(f"{c}: B / A (this build / baseline)", c, f"baseline-{c}", workload, key))
         out += rows
         out += ["", f"| server | median {unit} |" + (" median GB/s |" if workload == "1m-c8" else "")
-                + " rounds | sidecar or server µs/req | event loop µs/req | agent µs/read |",
+                + " rounds | process µs/req | event loop µs/req | agent µs/read |",
                 "|---|---|" + ("---|" if workload == "1m-c8" else "") + "---|---|---|---|"]
         for s in servers:
             vals = [value(s, workload, r, key) for r in rounds]
