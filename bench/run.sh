@@ -5,39 +5,18 @@ set -euo pipefail
 
 BENCH_DIR=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 export BENCH_OUT=${BENCH_OUT:-$BENCH_DIR/out}
-BENCH_DATA=${BENCH_DATA:-/tmp/seaweedfs-rdma-bench}      # plain files (reused between runs)
 export WRK_SECONDS=${WRK_SECONDS:-10}
 NGINX_PORT=${NGINX_PORT:-18080}
 NGINX_WORKERS=${NGINX_WORKERS:-1 2}   # nginx is measured with each; the report compares with its best per workload
-COUNT_4K=${COUNT_4K:-4000}
-COUNT_1M=${COUNT_1M:-1000}
 C_SIZES=${C_SIZES:-4K,64K,1M}
 C_ARGS=${C_ARGS:-}                                         # extra ucp_get_bench options
-SHM_TLS=${SHM_TLS:-shm,tcp}   # tcp must be listed: the listener's connection manager runs on it
 TCP_TLS=${TCP_TLS:-tcp}
 
 ROOT=$(cd "$BENCH_DIR/.." && pwd)
-JAR=$ROOT/target/seaweedfs-rdma-sidecar.jar
 JAVA_CP=                                 # the bench mains (bench/java) and the jar; set by build_java
-JAVA_OPTS=${JAVA_OPTS:-}                 # every JVM of the run
-AGENT_JAVA_OPTS=${AGENT_JAVA_OPTS:-}
-SIDECAR_JAVA_OPTS=${SIDECAR_JAVA_OPTS:-}
-# The configurations measured side by side (each: agent + sidecar started with it, every step below):
-#   defaults  conf/config.yaml as shipped: volumes mapped, UCX chooses transports, metrics on; the bench sets only
-#             addresses, fallback: [] (every answer an RDMA read) and the in-flight bounds its load needs
-#   best      the agent serves UCX copies of its volumes (agent.volumeMemory: ucx), ucx.tls [shm, tcp], 2 MiB read
-#             buffers (a 1 MiB needle in one get), the sidecar's sockets on BEST_TRANSPORT (http.transport),
-#             metrics on
-CONFIGS=${CONFIGS:-defaults best}
-METRICS=${METRICS:-true}                 # metrics.enabled of agent and sidecar in every configuration (serve's default)
 JAVA_GET_ARGS=${JAVA_GET_ARGS:-}         # extra UcxGetBenchMain options
 AGENT_PORT_BASE=${AGENT_PORT:-18515}        # the first agent's port; later starts take the next ones
 SIDECAR_PORT=${SIDECAR_PORT:-18081}
-HTTP_INSTANCES=${HTTP_INSTANCES:-}       # sidecar http.instances; empty: the shipped default (half the cores)
-BEST_TRANSPORT=${BEST_TRANSPORT:-io_uring}  # the best configuration's sidecar http.transport
-SIDECAR_POOL=${SIDECAR_POOL:-256MiB}     # sidecar.bufferPool.totalBytes
-SIDECAR_BUFFER=${SIDECAR_BUFFER:-2MiB}   # sidecar.bufferPool.bufferSize: a 1 MiB needle's record (data + ~40 B of
-                                         # header and tail) then fits one buffer, one get instead of two
 EVENTBUS_CONCURRENCY=${EVENTBUS_CONCURRENCY:-64}
 CPU_CONNS=${CPU_CONNS:-16}
 CPU_WARMUP_SECONDS=${CPU_WARMUP_SECONDS:-3}
@@ -47,27 +26,11 @@ PAIR_SECONDS=${PAIR_SECONDS:-4}          # each side's wrk run in a round
 MEMORY_CONNS=${MEMORY_CONNS:-1000}
 HEAP_READS=${HEAP_READS:-10000000}
 HEAP_CHECK_SECONDS=${HEAP_CHECK_SECONDS:-30}
-# All of the variables the jar would otherwise relaunch itself with (cli/UcxEnvironment): set here, `serve` runs in the
-# JVM started, so a PID is the process that serves (CPU, RSS, heap and signals reach it, not a launcher).
-export UCX_TCP_CM_REUSEADDR=y UCX_ERROR_SIGNALS= UCX_LOG_FILE=stderr
-
 RESULTS=$BENCH_OUT/results.jsonl
 source "$BENCH_DIR/lib/http.sh"
 source "$BENCH_DIR/lib/proc.sh"
 source "$BENCH_DIR/lib/mains.sh"
-
-# record — JSON lines on stdin are shown and appended to the results; any other line goes to stderr.
-record() {
-    local line
-    while IFS= read -r line; do
-        if [[ $line == "{"* ]]; then
-            [ -z "${RECORD_TAG:-}" ] || line="{$RECORD_TAG,${line:1}"
-            printf '%s\n' "$line" | tee -a "$RESULTS"
-        else printf '%s\n' "$line" >&2; fi
-    done
-}
-
-log() { printf '\n== %s\n' "$*" >&2; }
+source "$BENCH_DIR/lib/serve.sh"
 
 check_tools() {
     local missing=()
@@ -130,38 +93,6 @@ run_c_get() {
 
 # ---------- HTTP: nginx serving the same bytes as plain files ----------
 
-# The same bytes twice: `gen-volume` writes volume VID (real format, for the agent) and each needle's data as a
-# plain file named by its file id (for nginx), and prints the URL paths wrk spreads requests over.
-make_http_data() {
-    gen_volume 1 4096 "$COUNT_4K"
-    gen_volume 2 1048576 "$COUNT_1M"
-}
-
-# gen_volume VID SIZE COUNT [--ec] — reused while the stamp matches (a 1 GiB volume takes a while to write).
-gen_volume() {
-    local vid=$1 size=$2 count=$3 vols=$BENCH_DATA/volumes extra=("${@:4}")
-    local stamp=$vols/$vid.stamp want="gen-volume --vid $1 --size $2 --count $3 ${extra[*]}"
-    if [ -f "$stamp" ] && [ "$(cat "$stamp")" = "$want" ] && [ -s "$BENCH_DATA/vid$vid.paths" ]; then
-        log "volume $vid: reusing $count x $size B in $vols (plain copies in $BENCH_DATA/plain)"
-        return
-    fi
-    log "volume $vid: $count x $size B in $vols, plain copies in $BENCH_DATA/plain"
-    mkdir -p "$vols" "$BENCH_DATA/plain"
-    find "$BENCH_DATA/plain" -maxdepth 1 -name "$vid,*" -delete
-    rm -f "$vols/$vid.dat" "$vols/$vid.idx" "$vols/$vid".ec?? "$vols/$vid.ecx" "$vols/$vid.ecj" "$vols/$vid.vif" "$stamp"
-    java -jar "$JAR" gen-volume "$vols" --vid "$vid" --count "$count" --size "$size" --plain "$BENCH_DATA/plain" \
-        "${extra[@]}" > "$BENCH_DATA/vid$vid.paths"
-    echo "$want" > "$stamp"
-}
-
-build_java() {
-    if [ -z "${BENCH_SKIP_BUILD:-}" ] || [ ! -f "$JAR" ]; then
-        log "build: mvn -o -DskipTests package, then the bench mains (bench/java) against the jar"
-        (cd "$ROOT" && mvn -q -B -o -DskipTests package)
-    fi
-    JAVA_CP=$(build_mains "$JAR" "$BENCH_OUT/mains")
-}
-
 # http_suite IMPL URL_BASE — the HTTP workloads, against any server holding the data.
 # http_suite IMPL BASE [VID_4K VID_1M] — the four wrk runs over the volumes' paths (default volumes 1 and 2).
 http_suite() {
@@ -189,19 +120,14 @@ run_nginx() {
 # run_vertx_static — the framework's ceiling: bench/peers/VertxStaticHttp.java, a bare Vert.x server (the sidecar's jar,
 # its HTTP server options and instance count) answering the same plain files from memory: no volume, UCX or metrics.
 run_vertx_static() {
-    local port=$((NGINX_PORT + 1)) log=$BENCH_OUT/logs/vertx-static.log pid instances=$HTTP_INSTANCES
-    [ -n "$instances" ] || instances=$(( $(nproc) / 2 > 1 ? $(nproc) / 2 : 1 ))  # as the sidecar's http.instances: 0
-    log "vertx-static: bare Vert.x HTTP, $instances instances, on 127.0.0.1:$port"
-    # shellcheck disable=SC2086
-    java $JAVA_OPTS -Dlogback.configurationFile="$ROOT/src/test/resources/logback-test.xml" -cp "$JAR" \
-        "$BENCH_DIR/peers/VertxStaticHttp.java" "$BENCH_DATA/plain" "$port" "$instances" \
-        > "$log" 2>&1 &
-    pid=$!
-    trap 'stop_pid '"$pid" EXIT
-    wait_for_line "$log" '^ready:' 60 "$pid"
+    local port=$((NGINX_PORT + 1))
+    log "vertx-static: bare Vert.x HTTP, $(http_instances) instance(s), on 127.0.0.1:$port"
+    PEER_PID=
+    trap 'stop_pid "$PEER_PID"' EXIT
+    start_vertx_peer vertx-static "$port"
     wrk_requests_at "$port" 64 "$SIDECAR_WARMUP_SECONDS" "$BENCH_DATA/vid1.paths" > /dev/null  # JIT, as the sidecar's
     http_suite vertx-static "http://127.0.0.1:$port"
-    stop_pid "$pid"
+    stop_pid "$PEER_PID"
     trap - EXIT
 }
 
@@ -219,97 +145,6 @@ hook_java_get() {
 }
 
 # ---------- the project's processes: agent and sidecar started with `serve`, each its own JVM ----------
-
-# yaml_list "a,b" -> [a, b]
-yaml_list() { printf '[%s]' "$(sed 's/,/, /g' <<< "$1")"; }
-
-# config_ucx CONFIG — the ucx section of a configuration (empty: the defaults)
-config_ucx() { [ "$1" = best ] && printf 'ucx:\n  tls: %s\n' "$(yaml_list "$SHM_TLS")"; return 0; }
-
-# start_agent CONFIG — agent serving $BENCH_DATA/volumes on 127.0.0.1:$AGENT_PORT; sets AGENT_PID. Each start takes
-# the next port: the previous agent's port may still be held (UCX reports "Device is busy") right after it stopped.
-AGENT_STARTS=0
-start_agent() {
-    AGENT_PORT=$((AGENT_PORT_BASE + AGENT_STARTS))
-    AGENT_STARTS=$((AGENT_STARTS + 1))
-    local conf=$BENCH_OUT/agent.yaml
-    cat > "$conf" <<YAML
-roles: [agent]
-agent:
-  listen: 127.0.0.1:$AGENT_PORT
-  volumeDirs: [$BENCH_DATA/volumes]
-$([ "$1" = best ] && echo "  volumeMemory: ucx")
-http:  # every role answers /health, /metrics: any free port, so several agents fit on one host
-  host: 127.0.0.1
-  port: 0
-$(config_ucx "$1")
-metrics:
-  enabled: $METRICS
-YAML
-    # shellcheck disable=SC2086
-    java $JAVA_OPTS $AGENT_JAVA_OPTS -jar "$JAR" serve --conf "$conf" > "$BENCH_OUT/logs/agent.log" 2>&1 &
-    AGENT_PID=$!
-    wait_for_line "$BENCH_OUT/logs/agent.log" '^ready:' 60 "$AGENT_PID"
-}
-
-# sidecar_conf CONFIG PORT FILE — the sidecar's configuration (also used in-JVM by the event-bus bench).
-sidecar_conf() {
-    cat > "$3" <<YAML
-roles: [sidecar]
-http:
-  host: 127.0.0.1
-  port: $2
-$([ -n "$HTTP_INSTANCES" ] && echo "  instances: $HTTP_INSTANCES")
-$([ "$1" = best ] && printf '  transport: %s\n' "$BEST_TRANSPORT")
-sidecar:
-  agents: [127.0.0.1:$AGENT_PORT]
-  fallback: []
-  maxInFlightReads: 4096
-$([ "$1" = best ] && printf '  bufferPool:\n    bufferSize: %s\n    totalBytes: %s\n' "$SIDECAR_BUFFER" "$SIDECAR_POOL")
-$(config_ucx "$1")
-metrics:
-  enabled: $METRICS
-YAML
-}
-
-# start_sidecar CONFIG — sidecar on 127.0.0.1:$SIDECAR_PORT reading from the agent; sets SIDECAR_PID. It is ready
-# once a needle answers with X-Source: rdma (the connection to the agent is made in the background).
-start_sidecar() {
-    local conf=$BENCH_OUT/sidecar.yaml
-    sidecar_conf "$1" "$SIDECAR_PORT" "$conf"
-    # shellcheck disable=SC2086
-    java $JAVA_OPTS $SIDECAR_JAVA_OPTS -jar "$JAR" serve --conf "$conf" > "$BENCH_OUT/logs/sidecar.log" 2>&1 &
-    SIDECAR_PID=$!
-    wait_for_line "$BENCH_OUT/logs/sidecar.log" '^ready:' 60 "$SIDECAR_PID"
-    wait_for_rdma "$SIDECAR_PORT" 30
-}
-
-# wait_for_rdma PORT SECONDS — until the sidecar on PORT answers the first needle of volume 1 with X-Source: rdma.
-wait_for_rdma() {
-    local url="http://127.0.0.1:$1$(head -n1 "$BENCH_DATA/vid1.paths")" deadline=$((SECONDS + $2))
-    until curl -s -D - -o /dev/null "$url" | grep -qi '^x-source: *rdma'; do
-        [ $SECONDS -lt $deadline ] || { echo "the sidecar does not read over RDMA: $url" >&2; return 1; }
-        sleep 0.2
-    done
-}
-
-# wait_for_line FILE REGEX SECONDS PID
-wait_for_line() {
-    local deadline=$((SECONDS + $3))
-    until grep -q "$2" "$1" 2> /dev/null; do
-        kill -0 "$4" 2> /dev/null || { echo "process $4 died, see $1:" >&2; tail -n 20 "$1" >&2; return 1; }
-        [ $SECONDS -lt $deadline ] || { echo "no '$2' in $1 within $3 s" >&2; return 1; }
-        sleep 0.2
-    done
-}
-
-stop_pid() {
-    local pid=$1
-    [ -n "$pid" ] || return 0
-    kill "$pid" 2> /dev/null || return 0
-    for _ in $(seq 100); do kill -0 "$pid" 2> /dev/null || return 0; sleep 0.1; done
-    kill -9 "$pid" 2> /dev/null || true
-}
 
 stop_servers() {
     stop_pid "${SIDECAR_PID:-}"; SIDECAR_PID=

@@ -56,6 +56,7 @@ for f in "$JAR" ${BASELINE_JAR:+"$BASELINE_JAR"}; do
     [ -f "$f" ] || { echo "no $f (mvn -B -o package -DskipTests)" >&2; exit 2; }
 done
 source "$ROOT/bench/lib/mains.sh"
+source "$ROOT/bench/lib/proc.sh"   # wait_for_line
 LOAD_CP=$(build_mains "$JAR" "$BENCH_OUT/mains") || exit 2   # ScaleLoadMain (bench/java) against the jar
 
 log() { printf '== %s\n' "$*" >&2; }
@@ -84,14 +85,6 @@ stop_all() {
 }
 trap stop_all EXIT
 
-wait_for_line() { # FILE REGEX SECONDS PID
-    local deadline=$((SECONDS + $3))
-    until grep -q "$2" "$1" 2> /dev/null; do
-        kill -0 "$4" 2> /dev/null || { echo "process $4 died, see $1:" >&2; tail -n 20 "$1" >&2; return 1; }
-        [ $SECONDS -lt $deadline ] || { echo "no '$2' in $1 within $3 s" >&2; return 1; }
-        sleep 0.1
-    done
-}
 rss_mib() { awk '/^VmRSS:/ { printf "%.1f", $2 / 1024 }' "/proc/$1/status"; }
 heap_after_gc_mib() {
     jcmd "$1" GC.run > /dev/null

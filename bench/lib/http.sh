@@ -66,16 +66,21 @@ http_verify() {
     done
 }
 
-# wrk_measure IMPL SIZE CONNS URL_BASE PATHS_FILE [SECONDS] — one wrk run (1 thread, random path per
-# request, after a short warm-up) printed as one JSON line:
-#   {"impl","kind":"http","size","conns","req_s","gbps" (GB/s of response bytes incl. headers),
-#    "p50_us","p99_us","mean_us","errors","non_2xx","pcts_us":{...}}
-# wrk's own --latency report is kept in $BENCH_OUT/logs/.
+# wrk_measure IMPL SIZE CONNS URL_BASE PATHS_FILE [SECONDS] — wrk_run after a short warm-up (WRK_WARMUP_SECONDS, 2)
+# for WRK_SECONDS (10); wrk's own --latency report is kept in $BENCH_OUT/logs/.
 wrk_measure() {
     local impl=$1 size=$2 conns=$3 base=$4 list=$5 secs=${6:-${WRK_SECONDS:-10}}
-    local log="$BENCH_OUT/logs/wrk-$impl-$size-c$conns.txt"
     mkdir -p "$BENCH_OUT/logs"
     wrk -t1 -c"$conns" -d"${WRK_WARMUP_SECONDS:-2}s" -s "$BENCH_LIB/random_path.lua" "$base/" -- "$list" > /dev/null
+    wrk_run "$impl" "$size" "$conns" "$base" "$list" "$secs" "$BENCH_OUT/logs/wrk-$impl-$size-c$conns.txt"
+}
+
+# wrk_run IMPL SIZE CONNS URL_BASE PATHS_FILE SECONDS LOG — one wrk run (1 thread, a random path of the list per
+# request) printed as one JSON line; wrk's own --latency report goes to LOG:
+#   {"impl","kind":"http","size","conns","req_s","gbps" (GB/s of response bytes incl. headers),
+#    "p50_us","p99_us","mean_us","errors","non_2xx","requests","bytes","duration_s","pcts_us":{...}}
+wrk_run() {
+    local impl=$1 size=$2 conns=$3 base=$4 list=$5 secs=$6 log=$7
     wrk -t1 -c"$conns" -d"${secs}s" --latency -s "$BENCH_LIB/random_path.lua" "$base/" -- "$list" > "$log" 2>&1 \
         || { echo "wrk failed, see $log" >&2; return 1; }
     grep '^WRK_JSON ' "$log" | sed 's/^WRK_JSON //' | python3 -c '
@@ -85,6 +90,7 @@ impl, size, conns = sys.argv[1], int(sys.argv[2]), int(sys.argv[3])
 out = {"impl": impl, "kind": "http", "size": size, "conns": conns,
        "req_s": round(r["requests"] / r["duration_s"], 1),
        "gbps": round(r["bytes"] / r["duration_s"] / 1e9, 3)}
-out.update({k: r[k] for k in ("p50_us", "p99_us", "mean_us", "errors", "non_2xx", "requests", "duration_s", "pcts_us")})
+out.update({k: r[k] for k in ("p50_us", "p99_us", "mean_us", "errors", "non_2xx", "requests", "bytes", "duration_s",
+                              "pcts_us")})
 print(json.dumps(out))' "$impl" "$size" "$conns"
 }

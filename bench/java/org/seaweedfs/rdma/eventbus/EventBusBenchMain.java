@@ -81,13 +81,45 @@ public final class EventBusBenchMain {
         if (!List.of("any", "same-loop", "other-loop").contains(requester)) {
             throw new IllegalArgumentException("--requester must be any, same-loop or other-loop, got " + requester);
         }
-        RdmaConfig config = ConfigLoader.parse(Files.readString(conf), conf.toString(), System.getenv());
-        // As `serve` does: with metrics on, Vert.x's own (event-bus) metrics and the read meters are recorded too.
-        RdmaMetrics metrics = config.metrics().enabled() ? RdmaMetrics.create() : null;
-        Vertx vertx = metrics == null ? Vertx.vertx() : metrics.newVertx(new VertxOptions());
-        SeaweedRdma server = await(SeaweedRdma.deploy(vertx, config, metrics));
+        Embedded embedded = Embedded.deploy(conf);
+        Vertx vertx = embedded.vertx();
+        SeaweedRdma server = embedded.server();
         try {
-            // The consumer's thread: the one its replies are sent from (learnt from the first answer).
+            for (String mode : modes) {
+                for (String list : lists) {
+                    String[] fids = fids(Path.of(list));
+                    Bench bench = bench(mode, vertx, server, fids);
+                    if (mode.equals("eventbus") && !requester.equals("any")) {
+                        bench.ready(plain, 30_000);
+                        bench = placed(bench, vertx, embedded.consumer()[0], requester.equals("same-loop"));
+                    }
+                    measure(bench, mode, requester, plain, seconds, concurrency, iters, warmupSeconds, runs);
+                }
+            }
+        } finally {
+            embedded.close();
+        }
+        System.exit(0);
+    }
+
+    /** The file ids of a path list ("/3,01637037d6" per line). */
+    static String[] fids(Path list) throws java.io.IOException {
+        return Files.readAllLines(list).stream().map(String::strip).filter(s -> !s.isEmpty())
+                .map(s -> s.startsWith("/") ? s.substring(1) : s).toArray(String[]::new);
+    }
+
+    /**
+     * The sidecar of a configuration deployed in this JVM with {@link SeaweedRdma#deploy}, and the thread its event-bus
+     * consumer replies from (learnt from the first answer).
+     */
+    record Embedded(Vertx vertx, SeaweedRdma server, Thread[] consumer) {
+
+        static Embedded deploy(Path conf) throws Exception {
+            RdmaConfig config = ConfigLoader.parse(Files.readString(conf), conf.toString(), System.getenv());
+            // As `serve` does: with metrics on, Vert.x's own (event-bus) metrics and the read meters are recorded too.
+            RdmaMetrics metrics = config.metrics().enabled() ? RdmaMetrics.create() : null;
+            Vertx vertx = metrics == null ? Vertx.vertx() : metrics.newVertx(new VertxOptions());
+            SeaweedRdma server = await(SeaweedRdma.deploy(vertx, config, metrics));
             Thread[] consumer = new Thread[1];
             vertx.eventBus().addOutboundInterceptor(dc -> {
                 if (!EventBusApiVerticle.READ_ADDRESS.equals(dc.message().address()) && consumer[0] == null) {
@@ -95,31 +127,20 @@ public final class EventBusBenchMain {
                 }
                 dc.next();
             });
-            for (String mode : modes) {
-                for (String list : lists) {
-                    String[] fids =
-                            Files.readAllLines(Path.of(list)).stream().map(String::strip).filter(s -> !s.isEmpty())
-                            .map(s -> s.startsWith("/") ? s.substring(1) : s).toArray(String[]::new);
-                    Bench bench = bench(mode, vertx, server, fids);
-                    if (mode.equals("eventbus") && !requester.equals("any")) {
-                        bench.ready(plain, 30_000);
-                        bench = placed(bench, vertx, consumer[0], requester.equals("same-loop"));
-                    }
-                    measure(bench, mode, requester, plain, seconds, concurrency, iters, warmupSeconds, runs);
-                }
-            }
-        } finally {
+            return new Embedded(vertx, server, consumer);
+        }
+
+        void close() {
             await(server.close());
             await(vertx.close());
         }
-        System.exit(0);
     }
 
     /**
      * eventbus: {@code seaweedfs.needle.read} requests from an event-loop context; client: {@code SeaweedRdma.client()}
      * reads from a verticle's own event loop (no event-bus hop).
      */
-    private static Bench bench(String mode, Vertx vertx, SeaweedRdma server, String[] fids) throws Exception {
+    static Bench bench(String mode, Vertx vertx, SeaweedRdma server, String[] fids) throws Exception {
         return switch (mode) {
             case "eventbus" -> {
                 JsonObject[] requests =
@@ -182,7 +203,7 @@ public final class EventBusBenchMain {
     }
 
     /** {@code bench}'s requests, moved to an event loop on (or off) the consumer's thread. */
-    private static Bench placed(Bench bench, Vertx vertx, Thread consumer, boolean sameLoop) throws Exception {
+    static Bench placed(Bench bench, Vertx vertx, Thread consumer, boolean sameLoop) throws Exception {
         Context context = bench.context;
         for (int tries = 0; tries < 256 && onConsumerLoop(context, consumer) != sameLoop; tries++) {
             context = newEventLoopContext(vertx);
@@ -211,7 +232,7 @@ public final class EventBusBenchMain {
         return await(onContext(context, () -> Future.succeededFuture(Thread.currentThread() == consumer)));
     }
 
-    private static double median(double[] values) {
+    static double median(double[] values) {
         double[] sorted = values.clone();
         Arrays.sort(sorted);
         int mid = sorted.length / 2;
@@ -219,7 +240,7 @@ public final class EventBusBenchMain {
     }
 
     /** Reads over one list of needles, from one context. */
-    private static final class Bench {
+    static final class Bench {
         final Context context;
         final String[] fids;
         final IntFunction<Future<Buffer>> read;
@@ -247,6 +268,16 @@ public final class EventBusBenchMain {
                         + plain.resolve(fids[0]));
             }
             size = want.length;
+        }
+
+        /** Whether needle {@code index} reads as the bytes of its plain file (a failed read does not). */
+        boolean matches(Path plain, int index) throws java.io.IOException {
+            byte[] want = Files.readAllBytes(plain.resolve(fids[index]));
+            try {
+                return Arrays.equals(await(onContext(context, () -> read.apply(index))).getBytes(), want);
+            } catch (RuntimeException e) {
+                return false;
+            }
         }
 
         /** {@code lanes} reads in flight until {@code count} are done or the deadline passes; the number done. */
