@@ -14,7 +14,7 @@ import org.seaweedfs.rdma.volume.FileId;
 
 /**
  * Admits reads up to the in-flight bound (refusing the rest at once, never queueing), runs each on its caller's
- * context with a deadline ({@link ReadDeadlines}), and counts the outcomes. Thread-safe.
+ * context, and counts the outcomes. Thread-safe.
  */
 final class ReadGate {
 
@@ -23,14 +23,12 @@ final class ReadGate {
     private final ReadCounters counters;
     private final ReadPath path;
     private final AtomicInteger inFlight = new AtomicInteger();
-    private final ThreadLocal<ReadDeadlines> loopDeadlines;
 
     ReadGate(Vertx vertx, ReadPathOptions options, ReadCounters counters, ReadPath path) {
         this.vertx = vertx;
         this.options = options;
         this.counters = counters;
         this.path = path;
-        this.loopDeadlines = new ThreadLocal<>();
     }
 
     /** Starts {@code body} on the caller's context (a new one for a non-Vert.x thread); fails at once when full. */
@@ -51,24 +49,6 @@ final class ReadGate {
             context.runOnContext(v -> attempt.begin(body));
         }
         return attempt.future();
-    }
-
-    /**
-     * On {@code context}: where its reads' deadlines are kept. An event loop's contexts share its thread's; a worker
-     * context's tasks may run on any pool thread, so each of its reads has its own.
-     */
-    ReadDeadlines deadlines(Context context) {
-        if (!context.isEventLoopContext()) {
-            return new ReadDeadlines((delay, task) -> vertx.setTimer(Math.max(1, (delay + 999_999) / 1_000_000),
-                    t -> task.run()) >= 0, options.readTimeoutMs());
-        }
-        ReadDeadlines deadlines = loopDeadlines.get();
-        if (deadlines == null) {
-            deadlines = new ReadDeadlines((delay, task) -> VertxInternals.schedule(context, task, delay),
-                    options.readTimeoutMs());
-            loopDeadlines.set(deadlines);
-        }
-        return deadlines;
     }
 
     int inFlight() {
