@@ -151,25 +151,30 @@ final class HedgedRead<T> {
     }
 
     private void hedgeLanded(String source, AsyncResult<T> ar) {
-        if (ar.succeeded()) {
-            if (!settle(ar)) {
+        if (settled) {
+            if (ar.succeeded()) {
                 paths.discard(ar.result());
-                return;
             }
-            hedging.won(source);
-            long now = hedging.clock().nanoTime();
-            if (!rdmaOver) {
-                lostRace = true;
-                guard.failed(now - hedgeStartNanos + guard.hedgeDelay().nanos(),
-                        new ReadFailure(ReadFailure.Kind.TIMEOUT, "agent " + peer.name() + " lost a read to "
-                                + source + " (no answer within its hedge delay)"));
-            }
-            if (now - hedgeStartNanos < guard.hedgeDelay().nanos()) {
-                hedging.budget().giveBack();
-            }
-        } else if (rdmaOver && !settled) {
-            settle(ar);
+            return;
         }
+        if (ar.failed()) {
+            if (rdmaOver) {
+                settle(ar);
+            }
+            return;
+        }
+        // The books first: whoever waits on the read may look at them as soon as it is answered.
+        hedging.won(source);
+        long now = hedging.clock().nanoTime();
+        if (!rdmaOver) {
+            lostRace = true;
+            guard.failed(now - hedgeStartNanos + guard.hedgeDelay().nanos(), new ReadFailure(ReadFailure.Kind.TIMEOUT,
+                    "agent " + peer.name() + " lost a read to " + source + " (no answer within its hedge delay)"));
+        }
+        if (now - hedgeStartNanos < guard.hedgeDelay().nanos()) {
+            hedging.budget().giveBack();
+        }
+        settle(ar);
     }
 
     /** The read's deadline passed (a queue's wake-up, on the loop's thread). */

@@ -317,6 +317,15 @@ public final class ResilientNeedleSource implements NeedleSource, ReadPathStatus
         return guard(agent).retry();
     }
 
+    /** How long a read waits on the agent before it is hedged (created on first use); for tests and operators. */
+    long hedgeDelayNanos(String agent) {
+        return guard(agent).hedgeDelay().nanos();
+    }
+
+    HedgeBudget hedgeBudget() {
+        return hedging.budget();
+    }
+
     private AgentGuard guard(String agent) {
         GuardMemo memo = lastGuard;
         if (memo != null && memo.agent() == agent) { // the same peer's name (a field): most reads repeat the last agent
@@ -571,8 +580,9 @@ public final class ResilientNeedleSource implements NeedleSource, ReadPathStatus
         Promise<T> bounded = Promise.promise();
         long leftMs = Math.max(1, TimeUnit.NANOSECONDS.toMillis(deadline - hedging.clock().nanoTime()));
         long timer = vertx.setTimer(leftMs, t -> {
-            if (bounded.tryFail(pastDeadline(null))) {
+            if (!bounded.future().isComplete()) {
                 hedging.pastDeadline();
+                bounded.fail(pastDeadline(null));
             }
         });
         answer.onComplete(ar -> {
