@@ -15,8 +15,8 @@ import org.seaweedfs.rdma.internals.VertxInternals;
  * answered within the agent's hedge delay and the read has another source, the hedge starts there (within the
  * {@link HedgeBudget}, or at once when the agent is known bad: down, or its breaker not closed); the first answer is
  * used and the other is given back when it lands ({@link Paths#discard}: pooled memory and in-flight slots return). A
- * hedge that wins counts against the agent's breaker, so an agent that stopped answering is soon skipped by new
- * reads. At the deadline an unanswered read fails TIMEOUT.
+ * hedge that wins counts against the agent's breaker ({@link Paths#blamesAgent}), so an agent that stopped answering
+ * is soon skipped by new reads. At the deadline an unanswered read fails TIMEOUT.
  *
  * <p>Confined to its caller's context: every step runs there (the queues' wake-ups are emitted on it).
  */
@@ -38,6 +38,12 @@ final class HedgedRead<T> {
 
         /** The failure of a read that reached its deadline unanswered. */
         ReadFailure pastDeadline();
+
+        /**
+         * Whether a lost race is the agent's fault: not for an erasure-coded volume, whose shards other agents serve
+         * too (one of them may be the slow one).
+         */
+        boolean blamesAgent();
     }
 
     private final Hedging hedging;
@@ -86,7 +92,10 @@ final class HedgedRead<T> {
         return settled || rdmaOver || hedge != null;
     }
 
-    /** The hedge answered first while the RDMA attempt was still out: that attempt is already counted as failed. */
+    /**
+     * The hedge answered first while the RDMA attempt was still out, and that is held against the agent: the attempt
+     * is already counted as failed.
+     */
     boolean lostRace() {
         return lostRace;
     }
@@ -166,7 +175,7 @@ final class HedgedRead<T> {
         // The books first: whoever waits on the read may look at them as soon as it is answered.
         hedging.won(source);
         long now = hedging.clock().nanoTime();
-        if (!rdmaOver) {
+        if (!rdmaOver && paths.blamesAgent()) {
             lostRace = true;
             guard.failed(now - hedgeStartNanos + guard.hedgeDelay().nanos(), new ReadFailure(ReadFailure.Kind.TIMEOUT,
                     "agent " + peer.name() + " lost a read to " + source + " (no answer within its hedge delay)"));

@@ -404,6 +404,11 @@ public final class ResilientNeedleSource implements NeedleSource, ReadPathStatus
             public ReadFailure pastDeadline() {
                 return ResilientNeedleSource.this.pastDeadline(null);
             }
+
+            @Override
+            public boolean blamesAgent() {
+                return route.volume() == null || route.volume().info().ec() == null;
+            }
         };
     }
 
