@@ -7,7 +7,7 @@ reads, right, wrong bytes, failed answers (HTTP status other than 200), unanswer
 timeout, or the connection failed), and, from its "<event>.reachable" mark (agent ready again, SIGCONT sent, file
 restored): the time to the first right answer with X-Source rdma among reads started after the mark, and to the
 end of the last failed read started after it. Read latency p50/p99/max during each fault (reads started between the
-event and its mark) next to the healthy figures (reads before the first event); the sidecar's hedge meters
+event and its mark) next to the healthy figures (reads answered before the first event); the sidecar's hedge meters
 (DIR/hedges.txt) as hedged reads per hundred.
 cluster: as drill, over the reads of both client hosts (a seventh column names the host) and events whose third
 field scopes the fault ("HOST:PATH-PREFIX", * for any host): time back on RDMA is measured over the reads in scope.
@@ -70,6 +70,12 @@ def latency(reads):
     return {"p50_ms": at(0.50), "p99_ms": at(0.99), "max_ms": round(1000 * times[-1], 1)}
 
 
+def latency_cell(e):
+    """A phase's "p50 / p99 / max ms": the healthy reads', or those made during its fault."""
+    lat = e.get("latency") or e.get("latency_during_fault")
+    return "-" if lat is None else f"{lat['p50_ms']} / {lat['p99_ms']} / {lat['max_ms']} ms"
+
+
 def cells(e):
     """A phase's failed statuses ("504: 3") and a formatter of its durations in seconds ("-" when unknown)."""
     statuses = ", ".join(f"{k}: {v}" for k, v in sorted(e["by_status"].items()) if k != "200") or "-"
@@ -90,7 +96,7 @@ def phases(directory):
     result = {"total": tally(reads), "events": {}}
     faults = [t for t, n in events if "." not in n and n not in ("start", "end")]
     if "start" in times:
-        healthy = [r for r in reads if times["start"] <= r[0] < (min(faults) if faults else float("inf"))]
+        healthy = [r for r in reads if times["start"] <= r[0] and r[1] < (min(faults) if faults else float("inf"))]
         result["healthy"] = tally(healthy)
         result["healthy"]["latency"] = latency(healthy)
     meta = os.path.join(directory, "meta.json")
@@ -133,8 +139,7 @@ def drill(directory):
     print("|---|---:|---:|---:|---|---:|---:|---:|---:|---:|---:|")
     for name, e in rows:
         statuses, s = cells(e)
-        lat = e.get("latency") or e.get("latency_during_fault")
-        lat = "-" if lat is None else f"{lat['p50_ms']} / {lat['p99_ms']} / {lat['max_ms']} ms"
+        lat = latency_cell(e)
         print(f"| {name} | {e['reads']:,} | {e['right']:,} | {e['wrong']} | {e['failed']} ({statuses}) | "
               f"{e['unanswered']} | {100 * (e['success_rate'] or 0):.2f} % | {s('outage_s')} | {s('back_on_rdma_s')} "
               f"| {s('last_failure_after_reachable_s')} | {lat} |")
@@ -174,14 +179,17 @@ def cluster(directory):
     with open(os.path.join(directory, "drill.json"), "w") as f:
         json.dump(result, f, indent=2)
     print("| phase | fault on | reads | wrong bytes | failed (status) | unanswered | served by fallback | slowest "
-          "| fault to heal | heal to first RDMA answer in scope | heal to last failure in scope |")
-    print("|---|---|---:|---:|---|---:|---:|---:|---:|---:|---:|")
-    for name, e in [("all", result["total"])] + list(result["events"].items()):
+          "| fault to heal | heal to first RDMA answer in scope | heal to last failure in scope "
+          "| p50 / p99 / max (healthy, or in scope during the fault) |")
+    print("|---|---|---:|---:|---|---:|---:|---:|---:|---:|---:|---:|")
+    rows = [("all", result["total"])] + ([("healthy", result["healthy"])] if "healthy" in result else []) \
+        + list(result["events"].items())
+    for name, e in rows:
         statuses, s = cells(e)
         fallback = sum(v for k, v in e["by_source"].items() if k != "rdma")
         print(f"| {name} | {e.get('scope', '-')} | {e['reads']:,} | {e['wrong']} | {e['failed']} ({statuses}) | "
               f"{e['unanswered']} | {fallback:,} | {s('slowest_s')} | {s('outage_s')} | {s('back_on_rdma_s')} "
-              f"| {s('last_failure_after_reachable_s')} |")
+              f"| {s('last_failure_after_reachable_s')} | {latency_cell(e)} |")
     print()
     print("sources of right answers:", json.dumps(result["total"]["by_source"]))
     lanes = os.path.join(directory, "lanes.txt")
