@@ -6,8 +6,9 @@
 #                             off from the master, a partial partition (lib/cluster.sh)
 #   bench/drill.sh cluster-perf   throughput across hosts: sidecar against nginx on the agent's host (lib/cluster.sh)
 # Agent and sidecar are separate `serve` processes; the load (lib/drill_checker.py) checks every byte of every
-# answer against the plain files gen-volume --plain wrote. No volume server runs here, so the sidecar's fallback is
-# read-through only: reads while the agent is down or hung cannot be served and are counted as failed.
+# answer against the plain files gen-volume --plain wrote. Stand-ins for a volume server (serving a replica of the
+# volume) and its master are the live HTTP fallback (DRILL_HTTP_FALLBACK=0: read-through only, so reads while the
+# agent is down or hung cannot be served and are counted as failed).
 set -euo pipefail
 
 DRILL_DIR=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
@@ -30,7 +31,11 @@ SOAK_SAMPLE=${SOAK_SAMPLE:-15}                            # seconds between soak
 SOAK_PROBE=${SOAK_PROBE:-5}                               # seconds of full-speed load to find the capacity
 DRILL_AGENT_PORT=${DRILL_AGENT_PORT:-18615}
 DRILL_SIDECAR_PORT=${DRILL_SIDECAR_PORT:-18681}
+DRILL_HTTP_FALLBACK=${DRILL_HTTP_FALLBACK:-1}             # 1: volume-server and master stand-ins, the HTTP fallback
+DRILL_VS_PORT=${DRILL_VS_PORT:-18682}
+DRILL_MASTER_PORT=${DRILL_MASTER_PORT:-18683}
 CHECKER_PID=
+STAND_IN_PIDS=()
 
 now() { date +%s.%N; }
 
@@ -100,6 +105,36 @@ start_drill_agent() {
     done
 }
 
+# start_stand_ins — a volume server serving a replica of the volume (its own copy: the drill cuts the agent's) and
+# the master that lists it (test classes: StandInMain, compiled by the build's `package -DskipTests`).
+start_stand_ins() {
+    [ "$DRILL_HTTP_FALLBACK" = 1 ] || return 0
+    local replica=$DRILL_OUT/replica
+    rm -rf "$replica"; mkdir -p "$replica"
+    cp "$DRILL_DATA/1.dat" "$DRILL_DATA/1.idx" "$replica/"
+    local_stand_in volume-server "127.0.0.1:$DRILL_VS_PORT" "$replica"
+    local_stand_in master "127.0.0.1:$DRILL_MASTER_PORT" "1=127.0.0.1:$DRILL_VS_PORT"
+}
+
+# local_stand_in ROLE ARGS... — one stand-in on this host in the background, until ready; its pid joins
+# STAND_IN_PIDS.
+local_stand_in() {
+    local log=$DRILL_OUT/logs/$1.log
+    # shellcheck disable=SC2086
+    java $JAVA_OPTS -cp "$ROOT/target/test-classes:$JAVA_CP" org.seaweedfs.rdma.testing.StandInMain "$@" > "$log" 2>&1 &
+    STAND_IN_PIDS+=($!)
+    wait_ready $! "$log" 0
+}
+
+# The fallbacks of the sidecar's YAML: read-through, then the volume server through the master when it runs.
+drill_fallbacks() {
+    if [ "$DRILL_HTTP_FALLBACK" = 1 ]; then
+        printf '  master: 127.0.0.1:%s\n  fallback: [read-through, http]\n' "$DRILL_MASTER_PORT"
+    else
+        printf '  fallback: [read-through]\n'
+    fi
+}
+
 start_drill_sidecar() {
     cat > "$DRILL_OUT/sidecar.yaml" <<YAML
 roles: [sidecar]
@@ -108,7 +143,7 @@ http:
   port: $DRILL_SIDECAR_PORT
 sidecar:
   agents: [127.0.0.1:$DRILL_AGENT_PORT]
-  fallback: [read-through]
+$(drill_fallbacks)
 ucx:
   tls: $(yaml_list "$DRILL_TLS")
 metrics:
@@ -142,6 +177,9 @@ cleanup() {
     [ -n "${AGENT_PID:-}" ] && kill -CONT "$AGENT_PID" 2> /dev/null || true
     stop_pid "${SIDECAR_PID:-}"; SIDECAR_PID=
     stop_pid "${AGENT_PID:-}"; AGENT_PID=
+    local pid
+    for pid in "${STAND_IN_PIDS[@]}"; do stop_pid "$pid"; done
+    STAND_IN_PIDS=()
     if [ -f "$DRILL_OUT/1.dat.orig" ]; then   # a run cut short mid-truncation: put the volume back
         cp "$DRILL_OUT/1.dat.orig" "$DRILL_DATA/1.dat"
     fi
@@ -162,8 +200,15 @@ prepare() {
     rm -rf "$DRILL_DATA"; mkdir -p "$DRILL_DATA"
     cp "$BENCH_DATA/volumes/1.dat" "$BENCH_DATA/volumes/1.idx" "$DRILL_DATA/"
     trap cleanup EXIT
+    start_stand_ins
     start_drill_agent
     start_drill_sidecar
+}
+
+# hedge_meters — the sidecar's hedge and deadline meters, for drill_report.py.
+hedge_meters() {
+    curl -s "http://127.0.0.1:$DRILL_SIDECAR_PORT/metrics" \
+        | grep -E '^seaweedfs_rdma_(hedges_|hedge_delay|reads_past_deadline)' > "$DRILL_OUT/hedges.txt" || true
 }
 
 run_drill() {
@@ -203,6 +248,7 @@ run_drill() {
 
     mark end
     stop_checker
+    hedge_meters
     kill -0 "$AGENT_PID" 2> /dev/null && echo alive > "$DRILL_OUT/agent-at-end" || echo dead > "$DRILL_OUT/agent-at-end"
     cleanup
     trap - EXIT

@@ -6,7 +6,9 @@ Markdown table on stdout. Per event (kill, hang, truncate), over the reads start
 reads, right, wrong bytes, failed answers (HTTP status other than 200), unanswered (no answer within the checker's
 timeout, or the connection failed), and, from its "<event>.reachable" mark (agent ready again, SIGCONT sent, file
 restored): the time to the first right answer with X-Source rdma among reads started after the mark, and to the
-end of the last failed read started after it.
+end of the last failed read started after it. Read latency p50/p99/max during each fault (reads started between the
+event and its mark) next to the healthy figures (reads answered before the first event); the sidecar's hedge meters
+(DIR/hedges.txt) as hedged reads per hundred.
 cluster: as drill, over the reads of both client hosts (a seventh column names the host) and events whose third
 field scopes the fault ("HOST:PATH-PREFIX", * for any host): time back on RDMA is measured over the reads in scope.
 cluster-perf: DIR/results.jsonl (wrk runs across hosts) as a table, sidecar against nginx.
@@ -57,6 +59,23 @@ def tally(reads):
     return out
 
 
+def latency(reads):
+    """p50, p99 and max of the reads' times from start to answer, in ms (None without reads)."""
+    times = sorted(r[1] - r[0] for r in reads)
+    if not times:
+        return None
+
+    def at(q):
+        return round(1000 * times[min(len(times) - 1, int(q * len(times)))], 1)
+    return {"p50_ms": at(0.50), "p99_ms": at(0.99), "max_ms": round(1000 * times[-1], 1)}
+
+
+def latency_cell(e):
+    """A phase's "p50 / p99 / max ms": the healthy reads', or those made during its fault."""
+    lat = e.get("latency") or e.get("latency_during_fault")
+    return "-" if lat is None else f"{lat['p50_ms']} / {lat['p99_ms']} / {lat['max_ms']} ms"
+
+
 def cells(e):
     """A phase's failed statuses ("504: 3") and a formatter of its durations in seconds ("-" when unknown)."""
     statuses = ", ".join(f"{k}: {v}" for k, v in sorted(e["by_status"].items()) if k != "200") or "-"
@@ -75,6 +94,11 @@ def phases(directory):
     scopes = load_scopes(os.path.join(directory, "events.txt"))
     times = dict((name, t) for t, name in events)
     result = {"total": tally(reads), "events": {}}
+    faults = [t for t, n in events if "." not in n and n not in ("start", "end")]
+    if "start" in times:
+        healthy = [r for r in reads if times["start"] <= r[0] and r[1] < (min(faults) if faults else float("inf"))]
+        result["healthy"] = tally(healthy)
+        result["healthy"]["latency"] = latency(healthy)
     meta = os.path.join(directory, "meta.json")
     if os.path.exists(meta):
         result["meta"] = json.load(open(meta))
@@ -90,6 +114,7 @@ def phases(directory):
             rdma = [r[1] - back for r in after if r[3] == "rdma" and r[4] == "ok"]
             failed = [r[1] - back for r in after if r[4] != "ok"]
             e["outage_s"] = round(back - t, 3)
+            e["latency_during_fault"] = latency([r for r in window if r[0] < back and in_scope(r, e["scope"])])
             e["back_on_rdma_s"] = round(min(rdma), 3) if rdma else None
             e["last_failure_after_reachable_s"] = round(max(failed), 3) if failed else None
         result["events"][name] = e
@@ -102,21 +127,46 @@ def drill(directory):
         p = os.path.join(directory, marker)
         if os.path.exists(p):
             result[marker.replace("-", "_")] = open(p).read().strip()
+    hedges = hedge_meters(directory)
+    if hedges:
+        result["hedges"] = hedges
     with open(os.path.join(directory, "drill.json"), "w") as f:
         json.dump(result, f, indent=2)
-    rows = [("all", result["total"])] + list(result["events"].items())
+    rows = [("all", result["total"])] + ([("healthy", result["healthy"])] if "healthy" in result else []) \
+        + list(result["events"].items())
     print("| phase | reads | right | wrong bytes | failed (status) | unanswered | success | event to reachable "
-          "| reachable to first RDMA answer | reachable to last failure |")
-    print("|---|---:|---:|---:|---|---:|---:|---:|---:|---:|")
+          "| reachable to first RDMA answer | reachable to last failure | p50 / p99 / max (healthy, or during the fault) |")
+    print("|---|---:|---:|---:|---|---:|---:|---:|---:|---:|---:|")
     for name, e in rows:
         statuses, s = cells(e)
+        lat = latency_cell(e)
         print(f"| {name} | {e['reads']:,} | {e['right']:,} | {e['wrong']} | {e['failed']} ({statuses}) | "
               f"{e['unanswered']} | {100 * (e['success_rate'] or 0):.2f} % | {s('outage_s')} | {s('back_on_rdma_s')} "
-              f"| {s('last_failure_after_reachable_s')} |")
+              f"| {s('last_failure_after_reachable_s')} | {lat} |")
     print()
+    if hedges:
+        total = result["total"]["reads"] or 1
+        print(f"hedges started: {hedges['started']:,.0f} ({100 * hedges['started'] / total:.2f} % of reads), won: "
+              f"{hedges['won']:,.0f}, reads past the deadline: {hedges['past_deadline']:,.0f}")
     print("sources of right answers:", json.dumps(result["total"]["by_source"]),
           "| agent after truncation:", result.get("agent_after_truncation", "?"),
           "| agent at end:", result.get("agent_at_end", "?"))
+
+
+def hedge_meters(directory):
+    """Hedges started and won (all sources) and reads past the deadline, from DIR/hedges.txt (Prometheus lines)."""
+    path = os.path.join(directory, "hedges.txt")
+    if not os.path.exists(path):
+        return None
+    out = {"started": 0.0, "won": 0.0, "past_deadline": 0.0}
+    for line in open(path):
+        name, _, value = line.rpartition(" ")
+        key = ("started" if name.startswith("seaweedfs_rdma_hedges_started") else
+               "won" if name.startswith("seaweedfs_rdma_hedges_won") else
+               "past_deadline" if name.startswith("seaweedfs_rdma_reads_past_deadline") else None)
+        if key:
+            out[key] += float(value)
+    return out
 
 
 def in_scope(read, scope):
@@ -129,14 +179,17 @@ def cluster(directory):
     with open(os.path.join(directory, "drill.json"), "w") as f:
         json.dump(result, f, indent=2)
     print("| phase | fault on | reads | wrong bytes | failed (status) | unanswered | served by fallback | slowest "
-          "| fault to heal | heal to first RDMA answer in scope | heal to last failure in scope |")
-    print("|---|---|---:|---:|---|---:|---:|---:|---:|---:|---:|")
-    for name, e in [("all", result["total"])] + list(result["events"].items()):
+          "| fault to heal | heal to first RDMA answer in scope | heal to last failure in scope "
+          "| p50 / p99 / max (healthy, or in scope during the fault) |")
+    print("|---|---|---:|---:|---|---:|---:|---:|---:|---:|---:|---:|")
+    rows = [("all", result["total"])] + ([("healthy", result["healthy"])] if "healthy" in result else []) \
+        + list(result["events"].items())
+    for name, e in rows:
         statuses, s = cells(e)
         fallback = sum(v for k, v in e["by_source"].items() if k != "rdma")
         print(f"| {name} | {e.get('scope', '-')} | {e['reads']:,} | {e['wrong']} | {e['failed']} ({statuses}) | "
               f"{e['unanswered']} | {fallback:,} | {s('slowest_s')} | {s('outage_s')} | {s('back_on_rdma_s')} "
-              f"| {s('last_failure_after_reachable_s')} |")
+              f"| {s('last_failure_after_reachable_s')} | {latency_cell(e)} |")
     print()
     print("sources of right answers:", json.dumps(result["total"]["by_source"]))
     lanes = os.path.join(directory, "lanes.txt")

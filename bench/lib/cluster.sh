@@ -98,7 +98,10 @@ start_cluster_agent() {
 
 cluster_cleanup() {
     local host
-    for host in "${!HOST_PID[@]}"; do stop_pid "${HOST_PID[$host]}"; done
+    for host in "${!HOST_PID[@]}"; do
+        kill -CONT "${HOST_PID[$host]}" 2> /dev/null || true   # a run cut short mid-hang
+        stop_pid "${HOST_PID[$host]}"
+    done
     HOST_PID=()
     netns_down
 }
@@ -169,6 +172,13 @@ run_cluster_drill() {
     sleep "$CLUSTER_DOWN"
     start_cluster_agent agent2
     cmark kill.reachable
+    sleep "$CLUSTER_STEADY"
+
+    cmark hang "*:/3,"                      # agent2 stops answering with reads in flight; its sockets stay open
+    kill -STOP "${HOST_PID[agent2]}"
+    sleep "$CLUSTER_DOWN"
+    kill -CONT "${HOST_PID[agent2]}"
+    cmark hang.reachable
     sleep "$CLUSTER_STEADY"
 
     cmark master "sidecar1:/"               # sidecar1 cannot reach the master

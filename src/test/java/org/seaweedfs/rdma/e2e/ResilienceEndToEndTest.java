@@ -21,12 +21,15 @@ import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 import org.junit.jupiter.api.io.TempDir;
 import org.seaweedfs.rdma.sidecar.StubMaster;
 import org.seaweedfs.rdma.sidecar.StubVolumeServer;
+import org.seaweedfs.rdma.testing.HostProcess;
 import org.seaweedfs.rdma.volume.FileId;
 import org.seaweedfs.rdma.volume.Fixtures;
 
@@ -93,8 +96,18 @@ class ResilienceEndToEndTest {
                 id.volumeId()).stream().filter(e -> e.fid().equals(id)).findFirst().orElseThrow();
     }
 
-    /** A stand-in volume server and the sidecar settings that fall back to it over HTTP. */
-    private record HttpFallback(StubVolumeServer volumeServer, String sidecarSettings) {
+    /** A stand-in volume server, and the master that lists it. */
+    private record HttpFallback(StubVolumeServer volumeServer, int masterPort) {
+
+        /** The sidecar settings that fall back to it over HTTP, quick to detect and recover. */
+        String sidecarSettings() {
+            return sidecarSettings(FAST);
+        }
+
+        /** The sidecar settings that fall back to it over HTTP, with {@code timing}'s settings. */
+        String sidecarSettings(String timing) {
+            return "  master: '127.0.0.1:" + masterPort + "'\n  fallback: [http]\n" + timing;
+        }
     }
 
     /**
@@ -108,8 +121,7 @@ class ResilienceEndToEndTest {
         open.add(() -> await(master.stop()));
         master.locate(1, volumeServer.url());
         master.locate(2, volumeServer.url());
-        return new HttpFallback(volumeServer, "  master: '127.0.0.1:" + master.port() + "'\n  fallback: [http]\n"
-                + FAST);
+        return new HttpFallback(volumeServer, master.port());
     }
 
     @Test
@@ -169,6 +181,47 @@ class ResilienceEndToEndTest {
             get("/" + COMMAND_GO);
             return "closed".equals(get("/status").bodyAsJsonObject().getJsonArray("agents").getJsonObject(0)
                     .getString("breaker")) && "healthy".equals(get("/health").bodyAsJsonObject().getString("status"));
+        });
+    }
+
+    /**
+     * An agent process stopped with SIGSTOP over real UCX (tcp): its connection stays open and its pings are far off,
+     * so only the hedge can help. A read to it is hedged to the volume server and answered from there, with the right
+     * bytes, while the agent is still up for the pings; the agent's breaker opens from the lost reads. After SIGCONT
+     * RDMA serves again.
+     */
+    @Test
+    void readsToAStoppedAgentAreHedgedToTheVolumeServer(Vertx vertx) {
+        HttpFallback fallbackTo = httpFallback(vertx);
+        HostProcess agent = HostProcess.serve(dir, "agent", "roles: [agent]\n"
+                + "http: {host: 127.0.0.1, port: 0}\n"
+                + "agent: {listen: '127.0.0.1:0', volumeDirs: ['" + dir + "']}\n" + Stack.UCX);
+        open.add(agent);
+        Matcher ready = Pattern.compile("agent on ucx://127\\.0\\.0\\.1:(\\d+)").matcher(agent.awaitLine("ready:"));
+        assertTrue(ready.find(), "the agent's port in its ready line");
+        // The pings are far off (readTimeout 8s: a hedge delay of at most 2s before a window of reads sets it).
+        sidecar(vertx, Integer.parseInt(ready.group(1)),
+                fallbackTo.sidecarSettings("  readTimeout: 8s\n  ping: {interval: 1h}\n"));
+        byte[] file2 = expected(FILE_2).plain();
+        assertEquals("rdma", get("/" + FILE_2).getHeader("X-Source"));
+
+        agent.stop(true);
+        try {
+            HttpResponse<Buffer> hedged = get("/" + FILE_2);
+            assertEquals(200, hedged.statusCode());
+            assertEquals("http", hedged.getHeader("X-Source"));
+            assertArrayEquals(file2, hedged.body().getBytes());
+            JsonObject status = get("/status").bodyAsJsonObject().getJsonArray("agents").getJsonObject(0);
+            assertEquals("up", status.getString("state"), "the pings have not noticed: the hedge served");
+            String metrics = get("/metrics").bodyAsString();
+            assertTrue(metrics.contains("seaweedfs_rdma_hedges_won_total{source=\"http\"} 1.0"), metrics);
+        } finally {
+            agent.stop(false);
+        }
+        until("RDMA serves again", () -> {
+            HttpResponse<Buffer> r = get("/" + FILE_2);
+            assertArrayEquals(file2, r.body().getBytes(), "whichever path serves, the bytes are right");
+            return "rdma".equals(r.getHeader("X-Source"));
         });
     }
 

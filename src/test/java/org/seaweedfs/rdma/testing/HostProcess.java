@@ -50,11 +50,19 @@ public final class HostProcess implements AutoCloseable {
                 List.of("serve", "--conf", conf.toString()));
     }
 
-    /** {@code mainClass} with {@code args} on {@code host}, a 256 MiB heap, logging to {@code log}. */
+    /** {@code serve --conf} of {@code yaml} (written to DIR/NAME.yaml) on this host; logs to DIR/NAME.log. */
+    public static HostProcess serve(Path dir, String name, String yaml) {
+        return serve(null, "localhost", dir, name, yaml);
+    }
+
+    /**
+     * {@code mainClass} with {@code args} on {@code host} (this host when {@code cluster} is null), a 256 MiB heap,
+     * logging to {@code log}.
+     */
     public static HostProcess java(NetnsCluster cluster, String host, Path log, String mainClass, List<String> args) {
         List<String> command = command(mainClass);
         command.addAll(args);
-        ProcessBuilder builder = new ProcessBuilder(cluster.on(host, command))
+        ProcessBuilder builder = new ProcessBuilder(cluster == null ? command : cluster.on(host, command))
                 .redirectErrorStream(true).redirectOutput(ProcessBuilder.Redirect.appendTo(log.toFile()));
         builder.environment().putAll(UCX_ENV);
         try {
@@ -126,6 +134,22 @@ public final class HostProcess implements AutoCloseable {
         return lines().stream().filter(l -> l.contains("ep_cfg[")).map(l ->
                 l.replaceFirst(".*ep_cfg\\[\\d+\\]:\\s*", ""))
                 .toList();
+    }
+
+    /** SIGSTOP (true: the process hangs, its sockets open) or SIGCONT (false: it runs on). */
+    public void stop(boolean stop) {
+        try {
+            Process kill = new ProcessBuilder("kill", stop ? "-STOP" : "-CONT", Long.toString(pid())).inheritIO()
+                    .start();
+            if (kill.waitFor() != 0) {
+                throw new IllegalStateException("kill " + (stop ? "-STOP " : "-CONT ") + pid() + " failed");
+            }
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException(e);
+        }
     }
 
     /** SIGKILL: the host's process dies at once. */

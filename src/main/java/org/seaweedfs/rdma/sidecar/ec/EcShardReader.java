@@ -1,6 +1,8 @@
 package org.seaweedfs.rdma.sidecar.ec;
 
+import io.vertx.core.Context;
 import io.vertx.core.Future;
+import io.vertx.core.Vertx;
 import org.seaweedfs.rdma.config.EcRebuild;
 import org.seaweedfs.rdma.protocol.EcInfo;
 import org.seaweedfs.rdma.protocol.EcShard;
@@ -33,7 +35,7 @@ import java.util.concurrent.ConcurrentHashMap;
  *
  * <p>Thread-safe; futures complete on the caller's context (the gets do), and only once every get it started has
  * finished (the caller may then reuse the buffer). The Reed-Solomon decode of a rebuilt interval (at most one
- * pool buffer of each of dataShards shards) runs on that context.
+ * pool buffer of each of dataShards shards) runs on a worker thread, never on the caller's event loop.
  */
 public final class EcShardReader {
 
@@ -227,31 +229,54 @@ public final class EcShardReader {
             gets.add(getShard(sources, chosen.get(i), missing.shardOffset() + done, length, pieces.get(i).address()));
         }
         return Future.join(gets).transform(got -> {
-            try {
-                if (got.failed()) {
-                    return Future.<Void>failedFuture(got.cause());
-                }
-                byte[][] shards = new byte[ec.totalShards()][];
-                boolean[] present = new boolean[ec.totalShards()];
-                for (int i = 0; i < chosen.size(); i++) {
-                    shards[chosen.get(i)] = new byte[length];
-                    pieces.get(i).buffer().get(shards[chosen.get(i)], 0, length);
-                    present[chosen.get(i)] = true;
-                }
-                for (int id = 0; id < ec.dataShards(); id++) {
-                    if (shards[id] == null) {
-                        shards[id] = new byte[length];
-                    }
-                }
-                codec(ec).reconstructData(shards, present, 0, length);
-                ByteBuffer into = target.buffer();
-                into.position(targetAt + (int) done);
-                into.put(shards[missing.shardId()], 0, length);
-            } finally {
+            if (got.failed()) {
                 pieces.forEach(PooledBuffer::release);
+                return Future.<Void>failedFuture(got.cause());
             }
-            return rebuildSlices(sources, ec, chosen, missing, target, targetAt, done + length, what);
+            return offTheEventLoop(() -> decode(ec, chosen, pieces, missing, target, targetAt + (int) done, length))
+                    .transform(decoded -> {
+                        pieces.forEach(PooledBuffer::release);
+                        return decoded.failed() ? Future.<Void>failedFuture(decoded.cause())
+                                : rebuildSlices(sources, ec, chosen, missing, target, targetAt, done + length, what);
+                    });
         });
+    }
+
+    /**
+     * Runs the Reed-Solomon decode of a slice on a worker thread: it takes long enough at a large slice to hold up the
+     * other reads of an event loop. Its completion comes back on the caller's context.
+     */
+    private static Future<Void> offTheEventLoop(Runnable decode) {
+        Context context = Vertx.currentContext();
+        if (context == null) {
+            decode.run();
+            return Future.succeededFuture();
+        }
+        return context.executeBlocking(() -> {
+            decode.run();
+            return null;
+        }, false);
+    }
+
+    /** Rebuilds {@code length} bytes of {@code missing} from the slices of {@code chosen} into {@code target}. */
+    private void decode(EcInfo ec, List<Integer> chosen, List<PooledBuffer> pieces, EcInterval missing,
+                        PooledBuffer target, int targetAt, int length) {
+        byte[][] shards = new byte[ec.totalShards()][];
+        boolean[] present = new boolean[ec.totalShards()];
+        for (int i = 0; i < chosen.size(); i++) {
+            shards[chosen.get(i)] = new byte[length];
+            pieces.get(i).buffer().get(shards[chosen.get(i)], 0, length);
+            present[chosen.get(i)] = true;
+        }
+        for (int id = 0; id < ec.dataShards(); id++) {
+            if (shards[id] == null) {
+                shards[id] = new byte[length];
+            }
+        }
+        codec(ec).reconstructData(shards, present, 0, length);
+        ByteBuffer into = target.buffer();
+        into.position(targetAt);
+        into.put(shards[missing.shardId()], 0, length);
     }
 
     private static boolean listed(Sources sources, int shardId) {

@@ -25,7 +25,7 @@ abstract class GatedReadPath implements NeedleSource, RoutedNeedleSource {
         return gate.counters();
     }
 
-    /** Every read fails TIMEOUT after this long ({@code sidecar.readTimeout}): callers need no timer of their own. */
+    /** A read's one deadline ({@code sidecar.readTimeout}), which its caller holds it to. */
     @Override
     public long readTimeoutMs() {
         return gate.options().readTimeoutMs();

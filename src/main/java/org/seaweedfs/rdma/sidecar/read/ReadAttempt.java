@@ -13,9 +13,9 @@ import org.seaweedfs.rdma.internals.VertxInternals;
 import org.seaweedfs.rdma.volume.FileId;
 
 /**
- * One admitted read: its deadline and its single outcome. Confined to its caller's context (every step of a
- * read completes there), so its state needs no synchronisation. Content that arrives after the outcome (a get
- * that finished after the deadline) is released, never leaked.
+ * One admitted read and its single outcome. Confined to its caller's context (every step of a read completes
+ * there), so its state needs no synchronisation. It has no timer: its caller holds the read to the read's one
+ * deadline and gives back an answer that lands later; its in-flight slot returns when it lands.
  */
 final class ReadAttempt {
 
@@ -24,16 +24,13 @@ final class ReadAttempt {
 
     private final ReadGate gate;
     private final FileId fid;
-    private final Context context;
     private final Promise<NeedleContent> promise;
-    long deadlineNanos; // set and read by ReadDeadlines
     private boolean done;
     private int retries;
 
     ReadAttempt(ReadGate gate, FileId fid, Context context) {
         this.gate = gate;
         this.fid = fid;
-        this.context = context;
         this.promise = VertxInternals.promise(context);
     }
 
@@ -47,16 +44,6 @@ final class ReadAttempt {
 
     void begin(Consumer<ReadAttempt> body) {
         run(() -> body.accept(this));
-        // A read served within the call (a lane get of shared memory completes there) never needs its deadline.
-        if (!done) {
-            gate.deadlines(context).arm(this);
-        }
-    }
-
-    /** Its deadline passed before it finished. */
-    void timedOut() {
-        fail(new ReadFailure(ReadFailure.Kind.TIMEOUT, "reading " + fid + " over " + gate.path().wire
-                + " took more than " + gate.options().readTimeoutMs() + " ms"));
     }
 
     /** Runs a step; anything it throws fails the read. */

@@ -11,8 +11,8 @@ import org.seaweedfs.rdma.internals.VertxInternals;
 import org.seaweedfs.rdma.volume.FileId;
 
 /**
- * Runs each read on its caller's context with a deadline ({@link ReadDeadlines}) and counts the outcomes. Reads
- * come here admitted: the face that received one bounds how many run at once. Thread-safe.
+ * Runs each read on its caller's context and counts the outcomes; the read's deadline is its caller's. Reads come
+ * here admitted: the face that received one bounds how many run at once. Thread-safe.
  */
 final class ReadGate {
 
@@ -20,14 +20,12 @@ final class ReadGate {
     private final ReadPathOptions options;
     private final ReadCounters counters;
     private final ReadPath path;
-    private final ThreadLocal<ReadDeadlines> loopDeadlines;
 
     ReadGate(Vertx vertx, ReadPathOptions options, ReadCounters counters, ReadPath path) {
         this.vertx = vertx;
         this.options = options;
         this.counters = counters;
         this.path = path;
-        this.loopDeadlines = new ThreadLocal<>();
     }
 
     /** Starts {@code body} on the caller's context (a new one for a non-Vert.x thread). */
@@ -42,24 +40,6 @@ final class ReadGate {
             context.runOnContext(v -> attempt.begin(body));
         }
         return attempt.future();
-    }
-
-    /**
-     * On {@code context}: where its reads' deadlines are kept. An event loop's contexts share its thread's; a worker
-     * context's tasks may run on any pool thread, so each of its reads has its own.
-     */
-    ReadDeadlines deadlines(Context context) {
-        if (!context.isEventLoopContext()) {
-            return new ReadDeadlines((delay, task) -> vertx.setTimer(Math.max(1, (delay + 999_999) / 1_000_000),
-                    t -> task.run()) >= 0, options.readTimeoutMs());
-        }
-        ReadDeadlines deadlines = loopDeadlines.get();
-        if (deadlines == null) {
-            deadlines = new ReadDeadlines((delay, task) -> VertxInternals.schedule(context, task, delay),
-                    options.readTimeoutMs());
-            loopDeadlines.set(deadlines);
-        }
-        return deadlines;
     }
 
     ReadPathOptions options() {

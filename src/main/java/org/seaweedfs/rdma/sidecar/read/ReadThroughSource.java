@@ -22,7 +22,7 @@ import org.seaweedfs.rdma.volume.NeedleLayout;
  * Size 0, ttl, CRC). No registered memory is involved; the data arrives on the heap.
  *
  * <p>Threads: as {@link NeedleReader}: any caller thread, completion on the caller's context, bounded in-flight
- * reads and a per-read deadline.
+ * reads (the caller holds each to the read's deadline).
  */
 public final class ReadThroughSource extends GatedReadPath {
 

@@ -18,8 +18,9 @@ public interface RoutedNeedleSource {
     Future<NeedleContent> read(AgentRoute route, FileId fid);
 
     /**
-     * After this long a read fails TIMEOUT by itself, releasing a late answer: every path bounds its own time, so its
-     * callers set no timer of their own.
+     * A read's one deadline ({@code sidecar.readTimeout}). The path sets no timer of its own: its caller answers
+     * TIMEOUT then and gives back an answer that lands later (the read's in-flight slot and buffers return as it
+     * lands).
      */
     long readTimeoutMs();
 

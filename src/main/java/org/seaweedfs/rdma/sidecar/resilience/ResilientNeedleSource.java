@@ -22,12 +22,12 @@ import io.github.resilience4j.retry.RetryRegistry;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.vertx.core.Future;
-import io.vertx.core.Handler;
 import io.vertx.core.Promise;
 import io.vertx.core.Vertx;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import java.util.ArrayList;
+import java.util.Comparator;
 import java.util.List;
 import java.util.Locale;
 import java.util.concurrent.ConcurrentHashMap;
@@ -36,6 +36,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.function.Function;
 import java.util.function.ToLongFunction;
 import org.seaweedfs.rdma.config.Fallback;
+import org.seaweedfs.rdma.internals.VertxInternals;
 import org.seaweedfs.rdma.volume.FileId;
 
 /**
@@ -70,6 +71,13 @@ import org.seaweedfs.rdma.volume.FileId;
  * reads go straight to the fallbacks until it is up again; its successful reconnection turns the breaker half-open
  * at once, and the half-open trials close it.
  *
+ * <p>Hedged reads ({@link HedgedRead}): a read has one deadline ({@code sidecar.readTimeout}) and no per-attempt
+ * timer. An RDMA read not answered within its agent's hedge delay ({@link HedgeDelay}: the agent's recent p99,
+ * bounded by the deadline) starts the first fallback that can serve it (the volume server before the read-through,
+ * which goes through the same agent), within a budget ({@link HedgeBudget}); the first answer is used and the other
+ * given back when it lands. A hedge that wins counts as a failure of the agent's breaker, so an agent that stopped
+ * answering is soon skipped; reads already in flight to it are hedged without the budget once it is known bad.
+ *
  * <p>It also answers {@link ReadPathStatus} (healthy: every agent up with a closed breaker; degraded: some agent
  * down or breaker not closed, but RDMA, read-through or HTTP can still serve; unhealthy: no path).
  */
@@ -82,7 +90,6 @@ public final class ResilientNeedleSource implements NeedleSource, ReadPathStatus
     private final Vertx vertx;
     private final ConnectionManagerVerticle manager;
     private final RoutedNeedleSource rdma;
-    /** The RDMA source fails its reads TIMEOUT by itself within the attempt timeout (decided once). */
     private final RoutedNeedleSource readThrough;
     private final NeedleSource http;
     private final AgentPeer.Listener peerStates = this::peerStateChanged;
@@ -96,6 +103,9 @@ public final class ResilientNeedleSource implements NeedleSource, ReadPathStatus
      */
     private GuardMemo lastGuard;
     private final MeterRegistry registry;
+    private final Hedging hedging;
+    /** The fallbacks in the order a hedge tries them: those that do not read through the agent first. */
+    private final List<Fallback> hedgeOrder;
     /**
      * One read's whole time ({@code sidecar.readTimeout}): the wait for the start-up, the RDMA attempts and the
      * fallbacks share it, so a read answers (or fails TIMEOUT) by then whichever paths it tries.
@@ -106,9 +116,12 @@ public final class ResilientNeedleSource implements NeedleSource, ReadPathStatus
     private record GuardMemo(String agent, AgentGuard guard) {
     }
 
-    /** An agent's breaker, retry, breaker meters and transition log, looked up once per read by the agent's name. */
-    private record AgentGuard(CircuitBreaker breaker, Retry retry, BreakerMeters meters,
-            BreakerTransitions transitions) {
+    /**
+     * An agent's breaker, retry, breaker meters, transition log and hedge delay, looked up once per read by the
+     * agent's name.
+     */
+    record AgentGuard(CircuitBreaker breaker, Retry retry, BreakerMeters meters, BreakerTransitions transitions,
+            HedgeDelay hedgeDelay) {
 
         /** The breaker counts the call a success: the path worked, whatever the answer. */
         void succeeded(long nanos) {
@@ -145,6 +158,13 @@ public final class ResilientNeedleSource implements NeedleSource, ReadPathStatus
     public ResilientNeedleSource(Vertx vertx, ConnectionManagerVerticle manager, RoutedNeedleSource rdma,
                                  RoutedNeedleSource readThrough, NeedleSource http, ResilienceSettings settings,
                                  MeterRegistry registry) {
+        this(vertx, manager, rdma, readThrough, http, settings, registry, ReadClock.system());
+    }
+
+    /** @param clock what the reads' hedges and deadlines are timed by */
+    public ResilientNeedleSource(Vertx vertx, ConnectionManagerVerticle manager, RoutedNeedleSource rdma,
+                                 RoutedNeedleSource readThrough, NeedleSource http, ResilienceSettings settings,
+                                 MeterRegistry registry, ReadClock clock) {
         this.vertx = vertx;
         this.manager = manager;
         this.rdma = rdma;
@@ -153,6 +173,10 @@ public final class ResilientNeedleSource implements NeedleSource, ReadPathStatus
         this.settings = settings;
         this.registry = registry;
         this.readTimeoutNanos = TimeUnit.MILLISECONDS.toNanos(rdma.readTimeoutMs());
+        this.hedging = new Hedging(clock, registry);
+        List<Fallback> order = new ArrayList<>(settings.fallback());
+        order.sort(Comparator.comparing(f -> f == Fallback.READ_THROUGH));
+        this.hedgeOrder = List.copyOf(order);
         for (Fallback f : settings.fallback()) {
             if (!available(f)) {
                 LOG.warn("sidecar.fallback lists " + f.configName + " but that path is not available; it is skipped");
@@ -293,6 +317,15 @@ public final class ResilientNeedleSource implements NeedleSource, ReadPathStatus
         return guard(agent).retry();
     }
 
+    /** How long a read waits on the agent before it is hedged (created on first use); for tests and operators. */
+    long hedgeDelayNanos(String agent) {
+        return guard(agent).hedgeDelay().nanos();
+    }
+
+    HedgeBudget hedgeBudget() {
+        return hedging.budget();
+    }
+
     private AgentGuard guard(String agent) {
         GuardMemo memo = lastGuard;
         if (memo != null && memo.agent() == agent) { // the same peer's name (a field): most reads repeat the last agent
@@ -301,15 +334,17 @@ public final class ResilientNeedleSource implements NeedleSource, ReadPathStatus
         AgentGuard known = guards.get(agent); // the common case, without computeIfAbsent's bin check
         AgentGuard guard = known != null ? known : guards.computeIfAbsent(agent, name -> {
             CircuitBreaker breaker = breakers.circuitBreaker(name);
+            HedgeDelay delay = new HedgeDelay(readTimeoutNanos);
+            hedging.gauge(name, delay);
             return new AgentGuard(breaker, retries.retry(name), new BreakerMeters(breaker, registry),
-                    new BreakerTransitions(breaker));
+                    new BreakerTransitions(breaker), delay);
         });
         lastGuard = new GuardMemo(agent, guard);
         return guard;
     }
 
     private <T> Future<T> execute(FileId fid, Op<T> op) {
-        return execute(fid, op, System.nanoTime() + readTimeoutNanos);
+        return execute(fid, op, hedging.clock().nanoTime() + readTimeoutNanos);
     }
 
     /** @param deadline when the read gives up, whatever path it is on (System.nanoTime) */
@@ -320,16 +355,61 @@ public final class ResilientNeedleSource implements NeedleSource, ReadPathStatus
         }
         AgentPeer peer = route.peer();
         if (!peer.isUp()) {
-            return fallback(op, route, "agent_down", ReadFailure.unavailable("agent " + peer.name() + " is down"
-                    + (peer.lastError() == null ? "" : ": " + peer.lastError()), null), 0, deadline);
+            return fallback(op, settings.fallback(), route, "agent_down", ReadFailure.unavailable("agent " + peer.name()
+                    + " is down" + (peer.lastError() == null ? "" : ": " + peer.lastError()), null), 0, deadline,
+                    false);
         }
-        Promise<T> outcome = Promise.promise();
         AgentGuard guard = guard(peer.name());
-        // The attempts complete the read's own promise when one succeeds; only giving up goes through a further future
-        // (a recover() layer on every read was measurable at 4 KiB).
-        attempt(op, route, guard, guard.retry().asyncContext(), outcome, deadline, false,
-                e -> afterAttempts(op, route, e, deadline).onComplete(outcome));
-        return outcome.future();
+        // The attempts answer the race directly (a recover() layer on every read was measurable at 4 KiB); only a read
+        // not answered within the call waits in the queues for its hedge and its deadline.
+        HedgedRead<T> race = new HedgedRead<>(hedging, guard, peer, paths(op, route, deadline),
+                VertxInternals.callerContext(vertx), deadline);
+        attempt(op, route, guard, guard.retry().asyncContext(), race, deadline);
+        race.arm();
+        return race.future();
+    }
+
+    /** What a raced read does besides RDMA: the fallbacks after it, a hedge to the first that can serve. */
+    private <T> HedgedRead.Paths<T> paths(Op<T> op, AgentRoute route, long deadline) {
+        return new HedgedRead.Paths<>() {
+            @Override
+            public Future<T> afterRdma(Throwable failure) {
+                return afterAttempts(op, route, failure, deadline);
+            }
+
+            @Override
+            public String hedgeSource() {
+                if (op.mayFallBack()) {
+                    for (Fallback path : hedgeOrder) {
+                        if (fallbackSource(path, route) != null) {
+                            return path.configName;
+                        }
+                    }
+                }
+                return null;
+            }
+
+            @Override
+            public Future<T> hedge() {
+                return fallback(op, hedgeOrder, route, "hedge", ReadFailure.unavailable("agent " + route.peer().name()
+                        + " did not answer within its hedge delay", null), 0, deadline, true);
+            }
+
+            @Override
+            public void discard(T unused) {
+                op.discard(unused);
+            }
+
+            @Override
+            public ReadFailure pastDeadline() {
+                return ResilientNeedleSource.this.pastDeadline(null);
+            }
+
+            @Override
+            public boolean blamesAgent() {
+                return route.volume() == null || route.volume().info().ec() == null;
+            }
+        };
     }
 
     /**
@@ -339,7 +419,7 @@ public final class ResilientNeedleSource implements NeedleSource, ReadPathStatus
      * a volume the agents may serve, and a sidecar that is starting is no reason to load the volume servers).
      */
     private <T> Future<T> awaitStartup(FileId fid, Op<T> op, long deadline) {
-        long leftMs = TimeUnit.NANOSECONDS.toMillis(deadline - System.nanoTime());
+        long leftMs = TimeUnit.NANOSECONDS.toMillis(deadline - hedging.clock().nanoTime());
         return manager.startup().nextChange(vertx, leftMs).compose(changed -> changed ? execute(fid, op, deadline)
                 : Future.failedFuture(ReadFailure.starting("the sidecar is starting: no agent connected so far serves "
                 + "volume " + fid.volumeId() + " (still connecting to " + manager.startup().pending() + ")",
@@ -361,36 +441,37 @@ public final class ResilientNeedleSource implements NeedleSource, ReadPathStatus
         if (manager.master() == null || op.mayFallBack() && offers(Fallback.HTTP)) {
             ReadFailure cause = agentsSure && manager.master() == null
                     ? ReadFailure.notFound(message + " and no master is set") : ReadFailure.unavailable(message, null);
-            return fallback(op, null, "no_agent", cause, 0, deadline);
+            return fallback(op, settings.fallback(), null, "no_agent", cause, 0, deadline, false);
         }
         // A master, but no HTTP fallback to ask it: its own lookup (the discovery) says whether the volume exists.
         return discovery.transform(ar -> ar.failed() && ar.cause() instanceof ReadFailure rf
                 && rf.kind() == ReadFailure.Kind.NOT_FOUND
                 ? Future.failedFuture(ReadFailure.notFound(message + "; " + rf.getMessage()))
-                : fallback(op, null, "no_agent", ReadFailure.unavailable(message, null), 0, deadline));
+                : fallback(op, settings.fallback(), null, "no_agent", ReadFailure.unavailable(message, null), 0,
+                        deadline, false));
     }
 
     /** What a read the RDMA attempts gave up on answers: the fallbacks, or the failure when it is an answer. */
     private <T> Future<T> afterAttempts(Op<T> op, AgentRoute route, Throwable e, long deadline) {
         if (e instanceof CallNotPermittedException) {
-            return fallback(op, route, "breaker_open", ReadFailure.unavailable(
-                    "circuit breaker of agent " + route.peer().name() + " is open", e), 0, deadline);
+            return fallback(op, settings.fallback(), route, "breaker_open", ReadFailure.unavailable(
+                    "circuit breaker of agent " + route.peer().name() + " is open", e), 0, deadline, true);
         }
         ReadFailure failure = asReadFailure(e);
         if (isAnswer(failure)) {
             return Future.failedFuture(failure);
         }
         String reason = failure.kind() == ReadFailure.Kind.CORRUPT ? "corrupt" : "retries_exhausted";
-        return fallback(op, route, reason, failure, 0, deadline);
+        return fallback(op, settings.fallback(), route, reason, failure, 0, deadline, true);
     }
 
     /**
      * One RDMA attempt; on a retriable failure, schedules the next on the caller's context (through the agent's
-     * new connection when it reconnected meanwhile) if it can start before the read's deadline. The first attempt
-     * ends by the deadline on its own (the read gate's timeout is the same); a retry is held to what is left.
+     * new connection when it reconnected meanwhile) if it can start before the read's deadline. No attempt has a
+     * timer of its own: the race holds the read to its deadline and gives back an answer that comes too late.
      */
     private <T> void attempt(Op<T> op, AgentRoute route, AgentGuard guard, Retry.AsyncContext<T> retry,
-                             Promise<T> outcome, long deadline, boolean retrying, Handler<Throwable> gaveUp) {
+                             HedgedRead<T> race, long deadline) {
         AgentPeer peer = route.peer();
         CircuitBreaker breaker = guard.breaker();
         boolean permitted = breaker.tryAcquirePermission();
@@ -399,18 +480,28 @@ public final class ResilientNeedleSource implements NeedleSource, ReadPathStatus
             guard.meters().notPermitted();
             CallNotPermittedException notPermitted = CallNotPermittedException.createCallNotPermittedException(breaker);
             retry.onError(notPermitted);
-            gaveUp.handle(notPermitted);
+            race.rdmaGaveUp(notPermitted);
             return;
         }
-        long start = System.nanoTime();
-        Future<T> tried = rdmaAttempt(op, route);
-        (retrying ? byDeadline(op, tried, deadline) : tried).onComplete(ar -> {
-            long nanos = System.nanoTime() - start;
+        long start = hedging.clock().nanoTime();
+        rdmaAttempt(op, route).onComplete(ar -> {
+            long nanos = hedging.clock().nanoTime() - start;
+            if (race.lostRace()) {
+                // Counted failed when the hedge won (that used its permission): only its latency is news.
+                if (ar.succeeded()) {
+                    guard.hedgeDelay().record(nanos);
+                    race.rdmaSucceeded(ar.result());
+                } else {
+                    race.rdmaGaveUp(ar.cause());
+                }
+                return;
+            }
             if (ar.succeeded()) {
                 guard.succeeded(nanos);
+                guard.hedgeDelay().record(nanos);
                 guard.transitions().observe();
                 retry.onComplete();
-                outcome.complete(ar.result());
+                race.rdmaSucceeded(ar.result());
                 return;
             }
             ReadFailure failure = asReadFailure(ar.cause());
@@ -424,66 +515,81 @@ public final class ResilientNeedleSource implements NeedleSource, ReadPathStatus
                 breaker.releasePermission();
             } else if (isAnswer(failure)) {
                 guard.succeeded(nanos);
+                guard.hedgeDelay().record(nanos);
             } else {
                 guard.failed(nanos, failure);
             }
             guard.transitions().observe();
             long wait = retry.onError(failure);
-            if (wait < 0 || !peer.isUp() || System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(wait) >= deadline) {
-                gaveUp.handle(failure);
+            if (wait < 0 || !peer.isUp() || race.isSettled()
+                    || hedging.clock().nanoTime() + TimeUnit.MILLISECONDS.toNanos(wait) >= deadline) {
+                race.rdmaGaveUp(failure);
             } else if (wait == 0) {
                 vertx.getOrCreateContext().runOnContext(v ->
-                        attempt(op, route.current(), guard, retry, outcome, deadline, true, gaveUp));
+                        attempt(op, route.current(), guard, retry, race, deadline));
             } else {
-                vertx.setTimer(wait, t -> attempt(op, route.current(), guard, retry, outcome, deadline, true, gaveUp));
+                vertx.setTimer(wait, t -> attempt(op, route.current(), guard, retry, race, deadline));
             }
         });
     }
 
     /**
-     * The configured fallbacks from {@code index} on, each held to what is left of the read's time; {@code cause} is
-     * reported when none can serve.
+     * The fallbacks of {@code order} from {@code index} on, each held to what is left of the read's time; {@code cause}
+     * is reported when none can serve. A {@code raced} chain runs under a {@link HedgedRead}, whose own deadline
+     * answers the read in time and gives back what comes later: it sets no timer.
      */
-    private <T> Future<T> fallback(Op<T> op, AgentRoute route, String reason, ReadFailure cause, int index,
-                                   long deadline) {
-        List<Fallback> order = op.mayFallBack() ? settings.fallback() : List.of();
+    private <T> Future<T> fallback(Op<T> op, List<Fallback> order, AgentRoute route, String reason,
+                                   ReadFailure cause, int index, long deadline, boolean raced) {
+        if (!op.mayFallBack()) {
+            return Future.failedFuture(cause);
+        }
         for (int i = index; i < order.size(); i++) {
             Fallback path = order.get(i);
             NeedleSource source = fallbackSource(path, route);
             if (source == null) {
                 continue;
             }
-            if (deadline - System.nanoTime() <= 0) {
+            if (deadline - hedging.clock().nanoTime() <= 0) {
+                if (!raced) {
+                    hedging.pastDeadline();
+                }
                 return Future.failedFuture(pastDeadline(cause));
             }
             int next = i + 1;
             fallbackReads(path, reason).increment();
-            return byDeadline(op, start(op, source), deadline).recover(e -> {
+            Future<T> tried = start(op, source);
+            return (raced ? tried : byDeadline(op, tried, deadline)).recover(e -> {
                 ReadFailure failure = asReadFailure(e);
                 if (isAnswer(failure)) {
                     return Future.failedFuture(failure);
                 }
                 if (failure.nothingAsked()) {
-                    return fallback(op, route, reason, cause, next, deadline); // tells nothing: the reason stands
+                    // tells nothing: the reason stands
+                    return fallback(op, order, route, reason, cause, next, deadline, raced);
                 }
                 LOG.debug("Fallback " + path.configName + " failed: " + failure.getMessage());
-                return fallback(op, route, reason, failure, next, deadline);
+                return fallback(op, order, route, reason, failure, next, deadline, raced);
             });
         }
         return Future.failedFuture(cause);
     }
 
     /**
-     * {@code answer}, or TIMEOUT at the read's deadline; an answer later than that is given back. Only the rarer paths
-     * (retries, fallbacks) take a timer: the first RDMA attempt's own deadline is the read's.
+     * {@code answer}, or TIMEOUT at the read's deadline; an answer later than that is given back. Only reads no race
+     * times (those that start on the fallbacks) take a timer here.
      */
     private <T> Future<T> byDeadline(Op<T> op, Future<T> answer, long deadline) {
         if (answer.isComplete()) {
             return answer;
         }
         Promise<T> bounded = Promise.promise();
-        long leftMs = Math.max(1, TimeUnit.NANOSECONDS.toMillis(deadline - System.nanoTime()));
-        long timer = vertx.setTimer(leftMs, t -> bounded.tryFail(pastDeadline(null)));
+        long leftMs = Math.max(1, TimeUnit.NANOSECONDS.toMillis(deadline - hedging.clock().nanoTime()));
+        long timer = vertx.setTimer(leftMs, t -> {
+            if (!bounded.future().isComplete()) {
+                hedging.pastDeadline();
+                bounded.fail(pastDeadline(null));
+            }
+        });
         answer.onComplete(ar -> {
             vertx.cancelTimer(timer);
             boolean inTime = ar.succeeded() ? bounded.tryComplete(ar.result()) : bounded.tryFail(ar.cause());
@@ -516,10 +622,7 @@ public final class ResilientNeedleSource implements NeedleSource, ReadPathStatus
         };
     }
 
-    /**
-     * One try on the RDMA path, which fails its reads TIMEOUT on its own deadline (the read gate's) and releases a
-     * late answer itself, so no second timer runs here. (The fallbacks bound their own time too.)
-     */
+    /** One try on the RDMA path; it sets no timer (the race times the read). */
     private <T> Future<T> rdmaAttempt(Op<T> op, AgentRoute route) {
         return start(op, rdma.via(route));
     }
@@ -534,7 +637,7 @@ public final class ResilientNeedleSource implements NeedleSource, ReadPathStatus
     }
 
     /** A definite answer about the needle (not a failure of the path). */
-    private static boolean isAnswer(ReadFailure failure) {
+    static boolean isAnswer(ReadFailure failure) {
         return switch (failure.kind()) {
             case NOT_FOUND, BAD_REQUEST, RANGE_NOT_SATISFIABLE, TOO_LARGE -> true;
             default -> false;

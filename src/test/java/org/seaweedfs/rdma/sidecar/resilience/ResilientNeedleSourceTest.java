@@ -51,6 +51,7 @@ class ResilientNeedleSourceTest {
 
     private final ScriptedAgents agents = new ScriptedAgents();
     private final SimpleMeterRegistry registry = new SimpleMeterRegistry();
+    private final ManualReadClock clock = new ManualReadClock();
     private ScriptedNeedleSource rdma;
     private ScriptedNeedleSource readThrough;
     private StubVolumeServer volumeServer;
@@ -95,17 +96,18 @@ class ResilientNeedleSourceTest {
     private ResilientNeedleSource resilient(Vertx vertx, List<Fallback> order) {
         SidecarConfig c = ScriptedAgents.config(List.of(A), null, order);
         return new ResilientNeedleSource(vertx, manager, rdma, readThrough, http,
-                new ResilienceSettings(c.breaker(), c.retry(), order), registry);
+                new ResilienceSettings(c.breaker(), c.retry(), order), registry, clock);
     }
 
+    /** Completes once {@code condition} holds, checked on an event loop (so the periodic is set before it runs). */
     private static Future<Void> until(Vertx vertx, Supplier<Boolean> condition) {
         Promise<Void> done = Promise.promise();
-        vertx.setPeriodic(5, t -> {
+        vertx.getOrCreateContext().runOnContext(v -> vertx.setPeriodic(5, t -> {
             if (condition.get()) {
                 vertx.cancelTimer(t);
                 done.tryComplete();
             }
-        });
+        }));
         return done.future();
     }
 
@@ -180,30 +182,156 @@ class ResilientNeedleSourceTest {
         rdma.withReadTimeout(Duration.ofMillis(300)).failWith(ReadFailure.unavailable("endpoint error", null));
         readThrough.delegate().hold(true);
         ResilientNeedleSource source = resilient(vertx, List.of(Fallback.READ_THROUGH));
-        source.read(FID).onComplete(ctx.failing(e -> ctx.verify(() -> {
-            assertEquals(ReadFailure.Kind.TIMEOUT, kind(e));
-            assertTrue(e.getMessage().contains("sidecar.readTimeout (300 ms)"), e.getMessage());
-            assertEquals(1, readThrough.delegate().heldReads(), "the read-through was asked and is still busy");
-            readThrough.delegate().releaseHeld();
-            until(vertx, () -> readThrough.delegate().unreleased() == 0).onComplete(ctx.succeedingThenComplete());
-        })));
+        Future<NeedleContent> read = source.read(FID);
+        until(vertx, () -> readThrough.delegate().heldReads() == 1)
+                .compose(v -> clock.advance(Duration.ofMillis(300)))
+                .compose(v -> read.transform(ar -> Future.succeededFuture(ar.cause())))
+                .onComplete(ctx.succeeding(e -> ctx.verify(() -> {
+                    assertEquals(ReadFailure.Kind.TIMEOUT, kind(e));
+                    assertTrue(e.getMessage().contains("sidecar.readTimeout (300 ms)"), e.getMessage());
+                    assertEquals(1.0, counter("seaweedfs.rdma.reads.past.deadline"));
+                    readThrough.delegate().releaseHeld();
+                    until(vertx, () -> readThrough.delegate().unreleased() == 0)
+                            .onComplete(ctx.succeedingThenComplete());
+                })));
     }
 
-    /** A read whose time the RDMA attempt used up is neither retried nor handed to a fallback: it answers TIMEOUT. */
+    /** A read unanswered at its deadline fails TIMEOUT; its attempt's late answer is given back, nothing follows. */
     @Test
-    void noRetryOrFallbackStartsOnceTheReadsTimeIsUsedUp(Vertx vertx, VertxTestContext ctx) {
+    void aReadUnansweredAtItsDeadlineFailsTimeoutAndNothingStartsAfter(Vertx vertx, VertxTestContext ctx) {
         rdma.withReadTimeout(Duration.ofMillis(100));
-        // Stands for the RDMA path's own deadline: its answer, TIMEOUT, comes after the read's time is up.
-        rdma.delegate().latency(150);
-        rdma.delegate().fail(FID, new ReadFailure(ReadFailure.Kind.TIMEOUT, "took more than 100 ms"));
+        rdma.delegate().hold(true);
+        ResilientNeedleSource source = resilient(vertx, List.of());
+        Future<NeedleContent> read = source.read(FID);
+        until(vertx, () -> rdma.delegate().heldReads() == 1)
+                .compose(v -> clock.advance(Duration.ofMillis(100)))
+                .compose(v -> read.transform(ar -> Future.succeededFuture(ar.cause())))
+                .onComplete(ctx.succeeding(e -> ctx.verify(() -> {
+                    assertEquals(ReadFailure.Kind.TIMEOUT, kind(e));
+                    rdma.delegate().releaseHeld();
+                    until(vertx, () -> rdma.delegate().unreleased() == 0).onComplete(ctx.succeeding(x -> ctx.verify(
+                            () -> {
+                                assertEquals(1, rdma.calls(), "no retry after the deadline");
+                                assertEquals(0, readThrough.calls());
+                                ctx.completeNow();
+                            })));
+                })));
+    }
+
+    /**
+     * A read the agent has not answered within its hedge delay is hedged to the next source; the first answer is
+     * used, and the slower one, landing later, is given back. Here RDMA answers first after the hedge started.
+     */
+    @Test
+    void aHedgeRacingALateAnswerUsesExactlyOneAndGivesTheOtherBack(Vertx vertx, VertxTestContext ctx) {
+        rdma.delegate().hold(true);
+        readThrough.delegate().hold(true);
         ResilientNeedleSource source = resilient(vertx, List.of(Fallback.READ_THROUGH));
-        source.read(FID).onComplete(ctx.failing(e -> ctx.verify(() -> {
-            assertEquals(ReadFailure.Kind.TIMEOUT, kind(e));
-            assertTrue(e.getMessage().contains("took more than 100 ms"), e.getMessage());
-            assertEquals(1, rdma.calls(), "no retry after the deadline");
-            assertEquals(0, readThrough.calls(), "no time was left for the read-through");
-            ctx.completeNow();
-        })));
+        Future<String> read = sourceOf(source.read(FID));
+        until(vertx, () -> rdma.delegate().heldReads() == 1)
+                .compose(v -> clock.advance(Duration.ofNanos(hedgeDelay(source))))
+                .compose(v -> until(vertx, () -> readThrough.delegate().heldReads() == 1))
+                .compose(v -> {
+                    ctx.verify(() -> assertEquals(1.0, counter("seaweedfs.rdma.hedges.started", "source",
+                            "read-through")));
+                    rdma.delegate().releaseHeld();
+                    return read;
+                })
+                .compose(s -> {
+                    ctx.verify(() -> assertEquals("rdma", s, "the first answer is used"));
+                    readThrough.delegate().releaseHeld();
+                    return until(vertx, () -> readThrough.delegate().unreleased() == 0);
+                })
+                .onComplete(ctx.succeeding(v -> ctx.verify(() -> {
+                    assertEquals(0, rdma.delegate().unreleased(), "the answer used was released by its reader");
+                    assertEquals(0.0, counter("seaweedfs.rdma.hedges.won", "source", "read-through"));
+                    ctx.completeNow();
+                })));
+    }
+
+    /** The hedge answers while RDMA still hangs: it is used, the agent's breaker hears of it, RDMA's is given back. */
+    @Test
+    void aHedgeThatWinsIsUsedAndTheHungAttemptIsGivenBackWhenItLands(Vertx vertx, VertxTestContext ctx) {
+        rdma.delegate().hold(true);
+        ResilientNeedleSource source = resilient(vertx, List.of(Fallback.READ_THROUGH, Fallback.HTTP));
+        Future<String> read = sourceOf(source.read(FID));
+        until(vertx, () -> rdma.delegate().heldReads() == 1)
+                .compose(v -> clock.advance(Duration.ofNanos(hedgeDelay(source))))
+                .compose(v -> read)
+                .compose(s -> {
+                    ctx.verify(() -> {
+                        assertEquals("http", s, "the hedge tries the volume server before the same agent");
+                        assertEquals(1.0, counter("seaweedfs.rdma.hedges.won", "source", "http"));
+                        assertEquals(1, source.breaker(A.toString()).getMetrics().getNumberOfFailedCalls(),
+                                "the hung agent lost the read");
+                        assertEquals(0, readThrough.calls());
+                    });
+                    rdma.delegate().releaseHeld();
+                    return until(vertx, () -> rdma.delegate().unreleased() == 0);
+                })
+                .onComplete(ctx.succeeding(v -> ctx.verify(() -> {
+                    assertEquals(1, source.breaker(A.toString()).getMetrics().getNumberOfBufferedCalls(),
+                            "the late answer is not counted twice");
+                    ctx.completeNow();
+                })));
+    }
+
+    /** A read with no other source (no fallback configured) is never hedged: it waits for RDMA. */
+    @Test
+    void aReadWithNoOtherSourceIsNotHedged(Vertx vertx, VertxTestContext ctx) {
+        rdma.delegate().hold(true);
+        ResilientNeedleSource source = resilient(vertx, List.of());
+        Future<String> read = sourceOf(source.read(FID));
+        until(vertx, () -> rdma.delegate().heldReads() == 1)
+                .compose(v -> clock.advance(Duration.ofNanos(hedgeDelay(source))))
+                .compose(v -> {
+                    ctx.verify(() -> {
+                        assertEquals(false, read.isComplete());
+                        assertEquals(null, registry.find("seaweedfs.rdma.hedges.started").counter());
+                    });
+                    rdma.delegate().releaseHeld();
+                    return read;
+                })
+                .onComplete(ctx.succeeding(s -> ctx.verify(() -> {
+                    assertEquals("rdma", s);
+                    assertEquals(0, readThrough.calls());
+                    ctx.completeNow();
+                })));
+    }
+
+    /**
+     * With the hedge budget used up, a read past its hedge delay waits while its agent looks healthy, and is hedged at
+     * once when the agent is known bad (its breaker open): reads already queued on a stopped agent fail over.
+     */
+    @Test
+    void pastTheBudgetAReadIsHedgedOnlyOnceItsAgentIsKnownBad(Vertx vertx, VertxTestContext ctx) {
+        rdma.delegate().hold(true);
+        ResilientNeedleSource source = resilient(vertx, List.of(Fallback.READ_THROUGH));
+        while (source.hedgeBudget().tryTake()) {
+            // a burst of hedges elsewhere used the bucket up
+        }
+        Future<String> read = sourceOf(source.read(FID));
+        long delay = hedgeDelay(source);
+        until(vertx, () -> rdma.delegate().heldReads() == 1)
+                .compose(v -> clock.advance(Duration.ofNanos(delay)))
+                .compose(v -> {
+                    ctx.verify(() -> {
+                        assertEquals(false, read.isComplete(), "no hedge beyond the budget");
+                        assertEquals(0, readThrough.calls());
+                    });
+                    source.breaker(A.toString()).transitionToOpenState();
+                    return clock.advance(Duration.ofNanos(delay));
+                })
+                .compose(v -> read)
+                .onComplete(ctx.succeeding(s -> ctx.verify(() -> {
+                    assertEquals("read-through", s);
+                    rdma.delegate().releaseHeld();
+                    until(vertx, () -> rdma.delegate().unreleased() == 0).onComplete(ctx.succeedingThenComplete());
+                })));
+    }
+
+    private long hedgeDelay(ResilientNeedleSource source) {
+        return source.hedgeDelayNanos(A.toString());
     }
 
     /** A burst over this sidecar's own bounds is not the agent failing: the breaker stays closed. */
