@@ -49,8 +49,8 @@ public final class RoleSettings {
                 agent.volumeDirs().stream().map(Path::of).toList()).withOffset5(agent.offset5())
                 .withVolumeMemory(VolumeMemory.valueOf(agent.volumeMemory().toUpperCase(Locale.ROOT)),
                         agent.volumeMemoryLimit());
-        if (agent.indexDir() != null) {
-            settings = settings.withIndexDir(Path.of(agent.indexDir()));
+        if (agent.indexCacheDir() != null) {
+            settings = settings.withIndexCacheDir(Path.of(agent.indexCacheDir()));
         }
         if (agent.volumeIdxDir() != null) {
             settings = settings.withVolumeIdxDir(Path.of(agent.volumeIdxDir()));

@@ -32,13 +32,13 @@ class RoleSettingsTest {
     }
 
     @Test
-    void theVolumeServersIndexDirectoryIsAnotherPlaceForVolumeFilesNotTheAgentsIndexDir() {
+    void theVolumeServersIndexDirectoryIsAnotherPlaceForVolumeFilesNotTheAgentsIndexCache() {
         var settings = RoleSettings.agent(parse("""
                 roles: [agent]
-                agent: {volumeDirs: [/hdd1, /hdd2], volumeIdxDir: /ssd/idx, indexDir: /var/rdx}
+                agent: {volumeDirs: [/hdd1, /hdd2], volumeIdxDir: /ssd/idx, indexCacheDir: /var/rdx}
                 """).agent());
         assertEquals(Path.of("/ssd/idx"), settings.volumeIdxDir());
-        assertEquals(Path.of("/var/rdx"), settings.indexDir());
+        assertEquals(Path.of("/var/rdx"), settings.indexCacheDir());
         assertEquals(List.of(Path.of("/hdd1"), Path.of("/hdd2")), settings.volumeDirs());
         assertEquals(List.of(Path.of("/hdd1"), Path.of("/hdd2"), Path.of("/ssd/idx")), settings.volumeFileDirs());
     }

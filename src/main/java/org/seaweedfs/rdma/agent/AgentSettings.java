@@ -40,8 +40,9 @@ import java.util.Objects;
  * @param ecLargeBlock  the large block of the EC layout the agent assumes ({@link EcLayout#LARGE_BLOCK}, as SeaweedFS
  *                      writes); not a configuration key: only tests, whose EC volumes use small blocks, change it
  * @param ecSmallBlock  the small block of the EC layout ({@link EcLayout#SMALL_BLOCK}); likewise
- * @param indexDir      where the needle index files go ({@code agent.indexDir}); null: beside each volume, or, where
- *                      its directory is not writable, in {@code <java.io.tmpdir>/seaweedfs-rdma-index}
+ * @param indexCacheDir where the index files the agent derives go ({@code agent.indexCacheDir}); null: beside each
+ *                      volume, or, where its directory is not writable, in
+ *                      {@code <java.io.tmpdir>/seaweedfs-rdma-index}
  * @param volumeIdxDir  the volume server's separate index directory ({@code weed volume -dir.idx},
  *                      {@code agent.volumeIdxDir}): where it keeps {@code .idx}, {@code .ecx} and {@code .ecj} files
  *                      beside none of the data directories; null: the volume server has none
@@ -49,7 +50,7 @@ import java.util.Objects;
 public record AgentSettings(String host, int port, List<Path> volumeDirs, boolean offset5, String authToken,
                             String agentId, Duration pollInterval, long segmentBytes, Duration retireGrace,
                             int maxFrameBytes, int maxRepliesInFlight, VolumeMemory volumeMemory,
-                            long volumeMemoryLimit, long ecLargeBlock, long ecSmallBlock, Path indexDir,
+                            long volumeMemoryLimit, long ecLargeBlock, long ecSmallBlock, Path indexCacheDir,
                             Path volumeIdxDir) {
 
     public static final int DEFAULT_MAX_REPLIES_IN_FLIGHT = 32;
@@ -139,55 +140,64 @@ public record AgentSettings(String host, int port, List<Path> volumeDirs, boolea
     public AgentSettings withEcBlockSizes(long large, long small) {
         return new AgentSettings(host, port, volumeDirs, offset5, authToken, agentId, pollInterval, segmentBytes,
                 retireGrace, maxFrameBytes, maxRepliesInFlight, volumeMemory, volumeMemoryLimit, large, small,
-                        indexDir, volumeIdxDir);
+                        indexCacheDir,
+                volumeIdxDir);
     }
 
     public AgentSettings withAuthToken(String token) {
         return new AgentSettings(host, port, volumeDirs, offset5, token, agentId, pollInterval, segmentBytes,
                 retireGrace, maxFrameBytes, maxRepliesInFlight, volumeMemory, volumeMemoryLimit, ecLargeBlock,
-                ecSmallBlock, indexDir, volumeIdxDir);
+                ecSmallBlock, indexCacheDir,
+                volumeIdxDir);
     }
 
     public AgentSettings withOffset5(boolean five) {
         return new AgentSettings(host, port, volumeDirs, five, authToken, agentId, pollInterval, segmentBytes,
                 retireGrace, maxFrameBytes, maxRepliesInFlight, volumeMemory, volumeMemoryLimit, ecLargeBlock,
-                ecSmallBlock, indexDir, volumeIdxDir);
+                ecSmallBlock, indexCacheDir,
+                volumeIdxDir);
     }
 
     public AgentSettings withAgentId(String id) {
         return new AgentSettings(host, port, volumeDirs, offset5, authToken, id, pollInterval, segmentBytes,
                 retireGrace, maxFrameBytes, maxRepliesInFlight, volumeMemory, volumeMemoryLimit, ecLargeBlock,
-                ecSmallBlock, indexDir, volumeIdxDir);
+                ecSmallBlock, indexCacheDir,
+                volumeIdxDir);
     }
 
     public AgentSettings withPollInterval(Duration interval) {
         return new AgentSettings(host, port, volumeDirs, offset5, authToken, agentId, interval, segmentBytes,
                 retireGrace, maxFrameBytes, maxRepliesInFlight, volumeMemory, volumeMemoryLimit, ecLargeBlock,
-                ecSmallBlock, indexDir, volumeIdxDir);
+                ecSmallBlock, indexCacheDir,
+                volumeIdxDir);
     }
 
     public AgentSettings withSegmentBytes(long bytes) {
         return new AgentSettings(host, port, volumeDirs, offset5, authToken, agentId, pollInterval, bytes,
                 retireGrace, maxFrameBytes, maxRepliesInFlight, volumeMemory, volumeMemoryLimit, ecLargeBlock,
-                ecSmallBlock, indexDir, volumeIdxDir);
+                ecSmallBlock, indexCacheDir,
+                volumeIdxDir);
     }
 
     public AgentSettings withRetireGrace(Duration grace) {
         return new AgentSettings(host, port, volumeDirs, offset5, authToken, agentId, pollInterval, segmentBytes,
                 grace, maxFrameBytes, maxRepliesInFlight, volumeMemory, volumeMemoryLimit, ecLargeBlock,
-                ecSmallBlock, indexDir, volumeIdxDir);
+                ecSmallBlock, indexCacheDir,
+                volumeIdxDir);
     }
 
     public AgentSettings withMaxFrameBytes(int bytes) {
         return new AgentSettings(host, port, volumeDirs, offset5, authToken, agentId, pollInterval, segmentBytes,
                 retireGrace, bytes, maxRepliesInFlight, volumeMemory, volumeMemoryLimit, ecLargeBlock,
-                ecSmallBlock, indexDir, volumeIdxDir);
+                ecSmallBlock, indexCacheDir,
+                volumeIdxDir);
     }
 
     public AgentSettings withMaxRepliesInFlight(int replies) {
         return new AgentSettings(host, port, volumeDirs, offset5, authToken, agentId, pollInterval, segmentBytes,
                 retireGrace, maxFrameBytes, replies, volumeMemory, volumeMemoryLimit, ecLargeBlock,
-                ecSmallBlock, indexDir, volumeIdxDir);
+                ecSmallBlock, indexCacheDir,
+                volumeIdxDir);
     }
 
     /**
@@ -195,11 +205,12 @@ public record AgentSettings(String host, int port, List<Path> volumeDirs, boolea
      */
     public AgentSettings withVolumeMemory(VolumeMemory memory, long limit) {
         return new AgentSettings(host, port, volumeDirs, offset5, authToken, agentId, pollInterval, segmentBytes,
-                retireGrace, maxFrameBytes, maxRepliesInFlight, memory, limit, ecLargeBlock, ecSmallBlock, indexDir,
+                retireGrace, maxFrameBytes, maxRepliesInFlight, memory, limit, ecLargeBlock, ecSmallBlock,
+                indexCacheDir,
                 volumeIdxDir);
     }
 
-    public AgentSettings withIndexDir(Path dir) {
+    public AgentSettings withIndexCacheDir(Path dir) {
         return new AgentSettings(host, port, volumeDirs, offset5, authToken, agentId, pollInterval, segmentBytes,
                 retireGrace, maxFrameBytes, maxRepliesInFlight, volumeMemory, volumeMemoryLimit, ecLargeBlock,
                 ecSmallBlock, dir, volumeIdxDir);
@@ -208,7 +219,7 @@ public record AgentSettings(String host, int port, List<Path> volumeDirs, boolea
     public AgentSettings withVolumeIdxDir(Path dir) {
         return new AgentSettings(host, port, volumeDirs, offset5, authToken, agentId, pollInterval, segmentBytes,
                 retireGrace, maxFrameBytes, maxRepliesInFlight, volumeMemory, volumeMemoryLimit, ecLargeBlock,
-                ecSmallBlock, indexDir, dir);
+                ecSmallBlock, indexCacheDir, dir);
     }
 
     /** Every directory the volume server keeps volume files in: the data directories, then the index one if set. */
@@ -229,7 +240,8 @@ public record AgentSettings(String host, int port, List<Path> volumeDirs, boolea
                 + ", pollInterval=" + pollInterval.toMillis() + " ms, segmentBytes=" + segmentBytes
                 + ", retireGrace=" + retireGrace.toMillis() + " ms, maxFrameBytes=" + maxFrameBytes
                 + ", maxRepliesInFlight=" + maxRepliesInFlight + ", volumeMemory=" + volumeMemory.configName()
-                + ", volumeMemoryLimit=" + volumeMemoryLimit + ", indexDir=" + (indexDir == null ? "beside" : indexDir)
+                + ", volumeMemoryLimit=" + volumeMemoryLimit
+                + ", indexCacheDir=" + (indexCacheDir == null ? "beside" : indexCacheDir)
                 + ", volumeIdxDir=" + (volumeIdxDir == null ? "none" : volumeIdxDir) + "]";
     }
 

@@ -234,8 +234,8 @@ final class VolumeFollower {
         ServedVolume volume;
         long size;
         try {
-            volume = ServedVolume.open(files, format, nextEpoch(), settings.segmentBytes(), memory, settings.indexDir(),
-                    NeedleIndex.DEFAULT_MIN_OVERLAY);
+            volume = ServedVolume.open(files, format, nextEpoch(), settings.segmentBytes(), memory,
+                    settings.indexCacheDir(), NeedleIndex.DEFAULT_MIN_OVERLAY);
             size = volume.datSize();
         } catch (IOException e) {
             return Future.failedFuture(e);

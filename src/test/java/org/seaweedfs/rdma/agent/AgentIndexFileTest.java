@@ -190,7 +190,7 @@ class AgentIndexFileTest {
     void theIndexDirectoryHoldsTheFilesWhenConfigured() throws Exception {
         Path dir = volumeDir();
         Path indexDir = tmp.resolve("index");
-        assertServes(dir, s -> s.withIndexDir(indexDir));
+        assertServes(dir, s -> s.withIndexCacheDir(indexDir));
         assertTrue(Files.isRegularFile(indexDir.resolve(VOLUME + ".rdx")));
         assertFalse(Files.exists(dir.resolve(VOLUME + ".rdx")));
         try (var scratch = Files.list(indexDir)) {
