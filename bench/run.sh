@@ -47,8 +47,9 @@ PAIR_SECONDS=${PAIR_SECONDS:-4}          # each side's wrk run in a round
 MEMORY_CONNS=${MEMORY_CONNS:-1000}
 HEAP_READS=${HEAP_READS:-10000000}
 HEAP_CHECK_SECONDS=${HEAP_CHECK_SECONDS:-30}
-# All of the variables the jar would otherwise relaunch itself with (cli/UcxEnvironment): set here, `serve` runs in the
-# JVM started, so a PID is the process that serves (CPU, RSS, heap and signals reach it, not a launcher).
+# UCX's early variables for every process of the run: `serve` sets them itself before UCX loads (ucx/UcxEnvironment),
+# the C program and the bench mains read them from here. `serve` runs in the JVM started, so a PID is the process that
+# serves (CPU, RSS, heap and signals reach it).
 export UCX_TCP_CM_REUSEADDR=y UCX_ERROR_SIGNALS= UCX_LOG_FILE=stderr
 
 RESULTS=$BENCH_OUT/results.jsonl

@@ -1,5 +1,5 @@
 # Process figures from /proc; sourced by run.sh and ab.sh.
 
-# cpu_ticks PID — utime + stime of the whole process (all threads) and its children, in clock ticks (`serve` relaunches
-# itself as a child JVM to bound the sidecar's heap or to set UCX_* variables).
+# cpu_ticks PID — utime + stime of the whole process (all threads) and its children, in clock ticks (a bench main may
+# start helper processes; `serve` runs in the JVM launched).
 cpu_ticks() { local p t=0; for p in $1 $(pgrep -P "$1"); do t=$((t + $(awk '{ print $14 + $15 }' "/proc/$p/stat"))); done; echo $t; }

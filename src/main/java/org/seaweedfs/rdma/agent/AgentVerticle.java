@@ -137,8 +137,9 @@ public final class AgentVerticle extends VerticleBase {
                     + "(DeploymentOptions.setThreadingModel(ThreadingModel.WORKER)): it does file I/O on its context"));
         }
         if (settings.maxFrameBytes() > ucx.settings().maxFrameBytes()) {
-            return Future.failedFuture(new IllegalArgumentException("agent.maxFrameBytes (" + settings.maxFrameBytes()
-                    + ") must not exceed ucx.maxFrameBytes (" + ucx.settings().maxFrameBytes() + ")"));
+            return Future.failedFuture(new IllegalArgumentException("the agent's largest control frame ("
+                    + settings.maxFrameBytes() + " bytes) must not exceed its UCX worker's ("
+                    + ucx.settings().maxFrameBytes() + ")"));
         }
         String noGuard = SigbusGuard.absenceWarning();
         if (noGuard != null) {

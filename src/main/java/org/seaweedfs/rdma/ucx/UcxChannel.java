@@ -85,7 +85,7 @@ public final class UcxChannel {
         }
         if (frame.length() > owner.settings().maxFrameBytes()) {
             return Future.failedFuture(new IllegalArgumentException("frame of " + frame.length()
-                    + " bytes exceeds ucx.maxFrameBytes (" + owner.settings().maxFrameBytes() + ")"));
+                    + " bytes exceeds the largest control frame (" + owner.settings().maxFrameBytes() + ")"));
         }
         UcxTransportException unusable = unusableReason();
         if (unusable != null) {
@@ -374,7 +374,8 @@ public final class UcxChannel {
         if (length > owner.settings().maxFrameBytes()) {
             metrics().error();
             fail(new UcxTransportException(hostPort(peer) + " sent a frame of " + length
-                    + " bytes, more than ucx.maxFrameBytes (" + owner.settings().maxFrameBytes() + ") on " + this));
+                    + " bytes, more than the largest control frame (" + owner.settings().maxFrameBytes() + ") on "
+                    + this));
             return UcsConstants.STATUS.UCS_OK;
         }
         frames.arrived(data, length);
