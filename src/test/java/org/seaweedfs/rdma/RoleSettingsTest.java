@@ -6,7 +6,6 @@ import java.nio.file.Path;
 import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
-import org.seaweedfs.rdma.agent.AgentSettings;
 import org.seaweedfs.rdma.agent.VolumeMemory;
 import org.seaweedfs.rdma.config.ConfigLoader;
 import org.seaweedfs.rdma.config.RdmaConfig;
@@ -25,8 +24,7 @@ class RoleSettingsTest {
                 """).agent());
         assertTrue(settings.offset5());
         assertEquals("t", settings.authToken());
-        assertEquals(AgentSettings.DEFAULT_POLL_INTERVAL, settings.pollInterval());
-        assertEquals(AgentSettings.DEFAULT_SEGMENT_BYTES, settings.segmentBytes());
+        assertEquals("agent-0.0.0.0-18515", settings.agentId());
         assertNull(settings.volumeIdxDir());
         assertEquals(List.of(Path.of("/v")), settings.volumeFileDirs());
     }
