@@ -31,11 +31,11 @@ public record AgentLimits(Duration pollInterval, long segmentBytes, Duration ret
     /** The largest page multiple one Java 17 mapping can hold. */
     public static final long MAX_SEGMENT_BYTES = (Integer.MAX_VALUE / SEGMENT_ALIGNMENT) * SEGMENT_ALIGNMENT;
 
-    public static final AgentLimits FIXED = new AgentLimits(Duration.ofMillis(250), 1L << 30, Duration.ofSeconds(10),
-            ControlCodec.DEFAULT_MAX_FRAME_BYTES, 32, EcLayout.LARGE_BLOCK, EcLayout.SMALL_BLOCK);
-
     private static final Duration MAX_POLL_INTERVAL = Duration.ofSeconds(60);
     private static final Duration MAX_RETIRE_GRACE = Duration.ofHours(1);
+
+    public static final AgentLimits FIXED = new AgentLimits(Duration.ofMillis(250), 1L << 30, Duration.ofSeconds(10),
+            ControlCodec.DEFAULT_MAX_FRAME_BYTES, 32, EcLayout.LARGE_BLOCK, EcLayout.SMALL_BLOCK);
 
     public AgentLimits {
         Objects.requireNonNull(pollInterval, "pollInterval");

@@ -136,7 +136,7 @@ public record UcxSettings(String tls, String netDevices, boolean peerErrorHandli
     public UcxSettings {
         Objects.requireNonNull(tls, "ucx.tls");
         Objects.requireNonNull(netDevices, "ucx.netDevices");
-        Objects.requireNonNull(extraConfig, "ucx.config");
+        Objects.requireNonNull(extraConfig, "extraConfig");
         tls = tls.strip();
         netDevices = netDevices.strip();
         require(TLS_LIST.matcher(tls).matches(),
@@ -145,27 +145,27 @@ public record UcxSettings(String tls, String netDevices, boolean peerErrorHandli
                 "ucx.netDevices must be 'all' or a comma-separated device list such as 'mlx5_0:1,eth0', got '"
                         + netDevices + "'");
         require(tcpTxSegSize >= 1024 && tcpTxSegSize <= MAX_SEG_SIZE,
-                "ucx.tcpTxSegSize must be 1024.." + MAX_SEG_SIZE + " bytes, got " + tcpTxSegSize);
+                "the TCP TX segment must be 1024.." + MAX_SEG_SIZE + " bytes, got " + tcpTxSegSize);
         require(tcpRxSegSize >= 1024 && tcpRxSegSize <= MAX_SEG_SIZE,
-                "ucx.tcpRxSegSize must be 1024.." + MAX_SEG_SIZE + " bytes, got " + tcpRxSegSize);
+                "the TCP RX segment must be 1024.." + MAX_SEG_SIZE + " bytes, got " + tcpRxSegSize);
         require(tcpRxSegSize >= tcpTxSegSize,
-                "ucx.tcpRxSegSize (" + tcpRxSegSize + ") must not be smaller than ucx.tcpTxSegSize (" + tcpTxSegSize
+                "the TCP RX segment (" + tcpRxSegSize + ") must not be smaller than the TX segment (" + tcpTxSegSize
                         + ")");
         require(idlePollMicros >= 0 && idlePollMicros <= IdlePoll.MAX_MICROS,
                 "idlePollMicros must be 0.." + IdlePoll.MAX_MICROS + ", got " + idlePollMicros);
-        require(maxFrameBytes >= 1024, "ucx.maxFrameBytes must be at least 1024, got " + maxFrameBytes);
+        require(maxFrameBytes >= 1024, "the largest control frame must be at least 1024 bytes, got " + maxFrameBytes);
         require(connectTimeoutMs >= 1 && connectTimeoutMs <= 600_000,
-                "ucx.connectTimeoutMs must be between 1 and 600000, got " + connectTimeoutMs);
+                "the connect timeout must be between 1 and 600000 ms, got " + connectTimeoutMs);
         require(maxRemoteKeys >= 1 && maxRemoteKeys <= MAX_REMOTE_KEYS,
-                "ucx.maxRemoteKeys must be between 1 and " + MAX_REMOTE_KEYS + ", got " + maxRemoteKeys);
+                "the remote keys per channel must be between 1 and " + MAX_REMOTE_KEYS + ", got " + maxRemoteKeys);
         Map<String, String> copy = new LinkedHashMap<>();
         extraConfig.forEach((k, v) -> {
             require(k != null && UCX_KEY.matcher(k).matches() && !k.startsWith("UCX_"),
-                    "ucx.config keys are UCX settings in upper case without the UCX_ prefix (e.g. RNDV_THRESH), got '"
-                            + k + "'");
-            require(v != null, "ucx.config." + k + " must have a value");
+                    "extra UCX context settings are named in upper case without the UCX_ prefix (e.g. RNDV_THRESH),"
+                            + " got '" + k + "'");
+            require(v != null, "UCX context setting " + k + " must have a value");
             require(!PEER_SETTINGS.containsValue(k) || memoryUnits(v) >= 0,
-                    "ucx.config." + k + " must be a size such as 65536 or 64k, got '" + v + "'");
+                    "UCX context setting " + k + " must be a size such as 65536 or 64k, got '" + v + "'");
             copy.put(k, v);
         });
         extraConfig = Collections.unmodifiableMap(copy);

@@ -76,7 +76,7 @@ class UcxSettingsTest {
 
         IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
                 () -> defaults.withExtraConfig(Map.of("MM_SEG_SIZE", "big")));
-        assertTrue(e.getMessage().contains("ucx.config.MM_SEG_SIZE"), e.getMessage());
+        assertTrue(e.getMessage().contains("UCX context setting MM_SEG_SIZE"), e.getMessage());
     }
 
     @Test
