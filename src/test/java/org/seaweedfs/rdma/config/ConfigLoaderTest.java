@@ -282,6 +282,39 @@ class ConfigLoaderTest {
         assertTrue(message.startsWith(expected), "got: " + message);
     }
 
+    /** YAML keeps the last of two blocks silently: a sidecar meant for one address came up on the default. */
+    @Test
+    void aSectionGivenTwiceIsRefusedNamingBothLines() {
+        assertEquals("http: given twice in test.yaml, on lines 2 and 5 (give it once)", problem("""
+                roles: [sidecar]
+                http:
+                  host: 127.0.0.1
+                  port: 18961
+                http:
+                  port: 8081
+                """, Map.of()));
+    }
+
+    @Test
+    void aKeyGivenTwiceIsRefusedNamingBothLinesWhateverTheSpelling() {
+        assertEquals("http.port: given twice in test.yaml, on lines 2 and 3 (give it once)",
+                problem("http:\n  port: 1\n  port: 2\n", Map.of()));
+        assertEquals("http.port: given twice in test.yaml, on lines 1 and 2 (give it once)",
+                problem("http.port: 1\nhttp: {port: 2}", Map.of()));
+        assertEquals("sidecar.ping.interval: given twice in test.yaml, on lines 3 and 4 (give it once)",
+                problem("sidecar:\n  ping:\n    interval: 1s\n    interval: 2s\n", Map.of()));
+    }
+
+    /** A renamed key is refused by its old name, with the new one, in the file and in the environment. */
+    @Test
+    void aRenamedKeyIsRefusedWithItsNewName() {
+        assertEquals("agent.indexDir: this key was renamed agent.indexCacheDir; use that name",
+                problem("agent: {indexDir: /var/rdx}", Map.of()));
+        assertEquals("SEAWEEDFS_RDMA_AGENT_INDEX_DIR: this key was renamed SEAWEEDFS_RDMA_AGENT_INDEX_CACHE_DIR; use "
+                + "that name", problem("", Map.of("SEAWEEDFS_RDMA_AGENT_INDEX_DIR", "/var/rdx")));
+        assertEquals("/var/rdx", parse("agent: {indexCacheDir: /var/rdx}").agent().indexCacheDir());
+    }
+
     @Test
     void wholeFileProblems() {
         assertEquals("test.yaml: expected a map of keys at the top level", problem("[1, 2]", Map.of()));
