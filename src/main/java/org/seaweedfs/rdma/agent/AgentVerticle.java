@@ -43,7 +43,7 @@ import java.util.StringJoiner;
  * <p><b>Why old mappings are released late.</b> A sidecar may have started a get on a segment just before the agent
  * replaced it (growth) or its whole epoch (compaction). The bytes behind an old mapping never change: the
  * {@code .dat} only grows, and a compaction renames a new file over the path while the old mapping keeps the old
- * file's pages. So a replaced mapping stays registered for {@code agent.retireGrace} and serves such late gets
+ * file's pages. So a replaced mapping stays registered for {@link AgentLimits#retireGrace} and serves such late gets
  * correctly. After the grace it is deregistered: on RDMA hardware a get with its remote key then fails on the
  * reader's side with a remote access error, which the reader treats as retriable (re-fetch the volume list, read
  * again); it can never return other bytes, because the key no longer names any memory. Over TCP or shared memory,
@@ -124,7 +124,7 @@ public final class AgentVerticle extends VerticleBase {
         return metrics;
     }
 
-    /** The agent id sent in HelloOk: {@code agent.agentId} plus a suffix that is new on every start. */
+    /** The agent id sent in HelloOk: {@link AgentSettings#agentId()} plus a suffix that is new on every start. */
     public String instanceId() {
         return instanceId;
     }

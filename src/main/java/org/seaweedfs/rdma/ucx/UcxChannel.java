@@ -117,7 +117,7 @@ public final class UcxChannel {
      * Unpacks a peer's packed memory key, cached by content: unpacking the same bytes again returns the same key.
      * Each successful call is one hold on the key; {@link #releaseRemoteKey} drops it, and the key is closed once
      * no holder remains and no get that uses it is in flight (or when the channel closes). At most
-     * {@code ucx.maxRemoteKeys} keys are held per channel; beyond that the unpack fails.
+     * {@link UcxSettings#maxRemoteKeys()} keys are held per channel; beyond that the unpack fails.
      */
     public Future<UcxRemoteKey> unpackRemoteKey(byte[] packed) {
         if (packed == null || packed.length == 0) {
