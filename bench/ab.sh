@@ -6,7 +6,7 @@
 # Then the event bus from bench/ab/EventBusAb.java (sidecar embedded, same agent), requester EVENTBUS ("other-loop").
 # Env: JAVA_OPTS (every JVM, the event-bus harness too), CONNS ("64 1"), SECONDS_EACH (5), WARMUP (6), LIST (4 KiB path list), SIDECAR_CONF, AGENT_CONF,
 #      EVENTBUS ("other-loop"; "same-loop" and "typed", the typed client, too; or empty), EB_SECONDS (4).
-# CPU is counted for each JVM and its children (a `serve` missing a UCX_* variable relaunches itself as a child).
+# CPU is counted for each JVM (serve runs in the JVM launched).
 set -euo pipefail
 label=${1:?label}; jar=${2:?jar}
 BENCH_DIR=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)

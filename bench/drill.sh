@@ -75,10 +75,10 @@ wait_ready() {
     done
 }
 
-# no_relaunch PID — the drill signals PID: it must be the serving JVM, not a launcher that relaunched itself.
+# no_relaunch PID — the drill signals PID: it must be the serving JVM, with no child process of its own.
 no_relaunch() {
     if pgrep -P "$1" > /dev/null; then
-        echo "process $1 relaunched itself (a UCX_* variable of cli/UcxEnvironment is not exported)" >&2
+        echo "process $1 started a child process: serve must run in the JVM launched" >&2
         return 1
     fi
 }

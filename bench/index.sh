@@ -32,9 +32,6 @@ SETTLE_SECONDS=${SETTLE_SECONDS:-3}    # after ready, before RSS is read
 SYNTHETIC=${SYNTHETIC:-5000000}        # 0: skip
 AGENT_PORT=${AGENT_PORT:-18715}
 JAR=${JAR:-$ROOT/target/seaweedfs-rdma-sidecar.jar}
-# Set, the jar does not relaunch its JVM for UCX's sake (cli/UcxEnvironment); it may still relaunch once for its class
-# archive, and then the child is measured.
-export UCX_TCP_CM_REUSEADDR=y UCX_ERROR_SIGNALS= UCX_LOG_FILE=stderr
 
 RESULTS=$BENCH_OUT/index.jsonl
 DIR=$INDEX_DATA/agent0
@@ -100,12 +97,9 @@ YAML
     local ready_ms=$(( $(now_ms) - started )) open_ms
     open_ms=$(sed -n 's/.* EC volumes (opened in \([0-9]*\) ms).*/\1/p' "$logf" | head -n 1)
     sleep "$SETTLE_SECONDS"
-    # serve may relaunch its JVM once (cli/ClassArchive, cli/UcxEnvironment): measure the serving child.
-    local jvm rss anon file heap
-    jvm=$(pgrep -P "$PID" java | head -n 1 || true)
-    jvm=${jvm:-$PID}
-    rss=$(status_kib "$jvm" VmRSS) anon=$(status_kib "$jvm" RssAnon) file=$(status_kib "$jvm" RssFile)
-    heap=$(heap_after_gc_mib "$jvm")
+    local rss anon file heap # serve runs in the JVM launched: PID is the serving process
+    rss=$(status_kib "$PID" VmRSS) anon=$(status_kib "$PID" RssAnon) file=$(status_kib "$PID" RssFile)
+    heap=$(heap_after_gc_mib "$PID")
     printf '{"kind":"index_agent","what":"%s","volumes":%d,"needles":%d,"heap":"%s","ready_ms":%d,"volumes_open_ms":%s,"rss_kib":%d,"rss_anon_kib":%d,"rss_file_kib":%d,"heap_after_gc_mib":%s,"load":"%s"}\n' \
         "$what" "$([ "$needles" = 0 ] && echo 0 || echo "$VOLUMES")" "$needles" "$AGENT_HEAP" "$ready_ms" "${open_ms:-null}" "$rss" "$anon" \
         "$file" "$heap" "$(cut -d' ' -f1-3 /proc/loadavg)" | record

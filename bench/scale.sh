@@ -9,11 +9,8 @@
 #   bench/scale.sh                                  # full scale: 4 agents, 40 volumes, 20 M needles
 #   NEEDLES=2000000 SECONDS_PER_SET=10 bench/scale.sh   # reduced
 #   BASELINE_JAR=/path/to/main.jar bench/scale.sh   # A/B against another build
-#   LOOKUPS=control bench/scale.sh                  # only misses looked up at the agent (default: both ways)
 #
-# LOOKUPS lists how the sidecar resolves location-cache misses, one full run (agents, sidecar, sets) each:
-# "onesided" (one get of the agent's exposed index) and "control" (a lookup round trip to the agent;
-# -Dseaweedfs.oneSidedLookups=false). Each set's line carries the agents' CPU per read (agent_cpu_us_per_read).
+# Each set's line carries the agents' CPU per read (agent_cpu_us_per_read).
 #
 # Output: $BENCH_OUT/scale.jsonl (one JSON object per line, also printed), logs in $BENCH_OUT/logs/scale-*.
 # Data: $SCALE_DATA/agent<i>/ (volume v goes to agent (v-1) % AGENTS), reused while its stamp matches.
@@ -33,7 +30,6 @@ CONNS=${CONNS:-64}
 SECONDS_PER_SET=${SECONDS_PER_SET:-20}
 WARMUP_SECONDS=${WARMUP_SECONDS:-10}   # per set (the hot set's misses are paid here)
 SETS=${SETS:-hot uniform}              # which read sets, in this order
-LOOKUPS=${LOOKUPS:-onesided control}   # how misses are resolved, one run each (see above)
 TLS=${TLS:-shm,tcp}
 VOLUME_MEMORY=${VOLUME_MEMORY:-mapped} # 20 M needles of volumes: mapped (no copies in the agents' memory)
 AGENT_PORT_BASE=${AGENT_PORT_BASE:-18615}
@@ -41,11 +37,10 @@ SIDECAR_PORT=${SIDECAR_PORT:-18181}
 LOCATION_CACHE=${LOCATION_CACHE:-}     # sidecar.locationCache.maxBytes; empty: the default (and no key, so a
                                        # baseline jar that lacks the key starts too)
 JAVA_OPTS=${JAVA_OPTS:-}
+AGENT_JAVA_OPTS=${AGENT_JAVA_OPTS:--Xmx256m}     # each JVM's heap is the operator's (as in the image)
+SIDECAR_JAVA_OPTS=${SIDECAR_JAVA_OPTS:--Xmx192m} # the location cache's 64 MiB and room to work
 JAR=${JAR:-$ROOT/target/seaweedfs-rdma-sidecar.jar}
 BASELINE_JAR=${BASELINE_JAR:-}
-# The jar relaunches its JVM unless these are set (cli/UcxEnvironment): set, the agents' PIDs are the JVMs measured;
-# the sidecar still relaunches once to bound its heap (sidecar.maxHeap), and its child is measured.
-export UCX_TCP_CM_REUSEADDR=y UCX_ERROR_SIGNALS= UCX_LOG_FILE=stderr
 
 RESULTS=$BENCH_OUT/scale.jsonl
 mkdir -p "$BENCH_OUT/logs" "$SCALE_DATA"
@@ -92,10 +87,10 @@ heap_after_gc_mib() {
 }
 now_ms() { date +%s%3N; }
 
-# run_one NAME JAR [SIDECAR_JVM_OPTION] — agents, then the sidecar (ready time), memory, the two read sets, memory
-# again.
+# run_one NAME JAR — agents, then the sidecar (ready time), memory, the two read sets, memory again. serve runs in the
+# JVM launched: each PID is the serving process.
 run_one() {
-    local name=$1 jar=$2 sidecar_opt=${3:-} i port agents="" conf pid started ready_ms up volumes jvm agent_jvms=""
+    local name=$1 jar=$2 i port agents="" conf pid started ready_ms up volumes jvm agent_jvms=""
     log "$name: $AGENTS agents"
     for i in $(seq 0 $((AGENTS - 1))); do
         port=$((AGENT_PORT_BASE + i)); conf=$BENCH_OUT/scale-agent$i.yaml
@@ -113,7 +108,7 @@ ucx:
 metrics:
   enabled: false
 YAML
-        java $JAVA_OPTS -jar "$jar" serve --conf "$conf" > "$BENCH_OUT/logs/scale-$name-agent$i.log" 2>&1 &
+        java $JAVA_OPTS $AGENT_JAVA_OPTS -jar "$jar" serve --conf "$conf" > "$BENCH_OUT/logs/scale-$name-agent$i.log" 2>&1 &
         PIDS+=($!)
         agents+="${agents:+, }127.0.0.1:$port"
     done
@@ -121,9 +116,7 @@ YAML
         wait_for_line "$BENCH_OUT/logs/scale-$name-agent$i.log" '^ready:' 1800 "${PIDS[$i]}"
     done
     for i in $(seq 0 $((AGENTS - 1))); do
-        # serve relaunches an agent's JVM once (its heap bound, agent.maxHeap, and class archive): measure the child.
-        jvm=$(pgrep -P "${PIDS[$i]}" java | head -n 1 || true)
-        jvm=${jvm:-${PIDS[$i]}}
+        jvm=${PIDS[$i]}
         agent_jvms+="${agent_jvms:+,}$jvm"
         printf '{"kind":"scale_agent","impl":"%s","agent":%d,"rss_mib":%s,"heap_after_gc_mib":%s}\n' "$name" "$i" \
             "$(rss_mib "$jvm")" "$(heap_after_gc_mib "$jvm")" | record
@@ -143,38 +136,24 @@ ucx:
   tls: [${TLS//,/, }]
 YAML
     log "$name: sidecar in front of [$agents] (default settings)"
-    # Twice: the first start after a build also records the relaunched JVM's class archive (cli/ClassArchive);
-    # the second is what every later start costs. Both are recorded (what: ready_first_start, ready).
-    local start what
-    for start in 1 2; do
-        what=$([ "$start" = 1 ] && echo ready_first_start || echo ready)
-        started=$(now_ms)
-        java $JAVA_OPTS $sidecar_opt -jar "$jar" serve --conf "$conf" > "$BENCH_OUT/logs/scale-$name-sidecar.log" 2>&1 &
-        pid=$!; PIDS+=("$pid")
-        # Ready: every agent up and every volume routed (from the JVM's launch: its start-up counts too).
-        until { read -r up volumes < <(curl -s "http://127.0.0.1:$SIDECAR_PORT/status" | python3 -c '
+    started=$(now_ms)
+    java $JAVA_OPTS $SIDECAR_JAVA_OPTS -jar "$jar" serve --conf "$conf" > "$BENCH_OUT/logs/scale-$name-sidecar.log" 2>&1 &
+    pid=$!; PIDS+=("$pid")
+    # Ready: every agent up and every volume routed (from the JVM's launch: its start-up counts too).
+    until { read -r up volumes < <(curl -s "http://127.0.0.1:$SIDECAR_PORT/status" | python3 -c '
 import json, sys
 try:
     s = json.load(sys.stdin)
     print(sum(1 for a in s["agents"] if a["state"] == "up"), len(s["volumes"]))
 except Exception:
     print(0, 0)'); [ "$up" = "$AGENTS" ] && [ "$volumes" = "$VOLUMES" ]; }; do
-            kill -0 "$pid" 2> /dev/null || { tail -n 20 "$BENCH_OUT/logs/scale-$name-sidecar.log" >&2; return 1; }
-            [ $(( $(now_ms) - started )) -lt 600000 ] || { echo "sidecar not ready within 600 s" >&2; return 1; }
-            sleep 0.05
-        done
-        ready_ms=$(( $(now_ms) - started ))
-        launcher=$pid
-        # serve relaunches a sidecar-only JVM once with its heap bound (sidecar.maxHeap): measure the serving child.
-        child=$(pgrep -P "$pid" java | head -n 1 || true)
-        pid=${child:-$pid}
-        printf '{"kind":"scale_sidecar","impl":"%s","what":"%s","agents":%d,"volumes":%d,"needles":%d,"ready_ms":%d,"rss_mib":%s,"heap_after_gc_mib":%s}\n' \
-            "$name" "$what" "$AGENTS" "$VOLUMES" "$((PER_VOLUME * VOLUMES))" "$ready_ms" "$(rss_mib "$pid")" "$(heap_after_gc_mib "$pid")" | record
-        if [ "$start" = 1 ]; then
-            kill "$launcher"; wait "$launcher" 2> /dev/null || true
-            PIDS=("${PIDS[@]/$launcher}")
-        fi
+        kill -0 "$pid" 2> /dev/null || { tail -n 20 "$BENCH_OUT/logs/scale-$name-sidecar.log" >&2; return 1; }
+        [ $(( $(now_ms) - started )) -lt 600000 ] || { echo "sidecar not ready within 600 s" >&2; return 1; }
+        sleep 0.05
     done
+    ready_ms=$(( $(now_ms) - started ))
+    printf '{"kind":"scale_sidecar","impl":"%s","what":"ready","agents":%d,"volumes":%d,"needles":%d,"ready_ms":%d,"rss_mib":%s,"heap_after_gc_mib":%s}\n' \
+        "$name" "$AGENTS" "$VOLUMES" "$((PER_VOLUME * VOLUMES))" "$ready_ms" "$(rss_mib "$pid")" "$(heap_after_gc_mib "$pid")" | record
     local set hot
     for set in $SETS; do
         hot=$([ "$set" = hot ] && echo "$HOT_KEYS" || echo 0)
@@ -192,13 +171,7 @@ generate
 printf '{"kind":"scale_meta","agents":%d,"volumes":%d,"needles":%d,"size":%d,"hot_keys_per_volume":%d,"conns":%d,"tls":"%s","volume_memory":"%s","load":"%s","commit":"%s"}\n' \
     "$AGENTS" "$VOLUMES" "$((PER_VOLUME * VOLUMES))" "$SIZE" "$HOT_KEYS" "$CONNS" "$TLS" "$VOLUME_MEMORY" \
     "$(cut -d' ' -f1-3 /proc/loadavg)" "$(git -C "$ROOT" rev-parse --short HEAD 2> /dev/null || echo unknown)" | record
-for lookups in $LOOKUPS; do
-    case $lookups in
-        onesided) run_one onesided "$JAR" ;;
-        control) run_one control "$JAR" -Dseaweedfs.oneSidedLookups=false ;;
-        *) echo "LOOKUPS: unknown '$lookups' (onesided, control)" >&2; exit 2 ;;
-    esac
-done
+run_one current "$JAR"
 if [ -n "$BASELINE_JAR" ]; then
     run_one baseline "$BASELINE_JAR"
 fi

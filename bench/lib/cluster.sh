@@ -19,8 +19,8 @@ declare -A HOST_PID=()
 
 host_log() { echo "$CLUSTER_OUT/logs/$1.log"; }
 
-# host_java HOST JAVA-ARGS... — a JVM on HOST in the background, logging to its log; records its pid. Every UCX_*
-# variable the jar would relaunch itself with is exported by run.sh, so the pid is the serving JVM.
+# host_java HOST JAVA-ARGS... — a JVM on HOST in the background, logging to its log; records its pid: serve runs in
+# the JVM launched, so the pid is the serving JVM.
 host_java() {
     local host=$1; shift
     # UCX_LOG_LEVEL=info: UCX logs the lanes of every endpoint (ep_cfg[..]: rma_am(tcp/eth0) ...).

@@ -1,10 +1,10 @@
 # Processes: waiting for one, stopping one, their figures from /proc; sourced by run.sh, turns.sh, ab.sh, scale.sh.
 
-# cpu_ticks PID — utime + stime of the whole process (all threads) and its children, in clock ticks (`serve` relaunches
-# itself as a child JVM to bound the sidecar's heap or to set UCX_* variables).
+# cpu_ticks PID — utime + stime of the whole process (all threads) and its children, in clock ticks (a bench main may
+# start helper processes; `serve` runs in the JVM launched).
 cpu_ticks() { local p t=0; for p in $1 $(pgrep -P "$1"); do t=$((t + $(awk '{ print $14 + $15 }' "/proc/$p/stat"))); done; echo $t; }
 
-# serving_pid PID — the JVM that serves: PID, or its child when `serve` relaunched itself.
+# serving_pid PID — the JVM that serves: PID, or its child when an older build's `serve` relaunched itself.
 serving_pid() { local child; child=$(pgrep -P "$1" java | head -n1 || true); echo "${child:-$1}"; }
 
 # cpu_snapshot LABEL PID [threads] — "process LABEL TICKS" (cpu_ticks) and, when asked, "thread LABEL TID TICKS NAME"

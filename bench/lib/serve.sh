@@ -25,8 +25,8 @@ SIDECAR_POOL=${SIDECAR_POOL:-256MiB}     # sidecar.bufferPool.totalBytes
 SIDECAR_BUFFER=${SIDECAR_BUFFER:-2MiB}   # sidecar.bufferPool.bufferSize: a 1 MiB needle's record (data + ~40 B of
                                          # header and tail) then fits one buffer, one get instead of two
 
-# All of the variables the jar would otherwise relaunch itself with (cli/UcxEnvironment): set here, `serve` runs in the
-# JVM started, so a PID is the process that serves (CPU, RSS, heap and signals reach it, not a launcher).
+# UCX's early variables, for the C program and the bench mains; `serve` sets them itself before UCX loads. With them
+# set, an older build (BASELINE_JAR) does not relaunch itself either, so a PID is the process that serves.
 export UCX_TCP_CM_REUSEADDR=y UCX_ERROR_SIGNALS= UCX_LOG_FILE=stderr
 
 log() { printf '\n== %s\n' "$*" >&2; }

@@ -55,7 +55,7 @@ public final class RoleMetricsBinder {
                 agent.remaps());
         counter("seaweedfs.rdma.agent.reopens", "Volumes reopened under a new epoch (compaction)", Tags.empty(),
                 agent.reopens());
-        counter("seaweedfs.rdma.agent.polls", "Passes over the volume directories (agent.pollInterval)", Tags.empty(),
+        counter("seaweedfs.rdma.agent.polls", "Passes over the volume directories (every 250 ms)", Tags.empty(),
                 agent.polls());
         FunctionCounter.builder("seaweedfs.rdma.agent.lost.pages", agent, a -> (double) a.lostPages())
                 .description("Pages of mapped .dat files that faulted (truncated in place, I/O error) and were replaced"

@@ -45,17 +45,11 @@ public final class RoleSettings {
 
     /** The {@code agent.*} keys. */
     public static AgentSettings agent(AgentConfig agent) {
-        AgentSettings settings = AgentSettings.of(agent.listen().host(), agent.listen().port(),
-                agent.volumeDirs().stream().map(Path::of).toList()).withOffset5(agent.offset5())
-                .withVolumeMemory(VolumeMemory.valueOf(agent.volumeMemory().toUpperCase(Locale.ROOT)),
-                        agent.volumeMemoryLimit());
-        if (agent.indexDir() != null) {
-            settings = settings.withIndexDir(Path.of(agent.indexDir()));
-        }
-        if (agent.volumeIdxDir() != null) {
-            settings = settings.withVolumeIdxDir(Path.of(agent.volumeIdxDir()));
-        }
-        return agent.authToken() == null ? settings : settings.withAuthToken(agent.authToken());
+        return new AgentSettings(agent.listen().host(), agent.listen().port(),
+                agent.volumeDirs().stream().map(Path::of).toList(), agent.offset5(), agent.authToken(),
+                VolumeMemory.valueOf(agent.volumeMemory().toUpperCase(Locale.ROOT)), agent.volumeMemoryLimit(),
+                agent.indexCacheDir() == null ? null : Path.of(agent.indexCacheDir()),
+                agent.volumeIdxDir() == null ? null : Path.of(agent.volumeIdxDir()));
     }
 
     /**

@@ -1,6 +1,11 @@
 package org.seaweedfs.rdma;
 
+import static com.tngtech.archunit.core.domain.JavaCall.Predicates.target;
 import static com.tngtech.archunit.core.domain.JavaClass.Predicates.resideInAPackage;
+import static com.tngtech.archunit.core.domain.JavaClass.Predicates.type;
+import static com.tngtech.archunit.core.domain.properties.HasName.Predicates.name;
+import static com.tngtech.archunit.core.domain.properties.HasName.Predicates.nameMatching;
+import static com.tngtech.archunit.core.domain.properties.HasOwner.Predicates.With.owner;
 import static com.tngtech.archunit.core.domain.JavaClass.Predicates.resideOutsideOfPackage;
 import static com.tngtech.archunit.lang.syntax.ArchRuleDefinition.classes;
 import static com.tngtech.archunit.lang.syntax.ArchRuleDefinition.noClasses;
@@ -26,7 +31,8 @@ import org.junit.jupiter.params.provider.ValueSource;
  * and UCX packages stay leaves (they may use the internals door and the polling rule), only the command line reaches
  * into the composition
  * root ({@link SeaweedRdma}, {@link RoleSettings}, {@link RoleMetricsBinder}), which may import every package, only
- * the internals package touches framework internals, and no public signature of ours shows a Netty type.
+ * the internals package touches framework internals or the JDK's (sun.misc, setAccessible), and no public signature
+ * of ours shows a Netty type.
  */
 class ArchitectureTest {
 
@@ -75,6 +81,22 @@ class ArchitectureTest {
                 .should().dependOnClassesThat().resideInAnyPackage(
                         "io.vertx.core.impl..", "io.vertx.core.internal..", "io.netty.util.internal..")
                 .because("framework internals go through " + INTERNALS)
+                .check(main);
+    }
+
+    /**
+     * The JDK's unsupported classes ({@code sun.misc.Unsafe} and the like) and reflection past access checks are the
+     * same kind of door: only the internals package opens it. Reflection by name ({@code Class.forName}, declared
+     * members) counts too, since it reaches such a class without a compile-time dependency.
+     */
+    @Test
+    void onlyTheInternalsPackageReachesJdkInternalsOrBypassesAccessChecks() {
+        noClasses().that().resideOutsideOfPackage(INTERNALS + "..")
+                .should().dependOnClassesThat().resideInAnyPackage("sun..", "jdk.internal..")
+                .orShould().callMethodWhere(target(name("setAccessible")))
+                .orShould().callMethodWhere(target(name("forName")).and(target(owner(type(Class.class)))))
+                .orShould().callMethodWhere(target(nameMatching("getDeclared(Field|Method|Constructor)s?")))
+                .because("JDK internals and reflection past access checks go through " + INTERNALS)
                 .check(main);
     }
 

@@ -6,7 +6,6 @@ import java.nio.file.Path;
 import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
-import org.seaweedfs.rdma.agent.AgentSettings;
 import org.seaweedfs.rdma.agent.VolumeMemory;
 import org.seaweedfs.rdma.config.ConfigLoader;
 import org.seaweedfs.rdma.config.RdmaConfig;
@@ -25,20 +24,19 @@ class RoleSettingsTest {
                 """).agent());
         assertTrue(settings.offset5());
         assertEquals("t", settings.authToken());
-        assertEquals(AgentSettings.DEFAULT_POLL_INTERVAL, settings.pollInterval());
-        assertEquals(AgentSettings.DEFAULT_SEGMENT_BYTES, settings.segmentBytes());
+        assertEquals("agent-0.0.0.0-18515", settings.agentId());
         assertNull(settings.volumeIdxDir());
         assertEquals(List.of(Path.of("/v")), settings.volumeFileDirs());
     }
 
     @Test
-    void theVolumeServersIndexDirectoryIsAnotherPlaceForVolumeFilesNotTheAgentsIndexDir() {
+    void theVolumeServersIndexDirectoryIsAnotherPlaceForVolumeFilesNotTheAgentsIndexCache() {
         var settings = RoleSettings.agent(parse("""
                 roles: [agent]
-                agent: {volumeDirs: [/hdd1, /hdd2], volumeIdxDir: /ssd/idx, indexDir: /var/rdx}
+                agent: {volumeDirs: [/hdd1, /hdd2], volumeIdxDir: /ssd/idx, indexCacheDir: /var/rdx}
                 """).agent());
         assertEquals(Path.of("/ssd/idx"), settings.volumeIdxDir());
-        assertEquals(Path.of("/var/rdx"), settings.indexDir());
+        assertEquals(Path.of("/var/rdx"), settings.indexCacheDir());
         assertEquals(List.of(Path.of("/hdd1"), Path.of("/hdd2")), settings.volumeDirs());
         assertEquals(List.of(Path.of("/hdd1"), Path.of("/hdd2"), Path.of("/ssd/idx")), settings.volumeFileDirs());
     }

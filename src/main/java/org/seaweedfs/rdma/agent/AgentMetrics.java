@@ -114,7 +114,7 @@ public final class AgentMetrics {
         return overloaded;
     }
 
-    /** Passes over the volume directories completed after start-up (one every agent.pollInterval). */
+    /** Passes over the volume directories completed after start-up (one every {@link AgentLimits#pollInterval}). */
     public LongAdder polls() {
         return polls;
     }

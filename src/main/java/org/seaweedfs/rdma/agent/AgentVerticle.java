@@ -30,7 +30,7 @@ import java.util.StringJoiner;
  * {@code agent.volumeMemoryLimit} bytes (volumes beyond it are served mapped, with one warning each). The copies are
  * made on this worker context, never on an event loop.
  *
- * <p><b>Following the volume server.</b> Every {@code agent.pollInterval} a pass serves the growth of each
+ * <p><b>Following the volume server.</b> Every {@link AgentLimits#pollInterval} a pass serves the growth of each
  * {@code .dat} (the short tail segment is mapped or copied again larger, or a copied tail takes the new bytes into its
  * spare room, and new segments are added; {@code VolumeChanged GROWN} is pushed), then applies the new {@code .idx}
  * entries, but only those whose record lies inside the served segments, so a sidecar is never told of a record it
@@ -43,7 +43,7 @@ import java.util.StringJoiner;
  * <p><b>Why old mappings are released late.</b> A sidecar may have started a get on a segment just before the agent
  * replaced it (growth) or its whole epoch (compaction). The bytes behind an old mapping never change: the
  * {@code .dat} only grows, and a compaction renames a new file over the path while the old mapping keeps the old
- * file's pages. So a replaced mapping stays registered for {@code agent.retireGrace} and serves such late gets
+ * file's pages. So a replaced mapping stays registered for {@link AgentLimits#retireGrace} and serves such late gets
  * correctly. After the grace it is deregistered: on RDMA hardware a get with its remote key then fails on the
  * reader's side with a remote access error, which the reader treats as retriable (re-fetch the volume list, read
  * again); it can never return other bytes, because the key no longer names any memory. Over TCP or shared memory,
@@ -59,6 +59,7 @@ public final class AgentVerticle extends VerticleBase {
 
     private final UcxWorkerVerticle ucx;
     private final AgentSettings settings;
+    private final AgentLimits limits;
     private final AgentMetrics metrics = new AgentMetrics();
     private final String instanceId;
 
@@ -75,8 +76,14 @@ public final class AgentVerticle extends VerticleBase {
 
     /** @param ucx an already deployed UCX worker verticle (any Vert.x instance) */
     public AgentVerticle(UcxWorkerVerticle ucx, AgentSettings settings) {
+        this(ucx, settings, AgentLimits.FIXED);
+    }
+
+    /** With other limits than {@link AgentLimits#FIXED} (tests reaching a bound with small volumes). */
+    public AgentVerticle(UcxWorkerVerticle ucx, AgentSettings settings, AgentLimits limits) {
         this.ucx = Objects.requireNonNull(ucx, "ucx");
         this.settings = Objects.requireNonNull(settings, "settings");
+        this.limits = Objects.requireNonNull(limits, "limits");
         byte[] nonce = new byte[8];
         new SecureRandom().nextBytes(nonce);
         this.instanceId = settings.agentId() + "/" + HexFormat.of().formatHex(nonce);
@@ -109,11 +116,15 @@ public final class AgentVerticle extends VerticleBase {
         return settings;
     }
 
+    public AgentLimits limits() {
+        return limits;
+    }
+
     public AgentMetrics metrics() {
         return metrics;
     }
 
-    /** The agent id sent in HelloOk: {@code agent.agentId} plus a suffix that is new on every start. */
+    /** The agent id sent in HelloOk: {@link AgentSettings#agentId()} plus a suffix that is new on every start. */
     public String instanceId() {
         return instanceId;
     }
@@ -136,21 +147,23 @@ public final class AgentVerticle extends VerticleBase {
             return Future.failedFuture(new IllegalStateException("AgentVerticle must be deployed as a WORKER verticle "
                     + "(DeploymentOptions.setThreadingModel(ThreadingModel.WORKER)): it does file I/O on its context"));
         }
-        if (settings.maxFrameBytes() > ucx.settings().maxFrameBytes()) {
-            return Future.failedFuture(new IllegalArgumentException("agent.maxFrameBytes (" + settings.maxFrameBytes()
-                    + ") must not exceed ucx.maxFrameBytes (" + ucx.settings().maxFrameBytes() + ")"));
+        if (limits.maxFrameBytes() > ucx.settings().maxFrameBytes()) {
+            return Future.failedFuture(new IllegalArgumentException("the agent's largest control frame ("
+                    + limits.maxFrameBytes() + " bytes) must not exceed its UCX worker's ("
+                    + ucx.settings().maxFrameBytes() + ")"));
         }
         String noGuard = SigbusGuard.absenceWarning();
         if (noGuard != null) {
             log.warn(noGuard);
         }
-        ControlCodec codec = new ControlCodec(settings.maxFrameBytes());
+        ControlCodec codec = new ControlCodec(limits.maxFrameBytes());
         SegmentMemory memory = new SegmentMemory(ucx, settings.volumeMemory(), settings.volumeMemoryLimit(), metrics);
-        retired = new RetiredMappings(vertx, memory, settings.retireGrace().toMillis());
-        server = new ControlServer(settings, instanceId, codec, metrics, ucx.settings().peerSettings());
+        retired = new RetiredMappings(vertx, memory, limits.retireGrace().toMillis());
+        server = new ControlServer(settings, limits.maxRepliesInFlight(), instanceId, codec, metrics,
+                ucx.settings().peerSettings());
         server.speakAtMost(protocolVersion);
-        follower = new VolumeFollower(settings, memory, retired, metrics, server);
-        ecFollower = new EcFollower(settings, memory, retired, follower::nextEpoch, server);
+        follower = new VolumeFollower(settings, limits, memory, retired, metrics, server);
+        ecFollower = new EcFollower(settings, limits, memory, retired, follower::nextEpoch, server);
         server.serve(follower, ecFollower);
         long opening = System.nanoTime();
         return poll(true)
@@ -176,7 +189,7 @@ public final class AgentVerticle extends VerticleBase {
         if (stopping) {
             return;
         }
-        pollTimer = vertx.setTimer(settings.pollInterval().toMillis(), t -> {
+        pollTimer = vertx.setTimer(limits.pollInterval().toMillis(), t -> {
             pass = poll(false);
             pass.onComplete(x -> {
                 metrics.polls().increment();
@@ -215,6 +228,6 @@ public final class AgentVerticle extends VerticleBase {
                 + "; SIGBUS guard " + (SigbusGuard.active() ? "active" : "ABSENT")
                 + "; " + (settings.authToken() == null ? "no token required" : "token required")
                 + "; index entries " + (settings.offset5() ? "17" : "16") + " bytes; polling every "
-                + settings.pollInterval().toMillis() + " ms";
+                + limits.pollInterval().toMillis() + " ms";
     }
 }

@@ -51,6 +51,7 @@ final class ControlServer implements VolumeFollower.Events, EcFollower.Events {
     private static final Logger log = LoggerFactory.getLogger(ControlServer.class);
 
     private final AgentSettings settings;
+    private final int maxRepliesInFlight;
     private final String agentId;
     private final ControlCodec codec;
     private final AgentMetrics metrics;
@@ -63,9 +64,10 @@ final class ControlServer implements VolumeFollower.Events, EcFollower.Events {
     /** The newest protocol version spoken (older agents are tested by speaking less). */
     private int protocolVersion = ControlCodec.PROTOCOL_VERSION;
 
-    ControlServer(AgentSettings settings, String agentId, ControlCodec codec, AgentMetrics metrics,
-                  Map<String, Long> ucxSettings) {
+    ControlServer(AgentSettings settings, int maxRepliesInFlight, String agentId, ControlCodec codec,
+                  AgentMetrics metrics, Map<String, Long> ucxSettings) {
         this.settings = settings;
+        this.maxRepliesInFlight = maxRepliesInFlight;
         this.agentId = agentId;
         this.codec = codec;
         this.metrics = metrics;
@@ -129,7 +131,7 @@ final class ControlServer implements VolumeFollower.Events, EcFollower.Events {
         }
         boolean large = request instanceof SyncRequest || request instanceof ReadThrough
                 || request instanceof VolumeListRequest;
-        if (large && session.repliesInFlight() >= settings.maxRepliesInFlight()) {
+        if (large && session.repliesInFlight() >= maxRepliesInFlight) {
             metrics.overloaded().increment();
             send(session, ErrorReply.of(request.requestId(), ErrorCode.OVERLOADED, session.repliesInFlight()
                     + " large replies are still being sent on this channel: retry later"));

@@ -98,7 +98,7 @@ final class DatSegments {
         if (kept.size() + newSegments > ProtocolLimits.MAX_SEGMENTS) {
             return Future.failedFuture(new IOException(source + ": " + size + " bytes need "
                     + (kept.size() + newSegments) + " segments of " + segmentBytes + " bytes, more than the "
-                    + ProtocolLimits.MAX_SEGMENTS + " a volume may have; raise agent.segmentBytes"));
+                    + ProtocolLimits.MAX_SEGMENTS + " a volume may have"));
         }
         List<Future<ServedSegment>> made = serve(start, size, opening);
         return Future.join(made).transform(done -> {

@@ -52,6 +52,7 @@ final class EcFollower {
     private static final Logger log = LoggerFactory.getLogger(EcFollower.class);
 
     private final AgentSettings settings;
+    private final AgentLimits limits;
     private final IndexFormat format;
     private final SegmentMemory memory;
     private final RetiredMappings retired;
@@ -61,9 +62,10 @@ final class EcFollower {
     private final Set<String> reported = new HashSet<>();
     private boolean closed;
 
-    EcFollower(AgentSettings settings, SegmentMemory memory, RetiredMappings retired, LongSupplier epochs,
-            Events events) {
+    EcFollower(AgentSettings settings, AgentLimits limits, SegmentMemory memory, RetiredMappings retired,
+               LongSupplier epochs, Events events) {
         this.settings = settings;
+        this.limits = limits;
         this.format = IndexFormat.of(settings.offset5());
         this.memory = memory;
         this.retired = retired;
@@ -144,8 +146,8 @@ final class EcFollower {
     private Future<EcServedVolume> open(EcFileSet files, Set<Object> olderShards) {
         EcServedVolume volume;
         try {
-            volume = EcServedVolume.open(files, format, epochs.getAsLong(), settings.ecLargeBlock(),
-                    settings.ecSmallBlock(), settings.segmentBytes(), memory, olderShards);
+            volume = EcServedVolume.open(files, format, epochs.getAsLong(), limits.ecLargeBlock(),
+                    limits.ecSmallBlock(), limits.segmentBytes(), memory, olderShards);
             volume.followDeletions();
         } catch (IOException | RuntimeException e) {
             return Future.failedFuture(e);

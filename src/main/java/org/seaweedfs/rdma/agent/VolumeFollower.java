@@ -66,6 +66,7 @@ final class VolumeFollower {
     private static final int STALL_WARN_PASSES = 40;
 
     private final AgentSettings settings;
+    private final AgentLimits limits;
     private final IndexFormat format;
     private final SegmentMemory memory;
     private final RetiredMappings retired;
@@ -83,9 +84,10 @@ final class VolumeFollower {
     private long lastEpoch;
     private boolean closed;
 
-    VolumeFollower(AgentSettings settings, SegmentMemory memory, RetiredMappings retired, AgentMetrics metrics,
-                   Events events) {
+    VolumeFollower(AgentSettings settings, AgentLimits limits, SegmentMemory memory, RetiredMappings retired,
+                   AgentMetrics metrics, Events events) {
         this.settings = settings;
+        this.limits = limits;
         this.format = IndexFormat.of(settings.offset5());
         this.memory = memory;
         this.retired = retired;
@@ -234,8 +236,8 @@ final class VolumeFollower {
         ServedVolume volume;
         long size;
         try {
-            volume = ServedVolume.open(files, format, nextEpoch(), settings.segmentBytes(), memory, settings.indexDir(),
-                    NeedleIndex.DEFAULT_MIN_OVERLAY);
+            volume = ServedVolume.open(files, format, nextEpoch(), limits.segmentBytes(), memory,
+                    settings.indexCacheDir(), NeedleIndex.DEFAULT_MIN_OVERLAY);
             size = volume.datSize();
         } catch (IOException e) {
             return Future.failedFuture(e);

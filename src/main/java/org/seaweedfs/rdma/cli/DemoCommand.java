@@ -20,6 +20,7 @@ import org.seaweedfs.rdma.config.ConfigException;
 import org.seaweedfs.rdma.config.ConfigLoader;
 import org.seaweedfs.rdma.config.RdmaConfig;
 import org.seaweedfs.rdma.sidecar.ReadPath;
+import org.seaweedfs.rdma.ucx.UcxEnvironment;
 import org.seaweedfs.rdma.volume.FileId;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
@@ -56,10 +57,7 @@ final class DemoCommand implements Callable<Integer> {
 
     /** Runs the demo; with {@code check}, verifies the samples and exits the JVM with the result. */
     int demo(boolean check) throws Exception {
-        int relaunched = UcxEnvironment.relaunchIfNeeded(Main.originalArgs(), List.of());
-        if (relaunched >= 0) {
-            return relaunched;
-        }
+        UcxEnvironment.loadUcx();
         Path volumes = Files.createTempDirectory("seaweedfs-rdma-demo-");
         List<FileId> ids = SampleVolumes.writeDemo(volumes);
         RdmaConfig config;

@@ -25,13 +25,10 @@ import picocli.CommandLine.ScopeType;
                 + "UCX from an agent beside the volume server.", "Run '<command> --help' for a command's options."})
 public final class Main {
 
-    private static volatile String[] originalArgs = new String[0];
-
     private Main() {
     }
 
     public static void main(String[] args) {
-        originalArgs = args.clone();
         Logging.configure(LoggingConfig.defaults());
         PrintStream out = new PrintStream(new BufferedOutputStream(new FileOutputStream(FileDescriptor.out), 1 << 16),
                 false, StandardCharsets.UTF_8);
@@ -69,11 +66,6 @@ public final class Main {
             return 1;
         });
         return cli;
-    }
-
-    /** The command line as given, for commands that relaunch the JVM. */
-    static String[] originalArgs() {
-        return originalArgs.clone();
     }
 
     /** {@code --version}: the version the build stamped. */

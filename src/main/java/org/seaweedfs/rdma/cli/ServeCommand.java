@@ -1,28 +1,28 @@
 package org.seaweedfs.rdma.cli;
 
 import java.io.IOException;
-import java.lang.management.ManagementFactory;
 import java.io.PrintStream;
 import java.nio.file.Files;
 import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
-import java.util.List;
 import java.util.concurrent.Callable;
 import org.seaweedfs.rdma.SeaweedRdma;
 import org.seaweedfs.rdma.config.ConfigException;
 import org.seaweedfs.rdma.config.ConfigLoader;
 import org.seaweedfs.rdma.config.RdmaConfig;
+import org.seaweedfs.rdma.config.Role;
+import org.seaweedfs.rdma.config.SidecarConfig;
+import org.seaweedfs.rdma.ucx.UcxEnvironment;
 import picocli.CommandLine.Command;
-import org.slf4j.Logger;
-import org.slf4j.LoggerFactory;
 import picocli.CommandLine.Option;
 
-/** {@code serve --conf <file.yaml>}: runs the roles the file enables until the process is stopped. */
+/**
+ * {@code serve --conf <file.yaml>}: runs the roles the file enables, in this JVM, until the process is stopped. The
+ * JVM's options (heap, GC) are the operator's: {@code JAVA_OPTS} in the image and the scripts.
+ */
 @Command(name = "serve", description = "Run the roles (agent, sidecar) the configuration file enables, until stopped. "
         + "SEAWEEDFS_RDMA_* environment variables override the file's keys.")
 final class ServeCommand implements Callable<Integer> {
-
-    private static final Logger LOG = LoggerFactory.getLogger(ServeCommand.class);
 
     private final PrintStream out;
     private final PrintStream err;
@@ -57,19 +57,29 @@ final class ServeCommand implements Callable<Integer> {
             return 2;
         }
         Logging.configure(config.logging());
-        List<String> jvmOptions = HeapBound.option(config,
-                ManagementFactory.getRuntimeMXBean().getInputArguments(), System.getenv()).stream().toList();
-        if (!jvmOptions.isEmpty()) {
-            LOG.info("Heap bounded to {} MiB (sidecar.maxHeap, agent.maxHeap; an -Xmx of your own wins): relaunching"
-                    + " with {}", HeapBound.bound(config) >> 20, jvmOptions);
+        String heap = heapProblem(config, Runtime.getRuntime().maxMemory());
+        if (heap != null) {
+            err.println("serve: " + heap);
+            return 2;
         }
-        int relaunched = UcxEnvironment.relaunchIfNeeded(Main.originalArgs(), jvmOptions);
-        if (relaunched >= 0) {
-            return relaunched;
-        }
+        UcxEnvironment.loadUcx(); // UCX's early variables must be in the environment before anything loads UCX
         SeaweedRdma server = ServerLauncher.start(config, err);
         out.println(ServerLauncher.readyLine(server));
         out.flush();
         return 0;
+    }
+
+    /**
+     * Why this JVM's heap cannot hold what the configuration asks of it, or null: the heap is the operator's
+     * ({@code JAVA_OPTS=-Xmx...}), and a sidecar's location cache lives on it.
+     */
+    static String heapProblem(RdmaConfig config, long maxHeapBytes) {
+        long needed = config.sidecar().locationCacheMaxBytes() + SidecarConfig.WORKING_HEAP_BYTES;
+        if (!config.runs(Role.SIDECAR) || maxHeapBytes >= needed) {
+            return null;
+        }
+        return "sidecar.locationCache.maxBytes (" + (config.sidecar().locationCacheMaxBytes() >> 20) + " MiB) needs a "
+                + "heap of at least " + (needed >> 20) + " MiB, and this JVM's is " + (maxHeapBytes >> 20) + " MiB: "
+                + "give the JVM more (JAVA_OPTS=-Xmx" + (needed >> 20) + "m) or the cache less";
     }
 }

@@ -10,20 +10,12 @@ import java.util.List;
  * @param volumeMemory       where served .dat bytes live: "mapped" (registered file mappings) or "ucx" (copies in
  *                           UCX-allocated memory, read over shared memory by same-host sidecars)
  * @param volumeMemoryLimit  the most bytes of UCX memory the agent allocates for volume copies
- * @param indexDir           where the agent keeps its needle index files; null: beside each volume
+ * @param indexCacheDir      where the agent keeps the index files it derives from each volume's own index;
+ *                           null: beside each volume
  * @param volumeIdxDir       the volume server's {@code -dir.idx} (its .idx, .ecx and .ecj files); null: none
- * @param maxHeapBytes       the JVM heap {@code serve} gives an agent-only process started without a heap option
- *                           (0: the JVM's default); the needle index is off the heap, so this does not grow with
- *                           the needles served
  */
 public record AgentConfig(HostPort listen, List<String> volumeDirs, boolean offset5, String authToken,
-                          String volumeMemory, long volumeMemoryLimit, String indexDir, String volumeIdxDir,
-                          long maxHeapBytes) {
-
-    /** {@code agent.maxHeap}'s default. */
-    public static final long DEFAULT_MAX_HEAP_BYTES = 256L << 20;
-    /** The least heap {@code agent.maxHeap} may give. */
-    public static final long MIN_HEAP_BYTES = 64L << 20;
+                          String volumeMemory, long volumeMemoryLimit, String indexCacheDir, String volumeIdxDir) {
 
     public AgentConfig {
         volumeDirs = List.copyOf(volumeDirs);

@@ -2,6 +2,7 @@ package org.seaweedfs.rdma.config;
 
 import io.vertx.core.Future;
 import io.vertx.core.Vertx;
+import java.io.StringReader;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.EnumSet;
@@ -89,7 +90,15 @@ public final class ConfigLoader {
     private static void readYaml(String text, String origin, Map<String, Object> raw, List<String> problems) {
         Object root;
         try {
-            root = new Yaml(new SafeConstructor(new LoaderOptions())).load(text);
+            LoaderOptions options = new LoaderOptions();
+            options.setAllowDuplicateKeys(false);
+            Yaml yaml = new Yaml(new SafeConstructor(options));
+            List<String> duplicates = DuplicateKeys.in(yaml.compose(new StringReader(text)), origin);
+            if (!duplicates.isEmpty()) {
+                problems.addAll(duplicates);
+                return;
+            }
+            root = yaml.load(text);
         } catch (MarkedYAMLException e) {
             // file:line:column, as editors and compilers name a place
             Mark mark = e.getProblemMark() != null ? e.getProblemMark() : e.getContextMark();
@@ -116,9 +125,7 @@ public final class ConfigLoader {
         for (Map.Entry<?, ?> e : map.entrySet()) {
             String name = prefix + e.getKey();
             if (ConfigSchema.byName(name).isPresent()) {
-                if (raw.putIfAbsent(name, e.getValue()) != null) {
-                    problems.add(name + ": given twice");
-                }
+                raw.put(name, e.getValue());
             } else if (ConfigSchema.isSection(name)) {
                 if (e.getValue() instanceof Map<?, ?> section) {
                     flatten(name + ".", section, raw, problems);
@@ -126,7 +133,7 @@ public final class ConfigLoader {
                     problems.add(name + ": expected a section of keys, got '" + e.getValue() + "'");
                 }
             } else {
-                problems.add(ConfigSchema.removed(name).orElseGet(() ->
+                problems.add(ConfigSchema.retired(name).orElseGet(() ->
                         unknown(name, ConfigSchema.namesAndSections())));
             }
         }
@@ -140,7 +147,7 @@ public final class ConfigLoader {
                 .forEach(e -> ConfigSchema.byEnv(e.getKey()).ifPresentOrElse(key -> {
                     raw.put(key.name(), e.getValue());
                     from.put(key.name(), e.getKey());
-                }, () -> problems.add(ConfigSchema.removed(e.getKey())
+                }, () -> problems.add(ConfigSchema.retired(e.getKey())
                         .orElseGet(() -> unknown(e.getKey(), ConfigSchema.envNames())))));
     }
 
@@ -169,8 +176,7 @@ public final class ConfigLoader {
                 new AgentConfig((HostPort) v.get("agent.listen"), v.strings("agent.volumeDirs"),
                         (Boolean) v.get("agent.offset5"), v.optionalString("agent.authToken"),
                         v.string("agent.volumeMemory").toLowerCase(Locale.ROOT), v.number("agent.volumeMemoryLimit"),
-                        v.optionalString("agent.indexDir"), v.optionalString("agent.volumeIdxDir"),
-                        v.number("agent.maxHeap")),
+                        v.optionalString("agent.indexCacheDir"), v.optionalString("agent.volumeIdxDir")),
                 new SidecarConfig(
                         v.hostPorts("sidecar.agents"),
                         (HostPort) v.get("sidecar.master"),
@@ -188,7 +194,6 @@ public final class ConfigLoader {
                         fallback, SidecarConfig.EVENT_BUS_INSTANCES,
                         v.number("sidecar.locationCache.maxBytes"),
                         EcRebuild.valueOf(v.string("sidecar.ecRebuild").toUpperCase(Locale.ROOT)),
-                        v.number("sidecar.maxHeap"),
                         v.optionalString("sidecar.securityToml")),
                 new UcxConfig(v.strings("ucx.tls"), v.strings("ucx.netDevices"),
                         v.string("ucx.errorHandling").toLowerCase(Locale.ROOT),
@@ -208,10 +213,6 @@ public final class ConfigLoader {
         }
         if (c.runs(Role.AGENT) && c.agent().volumeDirs().isEmpty()) {
             problems.add("agent.volumeDirs: the agent role needs at least one volume directory");
-        }
-        if (c.agent().maxHeapBytes() != 0 && c.agent().maxHeapBytes() < AgentConfig.MIN_HEAP_BYTES) {
-            problems.add("agent.maxHeap: must be 0 (the JVM's default) or at least 64MiB, got "
-                    + c.agent().maxHeapBytes());
         }
         ClusterConfig cluster = c.cluster();
         if (cluster.enabled() && (cluster.host().isEmpty() || cluster.host().equals("0.0.0.0")
@@ -235,12 +236,6 @@ public final class ConfigLoader {
         }
         if (new HashSet<>(s.fallback()).size() != s.fallback().size()) {
             problems.add("sidecar.fallback: lists a path twice");
-        }
-        long heapNeeded = s.locationCacheMaxBytes() + SidecarConfig.WORKING_HEAP_BYTES;
-        if (s.maxHeapBytes() != 0 && s.maxHeapBytes() < heapNeeded) {
-            problems.add("sidecar.maxHeap: must be 0 (the JVM's default) or at least sidecar.locationCache.maxBytes + "
-                    + "64MiB ("
-                    + heapNeeded + " bytes)");
         }
     }
 

@@ -41,9 +41,8 @@ final class ConfigSchema {
             ConfigKey.of("agent.authToken", STRING, null),
             ConfigKey.choice("agent.volumeMemory", STRING, "mapped", "mapped", "ucx"),
             ConfigKey.ranged("agent.volumeMemoryLimit", BYTES, 4 * GIB, 0, 1L << 46),
-            ConfigKey.of("agent.indexDir", STRING, null),
+            ConfigKey.of("agent.indexCacheDir", STRING, null),
             ConfigKey.of("agent.volumeIdxDir", STRING, null),
-            ConfigKey.ranged("agent.maxHeap", BYTES, AgentConfig.DEFAULT_MAX_HEAP_BYTES, 0, 1024 * GIB),
             ConfigKey.of("sidecar.agents", HOST_PORT_LIST, List.of(HostPort.parse("127.0.0.1:18515"))),
             ConfigKey.of("sidecar.master", HOST_PORT, null),
             ConfigKey.of("sidecar.volumeServers", HOST_PORT_LIST, List.of()),
@@ -60,7 +59,6 @@ final class ConfigSchema {
             ConfigKey.ranged("sidecar.locationCache.maxBytes", BYTES, 64L << 20, 64 * 1024, 1024 * GIB),
             ConfigKey.choice("sidecar.fallback", STRING_LIST, List.of("read-through", "http"), "read-through", "http"),
             ConfigKey.choice("sidecar.ecRebuild", STRING, "rdma", "rdma", "fallback"),
-            ConfigKey.ranged("sidecar.maxHeap", BYTES, 192L << 20, 0, 1024 * GIB),
             ConfigKey.of("ucx.tls", STRING_LIST, List.of()),
             ConfigKey.of("ucx.netDevices", STRING_LIST, List.of()),
             ConfigKey.choice("ucx.errorHandling", STRING, "peer", "peer", "none"),
@@ -73,6 +71,7 @@ final class ConfigSchema {
             ConfigKey.ranged("cluster.port", INTEGER, 5701L, 0, 65535),
             ConfigKey.of("cluster.members", HOST_PORT_LIST, List.of()));
 
+    private static final String JAVA_OPTS_HEAP = "the JVM's heap is set where the JVM starts: JAVA_OPTS=-Xmx256m";
     private static final String FIXED_RECONNECT =
             "fixed: waits of at most 250ms for 30s after an agent is lost, then growing to 30s";
 
@@ -103,7 +102,15 @@ final class ConfigSchema {
             Map.entry("sidecar.breaker.halfOpenCalls", "fixed: 3 trial calls"),
             Map.entry("sidecar.retry.maxAttempts", "fixed: 3 attempts"),
             Map.entry("sidecar.retry.waitDuration", "fixed: 50ms between attempts"),
+            Map.entry("agent.maxHeap", JAVA_OPTS_HEAP),
+            Map.entry("sidecar.maxHeap", JAVA_OPTS_HEAP),
             Map.entry("http.maxInFlight", "sidecar.maxInFlightReads bounds every read, HTTP and event bus alike"));
+
+    /**
+     * Keys earlier versions accepted under another name, with the name that replaced each: the old name is rejected
+     * with the new one, so a file written for an earlier version says what to rename.
+     */
+    static final Map<String, String> RENAMED = Map.of("agent.indexDir", "agent.indexCacheDir");
 
     private static final Map<String, ConfigKey> BY_NAME = new LinkedHashMap<>();
     private static final Map<String, ConfigKey> BY_ENV = new LinkedHashMap<>();
@@ -126,22 +133,35 @@ final class ConfigSchema {
         return Optional.ofNullable(BY_ENV.get(envName));
     }
 
-    /** Why {@code name} (a dotted key, or its environment variable) is no longer accepted, if it once was. */
-    static Optional<String> removed(String name) {
+    /**
+     * Why {@code name} (a dotted key, or its environment variable) is no longer accepted, if it once was: removed, or
+     * renamed (then the message gives the new name in the same spelling).
+     */
+    static Optional<String> retired(String name) {
         for (Map.Entry<String, String> e : REMOVED.entrySet()) {
-            String key = e.getKey();
-            if (key.equals(name) || ConfigKey.envName(key).equals(name)) {
+            if (spells(name, e.getKey())) {
                 return Optional.of(name + ": this key was removed (" + e.getValue() + "); delete it");
             }
         }
+        for (Map.Entry<String, String> e : RENAMED.entrySet()) {
+            if (spells(name, e.getKey())) {
+                String renamed = name.equals(e.getKey()) ? e.getValue() : ConfigKey.envName(e.getValue());
+                return Optional.of(name + ": this key was renamed " + renamed + "; use that name");
+            }
+        }
         return Optional.empty();
+    }
+
+    private static boolean spells(String name, String key) {
+        return key.equals(name) || ConfigKey.envName(key).equals(name);
     }
 
     /** True when some key, or some removed key, lives below {@code section} (e.g. "sidecar.ping"). */
     static boolean isSection(String section) {
         String prefix = section + ".";
         return KEYS.stream().anyMatch(k -> k.name().startsWith(prefix))
-                || REMOVED.keySet().stream().anyMatch(k -> k.startsWith(prefix));
+                || REMOVED.keySet().stream().anyMatch(k -> k.startsWith(prefix))
+                || RENAMED.keySet().stream().anyMatch(k -> k.startsWith(prefix));
     }
 
     /** The known name closest to a misspelt one, if it is close enough to be a likely typo. */

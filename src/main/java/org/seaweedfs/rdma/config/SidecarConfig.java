@@ -19,8 +19,6 @@ import java.util.List;
  *                         round-robin); the configuration file always gives {@link #EVENT_BUS_INSTANCES}
  * @param locationCacheMaxBytes heap budget of the needle-location cache (all agents together)
  * @param ecRebuild        what a read needing a shard no agent lists does
- * @param maxHeapBytes     the JVM heap {@code serve} gives a sidecar-only process started without a heap option
- *                         ({@code -Xmx} and the like win); 0 leaves it to the JVM
  * @param securityToml     SeaweedFS's {@code security.toml}, whose {@code [https.client]} says how the master and the
  *                         volume servers are reached (HTTPS, CA, client certificate); null: plain HTTP
  */
@@ -41,7 +39,6 @@ public record SidecarConfig(
         int eventBusInstances,
         long locationCacheMaxBytes,
         EcRebuild ecRebuild,
-        long maxHeapBytes,
         String securityToml) {
 
     /**
@@ -52,9 +49,6 @@ public record SidecarConfig(
 
     /** {@code sidecar.locationCache.maxBytes}'s default. */
     public static final long DEFAULT_LOCATION_CACHE_BYTES = 64L << 20;
-
-    /** {@code sidecar.maxHeap}'s default: the location cache's default budget plus 128 MiB of working heap. */
-    public static final long DEFAULT_MAX_HEAP_BYTES = 192L << 20;
 
     /** Heap a sidecar needs besides its location cache (buffers of reads in flight, HTTP, metrics, classes' data). */
     public static final long WORKING_HEAP_BYTES = 64L << 20;
@@ -67,8 +61,7 @@ public record SidecarConfig(
     }
 
     /**
-     * Everything but {@code sidecar.locationCache.maxBytes}, {@code ecRebuild} and {@code maxHeap}, left at their
-     * defaults.
+     * Everything but {@code sidecar.locationCache.maxBytes} and {@code ecRebuild}, left at their defaults.
      */
     public SidecarConfig(List<HostPort> agents, HostPort master, List<HostPort> volumeServers, String authToken,
                          long maxNeedleBytes, BufferPool bufferPool, int maxInFlightReads, Duration readTimeout,
@@ -76,7 +69,7 @@ public record SidecarConfig(
                          int eventBusInstances) {
         this(agents, master, volumeServers, authToken, maxNeedleBytes, bufferPool, maxInFlightReads, readTimeout,
                 ping, reconnect, breaker, retry, fallback, eventBusInstances, DEFAULT_LOCATION_CACHE_BYTES,
-                EcRebuild.RDMA, DEFAULT_MAX_HEAP_BYTES, null);
+                EcRebuild.RDMA, null);
     }
 
     /** Registered read buffers: {@code totalBytes / bufferSize} of them. */

@@ -85,7 +85,7 @@ public final class UcxChannel {
         }
         if (frame.length() > owner.settings().maxFrameBytes()) {
             return Future.failedFuture(new IllegalArgumentException("frame of " + frame.length()
-                    + " bytes exceeds ucx.maxFrameBytes (" + owner.settings().maxFrameBytes() + ")"));
+                    + " bytes exceeds the largest control frame (" + owner.settings().maxFrameBytes() + ")"));
         }
         UcxTransportException unusable = unusableReason();
         if (unusable != null) {
@@ -117,7 +117,7 @@ public final class UcxChannel {
      * Unpacks a peer's packed memory key, cached by content: unpacking the same bytes again returns the same key.
      * Each successful call is one hold on the key; {@link #releaseRemoteKey} drops it, and the key is closed once
      * no holder remains and no get that uses it is in flight (or when the channel closes). At most
-     * {@code ucx.maxRemoteKeys} keys are held per channel; beyond that the unpack fails.
+     * {@link UcxSettings#maxRemoteKeys()} keys are held per channel; beyond that the unpack fails.
      */
     public Future<UcxRemoteKey> unpackRemoteKey(byte[] packed) {
         if (packed == null || packed.length == 0) {
@@ -374,7 +374,8 @@ public final class UcxChannel {
         if (length > owner.settings().maxFrameBytes()) {
             metrics().error();
             fail(new UcxTransportException(hostPort(peer) + " sent a frame of " + length
-                    + " bytes, more than ucx.maxFrameBytes (" + owner.settings().maxFrameBytes() + ") on " + this));
+                    + " bytes, more than the largest control frame (" + owner.settings().maxFrameBytes() + ") on "
+                    + this));
             return UcsConstants.STATUS.UCS_OK;
         }
         frames.arrived(data, length);

@@ -6,7 +6,6 @@ import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
-import java.util.TreeMap;
 import java.util.concurrent.TimeUnit;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
@@ -23,37 +22,6 @@ final class UcxConfigReport {
     private static final long PROBE_TIMEOUT_SECONDS = 10;
 
     private UcxConfigReport() {
-    }
-
-    /** The UCX_* environment variables of this process (UCX reads them; the context's own settings win). */
-    static Map<String, String> ucxEnvironment() {
-        Map<String, String> env = new TreeMap<>();
-        System.getenv().forEach((k, v) -> {
-            if (k.startsWith("UCX_")) {
-                env.put(k, v);
-            }
-        });
-        return env;
-    }
-
-    /**
-     * What the environment lacks of what the settings need from it, one operator-readable line each (UCX 1.13 reads
-     * these keys only from the environment).
-     */
-    static List<String> environmentGaps(Map<String, String> required, Map<String, String> environment) {
-        List<String> gaps = new ArrayList<>();
-        required.forEach((key, value) -> {
-            String actual = environment.get(key);
-            if (actual == null || !actual.equalsIgnoreCase(value)) {
-                String effect = key.equals("UCX_ERROR_SIGNALS")
-                        ? "JUCX still disables UCX's signal handlers when it loads"
-                        : "UCX uses its own default";
-                gaps.add("environment has " + (actual == null ? "no " + key : key + "=" + actual)
-                        + ", settings ask for "
-                        + key + "=" + value + " (" + effect + "); UCX reads it only from the environment");
-            }
-        });
-        return gaps;
     }
 
     /**

@@ -1,11 +1,5 @@
 package org.seaweedfs.rdma.ucx;
 
-import java.io.IOException;
-import java.io.InputStream;
-import java.nio.file.Files;
-import java.nio.file.Path;
-import java.nio.file.StandardCopyOption;
-import org.openucx.jucx.NativeLibs;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -15,12 +9,11 @@ import org.slf4j.LoggerFactory;
  * releases leak a JNI global reference per immediately completed request; docs/protocol.md, "UCX versions"). A UCX log
  * handler from {@code src/main/c/ucx_log_filter.c} stops that one message and passes every other one on;
  * {@link UcxLibrary} logs the versions in use once instead. Without the library (a build made with
- * {@code -Dsigbusguard.skip=true}) UCX prints it as before.
+ * {@code -Dsigbusguard.skip=true}) UCX prints it as before. The handler lives in {@link UcxNativeLibrary}.
  */
 final class UcxLogFilter {
 
     private static final Logger log = LoggerFactory.getLogger(UcxLogFilter.class);
-    private static final String RESOURCE = "/native/libucxlogfilter.so";
     private static final Object LOCK = new Object();
     private static boolean tried;
     private static boolean active;
@@ -45,25 +38,17 @@ final class UcxLogFilter {
     }
 
     private static boolean load() {
-        try (InputStream in = UcxLogFilter.class.getResourceAsStream(RESOURCE)) {
-            if (in == null) {
-                log.info("No UCX log filter in this build (" + RESOURCE + " missing: gcc was not installed): UCX "
-                        + "prints 'UCP API version is incompatible' at each context where its version is older than "
-                        + "JUCX's");
-                return false;
-            }
-            NativeLibs.load(); // JUCX's own library, and with it the libucs the handler goes into
-            Path file = Files.createTempFile("ucxlogfilter", ".so");
-            file.toFile().deleteOnExit();
-            Files.copy(in, file, StandardCopyOption.REPLACE_EXISTING);
-            System.load(file.toAbsolutePath().toString());
-            if (install0()) {
-                return true;
-            }
-            log.info("UCX log filter not installed: libucs.so.0 or its ucs_log_push_handler was not found");
-        } catch (IOException | LinkageError e) {
-            log.info("UCX log filter not loaded: " + e);
+        String absence = UcxNativeLibrary.absence();
+        UcxEnvironment.loadUcx(); // JUCX's own library, and with it the libucs the handler goes into
+        if (absence != null) {
+            log.info("No UCX log filter: " + absence + ". UCX prints 'UCP API version is incompatible' at each"
+                    + " context where its version is older than JUCX's");
+            return false;
         }
+        if (install0()) {
+            return true;
+        }
+        log.info("UCX log filter not installed: libucs.so.0 or its ucs_log_push_handler was not found");
         return false;
     }
 

@@ -57,12 +57,12 @@ import org.seaweedfs.rdma.polling.PollingPolicy;
  *                           applied last on the context. A transport's key goes by its name inside the transport's
  *                           table ({@code RX_SEG_SIZE}, {@code MM_SEG_SIZE}), not by its environment name
  *                           ({@code TCP_RX_SEG_SIZE}, {@code POSIX_SEG_SIZE}), which UCX 1.13 rejects there.
- *                           Defaults from the JVM property {@value #CONFIG_PROPERTY}.
+ *                           None by default.
  *
  * <p>UCX 1.13 (Debian 12) applies {@code UcpParams.setConfig} keys to the context and, when a key is no context key,
  * to every transport interface whose table has it (its own name, or {@code MM_...} for posix and sysv), overriding
- * the environment; global keys such as {@code ERROR_SIGNALS} come from the environment only.
- * {@link #contextConfig()} and {@link #requiredEnvironment()} split them.
+ * the environment; global keys such as {@code ERROR_SIGNALS} come from the environment only, which
+ * {@link UcxEnvironment} sets before UCX loads.
  */
 public record UcxSettings(String tls, String netDevices, boolean peerErrorHandling,
                           int tcpTxSegSize, int tcpRxSegSize, int maxFrameBytes, long connectTimeoutMs,
@@ -136,7 +136,7 @@ public record UcxSettings(String tls, String netDevices, boolean peerErrorHandli
     public UcxSettings {
         Objects.requireNonNull(tls, "ucx.tls");
         Objects.requireNonNull(netDevices, "ucx.netDevices");
-        Objects.requireNonNull(extraConfig, "ucx.config");
+        Objects.requireNonNull(extraConfig, "extraConfig");
         tls = tls.strip();
         netDevices = netDevices.strip();
         require(TLS_LIST.matcher(tls).matches(),
@@ -145,58 +145,35 @@ public record UcxSettings(String tls, String netDevices, boolean peerErrorHandli
                 "ucx.netDevices must be 'all' or a comma-separated device list such as 'mlx5_0:1,eth0', got '"
                         + netDevices + "'");
         require(tcpTxSegSize >= 1024 && tcpTxSegSize <= MAX_SEG_SIZE,
-                "ucx.tcpTxSegSize must be 1024.." + MAX_SEG_SIZE + " bytes, got " + tcpTxSegSize);
+                "the TCP TX segment must be 1024.." + MAX_SEG_SIZE + " bytes, got " + tcpTxSegSize);
         require(tcpRxSegSize >= 1024 && tcpRxSegSize <= MAX_SEG_SIZE,
-                "ucx.tcpRxSegSize must be 1024.." + MAX_SEG_SIZE + " bytes, got " + tcpRxSegSize);
+                "the TCP RX segment must be 1024.." + MAX_SEG_SIZE + " bytes, got " + tcpRxSegSize);
         require(tcpRxSegSize >= tcpTxSegSize,
-                "ucx.tcpRxSegSize (" + tcpRxSegSize + ") must not be smaller than ucx.tcpTxSegSize (" + tcpTxSegSize
+                "the TCP RX segment (" + tcpRxSegSize + ") must not be smaller than the TX segment (" + tcpTxSegSize
                         + ")");
         require(idlePollMicros >= 0 && idlePollMicros <= PollingPolicy.MAX_MICROS,
                 "idlePollMicros must be 0.." + PollingPolicy.MAX_MICROS + ", got " + idlePollMicros);
-        require(maxFrameBytes >= 1024, "ucx.maxFrameBytes must be at least 1024, got " + maxFrameBytes);
+        require(maxFrameBytes >= 1024, "the largest control frame must be at least 1024 bytes, got " + maxFrameBytes);
         require(connectTimeoutMs >= 1 && connectTimeoutMs <= 600_000,
-                "ucx.connectTimeoutMs must be between 1 and 600000, got " + connectTimeoutMs);
+                "the connect timeout must be between 1 and 600000 ms, got " + connectTimeoutMs);
         require(maxRemoteKeys >= 1 && maxRemoteKeys <= MAX_REMOTE_KEYS,
-                "ucx.maxRemoteKeys must be between 1 and " + MAX_REMOTE_KEYS + ", got " + maxRemoteKeys);
+                "the remote keys per channel must be between 1 and " + MAX_REMOTE_KEYS + ", got " + maxRemoteKeys);
         Map<String, String> copy = new LinkedHashMap<>();
         extraConfig.forEach((k, v) -> {
             require(k != null && UCX_KEY.matcher(k).matches() && !k.startsWith("UCX_"),
-                    "ucx.config keys are UCX settings in upper case without the UCX_ prefix (e.g. RNDV_THRESH), got '"
-                            + k + "'");
-            require(v != null, "ucx.config." + k + " must have a value");
+                    "extra UCX context settings are named in upper case without the UCX_ prefix (e.g. RNDV_THRESH),"
+                            + " got '" + k + "'");
+            require(v != null, "UCX context setting " + k + " must have a value");
             require(!PEER_SETTINGS.containsValue(k) || memoryUnits(v) >= 0,
-                    "ucx.config." + k + " must be a size such as 65536 or 64k, got '" + v + "'");
+                    "UCX context setting " + k + " must be a size such as 65536 or 64k, got '" + v + "'");
             copy.put(k, v);
         });
         extraConfig = Collections.unmodifiableMap(copy);
     }
 
-    /**
-     * JVM property adding raw UCX context settings ({@link #extraConfig}) to the defaults, as comma-separated
-     * {@code KEY=VALUE} pairs (e.g. {@code RX_SEG_SIZE=1m,TX_SEG_SIZE=1m}): a tuning knob, not a configuration key.
-     * Settings peers must share ({@link #peerSettings()}) then have to be given to every peer alike: a sidecar refuses
-     * an agent whose settings differ.
-     */
-    public static final String CONFIG_PROPERTY = "seaweedfs.ucx.config";
-
     public static UcxSettings defaults() {
         return new UcxSettings(DEFAULT_TLS, "all", true, TCP_SEG_SIZE, TCP_SEG_SIZE, 64 << 20, 10_000, true, 65_536,
-                mayUseRdma(DEFAULT_TLS), true, PollingPolicy.DEFAULT_MICROS,
-                configProperty(System.getProperty(CONFIG_PROPERTY, "")));
-    }
-
-    /** {@value #CONFIG_PROPERTY}'s {@code KEY=VALUE,...} pairs; validated by the constructor. */
-    static Map<String, String> configProperty(String pairs) {
-        Map<String, String> config = new LinkedHashMap<>();
-        for (String pair : pairs.split(",")) {
-            if (pair.isBlank()) {
-                continue;
-            }
-            int eq = pair.indexOf('=');
-            require(eq > 0, CONFIG_PROPERTY + " takes KEY=VALUE pairs separated by commas, got '" + pair.strip() + "'");
-            config.put(pair.substring(0, eq).strip(), pair.substring(eq + 1).strip());
-        }
-        return config;
+                mayUseRdma(DEFAULT_TLS), true, PollingPolicy.DEFAULT_MICROS, Map.of());
     }
 
     /** Whether a UCX_TLS list could select a shared-memory transport (sm, shm, posix, sysv, cma, knem, xpmem). */
@@ -410,23 +387,6 @@ public record UcxSettings(String tls, String netDevices, boolean peerErrorHandli
         } catch (NumberFormatException e) {
             return -1;
         }
-    }
-
-    /**
-     * Settings UCX 1.13 reads only from the process environment (as {@code UCX_<name>}): global ones, which the
-     * context does not take; {@link UcxWorkerVerticle} warns at start-up about each one that is missing.
-     */
-    public Map<String, String> environmentConfig() {
-        Map<String, String> config = new LinkedHashMap<>();
-        config.put("ERROR_SIGNALS", ""); // no UCX signal handlers fighting the JVM's
-        return config;
-    }
-
-    /** The environment lines ({@code UCX_KEY=value}) that {@link #environmentConfig()} asks for. */
-    public Map<String, String> requiredEnvironment() {
-        Map<String, String> env = new LinkedHashMap<>();
-        environmentConfig().forEach((k, v) -> env.put("UCX_" + k, v));
-        return env;
     }
 
     private static void require(boolean condition, String message) {

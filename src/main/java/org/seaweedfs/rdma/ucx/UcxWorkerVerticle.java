@@ -122,11 +122,11 @@ public final class UcxWorkerVerticle extends VerticleBase {
     private void logStartup(Map<String, String> config) {
         String name = loop.thread().getName();
         log.info("UCX worker " + name + " started; context settings " + config + "; UCX_* environment "
-                + UcxConfigReport.ucxEnvironment() + "; peer error handling "
+                + UcxEnvironment.current() + "; peer error handling "
                         + (settings.peerErrorHandling() ? "on" : "OFF")
                 + "; on-demand paging " + (settings.onDemandPaging() ? "on" : "off")
                 + "; idle poll " + settings.idlePollMicros() + " µs");
-        for (String warning : UcxConfigReport.environmentGaps(settings.requiredEnvironment(), System.getenv())) {
+        for (String warning : UcxEnvironment.gaps()) {
             log.warn("UCX worker " + name + ": " + warning);
         }
         for (String warning : settings.overriddenEnvironment(System.getenv())) {

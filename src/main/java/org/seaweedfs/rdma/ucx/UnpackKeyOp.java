@@ -17,7 +17,7 @@ final class UnpackKeyOp extends ChannelOp<UcxRemoteKey> {
         UcxRemoteKey key = channel.remoteKey(packed);
         if (key == null) {
             fail(new IllegalStateException(channel + " already holds " + channel.settings().maxRemoteKeys()
-                    + " unpacked remote keys (ucx.maxRemoteKeys); release keys no longer used or raise the limit"));
+                    + " unpacked remote keys, the most one connection may hold; release keys no longer used"));
         } else {
             succeed(key);
         }

@@ -2,7 +2,6 @@ package org.seaweedfs.rdma.volume;
 
 import java.io.Closeable;
 import java.io.IOException;
-import java.lang.reflect.Method;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 import java.nio.MappedByteBuffer;
@@ -11,6 +10,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
 import java.util.zip.CRC32C;
+import org.seaweedfs.rdma.internals.DirectBuffers;
 
 /**
  * A file's bytes mapped into memory, addressed by long position (Java maps at most 2 GiB at a time): chunks of
@@ -21,8 +21,8 @@ import java.util.zip.CRC32C;
  * channel first: a full file system then fails that write with an exception, where a store into a mapped hole
  * would kill the process with SIGBUS.
  *
- * <p>{@link #close} unmaps at once (through the JDK's unsupported {@code invokeCleaner}; where that is missing, the
- * garbage collector unmaps later): no thread may touch the region from then on.
+ * <p>{@link #close} unmaps at once ({@link DirectBuffers}; where the JVM does not allow it, the garbage collector
+ * unmaps later): no thread may touch the region from then on.
  */
 public final class MappedBytes implements Closeable {
 
@@ -35,25 +35,6 @@ public final class MappedBytes implements Closeable {
     /** Room left in {@code /dev/shm} for others when scratch goes there. */
     private static final long SHARED_MEMORY_SPARE = 256L << 20;
     private static final int ZEROS = 1 << 20;
-    private static final Method INVOKE_CLEANER;
-    private static final Object UNSAFE;
-
-    static {
-        Method cleaner = null;
-        Object unsafe = null;
-        try {
-            Class<?> type = Class.forName("sun.misc.Unsafe");
-            java.lang.reflect.Field field = type.getDeclaredField("theUnsafe");
-            field.setAccessible(true);
-            unsafe = field.get(null);
-            cleaner = type.getMethod("invokeCleaner", ByteBuffer.class);
-        } catch (ReflectiveOperationException | RuntimeException e) {
-            // the garbage collector unmaps instead
-        }
-        INVOKE_CLEANER = cleaner;
-        UNSAFE = unsafe;
-    }
-
     private final ByteBuffer[] chunks;
     private final long size;
     private boolean closed;
@@ -192,16 +173,9 @@ public final class MappedBytes implements Closeable {
     }
 
     private static void release(ByteBuffer[] chunks) {
-        if (INVOKE_CLEANER == null) {
-            return;
-        }
         for (ByteBuffer chunk : chunks) {
-            if (chunk != null) {
-                try {
-                    INVOKE_CLEANER.invoke(UNSAFE, chunk);
-                } catch (ReflectiveOperationException e) {
-                    return; // the garbage collector unmaps it
-                }
+            if (chunk != null && !DirectBuffers.release(chunk)) {
+                return; // the garbage collector unmaps them
             }
         }
     }

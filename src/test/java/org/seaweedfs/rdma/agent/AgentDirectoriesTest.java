@@ -1,5 +1,6 @@
 package org.seaweedfs.rdma.agent;
 
+import org.seaweedfs.rdma.testing.AgentSetup;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.seaweedfs.rdma.protocol.EcInfo;
@@ -55,7 +56,7 @@ class AgentDirectoriesTest {
         Path idxDir = Files.createDirectories(tmp.resolve("idx"));
         Files.move(data.resolve("2.idx"), idxDir.resolve("2.idx"));
         try (AgentHarness h = new AgentHarness(data, AgentTestClient.ucxSettings(),
-                s -> s.withVolumeIdxDir(idxDir))) {
+                AgentSetup.config("volumeIdxDir: '" + idxDir + "'"))) {
             AgentTestClient client = AgentTestClient.sidecar(h);
             VolumeInfo before = AgentTestClient.volume(client, 2);
             assertEquals(Files.size(idxDir.resolve("2.idx")), before.idxPosition());
@@ -107,10 +108,8 @@ class AgentDirectoriesTest {
         Files.move(ec.files().ecj(), idxDir.resolve("1.ecj"));
         Files.move(ec.files().vif(), disks.get(1).resolve("1.vif"));
         try (AgentHarness h = new AgentHarness(disks.get(0), AgentTestClient.ucxSettings(),
-                s -> new AgentSettings(s.host(), s.port(), disks, s.offset5(), s.authToken(), s.agentId(),
-                        s.pollInterval(), 4096, s.retireGrace(), s.maxFrameBytes(), s.maxRepliesInFlight())
-                        .withEcBlockSizes(EcTestVolumes.TEST_LARGE_BLOCK, EcTestVolumes.TEST_SMALL_BLOCK)
-                        .withVolumeIdxDir(idxDir))) {
+                new AgentSetup("volumeDirs: " + disks.stream().map(d -> "'" + d + "'").toList()
+                        + "\nvolumeIdxDir: '" + idxDir + "'", AgentSetup.ecVolumes(4096)))) {
             AgentTestClient client = AgentTestClient.sidecar(h);
             VolumeInfo volume = AgentTestClient.volume(client, 1);
             EcInfo info = volume.ec();

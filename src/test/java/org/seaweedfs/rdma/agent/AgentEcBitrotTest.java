@@ -1,5 +1,6 @@
 package org.seaweedfs.rdma.agent;
 
+import org.seaweedfs.rdma.testing.AgentSetup;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.seaweedfs.rdma.protocol.EcInfo;
@@ -49,8 +50,7 @@ class AgentEcBitrotTest {
     private static void readsEveryNeedleAsStored(EcWriter.Result ec, int listed, Damage damage) throws Exception {
         Map<Long, EcNeedleReads.Expected> needles = EcNeedleReads.fixtureNeedles();
         try (AgentHarness agent = new AgentHarness(ec.files().dir(), AgentTestClient.ucxSettings(),
-                s -> s.withSegmentBytes(64 << 10)
-                        .withEcBlockSizes(EcTestVolumes.TEST_LARGE_BLOCK, EcTestVolumes.TEST_SMALL_BLOCK));
+                AgentSetup.limits(AgentSetup.ecVolumes(64 << 10)));
              ReadPathHarness.SidecarSide side = new ReadPathHarness.SidecarSide("tcp",
                      new RegisteredBufferPool.Settings(64 << 10, 64, 1 << 20, 16))) {
             AgentTestClient client = AgentTestClient.sidecar(agent);

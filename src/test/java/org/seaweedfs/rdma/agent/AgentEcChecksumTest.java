@@ -1,5 +1,6 @@
 package org.seaweedfs.rdma.agent;
 
+import org.seaweedfs.rdma.testing.AgentSetup;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.seaweedfs.rdma.protocol.EcInfo;
@@ -67,7 +68,7 @@ class AgentEcChecksumTest {
         Files.delete(dir.resolve("1.ec01"));
         AgentEcBitrotTest.rot(dir.resolve("1.ec10")); // a parity shard the rebuild of shard 1 would otherwise take
         Map<Long, EcNeedleReads.Expected> needles = EcNeedleReads.fixtureNeedles();
-        try (AgentHarness agent = new AgentHarness(dir, AgentTestClient.ucxSettings(), s -> s);
+        try (AgentHarness agent = new AgentHarness(dir, AgentTestClient.ucxSettings(), AgentSetup.DEFAULTS);
              ReadPathHarness.SidecarSide side = new ReadPathHarness.SidecarSide("tcp",
                      new RegisteredBufferPool.Settings(64 << 10, 64, 1 << 20, 16))) {
             AgentTestClient client = AgentTestClient.sidecar(agent);

@@ -1,5 +1,6 @@
 package org.seaweedfs.rdma.agent;
 
+import org.seaweedfs.rdma.testing.AgentSetup;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.seaweedfs.rdma.protocol.EcInfo;
@@ -70,8 +71,8 @@ class AgentEcGenerationTest {
         Map<Long, byte[][]> shardBytes = Map.of(gen0.info().datFileSize(), readShards(gen0.files()),
                 gen1.info().datFileSize(), readShards(gen1.files()));
 
-        try (AgentHarness agent = new AgentHarness(dir, AgentTestClient.ucxSettings(), s -> s.withSegmentBytes(64 << 10)
-                .withEcBlockSizes(EcTestVolumes.TEST_LARGE_BLOCK, EcTestVolumes.TEST_SMALL_BLOCK));
+        try (AgentHarness agent = new AgentHarness(dir, AgentTestClient.ucxSettings(),
+                AgentSetup.limits(AgentSetup.ecVolumes(64 << 10)));
              ReadPathHarness.SidecarSide side = new ReadPathHarness.SidecarSide("tcp",
                      new RegisteredBufferPool.Settings(64 << 10, 64, 1 << 20, 16))) {
             AgentTestClient client = AgentTestClient.sidecar(agent);
@@ -130,8 +131,8 @@ class AgentEcGenerationTest {
         Objects.requireNonNull(gen1, "a needle whose removal keeps the shard size");
         Map<Long, byte[][]> shardBytes = Map.of(gen0.info().datFileSize(), readShards(gen0.files()),
                 gen1.info().datFileSize(), readShards(gen1.files()));
-        try (AgentHarness agent = new AgentHarness(dir, AgentTestClient.ucxSettings(), s -> s.withSegmentBytes(64 << 10)
-                .withEcBlockSizes(EcTestVolumes.TEST_LARGE_BLOCK, EcTestVolumes.TEST_SMALL_BLOCK))) {
+        try (AgentHarness agent = new AgentHarness(dir, AgentTestClient.ucxSettings(),
+                AgentSetup.limits(AgentSetup.ecVolumes(64 << 10)))) {
             AgentTestClient client = AgentTestClient.sidecar(agent);
             switchToGeneration1(client, dir, gen1, shardBytes, 0);
             shardsArrive(client, dir, gen1, 0, shardBytes);

@@ -1,5 +1,6 @@
 package org.seaweedfs.rdma.agent;
 
+import org.seaweedfs.rdma.testing.AgentSetup;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.seaweedfs.rdma.protocol.ControlCodec;
@@ -56,8 +57,7 @@ class AgentEcTest {
     Path dir;
 
     private AgentHarness start() {
-        return new AgentHarness(dir, AgentTestClient.ucxSettings(), s -> s.withSegmentBytes(4096)
-                .withEcBlockSizes(EcTestVolumes.TEST_LARGE_BLOCK, EcTestVolumes.TEST_SMALL_BLOCK));
+        return new AgentHarness(dir, AgentTestClient.ucxSettings(), AgentSetup.limits(AgentSetup.ecVolumes(4096)));
     }
 
     @Test

@@ -7,7 +7,7 @@ package org.seaweedfs.rdma.agent;
 class AgentFollowFromCopiesTest extends AgentFollowTest {
 
     @Override
-    AgentSettings base(AgentSettings defaults) {
-        return VolumeCopyTest.copies(defaults);
+    String base() {
+        return VolumeCopyTest.COPIES;
     }
 }

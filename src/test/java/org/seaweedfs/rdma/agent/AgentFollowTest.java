@@ -1,5 +1,6 @@
 package org.seaweedfs.rdma.agent;
 
+import org.seaweedfs.rdma.testing.AgentSetup;
 import org.junit.jupiter.api.Test;
 import org.seaweedfs.rdma.testing.AgentHarness;
 import org.seaweedfs.rdma.protocol.ErrorCode;
@@ -54,7 +55,7 @@ class AgentFollowTest extends AgentTestBase {
 
     @Test
     void appendedNeedlesArePushedAndReadableAndDeletionsPushedAsTombstones() throws Exception {
-        AgentHarness h = start(s -> s);
+        AgentHarness h = start(AgentSetup.DEFAULTS);
         AgentTestClient client = sidecar(h);
         long epoch = volume(client, 2).epoch();
         SyncEntries synced = fullSync(client, 2, epoch).get(0);
@@ -105,7 +106,9 @@ class AgentFollowTest extends AgentTestBase {
     @Test
     void growthOfASmallSegmentedVolumeAddsSegmentsAndKeepsTheOldOnes() throws Exception {
         long segmentBytes = 64 << 10;
-        AgentHarness h = start(s -> s.withSegmentBytes(segmentBytes).withRetireGrace(Duration.ofSeconds(60)));
+        AgentHarness h = start(AgentSetup.limits(new AgentLimits(AgentSetup.QUICK.pollInterval(), segmentBytes,
+                Duration.ofSeconds(60), AgentSetup.QUICK.maxFrameBytes(), AgentSetup.QUICK.maxRepliesInFlight(),
+                AgentSetup.QUICK.ecLargeBlock(), AgentSetup.QUICK.ecSmallBlock())));
         AgentTestClient client = sidecar(h);
         VolumeInfo before = volume(client, 2);
         assertEquals(15, before.segments().size(), "942856 bytes in 64 KiB segments");
@@ -142,7 +145,7 @@ class AgentFollowTest extends AgentTestBase {
 
     @Test
     void anIndexEntryIsHeldBackUntilItsRecordIsOnDisk() throws Exception {
-        AgentHarness h = start(s -> s);
+        AgentHarness h = start(AgentSetup.DEFAULTS);
         AgentTestClient client = sidecar(h);
         SyncEntries synced = fullSync(client, 2, 0).get(0);
         Path dat = h.dir.resolve("2.dat");
@@ -168,7 +171,7 @@ class AgentFollowTest extends AgentTestBase {
 
     @Test
     void aGarbageOrTornIndexTailIsSkippedAndTheVolumeKeepsServing() throws Exception {
-        AgentHarness h = start(s -> s);
+        AgentHarness h = start(AgentSetup.DEFAULTS);
         AgentTestClient client = sidecar(h);
         long epoch = volume(client, 2).epoch();
         SyncEntryReader first = fullSync(client, 2, epoch).get(0).reader();
@@ -200,7 +203,7 @@ class AgentFollowTest extends AgentTestBase {
 
     @Test
     void aNewVolumeIsAnnouncedAndServed() throws Exception {
-        AgentHarness h = start(s -> s);
+        AgentHarness h = start(AgentSetup.DEFAULTS);
         AgentTestClient client = sidecar(h);
         long offset;
         try (VolumeWriter writer = VolumeWriter.create(h.dir, "pics", 7, 3, IndexFormat.OFFSET4)) {
@@ -220,7 +223,7 @@ class AgentFollowTest extends AgentTestBase {
 
     @Test
     void compactionIsServedUnderANewEpoch() throws Exception {
-        AgentHarness h = start(s -> s);
+        AgentHarness h = start(AgentSetup.DEFAULTS);
         AgentTestClient client = sidecar(h);
         VolumeInfo old = volume(client, 2);
         fullSync(client, 2, old.epoch());
@@ -263,7 +266,7 @@ class AgentFollowTest extends AgentTestBase {
 
     @Test
     void aRemovedVolumeIsAnnouncedAndNoLongerServed() throws Exception {
-        AgentHarness h = start(s -> s);
+        AgentHarness h = start(AgentSetup.DEFAULTS);
         AgentTestClient client = sidecar(h);
         long epoch = volume(client, 3).epoch();
         Files.delete(h.dir.resolve("3.dat"));

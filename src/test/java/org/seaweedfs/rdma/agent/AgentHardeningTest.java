@@ -1,5 +1,6 @@
 package org.seaweedfs.rdma.agent;
 
+import org.seaweedfs.rdma.testing.AgentSetup;
 import static org.seaweedfs.rdma.agent.AgentTestClient.sidecar;
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import org.seaweedfs.rdma.testing.AgentHarness;
@@ -72,7 +73,7 @@ class AgentHardeningTest {
         assertEquals(5 * 17, idxSize, "five 17-byte entries");
         byte[] dat = Files.readAllBytes(dir.resolve("7.dat"));
 
-        harness = new AgentHarness(dir, AgentTestClient.ucxSettings(), s -> s.withOffset5(true));
+        harness = new AgentHarness(dir, AgentTestClient.ucxSettings(), AgentSetup.config("offset5: true"));
         AgentTestClient client = sidecar(harness);
         VolumeInfo volume = AgentTestClient.volume(client, 7);
         assertEquals(idxSize, volume.idxPosition());
@@ -115,7 +116,10 @@ class AgentHardeningTest {
         try (VolumeWriter writer = VolumeWriter.create(dir, "", 8, 3, IndexFormat.OFFSET4)) {
             writer.append(NewNeedle.builder(1, 0x11, bytes(1 << 20, 1)).build());
         }
-        harness = new AgentHarness(dir, AgentTestClient.ucxSettings(), s -> s.withMaxRepliesInFlight(2));
+        AgentLimits twoReplies = new AgentLimits(AgentSetup.QUICK.pollInterval(), AgentSetup.QUICK.segmentBytes(),
+                AgentSetup.QUICK.retireGrace(), AgentSetup.QUICK.maxFrameBytes(), 2,
+                AgentSetup.QUICK.ecLargeBlock(), AgentSetup.QUICK.ecSmallBlock());
+        harness = new AgentHarness(dir, AgentTestClient.ucxSettings(), AgentSetup.limits(twoReplies));
         AgentTestClient client = sidecar(harness);
         LookupResult at = client.request(id -> new Lookup(id, 8, 1, 0x11), LookupResult.class);
         List<CompletableFuture<ControlMessage>> replies = new ArrayList<>();
@@ -152,7 +156,7 @@ class AgentHardeningTest {
         Files.delete(dir.resolve("5.idx"));
         List<String> warnings;
         try (LogCapture capture = LogCapture.of(VolumeFollower.class.getName(), "INFO")) {
-            harness = new AgentHarness(dir, AgentTestClient.ucxSettings(), s -> s);
+            harness = new AgentHarness(dir, AgentTestClient.ucxSettings(), AgentSetup.DEFAULTS);
             AgentTestClient client = sidecar(harness);
             assertEquals(List.of(), client.request(org.seaweedfs.rdma.protocol.VolumeListRequest::new,
                     org.seaweedfs.rdma.protocol.VolumeList.class).volumes());

@@ -1,5 +1,6 @@
 package org.seaweedfs.rdma.agent;
 
+import org.seaweedfs.rdma.testing.AgentSetup;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.seaweedfs.rdma.protocol.Lookup;
@@ -18,7 +19,6 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.HashMap;
 import java.util.Map;
-import java.util.function.UnaryOperator;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
@@ -66,8 +66,8 @@ class AgentIndexFileTest {
         deleted.put(key, true);
     }
 
-    private void assertServes(Path dir, UnaryOperator<AgentSettings> tune) throws Exception {
-        try (AgentHarness h = new AgentHarness(dir, AgentTestClient.ucxSettings(), tune)) {
+    private void assertServes(Path dir, AgentSetup setup) throws Exception {
+        try (AgentHarness h = new AgentHarness(dir, AgentTestClient.ucxSettings(), setup)) {
             assertServes(sidecar(h), 1);
         }
     }
@@ -94,7 +94,7 @@ class AgentIndexFileTest {
         Path dir = volumeDir();
         Path file = dir.resolve(VOLUME + ".rdx");
         Path idx = dir.resolve(VOLUME + ".idx");
-        try (AgentHarness h = new AgentHarness(dir, AgentTestClient.ucxSettings(), s -> s)) {
+        try (AgentHarness h = new AgentHarness(dir, AgentTestClient.ucxSettings(), AgentSetup.DEFAULTS)) {
             AgentTestClient client = sidecar(h);
             SortedNeedleIndex.Stamp first = stampOf(file);
             // More changes than the overlay holds before a merge (65,536 for a small volume).
@@ -114,7 +114,7 @@ class AgentIndexFileTest {
         }
         SortedNeedleIndex.Stamp merged = stampOf(file);
         Object identity = ServedVolume.fileKey(file);
-        assertServes(dir, s -> s);
+        assertServes(dir, AgentSetup.DEFAULTS);
         assertEquals(identity, ServedVolume.fileKey(file), "the merged file was mapped, not rebuilt");
         assertEquals(merged, stampOf(file));
     }
@@ -128,7 +128,7 @@ class AgentIndexFileTest {
     @Test
     void aRestartMapsTheIndexFileAndReplaysOnlyTheEntriesWrittenSince() throws Exception {
         Path dir = volumeDir();
-        assertServes(dir, s -> s);
+        assertServes(dir, AgentSetup.DEFAULTS);
         Path file = dir.resolve(VOLUME + ".rdx");
         SortedNeedleIndex.Stamp first = stampOf(file);
         Object identity = ServedVolume.fileKey(file);
@@ -143,7 +143,7 @@ class AgentIndexFileTest {
             delete(writer, 2);
             live.put(3L, writer.append(needle(3, 2))); // overwritten
         }
-        assertServes(dir, s -> s);
+        assertServes(dir, AgentSetup.DEFAULTS);
         assertEquals(identity, ServedVolume.fileKey(file), "the file was mapped, not rebuilt");
         assertEquals(first, stampOf(file));
     }
@@ -151,14 +151,14 @@ class AgentIndexFileTest {
     @Test
     void aCorruptIndexFileIsRebuiltFromTheIdx() throws Exception {
         Path dir = volumeDir();
-        assertServes(dir, s -> s);
+        assertServes(dir, AgentSetup.DEFAULTS);
         Path file = dir.resolve(VOLUME + ".rdx");
         byte[] bytes = Files.readAllBytes(file);
         bytes[bytes.length / 2] ^= 0x40;
         Files.write(file, bytes);
         Object corrupt = ServedVolume.fileKey(file);
 
-        assertServes(dir, s -> s);
+        assertServes(dir, AgentSetup.DEFAULTS);
         assertNotEquals(corrupt, ServedVolume.fileKey(file), "rebuilt into a new file");
         assertTrue(stampOf(file).idxCovered() > 0, "the rebuilt file is intact");
     }
@@ -166,7 +166,7 @@ class AgentIndexFileTest {
     @Test
     void anIndexFileOfAnotherRevisionOfTheVolumeIsRebuilt() throws Exception {
         Path dir = volumeDir();
-        assertServes(dir, s -> s);
+        assertServes(dir, AgentSetup.DEFAULTS);
         // Compacted while the agent was down: the same names, the next revision, other offsets.
         Files.delete(dir.resolve(VOLUME + ".dat"));
         Files.delete(dir.resolve(VOLUME + ".idx"));
@@ -182,7 +182,7 @@ class AgentIndexFileTest {
                 }
             }
         }
-        assertServes(dir, s -> s);
+        assertServes(dir, AgentSetup.DEFAULTS);
         assertEquals(1, stampOf(dir.resolve(VOLUME + ".rdx")).compactionRevision());
     }
 
@@ -190,7 +190,7 @@ class AgentIndexFileTest {
     void theIndexDirectoryHoldsTheFilesWhenConfigured() throws Exception {
         Path dir = volumeDir();
         Path indexDir = tmp.resolve("index");
-        assertServes(dir, s -> s.withIndexDir(indexDir));
+        assertServes(dir, AgentSetup.config("indexCacheDir: '" + indexDir + "'"));
         assertTrue(Files.isRegularFile(indexDir.resolve(VOLUME + ".rdx")));
         assertFalse(Files.exists(dir.resolve(VOLUME + ".rdx")));
         try (var scratch = Files.list(indexDir)) {

@@ -7,7 +7,7 @@ package org.seaweedfs.rdma.agent;
 class AgentProtocolFromCopiesTest extends AgentProtocolTest {
 
     @Override
-    AgentSettings base(AgentSettings defaults) {
-        return VolumeCopyTest.copies(defaults);
+    String base() {
+        return VolumeCopyTest.COPIES;
     }
 }

@@ -1,5 +1,6 @@
 package org.seaweedfs.rdma.agent;
 
+import org.seaweedfs.rdma.testing.AgentSetup;
 import io.vertx.core.DeploymentOptions;
 import org.seaweedfs.rdma.testing.AgentHarness;
 import io.vertx.core.ThreadingModel;
@@ -58,7 +59,7 @@ class AgentProtocolTest extends AgentTestBase {
 
     @Test
     void helloThenPing() throws Exception {
-        AgentHarness h = start(s -> s);
+        AgentHarness h = start(AgentSetup.DEFAULTS);
         AgentTestClient client = connect(h);
         HelloOk ok = assertInstanceOf(HelloOk.class, client.hello(null));
         assertEquals(ControlCodec.PROTOCOL_VERSION, ok.protocolVersion());
@@ -76,7 +77,7 @@ class AgentProtocolTest extends AgentTestBase {
 
     @Test
     void requestsBeforeHelloAreRefused() throws Exception {
-        AgentTestClient client = connect(start(s -> s));
+        AgentTestClient client = connect(start(AgentSetup.DEFAULTS));
         assertError(ErrorCode.HANDSHAKE_REQUIRED, client.request(VolumeListRequest::new));
         assertError(ErrorCode.HANDSHAKE_REQUIRED, client.request(id -> new Lookup(id, 1, 1, 1)));
         assertInstanceOf(HelloOk.class, client.hello(null));
@@ -85,7 +86,7 @@ class AgentProtocolTest extends AgentTestBase {
 
     @Test
     void anotherProtocolVersionIsRefused() throws Exception {
-        AgentTestClient client = connect(start(s -> s));
+        AgentTestClient client = connect(start(AgentSetup.DEFAULTS));
         assertError(ErrorCode.UNSUPPORTED_VERSION,
                 client.request(id -> new Hello(id, ControlCodec.PROTOCOL_VERSION + 1, "future-sidecar", null)));
         // a sidecar of the release before, which cannot check UCX settings, learns why it is refused
@@ -98,7 +99,7 @@ class AgentProtocolTest extends AgentTestBase {
 
     @Test
     void aWrongOrMissingTokenIsRefusedAndTheChannelClosed() throws Exception {
-        AgentHarness h = start(s -> s.withAuthToken("s3cret"));
+        AgentHarness h = start(AgentSetup.config("authToken: s3cret"));
         for (String token : new String[] {"wrong", null, "s3cret-and-more"}) {
             AgentTestClient client = connect(h);
             CompletableFuture<Throwable> closed = new CompletableFuture<>();
@@ -115,7 +116,7 @@ class AgentProtocolTest extends AgentTestBase {
 
     @Test
     void volumeListDescribesEveryFixtureVolume() throws Exception {
-        AgentHarness h = start(s -> s);
+        AgentHarness h = start(AgentSetup.DEFAULTS);
         VolumeList list = sidecar(h).request(VolumeListRequest::new, VolumeList.class);
         assertEquals(List.of(1L, 2L, 3L), list.volumes().stream().map(VolumeInfo::volumeId).toList());
         Set<Long> epochs = new HashSet<>();
@@ -138,7 +139,7 @@ class AgentProtocolTest extends AgentTestBase {
 
     @Test
     void lookupsOfKnownDeletedAndMissingNeedles() throws Exception {
-        AgentHarness h = start(s -> s);
+        AgentHarness h = start(AgentSetup.DEFAULTS);
         AgentTestClient client = sidecar(h);
         byte[] dat1 = Files.readAllBytes(h.dir.resolve("1.dat"));
         for (String fid : new String[] {"1,01bb51ad02", "1,02dfabcb70"}) {
@@ -167,7 +168,7 @@ class AgentProtocolTest extends AgentTestBase {
 
     @Test
     void fullAndIncrementalSyncReplayTheIndex() throws Exception {
-        AgentHarness h = start(s -> s);
+        AgentHarness h = start(AgentSetup.DEFAULTS);
         AgentTestClient client = sidecar(h);
         List<SyncEntries> one = fullSync(client, 1, 0);
         assertEquals(1, one.size());
@@ -200,7 +201,10 @@ class AgentProtocolTest extends AgentTestBase {
 
     @Test
     void aLargeSyncIsCutIntoFramesOfTheMaximumSize() throws Exception {
-        AgentHarness h = start(s -> s.withMaxFrameBytes(4096)); // (4096 - 64) / 20 = 201 entries per frame
+        AgentHarness h = start(AgentSetup.limits(new AgentLimits(AgentSetup.QUICK.pollInterval(),
+                AgentSetup.QUICK.segmentBytes(), AgentSetup.QUICK.retireGrace(), 4096, // (4096 - 64) / 20 = 201 entries
+                AgentSetup.QUICK.maxRepliesInFlight(), AgentSetup.QUICK.ecLargeBlock(),
+                AgentSetup.QUICK.ecSmallBlock())));
         List<SyncEntries> frames = fullSync(sidecar(h), 1, 0);
         assertEquals(2, frames.size());
         assertTrue(frames.get(0).more());
@@ -212,7 +216,7 @@ class AgentProtocolTest extends AgentTestBase {
     @ParameterizedTest(name = "segmentBytes {0}")
     @ValueSource(longs = {1L << 30, 64 << 10, 16 << 10})
     void everyLiveRecordReadWithGetsEqualsTheFile(long segmentBytes) throws Exception {
-        AgentHarness h = start(s -> s.withSegmentBytes(segmentBytes));
+        AgentHarness h = start(AgentSetup.limits(AgentSetup.segments(segmentBytes)));
         AgentTestClient client = sidecar(h);
         int straddling = 0;
         for (long vid : new long[] {1, 2}) {
@@ -240,7 +244,7 @@ class AgentProtocolTest extends AgentTestBase {
 
     @Test
     void readThroughCopiesTheRecord() throws Exception {
-        AgentHarness h = start(s -> s);
+        AgentHarness h = start(AgentSetup.DEFAULTS);
         AgentTestClient client = sidecar(h);
         FileId fid = FileId.parse("2,0306bfd555");
         LookupResult where = client.request(r -> new Lookup(r, 2, fid.key(), fid.cookie()), LookupResult.class);
@@ -270,7 +274,7 @@ class AgentProtocolTest extends AgentTestBase {
 
     @Test
     void malformedAndOversizedFramesAreAnsweredCountedAndSurvived() throws Exception {
-        AgentHarness h = start(s -> s);
+        AgentHarness h = start(AgentSetup.DEFAULTS);
         AgentTestClient client = sidecar(h);
         byte[] badBody = {'S', 'W', ControlCodec.PROTOCOL_VERSION, 8, 0, 0, 0, 0, 0, 0, 0, 42, (byte) 0xc1};
         ErrorReply bad = assertError(ErrorCode.BAD_FRAME, client.send(42, badBody));
@@ -294,7 +298,7 @@ class AgentProtocolTest extends AgentTestBase {
 
     @Test
     void stoppingClosesTheListenerAndEveryChannel() throws Exception {
-        AgentHarness h = start(s -> s);
+        AgentHarness h = start(AgentSetup.DEFAULTS);
         AgentTestClient client = sidecar(h);
         CompletableFuture<Throwable> closed = new CompletableFuture<>();
         client.channel().closeHandler(closed::complete);
@@ -307,7 +311,7 @@ class AgentProtocolTest extends AgentTestBase {
 
     @Test
     void mustBeDeployedAsAWorker() throws Exception {
-        AgentHarness h = start(s -> s);
+        AgentHarness h = start(AgentSetup.DEFAULTS);
         AgentVerticle second =
                 new AgentVerticle(new UcxWorkerVerticle(AgentTestClient.ucxSettings()), h.agent.settings());
         Exception e = assertThrows(Exception.class, () -> await(h.vertx.deployVerticle(second,

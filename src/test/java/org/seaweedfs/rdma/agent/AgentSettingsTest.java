@@ -1,70 +1,89 @@
 package org.seaweedfs.rdma.agent;
 
-import org.junit.jupiter.api.Test;
-
-import java.nio.file.Path;
-import java.time.Duration;
-import java.util.List;
-import java.util.function.Supplier;
-
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.List;
+import java.util.function.Supplier;
+import org.junit.jupiter.api.Test;
+import org.seaweedfs.rdma.testing.AgentSetup;
+
 class AgentSettingsTest {
 
-    private final AgentSettings base = AgentSettings.of("127.0.0.1", 18515, List.of(Path.of("/data")));
+    private static final Path DATA = Path.of("/data");
 
-    @Test
-    void defaults() {
-        assertEquals(Duration.ofMillis(250), base.pollInterval());
-        assertEquals(1L << 30, base.segmentBytes());
-        assertEquals(Duration.ofSeconds(10), base.retireGrace());
-        assertEquals(4 << 20, base.maxFrameBytes());
-        assertNull(base.authToken());
-        assertFalse(base.offset5());
-        assertTrue(base.withOffset5(true).offset5());
-        assertEquals(VolumeMemory.MAPPED, base.volumeMemory());
-        assertEquals(4L << 30, base.volumeMemoryLimit());
+    private static AgentSettings settings(String host, int port, List<Path> dirs, String token, long memoryLimit) {
+        return new AgentSettings(host, port, dirs, false, token, VolumeMemory.MAPPED, memoryLimit, null, null);
     }
 
     @Test
-    void everyRejectionNamesItsField() {
-        assertRejected("agent.host", () -> AgentSettings.of(" ", 1, List.of(Path.of("/d"))));
-        assertRejected("agent.port", () -> AgentSettings.of("h", 70000, List.of(Path.of("/d"))));
-        assertRejected("agent.volumeDirs", () -> AgentSettings.of("h", 1, List.of()));
-        assertRejected("agent.volumeDirs", () -> AgentSettings.of("h", 1, List.of(Path.of("/d"), Path.of("/d"))));
-        assertRejected("agent.authToken", () -> base.withAuthToken(""));
-        assertRejected("agent.authToken", () -> base.withAuthToken("x".repeat(1025)));
-        assertRejected("agent.agentId", () -> base.withAgentId(" "));
-        assertRejected("agent.pollInterval", () -> base.withPollInterval(Duration.ZERO));
-        assertRejected("agent.pollInterval", () -> base.withPollInterval(Duration.ofMinutes(2)));
-        assertRejected("agent.segmentBytes", () -> base.withSegmentBytes(1000));
-        assertRejected("agent.segmentBytes", () -> base.withSegmentBytes(64 * 1024 + 8));
-        assertRejected("agent.segmentBytes", () -> base.withSegmentBytes(2L << 30));
-        assertRejected("agent.retireGrace", () -> base.withRetireGrace(Duration.ofSeconds(-1)));
-        assertRejected("agent.maxFrameBytes", () -> base.withMaxFrameBytes(100));
-        assertRejected("agent.volumeMemoryLimit", () -> base.withVolumeMemory(VolumeMemory.UCX, -1));
-        assertThrows(NullPointerException.class, () -> base.withVolumeMemory(null, 0), "agent.volumeMemory");
+    void theConfigurationsDefaults() {
+        AgentSettings s = AgentSetup.DEFAULTS.settings(DATA);
+        assertNull(s.authToken());
+        assertFalse(s.offset5());
+        assertEquals(VolumeMemory.MAPPED, s.volumeMemory());
+        assertEquals(4L << 30, s.volumeMemoryLimit());
+        assertEquals("agent-127.0.0.1-0", s.agentId());
+        assertTrue(AgentSetup.config("offset5: true").settings(DATA).offset5());
+    }
+
+    @Test
+    void theFixedLimits() {
+        assertEquals(Duration.ofMillis(250), AgentLimits.FIXED.pollInterval());
+        assertEquals(1L << 30, AgentLimits.FIXED.segmentBytes());
+        assertEquals(Duration.ofSeconds(10), AgentLimits.FIXED.retireGrace());
+        assertEquals(4 << 20, AgentLimits.FIXED.maxFrameBytes());
+        assertEquals(32, AgentLimits.FIXED.maxRepliesInFlight());
+    }
+
+    @Test
+    void everyRejectionNamesItsKey() {
+        assertRejected("agent.listen", () -> settings(" ", 1, List.of(DATA), null, 0));
+        assertRejected("agent.listen", () -> settings("h", 70000, List.of(DATA), null, 0));
+        assertRejected("agent.volumeDirs", () -> settings("h", 1, List.of(), null, 0));
+        assertRejected("agent.volumeDirs", () -> settings("h", 1, List.of(DATA, DATA), null, 0));
+        assertRejected("agent.authToken", () -> settings("h", 1, List.of(DATA), "", 0));
+        assertRejected("agent.authToken", () -> settings("h", 1, List.of(DATA), "x".repeat(1025), 0));
+        assertRejected("agent.volumeMemoryLimit", () -> settings("h", 1, List.of(DATA), null, -1));
+        assertThrows(NullPointerException.class,
+                () -> new AgentSettings("h", 1, List.of(DATA), false, null, null, 0, null, null), "agent.volumeMemory");
+    }
+
+    @Test
+    void limitsAreChecked() {
+        assertRejected("the poll interval", () -> limits(Duration.ZERO, 4096, Duration.ZERO, 1 << 20));
+        assertRejected("the poll interval", () -> limits(Duration.ofMinutes(2), 4096, Duration.ZERO, 1 << 20));
+        assertRejected("a segment", () -> limits(Duration.ofSeconds(1), 1000, Duration.ZERO, 1 << 20));
+        assertRejected("a segment", () -> limits(Duration.ofSeconds(1), 64 * 1024 + 8, Duration.ZERO, 1 << 20));
+        assertRejected("a segment", () -> limits(Duration.ofSeconds(1), 2L << 30, Duration.ZERO, 1 << 20));
+        assertRejected("the retire grace", () -> limits(Duration.ofSeconds(1), 4096, Duration.ofSeconds(-1), 1 << 20));
+        assertRejected("the largest control frame", () -> limits(Duration.ofSeconds(1), 4096, Duration.ZERO, 100));
     }
 
     @Test
     void segmentsUpToJustBelowTwoGibAndDownToOnePage() {
-        assertEquals(4096, base.withSegmentBytes(4096).segmentBytes());
-        assertEquals(AgentSettings.MAX_SEGMENT_BYTES,
-                base.withSegmentBytes(AgentSettings.MAX_SEGMENT_BYTES).segmentBytes());
-        assertTrue(AgentSettings.MAX_SEGMENT_BYTES < (2L << 30));
+        assertEquals(4096, AgentSetup.segments(4096).segmentBytes());
+        assertEquals(AgentLimits.MAX_SEGMENT_BYTES, AgentSetup.segments(AgentLimits.MAX_SEGMENT_BYTES).segmentBytes());
+        assertTrue(AgentLimits.MAX_SEGMENT_BYTES < (2L << 30));
     }
 
     @Test
     void toStringHidesTheToken() {
-        assertFalse(base.withAuthToken("s3cret").toString().contains("s3cret"));
+        assertFalse(AgentSetup.config("authToken: s3cret").settings(DATA).toString().contains("s3cret"));
     }
 
-    private static void assertRejected(String field, Supplier<AgentSettings> make) {
+    private static AgentLimits limits(Duration poll, long segment, Duration grace, int frame) {
+        return new AgentLimits(poll, segment, grace, frame, 32, AgentLimits.FIXED.ecLargeBlock(),
+                AgentLimits.FIXED.ecSmallBlock());
+    }
+
+    private static void assertRejected(String start, Supplier<?> make) {
         IllegalArgumentException e = assertThrows(IllegalArgumentException.class, make::get);
-        assertTrue(e.getMessage().startsWith(field), e.getMessage());
+        assertTrue(e.getMessage().startsWith(start), e.getMessage());
     }
 }

@@ -3,11 +3,11 @@ package org.seaweedfs.rdma.agent;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.io.TempDir;
 import org.seaweedfs.rdma.testing.AgentHarness;
+import org.seaweedfs.rdma.testing.AgentSetup;
 import org.seaweedfs.rdma.volume.Fixtures;
 
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.util.function.UnaryOperator;
 
 /**
  * One agent per test, serving a fresh copy of the fixtures in {@code tmp/volumes} (so {@code tmp} has room for
@@ -19,15 +19,15 @@ abstract class AgentTestBase {
     Path tmp;
     private AgentHarness harness;
 
-    AgentHarness start(UnaryOperator<AgentSettings> tune) throws Exception {
+    AgentHarness start(AgentSetup setup) throws Exception {
         Path volumes = Fixtures.copyDir("volumes", Files.createDirectories(tmp.resolve("volumes")));
-        harness = new AgentHarness(volumes, AgentTestClient.ucxSettings(), s -> tune.apply(base(s)));
+        harness = new AgentHarness(volumes, AgentTestClient.ucxSettings(), setup.and(base()));
         return harness;
     }
 
-    /** What every test of the class starts from; a subclass runs the same tests another way (e.g. UCX copies). */
-    AgentSettings base(AgentSettings defaults) {
-        return defaults;
+    /** {@code agent:} lines every test of the class adds; a subclass runs the same tests another way (UCX copies). */
+    String base() {
+        return "";
     }
 
     @AfterEach

@@ -1,5 +1,6 @@
 package org.seaweedfs.rdma.agent;
 
+import org.seaweedfs.rdma.testing.AgentSetup;
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.seaweedfs.rdma.agent.AgentFollowTest.awaitVolume;
@@ -33,7 +34,7 @@ class AgentTruncationTest extends AgentTestBase {
     @Test
     void truncatingAServedDatUnderReadsNeverKillsTheAgent() throws Exception {
         assertTrue(SigbusGuard.active(), "the SIGBUS guard is built and loaded (gcc at build time)");
-        AgentHarness h = start(s -> s);
+        AgentHarness h = start(AgentSetup.DEFAULTS);
         AgentTestClient reader = sidecar(h);
         AgentTestClient control = sidecar(h);
         Path dat = h.dir.resolve("2.dat");
@@ -84,7 +85,7 @@ class AgentTruncationTest extends AgentTestBase {
      */
     @Test
     void aReopenThatMeetsTheDatMidRewriteIsTriedAgain() throws Exception {
-        AgentHarness h = start(s -> s);
+        AgentHarness h = start(AgentSetup.DEFAULTS);
         AgentTestClient reader = sidecar(h);
         AgentTestClient control = sidecar(h);
         Path dat = h.dir.resolve("2.dat");

@@ -1,5 +1,6 @@
 package org.seaweedfs.rdma.agent;
 
+import org.seaweedfs.rdma.testing.AgentSetup;
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.seaweedfs.rdma.testing.Await.await;
@@ -52,7 +53,7 @@ class CorruptExposedIndexTest {
                 data.add(bytes);
             }
         }
-        try (AgentHarness agent = new AgentHarness(dir, TLS, s -> s);
+        try (AgentHarness agent = new AgentHarness(dir, TLS, AgentSetup.DEFAULTS);
              ReadPathHarness.SidecarSide sidecar = new ReadPathHarness.SidecarSide(TLS,
                      new RegisteredBufferPool.Settings(4096, 64, 1 << 20, 2))) {
             Await.until("the index exposed", () -> onAgent(agent, () -> exposed(agent) != null));

@@ -1,5 +1,6 @@
 package org.seaweedfs.rdma.agent;
 
+import org.seaweedfs.rdma.testing.AgentSetup;
 import org.junit.jupiter.api.Test;
 import org.seaweedfs.rdma.testing.AgentHarness;
 import org.seaweedfs.rdma.protocol.LookupResult;
@@ -19,7 +20,6 @@ import java.nio.file.StandardCopyOption;
 import java.time.Duration;
 import java.util.Arrays;
 import java.util.Map;
-import java.util.function.UnaryOperator;
 
 import static org.seaweedfs.rdma.agent.AgentTestClient.sidecar;
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
@@ -44,23 +44,30 @@ class VolumeCopyTest extends AgentTestBase {
     private static final long GRACE_MS = 300;
     private static final long SEGMENT_BYTES = 64 << 10;
 
-    static AgentSettings copies(AgentSettings settings) {
-        return settings.withVolumeMemory(VolumeMemory.UCX, AgentSettings.DEFAULT_VOLUME_MEMORY_LIMIT);
+    /** The {@code agent:} line that serves UCX copies. */
+    static final String COPIES = "volumeMemory: ucx";
+    private static final long DEFAULT_LIMIT = 4L << 30;
+
+    private static AgentSetup copiesWithin(long limit, long segmentBytes) {
+        AgentSetup q = AgentSetup.DEFAULTS;
+        return new AgentSetup(COPIES + "\nvolumeMemoryLimit: " + limit, new AgentLimits(q.limits().pollInterval(),
+                segmentBytes, Duration.ofMillis(GRACE_MS), q.limits().maxFrameBytes(), q.limits().maxRepliesInFlight(),
+                q.limits().ecLargeBlock(), q.limits().ecSmallBlock()));
     }
 
-    private static UnaryOperator<AgentSettings> copiesWithin(long limit) {
-        return s -> s.withVolumeMemory(VolumeMemory.UCX, limit).withRetireGrace(Duration.ofMillis(GRACE_MS));
+    private static AgentSetup copiesWithin(long limit) {
+        return copiesWithin(limit, AgentSetup.QUICK.segmentBytes());
     }
 
     @Test
     void everyVolumeIsCopiedAndTheGaugeHoldsExactlyTheirBytes() throws Exception {
-        AgentHarness h = start(VolumeCopyTest::copies);
+        AgentHarness h = start(AgentSetup.config(COPIES));
         assertEquals(datBytes(h, 1, 2, 3), h.agent.metrics().volumeCopyBytes());
     }
 
     @Test
     void mappedVolumesHoldNoUcxMemory() throws Exception {
-        AgentHarness h = start(s -> s);
+        AgentHarness h = start(AgentSetup.DEFAULTS);
         assertEquals(0, h.agent.metrics().volumeCopyBytes());
     }
 
@@ -83,8 +90,7 @@ class VolumeCopyTest extends AgentTestBase {
 
     @Test
     void aGrowingTailIsCopiedLargerOnceThenFilledInPlaceAndTheOldCopyFreed() throws Exception {
-        AgentHarness h = start(copiesWithin(AgentSettings.DEFAULT_VOLUME_MEMORY_LIMIT)
-                .andThen(s -> s.withSegmentBytes(SEGMENT_BYTES))::apply);
+        AgentHarness h = start(copiesWithin(DEFAULT_LIMIT, SEGMENT_BYTES));
         AgentTestClient client = sidecar(h);
         long copied = datBytes(h, 1, 2, 3);
         assertEquals(copied, h.agent.metrics().volumeCopyBytes(), "exact copies at open");
@@ -113,7 +119,7 @@ class VolumeCopyTest extends AgentTestBase {
 
     @Test
     void compactionCopiesTheNewEpochAndFreesTheOldCopyAfterTheGraces() throws Exception {
-        AgentHarness h = start(copiesWithin(AgentSettings.DEFAULT_VOLUME_MEMORY_LIMIT));
+        AgentHarness h = start(copiesWithin(DEFAULT_LIMIT));
         AgentTestClient client = sidecar(h);
         long old = volume(client, 2).epoch();
         Path staging = Files.createDirectories(tmp.resolve("staging"));

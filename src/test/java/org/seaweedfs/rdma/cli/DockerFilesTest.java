@@ -104,7 +104,7 @@ class DockerFilesTest {
                 + "\"http://127\\.0\\.0\\.1:\\$\\{SEAWEEDFS_RDMA_HTTP_PORT}/health\"")
                 .matcher(dockerfile).find(), dockerfile);
 
-        // The UCX environment the commands would relaunch the JVM for is set in the image (no relaunch there).
+        // The heap is the operator's, given in JAVA_OPTS: the image's holds a sidecar's default location cache.
         Matcher env = Pattern.compile("(?m)^ENV (.*)$").matcher(dockerfile);
         Map<String, String> imageEnv = new HashMap<>();
         while (env.find()) {
@@ -113,14 +113,21 @@ class DockerFilesTest {
                 imageEnv.put(pair.group(1), pair.group(2).replace("\"", ""));
             }
         }
-        assertEquals(Map.of(), UcxEnvironment.missing(imageEnv));
-        UcxEnvironment.REQUIRED.forEach((k, v) -> assertEquals(v, imageEnv.get(k), k));
+        Matcher heap = Pattern.compile("-Xmx(\\d+)m").matcher(imageEnv.getOrDefault("JAVA_OPTS", ""));
+        assertTrue(heap.find(), "the image sets a heap in JAVA_OPTS: " + imageEnv);
+        assertEquals(null, ServeCommand.heapProblem(ConfigLoader.parse("", "defaults", Map.of()),
+                Long.parseLong(heap.group(1)) << 20));
+        assertTrue(imageEnv.keySet().stream().noneMatch(k -> k.startsWith("UCX_")),
+                "serve sets UCX's variables itself: " + imageEnv);
 
         List<String> entrypoint = execForm(dockerfile, "ENTRYPOINT");
         List<String> cmd = execForm(dockerfile, "CMD");
-        assertEquals(List.of("java", "-jar", "/opt/seaweedfs-rdma/seaweedfs-rdma-sidecar.jar"), entrypoint);
+        // One process: the shell execs the JVM, which takes JAVA_OPTS and the CMD's arguments.
+        assertEquals(List.of("sh", "-c",
+                "exec java $JAVA_OPTS -jar /opt/seaweedfs-rdma/seaweedfs-rdma-sidecar.jar \"$@\"", "seaweedfs-rdma"),
+                entrypoint);
         assertTrue(dockerfile.contains("COPY --from=build /src/target/seaweedfs-rdma-sidecar.jar "
-                + entrypoint.get(2)));
+                + "/opt/seaweedfs-rdma/seaweedfs-rdma-sidecar.jar"));
         // The image's CMD, with its config path mapped to the file COPY puts there, parses and loads.
         assertEquals("/opt/seaweedfs-rdma/conf/config.yaml", cmd.get(2));
         assertTrue(dockerfile.contains("COPY conf/ /opt/seaweedfs-rdma/conf/"));

@@ -30,7 +30,7 @@ final class ChildJvm implements AutoCloseable {
                           Map<String, String> env) throws IOException {
         List<String> command =
                 new ArrayList<>(List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
-                "-Xmx256m", "-Djava.io.tmpdir=" + work)); // serve's class archive stays in the work directory
+                "-Xmx256m", "-Djava.io.tmpdir=" + work)); // native helpers are unpacked in the work directory
         command.addAll(jvmOptions);
         command.addAll(List.of("-cp", System.getProperty("java.class.path"), mainClass.getName()));
         command.addAll(args);

@@ -1,5 +1,6 @@
 package org.seaweedfs.rdma.e2e;
 
+import org.seaweedfs.rdma.testing.AgentSetup;
 import io.vertx.core.Context;
 import io.vertx.core.Future;
 import io.vertx.core.Promise;
@@ -206,8 +207,7 @@ class EcReadEndToEndTest {
     }
 
     private static AgentHarness smallBlocks(Path dir) {
-        return new AgentHarness(dir, TLS, s -> s.withSegmentBytes(64 << 10)
-                .withEcBlockSizes(EcTestVolumes.TEST_LARGE_BLOCK, EcTestVolumes.TEST_SMALL_BLOCK));
+        return new AgentHarness(dir, TLS, AgentSetup.limits(AgentSetup.ecVolumes(64 << 10)));
     }
 
     private NeedleReader reader(ReadPathHarness.SidecarSide side, AgentConnection toA, AgentConnection toB,

@@ -1,5 +1,7 @@
 package org.seaweedfs.rdma.e2e;
 
+import org.seaweedfs.rdma.agent.AgentLimits;
+import org.seaweedfs.rdma.testing.AgentSetup;
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
@@ -33,7 +35,6 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 import org.junit.jupiter.api.io.TempDir;
 import org.seaweedfs.rdma.SeaweedRdma;
-import org.seaweedfs.rdma.agent.AgentSettings;
 import org.seaweedfs.rdma.config.ConfigLoader;
 import org.seaweedfs.rdma.testing.AgentHarness;
 import org.seaweedfs.rdma.volume.FileId;
@@ -89,7 +90,8 @@ class StartupEndToEndTest {
         until("the three reads wait for the agent", () -> sidecar.connections().startup().waiting() == 3);
         assertFalse(url.isComplete() || slice.isComplete() || bus.isComplete());
 
-        AgentHarness agent = new AgentHarness(dir, "tcp", s -> AgentSettings.of("127.0.0.1", agentPort, List.of(dir)));
+        AgentHarness agent = new AgentHarness(dir, "tcp",
+                new AgentSetup("listen: '127.0.0.1:" + agentPort + "'", AgentLimits.FIXED));
         open.push(agent);
         byte[] expected = expected(FILE_2);
         // Served through the agent (no other path is configured: no master, no volume server).
@@ -154,7 +156,7 @@ class StartupEndToEndTest {
     @Test
     void aVolumeNoAgentServesIs404AndVolumeIdsKeepTheirLow32Bits(Vertx vertx) {
         Fixtures.copyDir("volumes", dir);
-        AgentHarness agent = new AgentHarness(dir, "tcp", s -> s);
+        AgentHarness agent = new AgentHarness(dir, "tcp", AgentSetup.DEFAULTS);
         open.push(agent);
         // No master, no volume servers: every agent connected and none lists the volume is all there is to know.
         Vertx sidecarVertx = sidecar(agent.port(), 0, "");
@@ -193,7 +195,7 @@ class StartupEndToEndTest {
     @Test
     void aVolumeIsNot404WhileAnAgentIsDown(Vertx vertx) throws IOException {
         Fixtures.copyDir("volumes", dir);
-        AgentHarness agent = new AgentHarness(dir, "tcp", s -> s);
+        AgentHarness agent = new AgentHarness(dir, "tcp", AgentSetup.DEFAULTS);
         open.push(agent);
         int goneAgent = freePort();
         // One agent up, one that refuses: once start-up is over the down agent might serve any volume.

@@ -1,5 +1,6 @@
 package org.seaweedfs.rdma.sidecar;
 
+import org.seaweedfs.rdma.testing.AgentSetup;
 import org.seaweedfs.rdma.sidecar.memory.RegisteredBufferPool;
 import org.seaweedfs.rdma.sidecar.read.NeedleReader;
 import org.seaweedfs.rdma.sidecar.read.ReadPathOptions;
@@ -43,7 +44,7 @@ class TtlExpiryHttpTest {
             writer.append(NewNeedle.builder(2, 0x22, "still fresh".getBytes()).ttl(Ttl.of(1, Ttl.HOUR))
                     .lastModified(now / 1000 - 120).appendAtNs(twoMinutesAgoNs).build());
         }
-        try (AgentHarness agent = new AgentHarness(dir, "sm,tcp,self", s -> s);
+        try (AgentHarness agent = new AgentHarness(dir, "sm,tcp,self", AgentSetup.DEFAULTS);
              ReadPathHarness.SidecarSide sidecar = new ReadPathHarness.SidecarSide("sm,tcp,self",
                      new RegisteredBufferPool.Settings(64 << 10, 8, 1 << 20, 2))) {
             NeedleReader reader = sidecar.reader(new StaticAgentRouter(sidecar.connect(agent.port(), null)),

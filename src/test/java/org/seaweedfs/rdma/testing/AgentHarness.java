@@ -6,12 +6,9 @@ import io.vertx.core.DeploymentOptions;
 import io.vertx.core.ThreadingModel;
 import io.vertx.core.Vertx;
 import java.nio.file.Path;
-import java.time.Duration;
 import java.util.ArrayDeque;
 import java.util.Deque;
-import java.util.List;
 import java.util.function.UnaryOperator;
-import org.seaweedfs.rdma.agent.AgentSettings;
 import org.seaweedfs.rdma.agent.AgentVerticle;
 import org.seaweedfs.rdma.ucx.UcxSettings;
 import org.seaweedfs.rdma.ucx.UcxWorkerVerticle;
@@ -30,23 +27,22 @@ public final class AgentHarness implements AutoCloseable {
     public final String deployment;
     private final Deque<AutoCloseable> resources = new ArrayDeque<>();
 
-    /** Serves {@code dir} with the transports in {@code tls}; {@code tune} adjusts {@link #defaults}. */
-    public AgentHarness(Path dir, String tls, UnaryOperator<AgentSettings> tune) {
-        this(dir, ucx(tls), tune);
+    /** Serves {@code dir} with the transports in {@code tls}, set up as {@code setup} says. */
+    public AgentHarness(Path dir, String tls, AgentSetup setup) {
+        this(dir, ucx(tls), setup);
     }
 
-    public AgentHarness(Path dir, UcxSettings ucxSettings, UnaryOperator<AgentSettings> tune) {
-        this(dir, ucxSettings, tune, UnaryOperator.identity());
+    public AgentHarness(Path dir, UcxSettings ucxSettings, AgentSetup setup) {
+        this(dir, ucxSettings, setup, UnaryOperator.identity());
     }
 
     /** {@code before} may change the agent before it is deployed (e.g. make it speak an older protocol). */
-    public AgentHarness(Path dir, UcxSettings ucxSettings, UnaryOperator<AgentSettings> tune,
-                        UnaryOperator<AgentVerticle> before) {
+    public AgentHarness(Path dir, UcxSettings ucxSettings, AgentSetup setup, UnaryOperator<AgentVerticle> before) {
         this.dir = dir;
         try {
             ucx = new UcxWorkerVerticle(ucxSettings);
             await(vertx.deployVerticle(ucx));
-            agent = before.apply(new AgentVerticle(ucx, tune.apply(defaults(dir))));
+            agent = before.apply(new AgentVerticle(ucx, setup.settings(dir), setup.limits()));
             deployment =
                     await(vertx.deployVerticle(agent,
                     new DeploymentOptions().setThreadingModel(ThreadingModel.WORKER)));
@@ -54,12 +50,6 @@ public final class AgentHarness implements AutoCloseable {
             await(vertx.close());
             throw e;
         }
-    }
-
-    /** Any port; polls often and retires mappings soon, so the tests see changes quickly. */
-    public static AgentSettings defaults(Path dir) {
-        return AgentSettings.of("127.0.0.1", 0, List.of(dir)).withPollInterval(Duration.ofMillis(50))
-                .withRetireGrace(Duration.ofSeconds(1));
     }
 
     /** UCX with the given transports (as {@code UCX_TLS}), without the start-up transport probe. */

@@ -19,14 +19,10 @@ import java.util.concurrent.TimeUnit;
 public final class HostProcess implements AutoCloseable {
 
     /**
-     * What {@code cli/UcxEnvironment} would relaunch {@code serve} with: set here, {@code serve} runs in the JVM
-     * started, so signals reach the serving process. {@code UCX_LOG_LEVEL=info} logs the lanes of every endpoint
-     * ({@code ep_cfg[..]: rma_am(tcp/eth0) ...}): the transports UCX chose.
+     * {@code UCX_LOG_LEVEL=info} logs the lanes of every endpoint ({@code ep_cfg[..]: rma_am(tcp/eth0) ...}): the
+     * transports UCX chose. {@code serve} sets the variables it needs itself.
      */
-    public static final Map<String, String> UCX_ENV = Map.of("UCX_ERROR_SIGNALS", "", "UCX_POSIX_ERROR_HANDLING", "y",
-            "UCX_SYSV_ERROR_HANDLING", "y", "UCX_TCP_CM_REUSEADDR", "y", "UCX_LOG_FILE", "stderr",
-            "UCX_TCP_TX_SEG_SIZE", "256k", "UCX_TCP_RX_SEG_SIZE", "256k", "UCX_SYSV_SEG_SIZE", "32k",
-            "UCX_POSIX_SEG_SIZE", "32k", "UCX_LOG_LEVEL", "info");
+    public static final Map<String, String> UCX_ENV = Map.of("UCX_LOG_LEVEL", "info");
 
     public final String host;
     public final Path log;

@@ -290,7 +290,8 @@ class UcxWorkerVerticleTest {
 
         ExecutionException full = org.junit.jupiter.api.Assertions.assertThrows(ExecutionException.class,
                 () -> onContext(ctx, () -> channel.unpackRemoteKey(packedC)));
-        assertTrue(full.getCause().getMessage().contains("ucx.maxRemoteKeys"), full.getCause().getMessage());
+        assertTrue(full.getCause().getMessage().contains("the most one connection may hold"),
+                full.getCause().getMessage());
 
         onContext(ctx, () -> channel.releaseRemoteKey(a));
         assertTrue(a.isValid(), "one holder left");
@@ -365,20 +366,15 @@ class UcxWorkerVerticleTest {
         assertTrue(e.getMessage().contains("idlePollMicros"), e.getMessage());
         e = org.junit.jupiter.api.Assertions.assertThrows(IllegalArgumentException.class,
                 () -> withTcpSegments(UcxSettings.defaults(), 65536, 32768));
-        assertTrue(e.getMessage().contains("ucx.tcpRxSegSize"), e.getMessage());
+        assertTrue(e.getMessage().contains("the TCP RX segment"), e.getMessage());
         e = org.junit.jupiter.api.Assertions.assertThrows(IllegalArgumentException.class,
                 () -> UcxSettings.defaults().withExtraConfig(java.util.Map.of("UCX_TLS", "tcp")));
-        assertTrue(e.getMessage().contains("ucx.config"), e.getMessage());
+        assertTrue(e.getMessage().contains("extra UCX context settings"), e.getMessage());
         UcxSettings s = withTcpSegments(UcxSettings.defaults().withTls("tcp")
                 .withExtraConfig(java.util.Map.of("RNDV_THRESH", "64K")), 32768, 65536);
         assertEquals("tcp", s.contextConfig().get("TLS"));
         assertEquals("64K", s.contextConfig().get("RNDV_THRESH"));
         assertEquals("32768", s.contextConfig().get("TX_SEG_SIZE"));
-        assertEquals(java.util.Map.of("UCX_ERROR_SIGNALS", ""), s.requiredEnvironment());
-        List<String> gaps = UcxConfigReport.environmentGaps(s.requiredEnvironment(),
-                java.util.Map.of("UCX_POSIX_ERROR_HANDLING", "y"));
-        assertEquals(1, gaps.size(), gaps.toString());
-        assertTrue(gaps.get(0).contains("UCX_ERROR_SIGNALS="), gaps.get(0));
     }
 
     @Test

@@ -108,13 +108,6 @@ public final class AgentConnection {
     private volatile Throwable closeCause;
     private volatile String agentId = "";
     private final AtomicLong droppedFrames = new AtomicLong();
-    /**
-     * Whether misses read an agent's exposed index one-sidedly when it offers one (protocol 4). Always, unless the
-     * JVM property {@code seaweedfs.oneSidedLookups=false} says otherwise: a diagnostic switch for A/B runs
-     * (bench/scale.sh), not a configuration key.
-     */
-    private static final boolean ONE_SIDED_LOOKUPS =
-            !"false".equals(System.getProperty("seaweedfs.oneSidedLookups"));
     /** Agent and UCX versions already warned about, so a reconnecting agent is named once. */
     private static final Set<String> VERSION_WARNINGS = java.util.concurrent.ConcurrentHashMap.newKeySet();
 
@@ -299,7 +292,7 @@ public final class AgentConnection {
                     }
                     codec = codec.withVersion(ok.protocolVersion());
                     requests.codec(codec);
-                    if (ok.protocolVersion() >= 4 && ONE_SIDED_LOOKUPS) { // misses read the agent's index one-sidedly
+                    if (ok.protocolVersion() >= 4) { // misses read the agent's index one-sidedly
                         volumes.indexes((volumeId, epoch) -> new RemoteIndex(volumeId, epoch, home, requests, channel,
                                 ucxWorker));
                     }

@@ -4,9 +4,9 @@ import java.lang.ref.Cleaner;
 import java.nio.ByteBuffer;
 import java.util.List;
 import java.util.concurrent.atomic.AtomicBoolean;
-import org.openucx.jucx.NativeLibs;
 import org.openucx.jucx.UcxUtils;
 import org.seaweedfs.rdma.internals.NativeAllocator;
+import org.seaweedfs.rdma.ucx.UcxEnvironment;
 
 /**
  * Native memory for the buffer pool's slabs. {@link ByteBuffer#allocateDirect} zero-fills, which makes the whole pool
@@ -72,7 +72,7 @@ final class SlabMemory {
     /** Buffer views of raw memory come from JUCX's native library, which may not be loaded yet. */
     private static boolean viewsAvailable() {
         try {
-            NativeLibs.load();
+            UcxEnvironment.loadUcx();
             return true;
         } catch (LinkageError e) {
             return false; // no UCX: zeroed direct buffers (the pool cannot be registered anyway)

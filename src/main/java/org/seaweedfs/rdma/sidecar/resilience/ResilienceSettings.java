@@ -20,8 +20,8 @@ public record ResilienceSettings(SidecarConfig.Breaker breaker, SidecarConfig.Re
             throw new IllegalArgumentException("sidecar.fallback lists a path twice: " + fallback);
         }
         if (breaker.minimumCalls() > breaker.slidingWindowSize()) {
-            throw new IllegalArgumentException("sidecar.breaker.minimumCalls " + breaker.minimumCalls()
-                    + " exceeds sidecar.breaker.slidingWindowSize " + breaker.slidingWindowSize());
+            throw new IllegalArgumentException("the breaker's minimum calls (" + breaker.minimumCalls()
+                    + ") exceed its sliding window (" + breaker.slidingWindowSize() + ")");
         }
     }
 

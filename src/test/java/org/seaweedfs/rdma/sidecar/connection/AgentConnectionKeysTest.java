@@ -1,5 +1,6 @@
 package org.seaweedfs.rdma.sidecar.connection;
 
+import org.seaweedfs.rdma.testing.AgentSetup;
 import org.seaweedfs.rdma.sidecar.NeedleContent;
 import org.seaweedfs.rdma.sidecar.ReadFailure;
 import org.seaweedfs.rdma.sidecar.ReadPathHarness;
@@ -41,7 +42,7 @@ class AgentConnectionKeysTest {
     @Test
     void keysOfReplacedAndDroppedMirrorsAreReleased() throws Exception {
         try (VolumeWriter writer = VolumeWriter.create(dir, "", 9, 3, IndexFormat.of(false));
-             AgentHarness agent = new AgentHarness(dir, "sm,tcp,self", s -> s.withSegmentBytes(4096));
+             AgentHarness agent = new AgentHarness(dir, "sm,tcp,self", AgentSetup.limits(AgentSetup.segments(4096)));
              ReadPathHarness.SidecarSide sidecar = new ReadPathHarness.SidecarSide("sm,tcp,self", POOL)) {
             writer.append(NewNeedle.builder(1, 11, bytes(1000, 1)).build());
             writer.force();

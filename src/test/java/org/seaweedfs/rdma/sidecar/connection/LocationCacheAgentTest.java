@@ -1,5 +1,6 @@
 package org.seaweedfs.rdma.sidecar.connection;
 
+import org.seaweedfs.rdma.testing.AgentSetup;
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNotEquals;
@@ -85,7 +86,7 @@ class LocationCacheAgentTest {
     }
 
     private void start(long budgetBytes) {
-        agent = new AgentHarness(dir, TLS, s -> s);
+        agent = new AgentHarness(dir, TLS, AgentSetup.DEFAULTS);
         open.add(agent);
         sidecar = new ReadPathHarness.SidecarSide(TLS, POOL);
         open.add(sidecar);

@@ -1,5 +1,6 @@
 package org.seaweedfs.rdma.sidecar.connection;
 
+import org.seaweedfs.rdma.testing.AgentSetup;
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
@@ -93,7 +94,7 @@ class OneSidedLookupTest {
     }
 
     private void start(long cacheBytes, UnaryOperator<AgentVerticle> before) {
-        agent = new AgentHarness(dir, AgentHarness.ucx(TLS), s -> s, before);
+        agent = new AgentHarness(dir, AgentHarness.ucx(TLS), AgentSetup.DEFAULTS, before);
         sidecar = new ReadPathHarness.SidecarSide(TLS, POOL);
         cache = new LocationCache(cacheBytes, new SimpleMeterRegistry());
         connection = await(AgentConnection.connect(sidecar.vertx, sidecar.ucx,

@@ -1,5 +1,6 @@
 package org.seaweedfs.rdma.sidecar.read;
 
+import org.seaweedfs.rdma.testing.AgentSetup;
 import org.seaweedfs.rdma.sidecar.NeedleContent;
 import org.seaweedfs.rdma.sidecar.NeedleSource;
 import org.seaweedfs.rdma.sidecar.NeedleStat;
@@ -29,13 +30,11 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
 import java.util.Random;
-import java.util.function.UnaryOperator;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
-import org.seaweedfs.rdma.agent.AgentSettings;
 import org.seaweedfs.rdma.agent.VolumeMemory;
 import org.seaweedfs.rdma.protocol.ErrorCode;
 import org.seaweedfs.rdma.volume.FileId;
@@ -69,8 +68,8 @@ class NeedleReaderTest {
         }
     }
 
-    private AgentHarness agent(UnaryOperator<AgentSettings> tweak) {
-        AgentHarness agent = new AgentHarness(dir, TLS, tweak);
+    private AgentHarness agent(AgentSetup setup) {
+        AgentHarness agent = new AgentHarness(dir, TLS, setup);
         open.add(agent);
         return agent;
     }
@@ -136,8 +135,8 @@ class NeedleReaderTest {
     }
 
     /** Serves the volumes from {@code memory}: registered file mappings, or UCX copies read over shared memory. */
-    private static UnaryOperator<AgentSettings> servedFrom(VolumeMemory memory) {
-        return s -> s.withVolumeMemory(memory, AgentSettings.DEFAULT_VOLUME_MEMORY_LIMIT);
+    private static AgentSetup servedFrom(VolumeMemory memory) {
+        return AgentSetup.config("volumeMemory: " + memory.configName());
     }
 
     @ParameterizedTest(name = "agent.volumeMemory {0}")
@@ -181,7 +180,7 @@ class NeedleReaderTest {
     void theReadThroughPathServesTheSameBytesWithTheSameChecks() throws IOException {
         copyFixtures();
         List<Expected> expected = expected();
-        AgentHarness agent = agent(s -> s);
+        AgentHarness agent = agent(AgentSetup.DEFAULTS);
         ReadPathHarness.SidecarSide sidecar = sidecar(POOL);
         AgentConnection connection = sidecar.connect(agent.port(), null);
         ReadThroughSource source =
@@ -200,7 +199,7 @@ class NeedleReaderTest {
     void recordsStraddlingManySmallSegmentsReadWhole(VolumeMemory memory) throws IOException {
         copyFixtures();
         List<Expected> expected = expected();
-        AgentHarness agent = agent(s -> servedFrom(memory).apply(s).withSegmentBytes(4096));
+        AgentHarness agent = agent(new AgentSetup(servedFrom(memory).agentYaml(), AgentSetup.segments(4096)));
         ReadPathHarness.SidecarSide sidecar = sidecar(POOL);
         AgentConnection connection = sidecar.connect(agent.port(), null);
         assertTrue(connection.volume(2).info().segments().size() > 2);
@@ -286,7 +285,7 @@ class NeedleReaderTest {
             one.put(0, (byte) (one.get(0) ^ 0x40)).rewind();
             dat.write(one, at);
         }
-        AgentHarness agent = agent(s -> s);
+        AgentHarness agent = agent(AgentSetup.DEFAULTS);
         ReadPathHarness.SidecarSide sidecar = sidecar(POOL);
         NeedleReader reader = reader(sidecar, sidecar.connect(agent.port(), null));
         ReadFailure f = failure(reader.read(new FileId(4, 5, 55)));
@@ -302,7 +301,7 @@ class NeedleReaderTest {
         try (VolumeWriter writer = newVolume(6)) {
             writer.append(NewNeedle.builder(1, 1, big).name("big.bin").build());
         }
-        AgentHarness agent = agent(s -> s.withSegmentBytes(1 << 20));
+        AgentHarness agent = agent(AgentSetup.limits(AgentSetup.segments(1 << 20)));
         ReadPathHarness.SidecarSide sidecar = sidecar(POOL);
         AgentConnection connection = sidecar.connect(agent.port(), null);
         NeedleReader reader = reader(sidecar, connection);
@@ -336,7 +335,7 @@ class NeedleReaderTest {
     void stoppingTheAgentFailsReadsFastAndRetriablyAndANewConnectionReadsAgain() throws Exception {
         copyFixtures();
         Expected e = expected().get(0);
-        AgentHarness agent = new AgentHarness(dir, TLS, s -> s);
+        AgentHarness agent = new AgentHarness(dir, TLS, AgentSetup.DEFAULTS);
         ReadPathHarness.SidecarSide sidecar = sidecar(POOL);
         AgentConnection connection = sidecar.connect(agent.port(), null);
         StaticAgentRouter router = new StaticAgentRouter(connection);
@@ -351,7 +350,7 @@ class NeedleReaderTest {
         assertTrue(down.retriable());
         assertEquals(ReadFailure.Kind.UNAVAILABLE, failure(connection.ping()).kind());
 
-        AgentHarness restarted = agent(s -> s);
+        AgentHarness restarted = agent(AgentSetup.DEFAULTS);
         AgentConnection again = sidecar.connect(restarted.port(), null);
         router.set(again);
         assertArrayEquals(e.data(), readBytes(reader, e.fid()));
@@ -363,7 +362,7 @@ class NeedleReaderTest {
     @Test
     void aWrongTokenIsRefusedAndNotRetriable() throws Exception {
         copyFixtures();
-        AgentHarness agent = agent(s -> s.withAuthToken("s3cret"));
+        AgentHarness agent = agent(AgentSetup.config("authToken: s3cret"));
         ReadPathHarness.SidecarSide sidecar = sidecar(POOL);
         AgentError refused = assertThrows(AgentError.class, () -> sidecar.connect(agent.port(), "wrong"));
         assertEquals(ErrorCode.UNAUTHORIZED, refused.code());

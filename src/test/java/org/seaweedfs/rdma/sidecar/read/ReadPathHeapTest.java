@@ -1,5 +1,6 @@
 package org.seaweedfs.rdma.sidecar.read;
 
+import org.seaweedfs.rdma.testing.AgentSetup;
 import org.seaweedfs.rdma.sidecar.ReadPathHarness;
 import org.seaweedfs.rdma.sidecar.StaticAgentRouter;
 import org.seaweedfs.rdma.sidecar.memory.RegisteredBufferPool;
@@ -60,7 +61,7 @@ class ReadPathHeapTest {
                 fids.add(new FileId(1, key, key * 7));
             }
         }
-        try (AgentHarness agent = new AgentHarness(dir, "sm,tcp,self", s -> s);
+        try (AgentHarness agent = new AgentHarness(dir, "sm,tcp,self", AgentSetup.DEFAULTS);
              ReadPathHarness.SidecarSide sidecar = new ReadPathHarness.SidecarSide("sm,tcp,self",
                      new RegisteredBufferPool.Settings(64 << 10, 64, 1 << 20, 2))) {
             NeedleReader reader = sidecar.reader(new StaticAgentRouter(sidecar.connect(agent.port(), null)),

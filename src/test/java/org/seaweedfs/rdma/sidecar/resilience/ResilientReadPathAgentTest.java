@@ -1,5 +1,7 @@
 package org.seaweedfs.rdma.sidecar.resilience;
 
+import org.seaweedfs.rdma.agent.AgentLimits;
+import org.seaweedfs.rdma.testing.AgentSetup;
 import org.seaweedfs.rdma.sidecar.NeedleContent;
 import org.seaweedfs.rdma.sidecar.ReadFailure;
 import org.seaweedfs.rdma.sidecar.ReadPathHarness;
@@ -43,7 +45,6 @@ import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
-import org.seaweedfs.rdma.agent.AgentSettings;
 import org.seaweedfs.rdma.config.Fallback;
 import org.seaweedfs.rdma.config.HostPort;
 import org.seaweedfs.rdma.config.SidecarConfig;
@@ -98,9 +99,7 @@ class ResilientReadPathAgentTest {
     }
 
     private AgentHarness agent(int port) {
-        return new AgentHarness(dir, TLS, s -> new AgentSettings(s.host(), port, s.volumeDirs(),
-                s.offset5(), s.authToken(), s.agentId(), s.pollInterval(), s.segmentBytes(), s.retireGrace(),
-                s.maxFrameBytes(), s.maxRepliesInFlight()));
+        return new AgentHarness(dir, TLS, AgentSetup.config("listen: '127.0.0.1:" + port + "'"));
     }
 
     /** The sidecar's read path against the agent at {@code port}. */
@@ -357,7 +356,10 @@ class ResilientReadPathAgentTest {
     @Test
     void needlesCutFromADatBeforeTheAgentNoticesFailCleanlyWithoutOpeningItsBreaker() throws Exception {
         Fixtures.copyDir("volumes", dir);
-        AgentHarness agent = new AgentHarness(dir, TLS, s -> s.withPollInterval(Duration.ofSeconds(60)));
+        AgentHarness agent = new AgentHarness(dir, TLS, AgentSetup.limits(new AgentLimits(Duration.ofSeconds(60),
+                AgentSetup.QUICK.segmentBytes(), AgentSetup.QUICK.retireGrace(), AgentSetup.QUICK.maxFrameBytes(),
+                AgentSetup.QUICK.maxRepliesInFlight(), AgentSetup.QUICK.ecLargeBlock(),
+                AgentSetup.QUICK.ecSmallBlock())));
         open.add(agent);
         Sidecar sidecar = truncatedUnderTheSidecar(agent);
         long epoch = sidecar.manager.routeFor(2).volume().epoch();
