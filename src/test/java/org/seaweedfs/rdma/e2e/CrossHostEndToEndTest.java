@@ -15,7 +15,7 @@ import java.util.Optional;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.Assumptions;
+import org.seaweedfs.rdma.testing.RequiredEnvironment;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.MethodOrderer;
 import org.junit.jupiter.api.Order;
@@ -39,7 +39,8 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * The product across hosts: six network namespaces on one bridge (root only; skipped elsewhere), each running the
+ * The product across hosts: six network namespaces on one bridge (root only; skipped elsewhere
+ * unless {@code netns} is required: {@link RequiredEnvironment}), each running the
  * real {@code serve} (or a stand-in) as its own process. Two agents hold volume 1 and volume 2 and share an EC
  * volume (7, SeaweedFS's volume 1 encoded 3 + 2, shards split between them); two sidecars find agents through the
  * master stand-in (sidecar1 knows agent1 up front, sidecar2 none) and form a clustered event bus; a client host
@@ -68,7 +69,7 @@ class CrossHostEndToEndTest {
     @BeforeAll
     void startCluster() throws Exception {
         Optional<String> unavailable = NetnsCluster.unavailable();
-        Assumptions.assumeTrue(unavailable.isEmpty(), () -> "no hosts as network namespaces here: "
+        RequiredEnvironment.assume(RequiredEnvironment.NETNS, unavailable.isEmpty(), () -> "no hosts as network namespaces here: "
                 + unavailable.get());
         if (Files.exists(tmp)) {
             try (var old = Files.walk(tmp)) {
