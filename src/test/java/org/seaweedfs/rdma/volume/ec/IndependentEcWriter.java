@@ -37,8 +37,18 @@ public final class IndependentEcWriter {
         Files.createDirectories(dir);
         Files.copy(EcTestVolumes.fixtureDat(), dir.resolve("1.dat"));
         Files.copy(EcTestVolumes.fixtureIdx(), dir.resolve("1.idx"));
-        List<String> command = new ArrayList<>(List.of("python3", WRITER.toString(), dir.toString(), "1",
-                "--data-shards", String.valueOf(dataShards), "--parity-shards", String.valueOf(parityShards)));
+        return encode(dir, 1, dataShards, parityShards, options);
+    }
+
+    /**
+     * Volume {@code volumeId}'s {@code .dat} and {@code .idx} in {@code dir} erasure-coded there with the real block
+     * sizes; {@code options} as for {@link #encodeFixture}.
+     */
+    public static Path encode(Path dir, long volumeId, int dataShards, int parityShards, String... options)
+            throws IOException, InterruptedException {
+        List<String> command = new ArrayList<>(List.of("python3", WRITER.toString(), dir.toString(),
+                String.valueOf(volumeId), "--data-shards", String.valueOf(dataShards), "--parity-shards",
+                String.valueOf(parityShards)));
         command.addAll(List.of(options));
         Process p;
         try {
@@ -53,7 +63,7 @@ public final class IndependentEcWriter {
         }
         String output = new String(p.getInputStream().readAllBytes());
         assertEquals(0, p.exitValue(), "independent_ec_encode.py: " + output);
-        assertTrue(Files.notExists(dir.resolve("1.dat")), "the writer removes the .dat as ec.encode does");
+        assertTrue(Files.notExists(dir.resolve(volumeId + ".dat")), "the writer removes the .dat as ec.encode does");
         return dir;
     }
 }
