@@ -52,7 +52,7 @@ class EcSingleBitRotTest {
     Path dir;
 
     private final Map<FileId, byte[]> needles = new LinkedHashMap<>();
-    /** The needle whose data has the rotten bit, its record's offset and length in the .dat, and where its bytes are. */
+    /** The needle whose data has the rotten bit: its record (offset, length in the .dat) and where it lies. */
     private FileId rotten;
     private long rottenOffset;
     private long rottenLength;

@@ -7,10 +7,6 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
-import java.util.regex.Matcher;
-import java.util.regex.Pattern;
-import org.seaweedfs.rdma.cli.Main;
-import org.seaweedfs.rdma.testing.Await;
 
 /**
  * A JVM of its own on this test run's class path, started with an environment free of UCX_* variables (plus the
@@ -19,12 +15,9 @@ import org.seaweedfs.rdma.testing.Await;
  */
 final class ChildJvm implements AutoCloseable {
 
-    private static final Pattern READY = Pattern.compile("agent on ucx://127\\.0\\.0\\.1:(\\d+)");
-
     final Process process;
     final Path out;
     final Path err;
-    private int agentPort;
 
     private ChildJvm(Process process, Path out, Path err) {
         this.process = process;
@@ -47,34 +40,6 @@ final class ChildJvm implements AutoCloseable {
         builder.environment().keySet().removeIf(k -> k.startsWith("UCX_"));
         builder.environment().putAll(env);
         return new ChildJvm(builder.start(), out, err);
-    }
-
-    /**
-     * The real {@code serve} of an agent role serving {@code volumes} over UCX's TCP transport on a port of its
-     * choice, started in {@code work}; returned once it printed its ready line, with that port.
-     */
-    static ChildJvm servedAgent(Path work, Path volumes, long seconds) throws IOException {
-        Path conf = work.resolve("agent.yaml");
-        Files.writeString(conf, "roles: [agent]\n"
-                + "http: {host: 127.0.0.1, port: 0}\n"
-                + "agent: {listen: '127.0.0.1:0', volumeDirs: ['" + volumes + "']}\n"
-                + Stack.UCX);
-        ChildJvm agent = start(work, "agent", List.of(), Main.class, List.of("serve", "--conf", conf.toString()),
-                Map.of());
-        Matcher ready = Await.until("the served agent's ready line", () -> {
-            Matcher m = READY.matcher(agent.stdout());
-            if (!agent.process.isAlive()) {
-                throw new AssertionError("the agent ended: " + agent);
-            }
-            return m.find() ? m : null;
-        }, m -> m != null, java.time.Duration.ofSeconds(seconds));
-        agent.agentPort = Integer.parseInt(ready.group(1));
-        return agent;
-    }
-
-    /** The UCX port a {@link #servedAgent} listens on. */
-    int agentPort() {
-        return agentPort;
     }
 
     /** Its exit status, once it ended by itself within {@code seconds}. */

@@ -11,11 +11,15 @@ import java.util.ArrayList;
 import java.util.HexFormat;
 import java.util.List;
 import java.util.Map;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestInstance;
 import org.junit.jupiter.api.io.TempDir;
+import org.seaweedfs.rdma.cli.Main;
+import org.seaweedfs.rdma.testing.Await;
 import org.seaweedfs.rdma.ucx.UcxSettings;
 import org.seaweedfs.rdma.volume.Fixtures;
 
@@ -30,6 +34,7 @@ import org.seaweedfs.rdma.volume.Fixtures;
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
 class PeerSettingsEndToEndTest {
 
+    private static final Pattern READY = Pattern.compile("agent on ucx://127\\.0\\.0\\.1:(\\d+)");
     private static final long CHILD_SECONDS = 120;
 
     private Path work;
@@ -43,8 +48,21 @@ class PeerSettingsEndToEndTest {
         work = dir;
         Path volumes = Files.createDirectories(work.resolve("volumes"));
         Fixtures.copyDir("volumes", volumes);
-        agent = ChildJvm.servedAgent(work, volumes, CHILD_SECONDS);
-        agentPort = agent.agentPort();
+        Path conf = work.resolve("agent.yaml");
+        Files.writeString(conf, "roles: [agent]\n"
+                + "http: {host: 127.0.0.1, port: 0}\n"
+                + "agent: {listen: '127.0.0.1:0', volumeDirs: ['" + volumes + "']}\n"
+                + Stack.UCX);
+        agent = ChildJvm.start(work, "agent", List.of(), Main.class, List.of("serve", "--conf", conf.toString()),
+                Map.of());
+        Matcher ready = Await.until("the served agent's ready line", () -> {
+            Matcher m = READY.matcher(agent.stdout());
+            if (!agent.process.isAlive()) {
+                throw new AssertionError("the agent ended: " + agent);
+            }
+            return m.find() ? m : null;
+        }, m -> m != null, java.time.Duration.ofSeconds(CHILD_SECONDS));
+        agentPort = Integer.parseInt(ready.group(1));
         List<String> lines = new ArrayList<>();
         for (long volume : new long[] {1, 2}) {
             for (FixtureNeedles.Expected e : FixtureNeedles.live(volumes, volume)) {
