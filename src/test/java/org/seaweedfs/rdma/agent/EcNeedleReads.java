@@ -12,7 +12,6 @@ import org.seaweedfs.rdma.sidecar.connection.AgentRoute;
 import org.seaweedfs.rdma.sidecar.ec.EcShardHolders;
 import org.seaweedfs.rdma.sidecar.ec.EcShardReader;
 import org.seaweedfs.rdma.sidecar.read.NeedleReader;
-import org.seaweedfs.rdma.sidecar.read.ReadCounters;
 import org.seaweedfs.rdma.sidecar.read.ReadPathOptions;
 import org.seaweedfs.rdma.volume.FileId;
 import org.seaweedfs.rdma.volume.IndexFormat;
@@ -55,7 +54,7 @@ final class EcNeedleReads {
     }
 
     /** What the read path did: reads, lookups, EC re-reads. */
-    ReadCounters counters() {
+    org.seaweedfs.rdma.sidecar.read.ReadCounters counters() {
         return reader.counters();
     }
 

@@ -41,7 +41,7 @@ import org.seaweedfs.rdma.volume.ec.IndependentEcWriter;
  */
 class EcSingleBitRotTest {
 
-    private static final long VOLUME = 9;
+    private static final long VOLUME = 1;
     private static final int DATA_SHARDS = 3;
     private static final int PARITY_SHARDS = 2;
     private static final int ECSUM_BLOCK = 2 << 20;
@@ -147,7 +147,7 @@ class EcSingleBitRotTest {
             }
         }
         assertNotNull(rotten, "a needle in the last .ecsum block of a shard");
-        IndependentEcWriter.encode(dir, VOLUME, DATA_SHARDS, PARITY_SHARDS, options);
+        IndependentEcWriter.encode(dir, DATA_SHARDS, PARITY_SHARDS, options);
         // The middle of its data (past the 16-byte header and the 4-byte data size).
         long bit = rottenAt.shardOffset() + NeedleLayout.HEADER_SIZE + NeedleLayout.DATA_SIZE_FIELD
                 + needles.get(rotten).length / 2;

@@ -21,7 +21,6 @@ import java.util.Map;
 import java.util.Objects;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.atomic.AtomicLongArray;
 
 /**
  * Reads bytes of an erasure-coded volume's original {@code .dat} with one-sided gets from its shards: the range is
@@ -42,7 +41,8 @@ public final class EcShardReader {
     private final RegisteredBufferPool pool;
     private final EcRebuild rebuild;
     private final Map<Long, ReedSolomon> codecs = new ConcurrentHashMap<>();
-    private final AtomicLongArray rebuilt = new AtomicLongArray(EcLayout.MAX_SHARDS);
+    private final java.util.concurrent.atomic.AtomicLongArray rebuilt =
+            new java.util.concurrent.atomic.AtomicLongArray(EcLayout.MAX_SHARDS);
 
     public EcShardReader(EcShardHolders holders, RegisteredBufferPool pool, EcRebuild rebuild) {
         this.holders = Objects.requireNonNull(holders, "holders");

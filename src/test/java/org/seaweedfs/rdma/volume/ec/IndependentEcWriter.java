@@ -37,18 +37,17 @@ public final class IndependentEcWriter {
         Files.createDirectories(dir);
         Files.copy(EcTestVolumes.fixtureDat(), dir.resolve("1.dat"));
         Files.copy(EcTestVolumes.fixtureIdx(), dir.resolve("1.idx"));
-        return encode(dir, 1, dataShards, parityShards, options);
+        return encode(dir, dataShards, parityShards, options);
     }
 
     /**
-     * Volume {@code volumeId}'s {@code .dat} and {@code .idx} in {@code dir} erasure-coded there with the real block
-     * sizes; {@code options} as for {@link #encodeFixture}.
+     * The volume 1 in {@code dir} ({@code 1.dat}, {@code 1.idx}) erasure-coded there with the real block sizes;
+     * {@code options} are the writer's further options (e.g. {@code --generation 2}).
      */
-    public static Path encode(Path dir, long volumeId, int dataShards, int parityShards, String... options)
+    public static Path encode(Path dir, int dataShards, int parityShards, String... options)
             throws IOException, InterruptedException {
-        List<String> command = new ArrayList<>(List.of("python3", WRITER.toString(), dir.toString(),
-                String.valueOf(volumeId), "--data-shards", String.valueOf(dataShards), "--parity-shards",
-                String.valueOf(parityShards)));
+        List<String> command = new ArrayList<>(List.of("python3", WRITER.toString(), dir.toString(), "1",
+                "--data-shards", String.valueOf(dataShards), "--parity-shards", String.valueOf(parityShards)));
         command.addAll(List.of(options));
         Process p;
         try {
@@ -63,7 +62,7 @@ public final class IndependentEcWriter {
         }
         String output = new String(p.getInputStream().readAllBytes());
         assertEquals(0, p.exitValue(), "independent_ec_encode.py: " + output);
-        assertTrue(Files.notExists(dir.resolve(volumeId + ".dat")), "the writer removes the .dat as ec.encode does");
+        assertTrue(Files.notExists(dir.resolve("1.dat")), "the writer removes the .dat as ec.encode does");
         return dir;
     }
 }
