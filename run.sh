@@ -1,20 +1,26 @@
 #!/usr/bin/env bash
 # The project's two entry points on a fresh Debian 12 machine (JDK 17 + Maven):
 #   ./run.sh demo   build the jar and run the embedded demo (agent + sidecar in one process)
-#   ./run.sh test   run the test suite (real UCX over loopback; headless Chromium for the status page)
+#   ./run.sh test   run the test suite (real UCX over loopback; headless Chromium for the status page); further
+#                   arguments go to Maven, e.g. -Dseaweedfs.test.require=netns,chromium,unshare,io_uring (CI's)
+#                   to fail, not skip, the tests whose environment is missing
 # Both first make sure UCX (Debian's libucx0 + ucx-utils) and gcc + libc6-dev (the agent's SIGBUS guard) are
-# installed; `test` also python3 and chromium.
+# installed; `test` also python3, chromium, iproute2, nftables and util-linux, and stops when it cannot.
 set -euo pipefail
 cd "$(dirname "$0")"
 
-# Installs Debian packages as root (why: $1, the rest: packages); otherwise prints the line to run and stops.
+# Installs Debian packages as root (why: $1, the rest: packages); otherwise, or when that fails, says so and stops.
+# (Called after `||`, where `set -e` does not stop on a failed command: each failure is checked here.)
 apt_install() {
     local why=$1
     shift
     if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null; then
         echo "run.sh: installing $* from Debian ($why)..." >&2
-        DEBIAN_FRONTEND=noninteractive apt-get update -qq >&2
-        DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "$@" >&2
+        if ! { DEBIAN_FRONTEND=noninteractive apt-get update -qq >&2 \
+                && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "$@" >&2; }; then
+            echo "run.sh: $* could not be installed ($why)" >&2
+            exit 3
+        fi
     else
         echo "run.sh: $* missing ($why). Install with:  sudo apt-get install -y $*" >&2
         exit 3
@@ -30,27 +36,10 @@ ensure_gcc() {
     command -v gcc >/dev/null && [ -e /usr/include/signal.h ] || apt_install "the agent's SIGBUS guard" gcc libc6-dev
 }
 
-# Installs optional Debian packages as root ($1: what skips without them, the rest: packages); a failed or impossible
-# install only says what is skipped.
-apt_try_install() {
-    local skipped=$1
-    shift
-    if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null; then
-        echo "run.sh: installing $* from Debian (else $skipped)..." >&2
-        if ! { DEBIAN_FRONTEND=noninteractive apt-get update -qq >&2 \
-                && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "$@" >&2; }; then
-            echo "run.sh: $* could not be installed; $skipped" >&2
-        fi
-    else
-        echo "run.sh: $* missing (sudo apt-get install -y $*); $skipped" >&2
-    fi
-}
-
 # The status page's test (StatusPageChromiumTest) loads /ui in headless Chromium (Debian's chromium package).
-# Installed when missing and possible; without it that one test is skipped and says why.
 ensure_chromium() {
     command -v chromium >/dev/null || command -v chromium-browser >/dev/null \
-        || apt_try_install "the /ui browser test will be skipped" chromium
+        || apt_install "the /ui browser test" chromium
 }
 
 # The EC tests read volumes erasure-coded by an independent writer (tools/independent_ec_encode.py, Python 3).
@@ -59,10 +48,10 @@ ensure_python() {
 }
 
 # The cross-host tests (CrossHostEndToEndTest) and bench/drill.sh cluster make hosts as network namespaces: root,
-# iproute2 and nftables (Debian's). Installed when missing and possible; without them those tests skip and say why.
+# iproute2 and nftables (Debian's); DefaultPortsSideBySideTest runs in namespaces of its own (util-linux's unshare).
 ensure_netns_tools() {
-    command -v ip >/dev/null && command -v nft >/dev/null \
-        || apt_try_install "the cross-host tests will be skipped" iproute2 nftables
+    command -v ip >/dev/null && command -v nft >/dev/null && command -v unshare >/dev/null \
+        || apt_install "the tests across network namespaces" iproute2 nftables util-linux
 }
 
 ensure_tools() {

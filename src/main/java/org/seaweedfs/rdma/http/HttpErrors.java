@@ -12,12 +12,18 @@ final class HttpErrors {
     private HttpErrors() {
     }
 
-    /** A failed read: its code ({@link ReadFailure#codeOf}), its message, and {@code Retry-After} when it gives one. */
+    /**
+     * A failed read: its code ({@link ReadFailure#codeOf}), its message, and {@code Retry-After}: the failure's own,
+     * else 1 s on every 503 (unavailable for now: a lost agent is reconnected to within 250 ms at first).
+     */
     static Future<Void> sendFailure(HttpServerResponse response, Throwable failure) {
-        if (failure instanceof ReadFailure rf && rf.retryAfterSeconds() > 0 && !response.headWritten()) {
-            response.putHeader(HttpHeaders.RETRY_AFTER, Integer.toString(rf.retryAfterSeconds()));
+        int code = ReadFailure.codeOf(failure);
+        int retryAfter = failure instanceof ReadFailure rf && rf.retryAfterSeconds() > 0 ? rf.retryAfterSeconds()
+                : code == 503 ? 1 : 0;
+        if (retryAfter > 0 && !response.headWritten()) {
+            response.putHeader(HttpHeaders.RETRY_AFTER, Integer.toString(retryAfter));
         }
-        return send(response, ReadFailure.codeOf(failure), failure.getMessage());
+        return send(response, code, failure.getMessage());
     }
 
     static Future<Void> send(HttpServerResponse response, int code, String message) {

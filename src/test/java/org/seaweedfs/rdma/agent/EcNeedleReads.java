@@ -43,13 +43,24 @@ final class EcNeedleReads {
 
     private final ReadPathHarness.SidecarSide side;
     private final NeedleReader reader;
+    private final EcShardReader ec;
 
     EcNeedleReads(ReadPathHarness.SidecarSide side, AgentConnection connection) {
         this.side = side;
-        EcShardReader ec = new EcShardReader(EcShardHolders.of(vid -> Stream.of(connection.volume(vid))
+        this.ec = new EcShardReader(EcShardHolders.of(vid -> Stream.of(connection.volume(vid))
                 .filter(Objects::nonNull).toList(), vid -> { }), side.pool, EcRebuild.RDMA);
         this.reader = new NeedleReader(side.vertx, vid -> AgentRoute.of(connection, vid), side.pool,
                 ReadPathOptions.defaults(), ec);
+    }
+
+    /** What the read path did: reads, lookups, EC re-reads. */
+    org.seaweedfs.rdma.sidecar.read.ReadCounters counters() {
+        return reader.counters();
+    }
+
+    /** The shard reader, which counts the intervals it rebuilt. */
+    EcShardReader shards() {
+        return ec;
     }
 
     /** The live needles with data of the fixture volume 1, by key. */

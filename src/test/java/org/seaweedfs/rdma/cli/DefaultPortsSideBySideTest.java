@@ -10,7 +10,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
-import org.junit.jupiter.api.Assumptions;
+import org.seaweedfs.rdma.testing.RequiredEnvironment;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -31,8 +31,8 @@ class DefaultPortsSideBySideTest {
 
     @Test
     void anAgentAndASidecarWithNoPortSettingsRunSideBySide(@TempDir Path dir) throws Exception {
-        Assumptions.assumeTrue(run(concat(UNSHARE, "true")) == 0,
-                "needs user and network namespaces (unshare -rn, util-linux)");
+        RequiredEnvironment.assume(RequiredEnvironment.UNSHARE, run(concat(UNSHARE, "true")) == 0,
+                () -> "needs user and network namespaces (unshare -rn, util-linux)");
         Path volumes = dir.resolve("volumes");
         Path plain = dir.resolve("plain");
         ByteArrayOutputStream fids = new ByteArrayOutputStream();

@@ -28,6 +28,7 @@ import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestInstance;
 import org.junit.jupiter.api.extension.ExtendWith;
+import org.seaweedfs.rdma.testing.PrometheusText;
 import org.seaweedfs.rdma.volume.FileId;
 
 /**
@@ -315,6 +316,36 @@ class HttpEndToEndTest {
             assertTrue(java.util.regex.Pattern.compile("(?m)^" + metric).matcher(agent).find(), "agent registry misses "
                     + metric + "\n" + agent);
         }
+    }
+
+    /**
+     * Over UCX's TCP transport only (the stack's), every needle of both volumes is read by UCX gets the sidecar's
+     * worker counts, misses found in the agent's exposed index, and never bytes the agent copied.
+     */
+    @Test
+    void everyNeedleIsReadByUcxGetsAndNoneIsCopiedByTheAgent() {
+        PrometheusText before = metrics(SharedStack.get().sidecar);
+        List<FixtureNeedles.Expected> all = concat(volume1, volume2);
+        for (FixtureNeedles.Expected e : all) {
+            HttpResponse<Buffer> r = get("/" + e.fid());
+            assertEquals(200, r.statusCode(), e.fid().toString());
+            assertEquals("rdma", r.getHeader("X-Source"), e.fid().toString());
+        }
+        PrometheusText after = metrics(SharedStack.get().sidecar);
+        String gets = "seaweedfs_rdma_ucx_operations_total";
+        assertTrue(after.sum(gets) - before.sum(gets) >= all.size(),
+                (after.sum(gets) - before.sum(gets)) + " UCX gets for " + all.size() + " reads");
+        assertTrue(after.sum("seaweedfs_rdma_location_cache_lookups_onesided_total") > 0,
+                "no miss was found in the agent's exposed index");
+        assertEquals(0, metrics(SharedStack.get().agent).sum("seaweedfs_rdma_agent_read_through_bytes_total"),
+                "the agent copied needle bytes");
+    }
+
+    /** The role's /metrics. */
+    private PrometheusText metrics(Stack role) {
+        HttpResponse<Buffer> r = send(client.request(HttpMethod.GET, role.httpPort(), "127.0.0.1", "/metrics"));
+        assertEquals(200, r.statusCode());
+        return PrometheusText.parse(r.bodyAsString());
     }
 
     private static List<FixtureNeedles.Expected> concat(List<FixtureNeedles.Expected> a,

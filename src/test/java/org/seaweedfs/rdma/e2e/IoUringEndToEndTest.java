@@ -3,7 +3,6 @@ package org.seaweedfs.rdma.e2e;
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
-import static org.junit.jupiter.api.Assumptions.assumeTrue;
 import static org.seaweedfs.rdma.testing.Await.await;
 import static org.seaweedfs.rdma.testing.Await.until;
 
@@ -22,13 +21,15 @@ import java.util.List;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 import org.junit.jupiter.api.io.TempDir;
+import org.seaweedfs.rdma.testing.RequiredEnvironment;
 import org.seaweedfs.rdma.volume.Fixtures;
 
 /**
  * {@code http.transport: io_uring}: a sidecar whose Vert.x runs on Netty's io_uring transport (its HTTP face and the
  * event loops its UCX lanes live on) serves every fixture needle byte for byte, all of them at once, twice. Netty
  * 4.2.12's io_uring closed about half of such concurrent connections (an assertion in its write path, which Maven's
- * {@code -ea} turns on): this is the test that caught it. Skipped where the kernel refuses io_uring.
+ * {@code -ea} turns on): this is the test that caught it. Skipped where the kernel refuses io_uring (a
+ * failure when {@code io_uring} is required: {@link RequiredEnvironment}).
  */
 @ExtendWith(VertxExtension.class)
 class IoUringEndToEndTest {
@@ -38,7 +39,7 @@ class IoUringEndToEndTest {
 
     @Test
     void everyNeedleIsServedOverAnIoUringSidecarAllAtOnce(Vertx vertx) throws Exception {
-        assumeTrue(Transport.IO_URING.available(),
+        RequiredEnvironment.assume(RequiredEnvironment.IO_URING, Transport.IO_URING.available(),
                 () -> "io_uring does not load here: " + Transport.IO_URING.unavailabilityCause());
         Fixtures.copyDir("volumes", dir);
         List<FixtureNeedles.Expected> needles = FixtureNeedles.live(dir, 1);

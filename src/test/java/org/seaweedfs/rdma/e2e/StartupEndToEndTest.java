@@ -55,7 +55,6 @@ class StartupEndToEndTest {
     private static final String FILE_2_WIDE = "4294967298,0306bfd555";
     /** 99999999999 keeps 1215752191: a volume no agent serves. */
     private static final String UNKNOWN = "99999999999,0102030405";
-    private static final List<String> THROUGH_THE_AGENT = List.of("rdma", "read-through");
     private static final DeliveryOptions PATIENT = new DeliveryOptions().setSendTimeout(120_000);
 
     @TempDir
@@ -76,7 +75,8 @@ class StartupEndToEndTest {
         Fixtures.copyDir("volumes", dir);
         int agentPort = freePort();
         // The agent is not there yet: the first attempt is refused, and start-up lasts the read timeout from then.
-        Vertx sidecarVertx = sidecar(agentPort, 0, "  readTimeout: 60s\n");
+        // No fallback: RDMA is the one path that can serve them.
+        Vertx sidecarVertx = sidecar(agentPort, 0, "  readTimeout: 60s\n  fallback: []\n");
         SeaweedRdma sidecar = server;
         WebClient client = client(vertx, sidecar.httpPort());
         HttpResponse<Buffer> notReady = await(client.get("/ready").send());
@@ -94,10 +94,9 @@ class StartupEndToEndTest {
                 new AgentSetup("listen: '127.0.0.1:" + agentPort + "'", AgentLimits.FIXED));
         open.push(agent);
         byte[] expected = expected(FILE_2);
-        // Served through the agent (no other path is configured: no master, no volume server).
         HttpResponse<Buffer> whole = await(url);
         assertEquals(200, whole.statusCode(), whole.bodyAsString());
-        assertTrue(THROUGH_THE_AGENT.contains(whole.getHeader("X-Source")), whole.getHeader("X-Source"));
+        assertEquals("rdma", whole.getHeader("X-Source"));
         assertArrayEquals(expected, whole.body().getBytes());
         HttpResponse<Buffer> first100 = await(slice);
         assertEquals(200, first100.statusCode(), first100.bodyAsString());
@@ -105,6 +104,8 @@ class StartupEndToEndTest {
         assertArrayEquals(java.util.Arrays.copyOf(expected, 100), first100.body().getBytes());
         Message<Object> reply = await(bus);
         assertArrayEquals(expected, ((Buffer) reply.body()).getBytes());
+        assertEquals("rdma", reply.headers().get("source"), "the event bus's read came over RDMA");
+        assertEquals(0, agent.agent.metrics().readThroughBytes().sum(), "the agent copied no bytes");
         until("/ready once the agent is connected", () -> await(client.get("/ready").send()).statusCode() == 200);
         assertFalse(sidecar.connections().startup().isOpen());
     }
@@ -211,7 +212,9 @@ class StartupEndToEndTest {
         String error = r.bodyAsJsonObject().getString("error");
         assertTrue(error.contains("no agent serves volume 1215752191"), error);
         assertTrue(error.contains("127.0.0.1:" + goneAgent + " is down"), error);
-        assertEquals(200, await(client.get("/" + FILE_2).send()).statusCode(), "the agent that is up still serves");
+        HttpResponse<Buffer> up = await(client.get("/" + FILE_2).send());
+        assertEquals(200, up.statusCode(), "the agent that is up still serves: " + up.bodyAsString());
+        assertArrayEquals(expected(FILE_2), up.body().getBytes());
     }
 
     private SeaweedRdma server;

@@ -20,7 +20,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import java.util.stream.Stream;
-import org.junit.jupiter.api.Assumptions;
+import org.seaweedfs.rdma.testing.RequiredEnvironment;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestInstance;
@@ -59,8 +59,8 @@ class StatusPageChromiumTest {
     @Test
     void theStatusPagesRenderInChromium() throws Exception {
         chromium = findChromium();
-        Assumptions.assumeTrue(chromium != null, "chromium is not installed (apt-get install chromium; ./run.sh test "
-                + "installs it when it can): the /ui browser test is skipped");
+        RequiredEnvironment.assume(RequiredEnvironment.CHROMIUM, chromium != null,
+                () -> "chromium is not installed (apt-get install chromium; ./run.sh test installs it)");
         thePageShowsTheAgentItsVolumesAndAReadMadeJustBefore();
         anAgentOnlyProcessShowsItsOwnVolumesOnItsPage();
         aScreenshotIsTaken();

@@ -3,7 +3,10 @@ package org.seaweedfs.rdma.http;
 import static org.junit.jupiter.api.Assertions.*;
 import static org.seaweedfs.rdma.testing.Await.await;
 
+import io.vertx.core.buffer.Buffer;
 import io.vertx.core.json.JsonObject;
+import io.vertx.ext.web.client.HttpRequest;
+import io.vertx.ext.web.client.HttpResponse;
 import io.vertx.ext.auth.PubSecKeyOptions;
 import io.vertx.ext.auth.jwt.JWTAuth;
 import io.vertx.ext.auth.jwt.JWTAuthOptions;
@@ -38,11 +41,18 @@ class JwtReadAuthHttpTest extends HttpApiTestBase {
     @Test
     void validTokenInEachPlaceIsAccepted() throws Exception {
         String t = token(KEY, "3,01637037d6", 60);
-        assertEquals(200, await(get("/3,01637037d6?jwt=" + t).send()).statusCode());
-        assertEquals(200, await(get("/3,01637037d6").putHeader("Authorization", "BEARER " + t).send()).statusCode());
-        assertEquals(200, await(get("/3,01637037d6").putHeader("Cookie", "AT=" + t).send()).statusCode());
-        assertEquals(200, await(get("/3/01637037d6/hello.txt?jwt=" + t).send()).statusCode());
-        assertEquals(200, await(get("/read?file_id=3,01637037d6&jwt=" + t).send()).statusCode());
+        assertServed(TEXT, get("/3,01637037d6?jwt=" + t));
+        assertServed(TEXT, get("/3,01637037d6").putHeader("Authorization", "BEARER " + t));
+        assertServed(TEXT, get("/3,01637037d6").putHeader("Cookie", "AT=" + t));
+        assertServed(TEXT, get("/3/01637037d6/hello.txt?jwt=" + t));
+        assertServed(TEXT, get("/read?file_id=3,01637037d6&jwt=" + t));
+    }
+
+    /** The request is answered 200 with exactly {@code expected}. */
+    private static void assertServed(byte[] expected, HttpRequest<Buffer> request) {
+        HttpResponse<Buffer> r = await(request.send());
+        assertEquals(200, r.statusCode(), () -> request.uri() + ": " + r.bodyAsString());
+        assertArrayEquals(expected, r.body().getBytes(), request.uri());
     }
 
     @Test
@@ -109,12 +119,11 @@ class JwtReadAuthHttpTest extends HttpApiTestBase {
 
     @Test
     void tokensMadeAsSeaweedfsMakesThemAreAccepted() throws Exception {
-        assertEquals(200, await(get("/3,01637037d6?jwt=" + GO_VALID).send()).statusCode());
-        assertEquals(200, await(get("/3,01637037d6").putHeader("Authorization", "Bearer " + GO_VALID).send())
-                .statusCode());
-        assertEquals(200, await(get("/3,01637037d6?jwt=" + GO_NO_EXP).send()).statusCode());
-        assertEquals(200, await(get("/read?file_id=3,01637037d6&size=5").putHeader("Authorization",
-                "Bearer " + GO_VALID).send()).statusCode());
+        assertServed(TEXT, get("/3,01637037d6?jwt=" + GO_VALID));
+        assertServed(TEXT, get("/3,01637037d6").putHeader("Authorization", "Bearer " + GO_VALID));
+        assertServed(TEXT, get("/3,01637037d6?jwt=" + GO_NO_EXP));
+        assertServed(java.util.Arrays.copyOf(TEXT, 5), get("/read?file_id=3,01637037d6&size=5")
+                .putHeader("Authorization", "Bearer " + GO_VALID));
     }
 
     @Test
@@ -142,7 +151,8 @@ class JwtReadAuthHttpTest extends HttpApiTestBase {
 
     @Test
     void theDeltaIsNotPartOfTheClaim() throws Exception {
-        source.put(org.seaweedfs.rdma.volume.FileId.parse("3,02637037d6"), TEXT, "", "", 0, java.util.Map.of());
-        assertEquals(200, await(get("/3,01637037d6_1?jwt=" + token(KEY, "3,01637037d6", 60)).send()).statusCode());
+        byte[] other = "the needle of key 2".getBytes();
+        source.put(org.seaweedfs.rdma.volume.FileId.parse("3,02637037d6"), other, "", "", 0, java.util.Map.of());
+        assertServed(other, get("/3,01637037d6_1?jwt=" + token(KEY, "3,01637037d6", 60)));
     }
 }

@@ -52,6 +52,11 @@ public final class ClientHost implements AutoCloseable {
         }
     }
 
+    /** GET {@code url} from this host: the answer of {@link #get} with its body as text. */
+    public JsonObject getText(String url) {
+        return ask(new JsonObject().put("op", "get").put("url", url).put("body", true));
+    }
+
     /** Joins the clustered event bus as a member at this host's {@code address}. */
     public void join(String address, String... members) {
         ask(new JsonObject().put("op", "join").put("host", address).put("members", new JsonArray(List.of(members))));

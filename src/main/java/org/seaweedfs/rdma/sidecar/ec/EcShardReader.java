@@ -43,6 +43,8 @@ public final class EcShardReader {
     private final RegisteredBufferPool pool;
     private final EcRebuild rebuild;
     private final Map<Long, ReedSolomon> codecs = new ConcurrentHashMap<>();
+    private final java.util.concurrent.atomic.AtomicLongArray rebuilt =
+            new java.util.concurrent.atomic.AtomicLongArray(EcLayout.MAX_SHARDS);
 
     public EcShardReader(EcShardHolders holders, RegisteredBufferPool pool, EcRebuild rebuild) {
         this.holders = Objects.requireNonNull(holders, "holders");
@@ -200,7 +202,13 @@ public final class EcShardReader {
             return Future.failedFuture(ReadFailure.unavailable(what + ", and only " + chosen.size() + " of the "
                     + ec.dataShards() + " shards a rebuild needs are", null));
         }
-        return rebuildSlices(sources, ec, chosen, missing, target, targetAt, 0, what);
+        return rebuildSlices(sources, ec, chosen, missing, target, targetAt, 0, what)
+                .onSuccess(v -> rebuilt.incrementAndGet(missing.shardId()));
+    }
+
+    /** Intervals of shard {@code shardId} rebuilt from other shards so far (listed by no agent, or distrusted). */
+    public long rebuiltIntervals(int shardId) {
+        return rebuilt.get(shardId);
     }
 
     /**

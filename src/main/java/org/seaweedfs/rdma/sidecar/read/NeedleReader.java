@@ -257,6 +257,7 @@ public final class NeedleReader extends GatedReadPath {
             return false;
         }
         ReadFailure first = tried == null ? failure : tried.first();
+        gate.counters().ecReread();
         fetch(read, route, offset, size, CONFIRMED, new EcRetry(rest.get(0), rest.subList(1, rest.size()), first));
         return true;
     }

@@ -15,6 +15,7 @@ public final class ReadCounters {
     private final LongAdder lookups = new LongAdder();
     private final LongAdder oneSided = new LongAdder();
     private final LongAdder retries = new LongAdder();
+    private final LongAdder ecRereads = new LongAdder();
     private final Map<ReadFailure.Kind, LongAdder> failures = new EnumMap<>(ReadFailure.Kind.class);
 
     public ReadCounters() {
@@ -48,6 +49,10 @@ public final class ReadCounters {
         retries.increment();
     }
 
+    void ecReread() {
+        ecRereads.increment();
+    }
+
     /** Reads asked for (including those refused at once). */
     public long reads() {
         return reads.sum();
@@ -76,6 +81,11 @@ public final class ReadCounters {
     /** Reads retried after a stale location or a re-listed volume. */
     public long retries() {
         return retries.sum();
+    }
+
+    /** Erasure-coded records read again from another set of shards (one distrusted) after failing their checksum. */
+    public long ecRereads() {
+        return ecRereads.sum();
     }
 
     public long failures(ReadFailure.Kind kind) {

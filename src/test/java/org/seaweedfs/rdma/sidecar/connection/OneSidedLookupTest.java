@@ -168,7 +168,9 @@ class OneSidedLookupTest {
             assertArrayEquals(now, read(7), "the index entry of the old record is withdrawn");
         }
         assertTrue(cache.fallbacks("absent") > 0);
-        assertArrayEquals(data.get(8), read(9), "the others are still found one-sidedly");
+        long oneSided = cache.oneSidedLookups();
+        assertArrayEquals(data.get(8), read(9));
+        assertEquals(oneSided + 1, cache.oneSidedLookups(), "the others are still found one-sidedly");
     }
 
     @Test
@@ -204,9 +206,15 @@ class OneSidedLookupTest {
             assertArrayEquals(data.get((int) key[0] - 1), read(key[0]), "needle " + key[0]);
             return key[0] > 100 && cache.oneSidedLookups() > before;
         });
+        long oneSided = cache.oneSidedLookups();
+        long lookups = cache.lookupsSentCount();
+        long hits = cache.hits();
         for (int k = 1; k <= 300; k++) {
             assertArrayEquals(data.get(k - 1), read(k), "needle " + k);
         }
+        // The merged index holds every key: each is found in it (or is the one cached entry), none is looked up.
+        assertEquals(lookups, cache.lookupsSentCount(), "no lookup once the merged index is read");
+        assertEquals(300, cache.oneSidedLookups() - oneSided + cache.hits() - hits);
     }
 
     @Test
@@ -219,13 +227,24 @@ class OneSidedLookupTest {
         VolumeFiles.compact(dir, VOLUME, after, true, 7);
         Await.until("the new epoch listed",
                 () -> connection.volume(VOLUME) != null && connection.volume(VOLUME).epoch() != oldEpoch);
+        Await.until("the new epoch's index loaded", () -> connection.volume(VOLUME).locations().remoteIndex() != null);
         long oneSided = cache.oneSidedLookups();
+        long lookups = cache.lookupsSentCount();
+        long absent = cache.fallbacks("absent");
+        long hits = cache.hits();
         for (int pass = 0; pass < 3; pass++) {
             for (int key = 1; key <= after.size(); key++) {
                 assertArrayEquals(after.get(key - 1), read(key), "needle " + key + " after the compaction");
             }
         }
-        assertTrue(cache.oneSidedLookups() > oneSided, "the new epoch's index is read one-sidedly");
+        // Keys 10..1 are the last entries of the new .idx (written in reverse), applied after its index was written:
+        // only those are looked up; the other 30 of each pass are found in the new epoch's index (or the one entry).
+        long looked = cache.lookupsSentCount() - lookups;
+        assertTrue(looked <= 3 * 10, looked + " lookups");
+        assertEquals(looked, cache.fallbacks("absent") - absent, "only needles the new index lacks are looked up");
+        assertEquals(3L * after.size(), looked + cache.oneSidedLookups() - oneSided + cache.hits() - hits);
+        assertTrue(cache.oneSidedLookups() - oneSided >= 3 * 30 - (cache.hits() - hits),
+                "the new epoch's index is read one-sidedly: " + (cache.oneSidedLookups() - oneSided));
     }
 
     @Test
