@@ -13,8 +13,8 @@ import java.util.function.Function;
 
 /**
  * {@link NeedleClient} over the event-bus API ({@code seaweedfs.needle.read} / {@code .stat} / {@code .readMany}),
- * same JVM or clustered. The fid, offset and length are checked here as the sidecar checks them, so a bad request fails the
- * same way without a round trip.
+ * same JVM or clustered. The fid, offset and length are checked here as the sidecar checks them, so a bad request
+ * fails the same way without a round trip.
  */
 final class EventBusNeedleClient implements NeedleClient {
 
