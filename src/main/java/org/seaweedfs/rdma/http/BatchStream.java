@@ -72,10 +72,13 @@ final class BatchStream {
     }
 
     private void pump() {
-        while (!closed && !response.writeQueueFull() && reads.ready()) {
+        if (closed || ending) {
+            return;
+        }
+        while (!response.closed() && !response.writeQueueFull() && reads.ready()) {
             member(lines.get(taken++), reads.take());
         }
-        if (closed || ending) {
+        if (closed || response.closed()) {
             return;
         }
         if (reads.done()) {
@@ -138,11 +141,10 @@ final class BatchStream {
         return cause instanceof Unauthorized ? 401 : ReadFailure.codeOf(cause);
     }
 
+    /** The connection closed or failed: nothing more is written, the reads not yet handed on are released. */
     private void stop() {
-        if (!closed && !response.ended()) {
-            closed = true;
-            reads.cancel();
-        }
+        closed = true;
+        reads.cancel();
     }
 
     /** A line whose token does not allow its fid: 401, as a GET would answer. */
