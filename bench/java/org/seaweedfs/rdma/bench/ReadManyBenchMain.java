@@ -99,10 +99,10 @@ public final class ReadManyBenchMain {
                     double elapsed = (System.nanoTime() - t0) / 1e9;
                     double cpuNs = (OS.getProcessCpuTime() - cpu0) / (double) needles;
                     rates[round][index] = needles / elapsed;
-                    System.out.printf(Locale.ROOT, "{\"kind\":\"readmany\",\"face\":\"%s\",\"mode\":\"%s\",\"round\":%d,"
-                                    + "\"position\":%d,\"needles_s\":%.0f,\"cpu_ns_per_needle\":%.0f,\"batch\":%d,"
-                                    + "\"concurrency\":%d}%n", run.face(), run.mode(), round, k, needles / elapsed,
-                            cpuNs, batch, concurrency);
+                    System.out.printf(Locale.ROOT, "{\"kind\":\"readmany\",\"face\":\"%s\",\"mode\":\"%s\","
+                                    + "\"round\":%d,\"position\":%d,\"needles_s\":%.0f,\"cpu_ns_per_needle\":%.0f,"
+                                    + "\"batch\":%d,\"concurrency\":%d}%n", run.face(), run.mode(), round, k,
+                            needles / elapsed, cpuNs, batch, concurrency);
                 }
             }
             for (String face : List.of("typed", "bus")) {
