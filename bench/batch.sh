@@ -50,7 +50,15 @@ java $JAVA_OPTS $SIDECAR_JAVA_OPTS -cp "$JAVA_CP" org.seaweedfs.rdma.bench.ReadM
     --seconds "$SECONDS_PER_RUN" "$BENCH_DATA/vid$VID_4K.paths" 2>> "$BENCH_OUT/logs/readmany.log" | emit
 
 log "2. HTTP: POST /batch of 256 x 4 KiB, one GET per needle, nginx serving the same tar"
-start_sidecar "$CONFIG"
+# As run.sh's start_sidecar, waiting for RDMA on this script's volume.
+sidecar_conf "$CONFIG" "$SIDECAR_PORT" "$BENCH_OUT/sidecar.yaml"
+# shellcheck disable=SC2086
+java $JAVA_OPTS $SIDECAR_JAVA_OPTS -jar "$JAR" serve --conf "$BENCH_OUT/sidecar.yaml" > "$BENCH_OUT/logs/sidecar.log" 2>&1 &
+SIDECAR_PID=$!
+wait_for_line "$BENCH_OUT/logs/sidecar.log" '^ready:' 60 "$SIDECAR_PID"
+first="http://127.0.0.1:$SIDECAR_PORT$(head -n1 "$BENCH_DATA/vid$VID_4K.paths")"
+for _ in $(seq 300); do curl -s -D - -o /dev/null "$first" | grep -qi '^x-source: *rdma' && break; sleep 0.1; done
+curl -s -D - -o /dev/null "$first" | grep -qi '^x-source: *rdma' || { echo "no RDMA read at $first" >&2; exit 1; }
 sed 's|^/||' "$BENCH_DATA/vid$VID_4K.paths" > "$BENCH_OUT/batch-body.txt"
 mkdir -p "$BENCH_OUT/tar"
 curl -sf -X POST --data-binary "@$BENCH_OUT/batch-body.txt" "http://127.0.0.1:$SIDECAR_PORT/batch" \

@@ -91,11 +91,11 @@ public final class ReadManyBenchMain {
                     int index = (k + round) % runs.size();
                     Run run = runs.get(index);
                     NeedleClient client = run.face().equals("typed") ? typed : bus;
+                    Loop loop = run.mode().equals("many") ? new Loop(fids, seconds, 2, batch, client)
+                            : new Loop(fids, seconds, concurrency, 1, client);
                     long cpu0 = OS.getProcessCpuTime();
                     long t0 = System.nanoTime();
-                    long needles = await(onContext(caller.context(), () -> run.mode().equals("many")
-                            ? new Loop(fids, seconds, 2, batch, client).start()
-                            : new Loop(fids, seconds, concurrency, 1, client).start()));
+                    long needles = await(onContext(caller.context(), loop::start));
                     double elapsed = (System.nanoTime() - t0) / 1e9;
                     double cpuNs = (OS.getProcessCpuTime() - cpu0) / (double) needles;
                     rates[round][index] = needles / elapsed;
