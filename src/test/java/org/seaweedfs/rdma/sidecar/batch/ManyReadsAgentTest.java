@@ -16,12 +16,12 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.seaweedfs.rdma.sidecar.ReadPathHarness;
+import org.seaweedfs.rdma.sidecar.StaticAgentRouter;
 import org.seaweedfs.rdma.sidecar.connection.AgentConnection;
 import org.seaweedfs.rdma.sidecar.memory.RegisteredBufferPool;
 import org.seaweedfs.rdma.sidecar.read.NeedleReader;
 import org.seaweedfs.rdma.sidecar.read.ReadCounters;
 import org.seaweedfs.rdma.sidecar.read.ReadPathOptions;
-import org.seaweedfs.rdma.sidecar.read.StaticAgentRouter;
 import org.seaweedfs.rdma.testing.AgentHarness;
 import org.seaweedfs.rdma.ucx.UcxMetrics;
 import org.seaweedfs.rdma.volume.FileId;
@@ -31,7 +31,7 @@ import org.seaweedfs.rdma.volume.VolumeWriter;
 
 /**
  * The reads of one many-needles call against a real agent over UCX: issued in one pass on the caller's event loop,
- * every location a miss, each needle verified, results in request order, at most the window held; the read path's
+ * every location a miss, each needle verified, results in request order; the read path's
  * counters show how the misses were resolved.
  */
 class ManyReadsAgentTest {
@@ -95,13 +95,12 @@ class ManyReadsAgentTest {
         long missLookups = counters.lookups() - lookups;
         long missOneSided = counters.oneSided() - oneSided;
         long controlFrames = ucx.framesSent().sum() - frames;
-        System.out.printf("readMany of %d cold needles: %d lookups (%d control frames sent), %d one-sided index"
-                + " reads, %d gets%n", COUNT, missLookups, controlFrames, missOneSided, ucx.gets().sum() - gets);
         assertEquals(COUNT, missLookups + missOneSided, "every location was a miss, each resolved once");
         if (missLookups > 0) {
             assertTrue(controlFrames <= (missLookups + 63) / 64 + 1,
                     "the misses went out in lookup batches: " + controlFrames + " frames for " + missLookups);
         }
+        assertTrue(ucx.gets().sum() - gets >= COUNT, "a get per needle at least");
         assertEquals(0, sidecar.pool.inUse(), "every read buffer went back");
     }
 }
