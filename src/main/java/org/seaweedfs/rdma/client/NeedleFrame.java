@@ -15,7 +15,7 @@ import org.seaweedfs.rdma.sidecar.NeedleStat;
  * meta  := (status 200 only) etag:str content-type:str name:str source:str last-modified:i64
  * </pre>
  * Status 200: {@code bytes} is the needle (decompressed), its length the needle's size; any other status (the
- * event bus's codes: 400, 404, 413, 502, 503, 504, 500) carries the failure's text as {@code bytes}.
+ * event bus's codes: 400, 404, 502, 503, 504, 500) carries the failure's text as {@code bytes}.
  */
 public final class NeedleFrame {
 

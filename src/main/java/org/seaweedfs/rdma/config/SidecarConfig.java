@@ -170,7 +170,8 @@ public record SidecarConfig(
      * @param maxRequestBytes bytes of a {@code POST /batch} body; more: 413
      * @param window          reads of one call started and not yet handed on (written out, copied to the caller):
      *                        what bounds the pooled memory one call holds
-     * @param maxReplyBytes   needle bytes in one event-bus reply frame; needles beyond fail in the frame (413)
+     * @param maxReplyBytes   needle bytes in one event-bus reply frame; needles beyond fail in the frame (400
+     *                        "too large: ...")
      */
     public record Batch(int maxFids, long maxRequestBytes, int window, long maxReplyBytes) {
 

@@ -156,7 +156,7 @@ public final class EventBusApiVerticle extends VerticleBase {
     /**
      * One frame ({@link NeedleFrame}) for the whole list, each needle copied into it once as it arrives (its pooled
      * buffer goes back at once); a needle that would take the frame past {@code sidecar.batch.maxReplyBytes} is an
-     * entry with status 413.
+     * entry with status 400 and a text starting "too large: " (as a needle above {@code sidecar.maxNeedleBytes}).
      */
     private void readMany(Message<Object> message) {
         long start = System.nanoTime();
@@ -197,7 +197,8 @@ public final class EventBusApiVerticle extends VerticleBase {
             NeedleStat stat = content.stat();
             if (frame.length() + stat.size() > batch.maxReplyBytes()) {
                 meters.recordRead(stat.source(), ReadMeters.resultOf(413), System.nanoTime() - start);
-                frame.failure(413, "too large: the reply would exceed sidecar.batch.maxReplyBytes ("
+                frame.failure(NeedleException.Kind.BAD_REQUEST.code, "too large: the reply would exceed"
+                        + " sidecar.batch.maxReplyBytes ("
                         + batch.maxReplyBytes() + " bytes); read " + stat.fid() + " in another call");
                 return null;
             }
