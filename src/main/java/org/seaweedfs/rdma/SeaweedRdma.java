@@ -204,7 +204,7 @@ public final class SeaweedRdma {
                 .compose(v -> deploy(connections, new DeploymentOptions()))
                 // Before the agents are connected, as the HTTP listener: reads in the start-up wait for them.
                 .compose(v -> deploy(() -> new EventBusApiVerticle(admittedReads, sidecar.maxNeedleBytes(), meters,
-                                config.idlePollMicros()),
+                                config.idlePollMicros(), sidecar.batch()),
                         new DeploymentOptions().setInstances(sidecar.eventBusInstances())))
                 .compose(v -> connections.firstAttempts())
                 .onSuccess(v -> {
@@ -267,7 +267,8 @@ public final class SeaweedRdma {
         if (source == null) {
             throw new IllegalStateException("no sidecar runs here (roles: " + config.roles() + ")");
         }
-        return NeedleClient.overSource(vertx, admitted, config.sidecar().maxNeedleBytes());
+        return NeedleClient.overSource(vertx, admitted, config.sidecar().maxNeedleBytes(),
+                config.sidecar().batch().window());
     }
 
     /** The HTTP port actually bound (useful with {@code http.port: 0}), or -1 before the listener started. */

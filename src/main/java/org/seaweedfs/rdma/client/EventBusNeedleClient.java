@@ -5,19 +5,23 @@ import io.vertx.core.Vertx;
 import io.vertx.core.buffer.Buffer;
 import io.vertx.core.eventbus.DeliveryOptions;
 import io.vertx.core.eventbus.Message;
+import io.vertx.core.json.JsonArray;
 import io.vertx.core.json.JsonObject;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.function.Function;
 
 /**
- * {@link NeedleClient} over the event-bus API ({@code seaweedfs.needle.read} / {@code .stat}), same JVM or
- * clustered. The fid, offset and length are checked here as the sidecar checks them, so a bad request fails the
- * same way without a round trip.
+ * {@link NeedleClient} over the event-bus API ({@code seaweedfs.needle.read} / {@code .stat} / {@code .readMany}),
+ * same JVM or clustered. The fid, offset and length are checked here as the sidecar checks them, so a bad request
+ * fails the same way without a round trip.
  */
 final class EventBusNeedleClient implements NeedleClient {
 
     /** The event-bus API's addresses (EventBusApiVerticle's; repeated here so clients need no server class). */
     static final String READ_ADDRESS = "seaweedfs.needle.read";
     static final String STAT_ADDRESS = "seaweedfs.needle.stat";
+    static final String READ_MANY_ADDRESS = "seaweedfs.needle.readMany";
 
     private final Vertx vertx;
     private final DeliveryOptions options;
@@ -54,6 +58,14 @@ final class EventBusNeedleClient implements NeedleClient {
             return Future.failedFuture(e);
         }
         return this.<JsonObject, NeedleInfo>send(STAT_ADDRESS, request, m -> NeedleInfo.fromJson(m.body()));
+    }
+
+    @Override
+    public Future<List<NeedleResult>> readMany(List<String> fids) {
+        List<String> asked = new ArrayList<>(fids);
+        JsonArray list = new JsonArray(new ArrayList<>(asked));
+        return this.<Buffer, List<NeedleResult>>send(READ_MANY_ADDRESS, new JsonObject().put("fids", list),
+                m -> NeedleFrame.read(m.body(), asked));
     }
 
     /** Sends the request; a failed reply or one {@code decode} rejects becomes a {@link NeedleException}. */

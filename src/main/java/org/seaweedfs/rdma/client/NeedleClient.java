@@ -3,6 +3,8 @@ package org.seaweedfs.rdma.client;
 import io.vertx.core.Future;
 import io.vertx.core.Vertx;
 import io.vertx.core.eventbus.DeliveryOptions;
+import java.util.List;
+import org.seaweedfs.rdma.config.SidecarConfig;
 import org.seaweedfs.rdma.sidecar.NeedleSource;
 
 /**
@@ -12,7 +14,7 @@ import org.seaweedfs.rdma.sidecar.NeedleSource;
  * <li>{@code SeaweedRdma.client()} — in the sidecar's own process: the read runs on the caller's context, with no
  * event-bus message and no thread hop (the RDMA get itself completes on the calling event loop);</li>
  * <li>{@link #overEventBus(Vertx)} — anywhere on the (possibly clustered) event bus of a sidecar: requests to
- * {@code seaweedfs.needle.read} / {@code seaweedfs.needle.stat}.</li>
+ * {@code seaweedfs.needle.read} / {@code seaweedfs.needle.stat} / {@code seaweedfs.needle.readMany}.</li>
  * </ul>
  * Futures complete on the caller's context. A {@link Needle}'s body is a heap buffer the caller owns.
  */
@@ -32,6 +34,16 @@ public interface NeedleClient {
     /** The needle's metadata (its record is read and its checksum verified). */
     Future<NeedleInfo> stat(String fid);
 
+    /**
+     * Many whole needles in one call: one result per fid, in request order, each the needle (as {@link #read(String)}
+     * gives it) or the failure of that fid alone (a malformed, unknown, deleted or corrupt fid fails only its own
+     * element). The reads are issued together, so their gets are posted together and their location misses asked
+     * for in one batch; at most {@code sidecar.batch.window} of them hold read buffers at once. The future fails
+     * only when the call as a whole cannot be made (over the event bus: more than {@code sidecar.batch.maxFids}
+     * fids, no sidecar, a timeout).
+     */
+    Future<List<NeedleResult>> readMany(List<String> fids);
+
     /** A client that speaks the event-bus API of a sidecar reachable on {@code vertx}'s event bus. */
     static NeedleClient overEventBus(Vertx vertx) {
         return overEventBus(vertx, new DeliveryOptions());
@@ -47,6 +59,11 @@ public interface NeedleClient {
      * {@code maxNeedleBytes} bounds a gzipped needle's decompressed size, as {@code sidecar.maxNeedleBytes} does.
      */
     static NeedleClient overSource(Vertx vertx, NeedleSource source, long maxNeedleBytes) {
-        return new SourceNeedleClient(vertx, source, maxNeedleBytes);
+        return overSource(vertx, source, maxNeedleBytes, SidecarConfig.Batch.DEFAULT.window());
+    }
+
+    /** As {@link #overSource(Vertx, NeedleSource, long)}; {@code window} bounds a readMany's reads held at once. */
+    static NeedleClient overSource(Vertx vertx, NeedleSource source, long maxNeedleBytes, int window) {
+        return new SourceNeedleClient(vertx, source, maxNeedleBytes, window);
     }
 }

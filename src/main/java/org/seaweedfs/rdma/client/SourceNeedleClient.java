@@ -4,8 +4,11 @@ import io.vertx.core.Context;
 import io.vertx.core.Future;
 import io.vertx.core.Promise;
 import io.vertx.core.Vertx;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.function.Supplier;
 import org.seaweedfs.rdma.sidecar.NeedleSource;
+import org.seaweedfs.rdma.sidecar.batch.ManyReads;
 import org.seaweedfs.rdma.volume.FileId;
 
 /**
@@ -18,11 +21,13 @@ final class SourceNeedleClient implements NeedleClient {
     private final Vertx vertx;
     private final NeedleSource source;
     private final long maxNeedleBytes;
+    private final int window;
 
-    SourceNeedleClient(Vertx vertx, NeedleSource source, long maxNeedleBytes) {
+    SourceNeedleClient(Vertx vertx, NeedleSource source, long maxNeedleBytes, int window) {
         this.vertx = vertx;
         this.source = source;
         this.maxNeedleBytes = maxNeedleBytes;
+        this.window = window;
     }
 
     @Override
@@ -36,6 +41,17 @@ final class SourceNeedleClient implements NeedleClient {
                             NeedleWire.takeBody(ar.result())))
                     : Future.failedFuture(NeedleWire.failure(ar.cause())));
         });
+    }
+
+    @Override
+    public Future<List<NeedleResult>> readMany(List<String> fids) {
+        List<String> asked = new ArrayList<>(fids); // the caller may change its list meanwhile
+        return onContext(() -> ManyReads.collect(asked.size(), window,
+                i -> source.readSlice(NeedleWire.fileId(asked.get(i)), null, 0, -1, maxNeedleBytes),
+                (i, ar) -> ar.succeeded()
+                        ? NeedleResult.of(NeedleWire.needle(asked.get(i), ar.result().stat(),
+                                NeedleWire.takeBody(ar.result())))
+                        : NeedleResult.failed(asked.get(i), NeedleWire.failure(ar.cause()))));
     }
 
     @Override

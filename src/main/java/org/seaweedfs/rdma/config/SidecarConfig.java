@@ -21,6 +21,7 @@ import java.util.List;
  * @param ecRebuild        what a read needing a shard no agent lists does
  * @param securityToml     SeaweedFS's {@code security.toml}, whose {@code [https.client]} says how the master and the
  *                         volume servers are reached (HTTPS, CA, client certificate); null: plain HTTP
+ * @param batch            bounds on reads of many needles in one call ({@code readMany}, {@code POST /batch})
  */
 public record SidecarConfig(
         List<HostPort> agents,
@@ -39,7 +40,8 @@ public record SidecarConfig(
         int eventBusInstances,
         long locationCacheMaxBytes,
         EcRebuild ecRebuild,
-        String securityToml) {
+        String securityToml,
+        Batch batch) {
 
     /**
      * Event-bus consumers a sidecar deploys: one. A requester on the consumer's event loop then makes no thread hop,
@@ -58,6 +60,17 @@ public record SidecarConfig(
         volumeServers = List.copyOf(volumeServers);
         fallback = List.copyOf(fallback);
         java.util.Objects.requireNonNull(ecRebuild, "sidecar.ecRebuild");
+        java.util.Objects.requireNonNull(batch, "sidecar.batch");
+    }
+
+    /** Everything but {@code sidecar.batch.*}, left at their defaults. */
+    public SidecarConfig(List<HostPort> agents, HostPort master, List<HostPort> volumeServers, String authToken,
+                         long maxNeedleBytes, BufferPool bufferPool, int maxInFlightReads, Duration readTimeout,
+                         Ping ping, Reconnect reconnect, Breaker breaker, Retry retry, List<Fallback> fallback,
+                         int eventBusInstances, long locationCacheMaxBytes, EcRebuild ecRebuild, String securityToml) {
+        this(agents, master, volumeServers, authToken, maxNeedleBytes, bufferPool, maxInFlightReads, readTimeout,
+                ping, reconnect, breaker, retry, fallback, eventBusInstances, locationCacheMaxBytes, ecRebuild,
+                securityToml, Batch.DEFAULT);
     }
 
     /**
@@ -140,5 +153,26 @@ public record SidecarConfig(
          * timeout.
          */
         public static final Retry DEFAULT = new Retry(3, Duration.ofMillis(50));
+    }
+
+    /**
+     * Bounds on one read of many needles ({@code sidecar.batch.*}).
+     *
+     * @param maxFids         fids in one call; more: 413 on HTTP, 400 on the event bus
+     * @param maxRequestBytes bytes of a {@code POST /batch} body; more: 413
+     * @param window          reads of one call started and not yet handed on (written out, copied to the caller):
+     *                        what bounds the pooled memory one call holds
+     * @param maxReplyBytes   needle bytes in one event-bus reply frame; needles beyond fail in the frame (400
+     *                        "too large: ...")
+     */
+    public record Batch(int maxFids, long maxRequestBytes, int window, long maxReplyBytes) {
+
+        public static final Batch DEFAULT = new Batch(10_000, 1L << 20, 32, 64L << 20);
+
+        public Batch {
+            if (maxFids < 1 || maxRequestBytes < 1 || window < 1 || maxReplyBytes < 1) {
+                throw new IllegalArgumentException("sidecar.batch bounds must be positive");
+            }
+        }
     }
 }

@@ -1,13 +1,17 @@
 package org.seaweedfs.rdma.eventbus;
 
+import io.vertx.core.AsyncResult;
 import io.vertx.core.eventbus.DeliveryOptions;
 import io.vertx.core.Future;
 import io.vertx.core.VerticleBase;
 import io.vertx.core.buffer.Buffer;
 import io.vertx.core.eventbus.Message;
 import io.vertx.core.eventbus.MessageConsumer;
+import java.util.List;
+import org.seaweedfs.rdma.config.SidecarConfig;
 import org.seaweedfs.rdma.client.NeedleClient;
 import org.seaweedfs.rdma.client.NeedleException;
+import org.seaweedfs.rdma.client.NeedleFrame;
 import org.seaweedfs.rdma.client.NeedleWire;
 import org.seaweedfs.rdma.metrics.ReadMeters;
 import org.seaweedfs.rdma.polling.AwakeLoop;
@@ -16,6 +20,7 @@ import org.seaweedfs.rdma.sidecar.NeedleSlice;
 import org.seaweedfs.rdma.sidecar.NeedleSource;
 import org.seaweedfs.rdma.sidecar.NeedleStat;
 import org.seaweedfs.rdma.sidecar.ReadFailure;
+import org.seaweedfs.rdma.sidecar.batch.ManyReads;
 
 /**
  * The event-bus API for Vert.x applications (same JVM or clustered).
@@ -26,6 +31,9 @@ import org.seaweedfs.rdma.sidecar.ReadFailure;
  * sent), {@code source} ({@code rdma} | {@code fallback}), and {@code content-encoding: gzip} for raw
  * compressed needles. An offset past the end fails 416; a length past the end is cut short.</li>
  * <li>{@value #STAT_ADDRESS}: the same request; reply a JSON object of the metadata.</li>
+ * <li>{@value #READ_MANY_ADDRESS}: request {@code {"fids": ["...", ...]}} (at most {@code sidecar.batch.maxFids});
+ * reply one {@link NeedleFrame} with an entry per fid in request order, each the decompressed needle or that fid's
+ * failure code and text. The call fails 400 only as a whole (not a list, too many fids).</li>
  * </ul>
  * Failures: {@code message.fail(code, text)} with 400, 404, 416, 502 (corrupt), 503 (no path), 504 (timeout),
  * 500 (anything else). A needle above {@code sidecar.maxNeedleBytes} fails 400 (the contract's closed list of codes
@@ -41,22 +49,32 @@ public final class EventBusApiVerticle extends VerticleBase {
 
     public static final String READ_ADDRESS = "seaweedfs.needle.read";
     public static final String STAT_ADDRESS = "seaweedfs.needle.stat";
+    public static final String READ_MANY_ADDRESS = "seaweedfs.needle.readMany";
 
     private final NeedleSource source;
     private final long maxNeedleBytes;
     private final ReadMeters meters;
     private final int idlePollMicros;
+    private final SidecarConfig.Batch batch;
     private MessageConsumer<Object> reads;
     private MessageConsumer<Object> stats;
+    private MessageConsumer<Object> readMany;
     private boolean localReplies;
     private ReplyBatch replies;
 
     /** @param idlePollMicros how long the event loop keeps polling after it answered ({@link AwakeLoop}); 0: none */
-    public EventBusApiVerticle(NeedleSource source, long maxNeedleBytes, ReadMeters meters, int idlePollMicros) {
+    public EventBusApiVerticle(NeedleSource source, long maxNeedleBytes, ReadMeters meters, int idlePollMicros,
+                               SidecarConfig.Batch batch) {
         this.source = source;
         this.maxNeedleBytes = maxNeedleBytes;
         this.meters = meters;
         this.idlePollMicros = idlePollMicros;
+        this.batch = batch;
+    }
+
+    /** With the default {@code sidecar.batch.*} bounds. */
+    public EventBusApiVerticle(NeedleSource source, long maxNeedleBytes, ReadMeters meters, int idlePollMicros) {
+        this(source, maxNeedleBytes, meters, idlePollMicros, SidecarConfig.Batch.DEFAULT);
     }
 
     @Override
@@ -67,12 +85,13 @@ public final class EventBusApiVerticle extends VerticleBase {
         LocalBufferCodec.registerOn(vertx.eventBus());
         reads = vertx.eventBus().consumer(READ_ADDRESS, m -> handle(m, this::read));
         stats = vertx.eventBus().consumer(STAT_ADDRESS, m -> handle(m, this::stat));
-        return Future.all(reads.completion(), stats.completion());
+        readMany = vertx.eventBus().consumer(READ_MANY_ADDRESS, this::readMany);
+        return Future.all(reads.completion(), stats.completion(), readMany.completion());
     }
 
     @Override
     public Future<?> stop() {
-        return Future.all(reads.unregister(), stats.unregister());
+        return Future.all(reads.unregister(), stats.unregister(), readMany.unregister());
     }
 
     private interface RequestHandler {
@@ -132,6 +151,64 @@ public final class EventBusApiVerticle extends VerticleBase {
             meters.recordRead(stat.source(), "ok", System.nanoTime() - start);
             meters.recordBytesServed(stat.source(), body.length());
         });
+    }
+
+    /**
+     * One frame ({@link NeedleFrame}) for the whole list, each needle copied into it once as it arrives (its pooled
+     * buffer goes back at once); a needle that would take the frame past {@code sidecar.batch.maxReplyBytes} is an
+     * entry with status 400 and a text starting "too large: " (as a needle above {@code sidecar.maxNeedleBytes}).
+     */
+    private void readMany(Message<Object> message) {
+        long start = System.nanoTime();
+        List<String> fids;
+        try {
+            fids = ManyRequest.parse(message.body(), batch.maxFids());
+        } catch (IllegalArgumentException | NeedleException e) {
+            fail(message, e, start);
+            return;
+        }
+        NeedleFrame.Writer frame = new NeedleFrame.Writer(fids.size() * 64);
+        ManyReads.collect(fids.size(), batch.window(),
+                i -> source.readSlice(NeedleWire.fileId(fids.get(i)), null, 0, -1, maxNeedleBytes),
+                (i, ar) -> entry(frame, ar, start)).onComplete(ar -> {
+                    if (ar.failed()) {
+                        fail(message, ar.cause(), start);
+                        return;
+                    }
+                    Buffer body = frame.finish();
+                    DeliveryOptions options = new DeliveryOptions();
+                    if (localReplies) {
+                        options.setCodecName(LocalBufferCodec.NAME);
+                    }
+                    replies.add(() -> message.reply(body, options));
+                });
+    }
+
+    /** One needle's entry in a readMany frame; its content is released. */
+    private Void entry(NeedleFrame.Writer frame, AsyncResult<NeedleContent> ar, long start) {
+        if (ar.failed()) {
+            NeedleException failure = NeedleWire.failure(ar.cause());
+            meters.recordRead("none", ReadMeters.resultOf(ReadFailure.codeOf(ar.cause())), System.nanoTime() - start);
+            frame.failure(failure.code(), failure.getMessage());
+            return null;
+        }
+        NeedleContent content = ar.result();
+        try {
+            NeedleStat stat = content.stat();
+            if (frame.length() + stat.size() > batch.maxReplyBytes()) {
+                meters.recordRead(stat.source(), ReadMeters.resultOf(413), System.nanoTime() - start);
+                frame.failure(NeedleException.Kind.BAD_REQUEST.code, "too large: the reply would exceed"
+                        + " sidecar.batch.maxReplyBytes ("
+                        + batch.maxReplyBytes() + " bytes); read " + stat.fid() + " in another call");
+                return null;
+            }
+            frame.needle(stat, content.chunks());
+            meters.recordRead(stat.source(), "ok", System.nanoTime() - start);
+            meters.recordBytesServed(stat.source(), stat.size());
+        } finally {
+            content.release();
+        }
+        return null;
     }
 
     private void stat(Message<Object> message, NeedleRequest request, long start) {

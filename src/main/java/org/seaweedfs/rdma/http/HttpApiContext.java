@@ -5,6 +5,7 @@ import java.util.Objects;
 import org.seaweedfs.rdma.sidecar.Admission;
 import org.seaweedfs.rdma.config.HttpConfig;
 import org.seaweedfs.rdma.config.RdmaConfig;
+import org.seaweedfs.rdma.config.SidecarConfig;
 import org.seaweedfs.rdma.metrics.RdmaMetrics;
 import org.seaweedfs.rdma.metrics.ReadMeters;
 import org.seaweedfs.rdma.sidecar.NeedleSource;
@@ -25,6 +26,7 @@ import org.seaweedfs.rdma.sidecar.ReadPathStatus;
  *                       read path without its fallbacks, so a read RDMA cannot serve fails at once
  * @param agent          the agent role's status when this process runs one, else null
  * @param history        the read path's recent rates ({@code /status/history}), null when not kept
+ * @param batch          bounds of {@code POST /batch} ({@code sidecar.batch.*})
  */
 public record HttpApiContext(
         NeedleSource source,
@@ -37,7 +39,8 @@ public record HttpApiContext(
         ConnectionBounds connections,
         NeedleSource sliceSource,
         RoleStatus agent,
-        StatusHistory history) {
+        StatusHistory history,
+        SidecarConfig.Batch batch) {
 
     public HttpApiContext {
         Objects.requireNonNull(connections, "connections");
@@ -51,6 +54,16 @@ public record HttpApiContext(
         Objects.requireNonNull(http, "http");
         Objects.requireNonNull(admission, "admission");
         Objects.requireNonNull(meters, "meters");
+        Objects.requireNonNull(batch, "batch");
+    }
+
+    /** With the default {@code sidecar.batch.*} bounds. */
+    public HttpApiContext(NeedleSource source, ReadPathStatus status, HttpConfig http, long maxNeedleBytes,
+                          Admission admission, ReadMeters meters, PrometheusMeterRegistry scrapeRegistry,
+                          ConnectionBounds connections, NeedleSource sliceSource, RoleStatus agent,
+                          StatusHistory history) {
+        this(source, status, http, maxNeedleBytes, admission, meters, scrapeRegistry, connections, sliceSource, agent,
+                history, SidecarConfig.Batch.DEFAULT);
     }
 
     public HttpApiContext(NeedleSource source, ReadPathStatus status, HttpConfig http, long maxNeedleBytes,
@@ -83,7 +96,7 @@ public record HttpApiContext(
         return new HttpApiContext(source, status, config.http(), config.sidecar().maxNeedleBytes(), admission, meters,
                 metrics == null ? null : metrics.registry(),
                 new ConnectionBounds(config.http(), metrics == null ? ReadMeters.nowhere() : metrics.meterRegistry()),
-                sliceSource, null, null);
+                sliceSource, null, null, config.sidecar().batch());
     }
 
     /** The listener of a process without the sidecar role: health, readiness, status and metrics of {@code agent}. */
@@ -103,12 +116,18 @@ public record HttpApiContext(
     /** This context with the agent role's status beside the sidecar's. */
     public HttpApiContext withAgent(RoleStatus agentStatus) {
         return new HttpApiContext(source, status, http, maxNeedleBytes, admission, meters, scrapeRegistry, connections,
-                sliceSource, agentStatus, history);
+                sliceSource, agentStatus, history, batch);
     }
 
     /** This context keeping {@code recent} for {@code /status/history}. */
     public HttpApiContext withHistory(StatusHistory recent) {
         return new HttpApiContext(source, status, http, maxNeedleBytes, admission, meters, scrapeRegistry, connections,
-                sliceSource, agent, recent);
+                sliceSource, agent, recent, batch);
+    }
+
+    /** This context with {@code bounds} for {@code POST /batch}. */
+    public HttpApiContext withBatch(SidecarConfig.Batch bounds) {
+        return new HttpApiContext(source, status, http, maxNeedleBytes, admission, meters, scrapeRegistry, connections,
+                sliceSource, agent, history, bounds);
     }
 }

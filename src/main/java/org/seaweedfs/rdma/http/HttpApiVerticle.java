@@ -26,8 +26,8 @@ import org.seaweedfs.rdma.polling.PollingPolicy;
 /**
  * The process's HTTP API. In every role: {@code /health}, {@code /ready}, {@code /status}, {@code /metrics} and the
  * status page {@code /ui}; where the sidecar runs also needle URLs (GET/HEAD, volume-server semantics),
- * {@code /read} (weed mount) and {@code /status/history}. Several instances may share the port; give them all the
- * same {@link HttpApiContext}.
+ * {@code /read} (weed mount), {@code POST /batch} (many needles as a tar stream) and {@code /status/history}.
+ * Several instances may share the port; give them all the same {@link HttpApiContext}.
  */
 public final class HttpApiVerticle extends VerticleBase {
 
@@ -106,6 +106,7 @@ public final class HttpApiVerticle extends VerticleBase {
         NeedleHandler needles = api.sidecar() ? new NeedleHandler(vertx, api, auth) : null;
         if (needles != null) {
             router.get("/read").handler(new ReadSliceHandler(api, auth));
+            router.post("/batch").handler(new BatchHandler(api, auth));
             router.route().method(HttpMethod.GET).method(HttpMethod.HEAD).handler(needles);
         } else {
             router.route().method(HttpMethod.GET).method(HttpMethod.HEAD).handler(ctx -> routeError(ctx, 404,

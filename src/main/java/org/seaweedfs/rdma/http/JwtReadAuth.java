@@ -46,7 +46,14 @@ final class JwtReadAuth {
         if (provider == null) {
             return Future.succeededFuture();
         }
-        String token = token(request);
+        return check(token(request), fid);
+    }
+
+    /** As {@link #check(HttpServerRequest, FileId)}, with the token given (null: none). */
+    Future<Void> check(String token, FileId fid) {
+        if (provider == null) {
+            return Future.succeededFuture();
+        }
         if (token == null) {
             return Future.failedFuture("missing read token (jwt parameter, Authorization: Bearer or AT cookie)");
         }
@@ -111,7 +118,8 @@ final class JwtReadAuth {
         }
     }
 
-    private static String token(HttpServerRequest request) {
+    /** The request's read token: the {@code jwt} parameter, else {@code Authorization: Bearer}, else the AT cookie. */
+    static String token(HttpServerRequest request) {
         String jwt = request.getParam("jwt");
         if (jwt != null && !jwt.isEmpty()) {
             return jwt;

@@ -28,6 +28,7 @@ import org.seaweedfs.rdma.client.Needle;
 import org.seaweedfs.rdma.client.NeedleClient;
 import org.seaweedfs.rdma.client.NeedleException;
 import org.seaweedfs.rdma.client.NeedleInfo;
+import org.seaweedfs.rdma.client.NeedleResult;
 import org.seaweedfs.rdma.cluster.ClusteredVertx;
 import org.seaweedfs.rdma.config.ClusterConfig;
 import org.seaweedfs.rdma.config.ConfigLoader;
@@ -105,6 +106,20 @@ class ClusteredEventBusEndToEndTest {
             NeedleException missing = failure(consumer, () -> client.read("2,7777777712345678"));
             assertEquals(NeedleException.Kind.NOT_FOUND, missing.kind());
             assertEquals(404, missing.code());
+            // readMany's frame crosses the cluster as a plain buffer: every needle, and the failure in its place.
+            List<String> fids = new java.util.ArrayList<>(needles.stream().map(e -> e.fid().toString()).toList());
+            fids.add(1, "2,7777777712345678");
+            List<NeedleResult> many = onContext(consumer, () -> client.readMany(fids));
+            assertEquals(fids.size(), many.size());
+            assertEquals(NeedleException.Kind.NOT_FOUND, many.get(1).failure().kind());
+            for (int i = 0, k = 0; i < fids.size(); i++) {
+                if (i == 1) {
+                    continue;
+                }
+                FixtureNeedles.Expected e = needles.get(k++);
+                assertArrayEquals(e.plain(), many.get(i).orThrow().body().getBytes(), fids.get(i));
+                assertEquals(e.etag(), many.get(i).needle().etag(), fids.get(i));
+            }
         } finally {
             await(consumer.close());
         }
