@@ -37,6 +37,15 @@ public final class IndependentEcWriter {
         Files.createDirectories(dir);
         Files.copy(EcTestVolumes.fixtureDat(), dir.resolve("1.dat"));
         Files.copy(EcTestVolumes.fixtureIdx(), dir.resolve("1.idx"));
+        return encode(dir, dataShards, parityShards, options);
+    }
+
+    /**
+     * The volume 1 in {@code dir} ({@code 1.dat}, {@code 1.idx}) erasure-coded there with the real block sizes;
+     * {@code options} are the writer's further options (e.g. {@code --generation 2}).
+     */
+    public static Path encode(Path dir, int dataShards, int parityShards, String... options)
+            throws IOException, InterruptedException {
         List<String> command = new ArrayList<>(List.of("python3", WRITER.toString(), dir.toString(), "1",
                 "--data-shards", String.valueOf(dataShards), "--parity-shards", String.valueOf(parityShards)));
         command.addAll(List.of(options));
