@@ -76,6 +76,20 @@ public final class EcTestVolumes {
         }
     }
 
+    /** Flips every byte of the file in place (the same file: mappings of it see the change). */
+    public static void rot(Path file) throws IOException {
+        try (FileChannel ch = FileChannel.open(file, StandardOpenOption.READ, StandardOpenOption.WRITE)) {
+            ByteBuffer bytes = ByteBuffer.allocate((int) ch.size());
+            while (bytes.hasRemaining() && ch.read(bytes, bytes.position()) > 0) {
+                // read it all
+            }
+            for (int i = 0; i < bytes.capacity(); i++) {
+                bytes.put(i, (byte) ~bytes.get(i));
+            }
+            ch.write(bytes.flip(), 0);
+        }
+    }
+
     /**
      * Encodes the fixture volume 1 into {@code dir} with SeaweedFS's real block sizes (all small rows at this size).
      */
