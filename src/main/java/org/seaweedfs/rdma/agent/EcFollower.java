@@ -180,10 +180,13 @@ final class EcFollower {
         });
     }
 
-    /** A contender: the one already waiting with these files (its shards refreshed), else opened; null if it fails. */
+    /**
+     * A contender: the one already waiting with these files (its shards refreshed) while its index is as opened, else
+     * opened anew; null if it cannot be.
+     */
     private Future<EcServedVolume> contender(long id, EcFileSet files) {
         EcServedVolume known = waiting.getOrDefault(id, Map.of()).get(files);
-        if (known != null) {
+        if (known != null && known.indexAsOpened()) {
             List<String> problems = new ArrayList<>();
             return known.refreshShards(new boolean[1], problems, true).map(gone -> {
                 problems.forEach(this::report);

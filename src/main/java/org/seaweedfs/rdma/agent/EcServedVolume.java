@@ -157,6 +157,15 @@ final class EcServedVolume implements SyncedIndex, Closeable {
         return ecxKey;
     }
 
+    /** Whether the index file is still the one opened, at the length opened (a copy still landing grows it). */
+    boolean indexAsOpened() {
+        try {
+            return Objects.equals(ServedVolume.fileKey(files.ecx()), ecxKey) && Files.size(files.ecx()) == ecxBytes;
+        } catch (IOException e) {
+            return false;
+        }
+    }
+
     int generation() {
         return files.generation();
     }
