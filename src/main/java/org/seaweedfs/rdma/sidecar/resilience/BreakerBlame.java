@@ -26,7 +26,7 @@ final class BreakerBlame {
                 // The agent answered about the volume or itself: the connection works.
                 case STALE_EPOCH, UNAVAILABLE, INTERNAL, OVERLOADED, NOT_FOUND, UNKNOWN_VOLUME, BAD_REQUEST,
                         TOO_LARGE -> false;
-                // The session itself is broken.
+                // The control channel itself (handshake, framing) is broken.
                 case BAD_FRAME, UNSUPPORTED_VERSION, UNAUTHORIZED, HANDSHAKE_REQUIRED -> true;
             };
         }
