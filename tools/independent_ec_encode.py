@@ -5,6 +5,7 @@ project's EC reader is tested against files it did not write itself.
 
     python3 tools/independent_ec_encode.py DIR VID [--collection C] [--data-shards 10] [--parity-shards 4]
                                            [--offset5] [--keep-dat] [--ecsum] [--ecsum-block-size 16777216]
+                                           [--generation N]
 
 Reads DIR/[C_]VID.dat and .idx and writes, as `weed shell ec.encode` leaves them on a volume server:
   .ec00 .. .ecNN  rows of data-shards blocks: 1 GiB blocks while more than a whole large row remains, then
@@ -20,6 +21,9 @@ Reads DIR/[C_]VID.dat and .idx and writes, as `weed shell ec.encode` leaves them
                   (CRC-32C), block_size, generation 0, ec_shard_config {data, parity}, one shards entry per shard
                   {shard_id, covered_size, block_crc32c: the CRC-32C of each block_size block, packed u32
                   little-endian}, encode_uuid}
+With --generation N (N > 0) the files are those of a vacuumed EC generation N, named with a ".vN" suffix
+(.ec00.vN .. .ecNN.vN, .ecx.vN, .vif.vN, .ecsum.vN with generation N in its payload; ec_bitrot.go and the Rust
+volume server's ec_volume.rs name them so); the .ecj keeps its name and is created only when absent.
 Then removes the .dat and .idx unless --keep-dat (the volume server deletes them after ec.encode).
 """
 import argparse
@@ -175,9 +179,11 @@ def field_bytes(number, value):
     return varint((number << 3) | 2) + varint(len(value)) + value
 
 
-def ecsum(shard_paths, data, parity, block_size):
-    """The .ecsum file's bytes: header + EcBitrotProtection for generation 0."""
-    payload = field_varint(1, 1) + field_varint(2, block_size)  # generation 0 is the default: not written
+def ecsum(shard_paths, data, parity, block_size, generation):
+    """The .ecsum file's bytes: header + EcBitrotProtection for the generation."""
+    payload = field_varint(1, 1) + field_varint(2, block_size)
+    if generation:
+        payload += field_varint(3, generation)  # generation 0 is the default: not written
     payload += field_bytes(4, field_varint(1, data) + field_varint(2, parity))
     for shard_id, path in enumerate(shard_paths):
         crcs = bytearray()
@@ -206,13 +212,18 @@ def main():
     p.add_argument("--keep-dat", action="store_true")
     p.add_argument("--ecsum", action="store_true", help="also write the .ecsum bitrot checksums")
     p.add_argument("--ecsum-block-size", type=int, default=16 << 20)
+    p.add_argument("--generation", type=int, default=0, help="write EC generation N (.vN names)")
     a = p.parse_args()
+    if a.generation < 0:
+        sys.exit("the generation must be >= 0")
+    v = ".v%d" % a.generation if a.generation else ""
     if a.data_shards < 1 or a.parity_shards < 1 or a.data_shards + a.parity_shards > 32:
         sys.exit("shard counts must be >= 1 each and at most 32 together")
     base = os.path.join(a.dir, ("%s_%d" % (a.collection, a.vid)) if a.collection else str(a.vid))
     total = a.data_shards + a.parity_shards
     rows = encoding_matrix(a.data_shards, total)[a.data_shards:]
-    shards = [open("%s.ec%02d" % (base, i), "wb") for i in range(total)]
+    shard_paths = ["%s.ec%02d%s" % (base, i, v) for i in range(total)]
+    shards = [open(path, "wb") for path in shard_paths]
     try:
         with open(base + ".dat", "rb") as dat:
             version = dat.read(1)[0]
@@ -220,19 +231,19 @@ def main():
     finally:
         for f in shards:
             f.close()
-    with open(base + ".ecx", "wb") as f:
+    with open(base + ".ecx" + v, "wb") as f:
         f.write(b"".join(live_index(base + ".idx", a.offset5)))
-    open(base + ".ecj", "wb").close()
+    if not os.path.exists(base + ".ecj"):
+        open(base + ".ecj", "wb").close()
     info = {"version": version, "replication": "000", "bytesOffset": 5 if a.offset5 else 4,
             "datFileSize": str(dat_size)}
     if (a.data_shards, a.parity_shards) != (10, 4):
         info["ecShardConfig"] = {"dataShards": a.data_shards, "parityShards": a.parity_shards}
-    with open(base + ".vif", "w") as f:
+    with open(base + ".vif" + v, "w") as f:
         json.dump(info, f, indent=2)
     if a.ecsum:
-        with open(base + ".ecsum", "wb") as f:
-            f.write(ecsum(["%s.ec%02d" % (base, i) for i in range(total)], a.data_shards, a.parity_shards,
-                          a.ecsum_block_size))
+        with open(base + ".ecsum" + v, "wb") as f:
+            f.write(ecsum(shard_paths, a.data_shards, a.parity_shards, a.ecsum_block_size, a.generation))
     if not a.keep_dat:
         os.remove(base + ".dat")
         os.remove(base + ".idx")

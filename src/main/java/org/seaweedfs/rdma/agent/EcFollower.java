@@ -14,7 +14,9 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.HashMap;
+import java.util.Collections;
 import java.util.HashSet;
+import java.util.IdentityHashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -30,7 +32,8 @@ import java.util.function.LongSupplier;
  * the agent's context: an {@code <base>.ecx} in any data directory or the volume server's index directory makes an
  * EC volume (unless a {@code .dat} volume of that id is served: the {@code .dat} wins), its files chosen among all
  * of them ({@link EcFileSet}); its shards, in any data directory, are served as they appear and dropped as they go,
- * the {@code .ecj} followed, and a replaced {@code .ecx} or shrunk {@code .ecj} reopens it under a new epoch.
+ * the {@code .ecj} followed, and a replaced {@code .ecx} or shrunk {@code .ecj} reopens it under a new epoch. Of its
+ * generations ({@code .v<N>} names), the newest complete one is served; a newer one replaces it once complete.
  */
 final class EcFollower {
 
@@ -59,6 +62,8 @@ final class EcFollower {
     private final LongSupplier epochs;
     private final Events events;
     private final Map<Long, EcServedVolume> volumes = new TreeMap<>();
+    /** Per volume, the generations newer than the one served that are not complete yet, opened, by their files. */
+    private final Map<Long, Map<EcFileSet, EcServedVolume>> waiting = new HashMap<>();
     private final Set<String> reported = new HashSet<>();
     private boolean closed;
 
@@ -83,7 +88,7 @@ final class EcFollower {
 
     /** One pass; {@code datServed} tells which ids a .dat volume already serves. */
     Future<Void> poll(boolean startUp, LongPredicate datServed) {
-        Map<Long, EcFileSet> found = scan(datServed);
+        Map<Long, List<EcFileSet>> found = scan(datServed);
         for (EcServedVolume volume : List.copyOf(volumes.values())) {
             if (!found.containsKey(volume.volumeId())) {
                 volumes.remove(volume.volumeId());
@@ -92,53 +97,159 @@ final class EcFollower {
                 retire(volume);
             }
         }
+        for (Long id : List.copyOf(waiting.keySet())) {
+            if (!found.containsKey(id)) {
+                keepWaiting(id, List.of(), List.of());
+            }
+        }
         Future<Void> pass = Future.succeededFuture();
-        for (EcFileSet files : found.values()) {
-            pass = pass.compose(v -> closed ? Future.<Void>succeededFuture() : step(files, startUp).otherwise(e -> {
-                report(files.baseName() + " (EC): " + e.getMessage());
-                return null;
-            }));
+        for (List<EcFileSet> generations : found.values()) {
+            pass = pass.compose(v -> closed ? Future.<Void>succeededFuture() : step(generations, startUp)
+                    .otherwise(e -> {
+                        report(generations.get(0).baseName() + " (EC): " + e.getMessage());
+                        return null;
+                    }));
         }
         return pass;
     }
 
-    private Future<Void> step(EcFileSet files, boolean startUp) {
-        EcServedVolume current = volumes.get(files.volumeId());
-        if (current == null) {
-            return open(files, Set.of()).map(now -> {
-                volumes.put(now.volumeId(), now);
-                log.info("Now serving " + now);
-                if (!startUp) {
-                    events.ecAdded(now);
-                }
-                return null;
-            });
+    /**
+     * One volume's pass over its generations on disk (newest first): the served one is followed, and the newer ones
+     * (all of them when the served one's files are gone) contend to replace it ({@link #contend}).
+     */
+    private Future<Void> step(List<EcFileSet> generations, boolean startUp) {
+        long id = generations.get(0).volumeId();
+        EcServedVolume current = volumes.get(id);
+        if (current == null || !generations.contains(current.files())) {
+            return contend(id, generations, false, startUp);
         }
-        if (!files.equals(current.files())) {
-            return reopen(current, files); // another generation, or files moved between directories
-        }
+        List<EcFileSet> newer = generations.stream().filter(f -> f.generation() > current.generation()).toList();
+        // Under unsuffixed names a new shard file may be a newer generation's: the served one takes none then.
+        boolean takeNew = current.files().namedShards() || newer.stream().allMatch(EcFileSet::namedShards);
+        Future<Void> followed;
         try {
-            if (Objects.equals(ServedVolume.fileKey(files.ecx()), current.ecxKey())) {
-                return follow(current);
-            }
+            followed = Objects.equals(ServedVolume.fileKey(current.files().ecx()), current.ecxKey())
+                    ? follow(current, takeNew) : reopen(current, current.files());
         } catch (IOException e) {
             return Future.succeededFuture(); // renamed away mid-pass: the next scan tells
         }
-        return reopen(current, files);
+        return followed.compose(v -> {
+            if (newer.isEmpty()) {
+                keepWaiting(id, List.of(), List.of());
+                return Future.succeededFuture();
+            }
+            return contend(id, newer, true, startUp);
+        });
     }
 
     /**
-     * Serves a new epoch from {@code files} in place of {@code current}, at once for every sidecar (one push); the
-     * old epoch's mappings stay registered for the grace period, so reads that began on it finish on its bytes.
+     * Opens (or refreshes, when already waiting) each of {@code contenders}, newest first, and serves the newest that
+     * is complete ({@link EcServedVolume#complete()}: its shards verify and suffice to read every needle) in place of
+     * the served one, at once for every sidecar (one push; the old epoch's mappings stay registered for the grace
+     * period, so reads that began on it finish on its bytes). When none is complete, the served one stays unless it
+     * is gone or serves fewer shards than the newest contender (this agent may hold only some shards of the volume:
+     * other agents hold the rest). The newer ones that are not complete wait, opened, for the next pass.
+     */
+    private Future<Void> contend(long id, List<EcFileSet> contenders, boolean currentStays, boolean startUp) {
+        List<EcServedVolume> opened = new ArrayList<>();
+        Future<Void> pass = Future.succeededFuture();
+        for (EcFileSet files : contenders) {
+            pass = pass.compose(v -> closed ? Future.<Void>succeededFuture() : contender(id, files).map(volume -> {
+                if (volume != null) {
+                    opened.add(volume);
+                }
+                return null;
+            }));
+        }
+        return pass.map(v -> {
+            EcServedVolume current = volumes.get(id);
+            EcServedVolume best = opened.stream().filter(EcServedVolume::complete).findFirst().orElse(null);
+            if (best == null && !opened.isEmpty() && (!currentStays || !current.complete()
+                    && opened.get(0).shardIds().size() >= current.shardIds().size())) {
+                best = opened.get(0);
+            }
+            if (closed) {
+                opened.forEach(this::release);
+                return null;
+            }
+            if (best != null) {
+                serve(current, best, startUp);
+            }
+            EcServedVolume served = volumes.get(id);
+            int generation = served == null ? -1 : served.generation();
+            keepWaiting(id, opened.stream().filter(o -> o != served && o.generation() > generation).toList(), opened);
+            return null;
+        });
+    }
+
+    /**
+     * A contender: the one already waiting with these files (its shards refreshed) while its index is as opened, else
+     * opened anew; null if it cannot be.
+     */
+    private Future<EcServedVolume> contender(long id, EcFileSet files) {
+        EcServedVolume known = waiting.getOrDefault(id, Map.of()).get(files);
+        if (known != null && known.indexAsOpened()) {
+            List<String> problems = new ArrayList<>();
+            return known.refreshShards(new boolean[1], problems, true).map(gone -> {
+                problems.forEach(this::report);
+                retired.retire(gone);
+                return known;
+            });
+        }
+        EcServedVolume current = volumes.get(id);
+        Set<Object> older = current == null || files.generation() < current.generation() ? Set.of()
+                : files.generation() > current.generation() ? current.olderAndServedShards() : current.olderShards();
+        return open(files, older).otherwise(e -> {
+            report(files + ": " + e.getMessage());
+            return null;
+        });
+    }
+
+    /** Serves {@code now} in place of {@code current} (null: nothing served it so far). */
+    private void serve(EcServedVolume current, EcServedVolume now, boolean startUp) {
+        volumes.put(now.volumeId(), now);
+        if (current == null) {
+            log.info("Now serving " + now);
+            if (!startUp) {
+                events.ecAdded(now);
+            }
+            return;
+        }
+        log.info(current + " is replaced; now serving " + now);
+        events.ecReplaced(current, now);
+        retire(current);
+    }
+
+    /**
+     * The volume's waiting contenders become {@code keep}; the others that waited or were {@code opened} are retired,
+     * unless served.
+     */
+    private void keepWaiting(long id, List<EcServedVolume> keep, List<EcServedVolume> opened) {
+        Map<EcFileSet, EcServedVolume> before = waiting.remove(id);
+        Map<EcFileSet, EcServedVolume> after = new HashMap<>();
+        keep.forEach(v -> after.put(v.files(), v));
+        Set<EcServedVolume> dropped = Collections.newSetFromMap(new IdentityHashMap<>());
+        dropped.addAll(opened);
+        if (before != null) {
+            dropped.addAll(before.values());
+        }
+        dropped.removeAll(keep);
+        dropped.remove(volumes.get(id));
+        dropped.forEach(this::retire);
+        if (!after.isEmpty()) {
+            waiting.put(id, after);
+            after.values().forEach(v -> report("EC volume " + v.name() + " generation " + v.generation()
+                    + " is not complete here (shards " + v.shardIds() + "); the older one is served meanwhile"));
+        }
+    }
+
+    /**
+     * Serves a new epoch from {@code files} in place of {@code current}, at once for every sidecar (one push): the
+     * same generation reopened (its index replaced in place, its journal shrunk).
      */
     private Future<Void> reopen(EcServedVolume current, EcFileSet files) {
-        Set<Object> older = files.generation() > current.files().generation() ? current.olderAndServedShards()
-                : current.olderShards();
-        return open(files, older).map(now -> {
-            volumes.put(now.volumeId(), now);
-            log.info(current + " was replaced on disk; now serving " + now);
-            events.ecReplaced(current, now);
-            retire(current);
+        return open(files, current.olderShards()).map(now -> {
+            serve(current, now, false);
             return null;
         });
     }
@@ -153,7 +264,7 @@ final class EcFollower {
             return Future.failedFuture(e);
         }
         List<String> problems = new ArrayList<>();
-        return volume.refreshShards(new boolean[1], problems).<EcServedVolume>map(gone -> {
+        return volume.refreshShards(new boolean[1], problems, true).<EcServedVolume>map(gone -> {
             problems.forEach(this::report);
             return volume;
         }).compose(v -> {
@@ -165,10 +276,10 @@ final class EcFollower {
         });
     }
 
-    private Future<Void> follow(EcServedVolume volume) {
+    private Future<Void> follow(EcServedVolume volume, boolean takeNew) {
         boolean[] changed = new boolean[1];
         List<String> problems = new ArrayList<>();
-        return volume.refreshShards(changed, problems).compose(gone -> {
+        return volume.refreshShards(changed, problems, takeNew).compose(gone -> {
             problems.forEach(this::report);
             retired.retire(gone);
             if (closed || volumes.get(volume.volumeId()) != volume) {
@@ -195,7 +306,9 @@ final class EcFollower {
         closed = true;
         List<Future<Void>> released = new ArrayList<>();
         volumes.values().forEach(v -> released.add(release(v)));
+        waiting.values().forEach(w -> w.values().forEach(v -> released.add(release(v))));
         volumes.clear();
+        waiting.clear();
         return Future.join(released).<Void>mapEmpty().otherwiseEmpty();
     }
 
@@ -212,10 +325,11 @@ final class EcFollower {
     }
 
     /**
-     * The EC volumes (by their .ecx or .ecx.v&lt;N&gt;) in every directory, each at its newest complete generation with
-     * its files chosen among all directories; an id of two collections is served from the first directory listing it.
+     * The EC volumes (by their .ecx or .ecx.v&lt;N&gt;) in every directory, each with its generations that have their
+     * index and .vif, newest first, their files chosen among all directories; an id of two collections is served from
+     * the first directory listing it.
      */
-    private Map<Long, EcFileSet> scan(LongPredicate datServed) {
+    private Map<Long, List<EcFileSet>> scan(LongPredicate datServed) {
         List<Path> dirs = settings.volumeFileDirs();
         Map<Long, EcFiles> names = new LinkedHashMap<>();
         Map<Long, Set<Integer>> generations = new HashMap<>();
@@ -239,10 +353,10 @@ final class EcFollower {
                 report("cannot list volume directory " + dir + " for EC volumes: " + e.getMessage());
             }
         }
-        Map<Long, EcFileSet> found = new LinkedHashMap<>();
+        Map<Long, List<EcFileSet>> found = new LinkedHashMap<>();
         names.forEach((id, name) -> {
-            EcFileSet files = EcFileSet.newest(name.collection(), id, generations.get(id), dirs);
-            if (files != null) {
+            List<EcFileSet> files = EcFileSet.candidates(name.collection(), id, generations.get(id), dirs);
+            if (!files.isEmpty()) {
                 found.put(id, files);
             }
         });

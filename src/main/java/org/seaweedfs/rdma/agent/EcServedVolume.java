@@ -105,8 +105,9 @@ final class EcServedVolume implements SyncedIndex, Closeable {
     /**
      * Opens the .vif and .ecx; shards are served by {@link #refreshShards}, deletions read by {@link #followDeletions}.
      * {@code olderShards} are the identities ({@link ServedVolume#fileKey}) of shard files an older generation of
-     * the volume served: SeaweedFS's shard names carry no generation, so a file still there unchanged after the
-     * vacuum's new {@code .ecx} appeared holds the old generation's bytes and waits to be replaced.
+     * the volume served: where a generation's shards replace the old ones in place under the unsuffixed names, a
+     * file still there unchanged after the vacuum's new {@code .ecx} appeared holds the old generation's bytes and
+     * waits to be replaced. (Shards named {@code .ecNN.v<N>} are the generation's own.)
      */
     static EcServedVolume open(EcFileSet files, IndexFormat format, long epoch, long largeBlock, long smallBlock,
                                long segmentBytes, SegmentMemory memory, Set<Object> olderShards) throws IOException {
@@ -156,6 +157,27 @@ final class EcServedVolume implements SyncedIndex, Closeable {
         return ecxKey;
     }
 
+    /** Whether the index file is still the one opened, at the length opened (a copy still landing grows it). */
+    boolean indexAsOpened() {
+        try {
+            return Objects.equals(ServedVolume.fileKey(files.ecx()), ecxKey) && Files.size(files.ecx()) == ecxBytes;
+        } catch (IOException e) {
+            return false;
+        }
+    }
+
+    int generation() {
+        return files.generation();
+    }
+
+    /**
+     * Whether this agent alone can give every needle of the generation: its index and {@code .vif} were opened, and
+     * it serves (verified against the {@code .ecsum} when one is in force) at least the data-shard count of shards.
+     */
+    boolean complete() {
+        return shards.size() >= layout.dataShards();
+    }
+
     /** Shard ids served now. */
     Set<Integer> shardIds() {
         return shards.keySet();
@@ -180,10 +202,12 @@ final class EcServedVolume implements SyncedIndex, Closeable {
     }
 
     /**
-     * Drops shards whose file went or was replaced (returned, for the caller to retire) and serves shards that
-     * appeared with their full size. {@code changed[0]} tells whether the served set changed.
+     * Drops shards whose file went or was replaced (returned, for the caller to retire) and, when
+     * {@code takeNew}, serves shards that appeared with their full size. {@code changed[0]} tells whether the served
+     * set changed. (A generation with a newer one on disk takes no new shard: under unsuffixed names a new file is
+     * the newer generation's.)
      */
-    Future<List<ServedSegment>> refreshShards(boolean[] changed, List<String> problems) {
+    Future<List<ServedSegment>> refreshShards(boolean[] changed, List<String> problems, boolean takeNew) {
         List<ServedSegment> gone = new ArrayList<>();
         for (Shard shard : List.copyOf(shards.values())) {
             Object key;
@@ -201,7 +225,7 @@ final class EcServedVolume implements SyncedIndex, Closeable {
         }
         Future<Void> pass = Future.succeededFuture();
         for (int id = 0; id < layout.totalShards(); id++) {
-            if (shards.containsKey(id)) {
+            if (!takeNew || shards.containsKey(id)) {
                 continue;
             }
             int shardId = id;

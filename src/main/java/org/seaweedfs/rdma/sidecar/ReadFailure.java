@@ -74,8 +74,9 @@ public final class ReadFailure extends RuntimeException {
 
     /**
      * Whether the agent answered, but the bytes its needle map points at are no longer the needle (the .dat was cut
-     * or rewritten in place and the agent has not reopened the volume yet): UNAVAILABLE and retriable (a new lookup
-     * answers NOT_FOUND once it has), but no sign that the agent or the transport is failing.
+     * or rewritten in place and the agent has not reopened the volume yet), or the volume cannot give them right now
+     * ({@link #volumeTrouble}): UNAVAILABLE and retriable (a new lookup answers NOT_FOUND once it has, a re-list finds
+     * the volume's new epoch), but no sign that the agent or the transport is failing.
      */
     public boolean dataGone() {
         return gone;
@@ -146,6 +147,15 @@ public final class ReadFailure extends RuntimeException {
     /** UNAVAILABLE because the sidecar is starting: worth trying again after {@code retryAfterSeconds}. */
     public static ReadFailure starting(String message, int retryAfterSeconds) {
         return new ReadFailure(Kind.UNAVAILABLE, message, null, -1, false, false, false, retryAfterSeconds);
+    }
+
+    /**
+     * UNAVAILABLE because the volume cannot give the needle's bytes now, though its agent answers: an erasure-coded
+     * volume short of the shards a read needs, or whose shard list changed under the read (a generation switch).
+     * The volume's trouble, not the connection's ({@link #dataGone()}).
+     */
+    public static ReadFailure volumeTrouble(String message) {
+        return new ReadFailure(Kind.UNAVAILABLE, message, null, -1, false, true);
     }
 
     /**

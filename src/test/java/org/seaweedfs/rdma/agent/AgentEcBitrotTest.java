@@ -11,11 +11,8 @@ import org.seaweedfs.rdma.testing.Await;
 import org.seaweedfs.rdma.volume.ec.EcTestVolumes;
 import org.seaweedfs.rdma.volume.ec.EcWriter;
 
-import java.nio.ByteBuffer;
-import java.nio.channels.FileChannel;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.nio.file.StandardOpenOption;
 import java.util.Map;
 
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
@@ -71,15 +68,6 @@ class AgentEcBitrotTest {
 
     /** Flips every byte of the shard in place (same file, so its served mappings see the change). */
     static void rot(Path shard) throws Exception {
-        try (FileChannel ch = FileChannel.open(shard, StandardOpenOption.READ, StandardOpenOption.WRITE)) {
-            ByteBuffer bytes = ByteBuffer.allocate((int) ch.size());
-            while (bytes.hasRemaining() && ch.read(bytes, bytes.position()) > 0) {
-                // read it all
-            }
-            for (int i = 0; i < bytes.capacity(); i++) {
-                bytes.put(i, (byte) ~bytes.get(i));
-            }
-            ch.write(bytes.flip(), 0);
-        }
+        EcTestVolumes.rot(shard);
     }
 }

@@ -12,28 +12,19 @@ import org.seaweedfs.rdma.sidecar.memory.RegisteredBufferPool;
 import org.seaweedfs.rdma.testing.AgentHarness;
 import org.seaweedfs.rdma.testing.Await;
 import org.seaweedfs.rdma.volume.IndexFormat;
-import org.seaweedfs.rdma.volume.IndexWriter;
-import org.seaweedfs.rdma.volume.NeedleLayout;
-import org.seaweedfs.rdma.volume.SuperBlock;
-import org.seaweedfs.rdma.volume.Volume;
-import org.seaweedfs.rdma.volume.VolumeFiles;
 import org.seaweedfs.rdma.volume.ec.EcFiles;
 import org.seaweedfs.rdma.volume.ec.EcLayout;
 import org.seaweedfs.rdma.volume.ec.EcTestVolumes;
 import org.seaweedfs.rdma.volume.ec.EcWriter;
 
-import java.nio.ByteBuffer;
-import java.nio.channels.FileChannel;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
-import java.nio.file.StandardOpenOption;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
-import java.util.TreeMap;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -134,8 +125,23 @@ class AgentEcGenerationTest {
         try (AgentHarness agent = new AgentHarness(dir, AgentTestClient.ucxSettings(),
                 AgentSetup.limits(AgentSetup.ecVolumes(64 << 10)))) {
             AgentTestClient client = AgentTestClient.sidecar(agent);
-            switchToGeneration1(client, dir, gen1, shardBytes, 0);
-            shardsArrive(client, dir, gen1, 0, shardBytes);
+            long epoch0 = AgentTestClient.volume(client, 1).epoch();
+            replace(gen1.files().vif(), dir.resolve("1.vif.v1"));
+            replace(gen1.files().ecx(), dir.resolve("1.ecx.v1"));
+            // Generation 1 has none of its shards: generation 0, complete, is served while they replace its own.
+            for (int id = 0; id <= 5; id++) {
+                replace(gen1.files().shard(id), dir.resolve(gen0.files().shard(id).getFileName()));
+                int shard = id;
+                Await.until("generation 0 no longer lists shard " + id,
+                        () -> AgentTestClient.volume(client, 1).ec(), ec -> ec.shard(shard) == null);
+                assertEquals(epoch0, AgentTestClient.volume(client, 1).epoch(), "generation 0 is still served");
+                assertListedShardsAreOfTheirGeneration(client, shardBytes, 13 - id);
+            }
+            // The seventh: generation 1 serves as many shards as generation 0 has left, and takes over.
+            replace(gen1.files().shard(6), dir.resolve(gen0.files().shard(6).getFileName()));
+            Await.until("generation 1 served", () -> AgentTestClient.volume(client, 1).epoch(), e -> e != epoch0);
+            assertListedShardsAreOfTheirGeneration(client, shardBytes, 7);
+            shardsArrive(client, dir, gen1, 7, shardBytes);
         }
     }
 
@@ -163,7 +169,7 @@ class AgentEcGenerationTest {
     }
 
     /** Each shard listed has, byte for byte, the content of the generation whose .dat size the listing carries. */
-    private static void assertListedShardsAreOfTheirGeneration(AgentTestClient client, Map<Long, byte[][]> shardBytes,
+    static void assertListedShardsAreOfTheirGeneration(AgentTestClient client, Map<Long, byte[][]> shardBytes,
                                                                int listed) throws Exception {
         VolumeInfo volume = AgentTestClient.volume(client, 1);
         EcInfo ec = volume.ec();
@@ -177,7 +183,7 @@ class AgentEcGenerationTest {
         }
     }
 
-    private static void replace(Path from, Path to) throws Exception {
+    static void replace(Path from, Path to) throws Exception {
         Path staged = to.resolveSibling(to.getFileName() + ".copying");
         Files.copy(from, staged);
         Files.move(staged, to, StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING);
@@ -193,30 +199,9 @@ class AgentEcGenerationTest {
 
     /** The fixture compacted without {@code removed} (compaction revision + 1), then erasure-coded. */
     private static EcWriter.Result encodeVacuumed(Path staging, List<Long> removed) throws Exception {
+        EcTestVolumes.writeVacuumedFixture(staging, removed);
         Path dat = staging.resolve("1.dat");
         Path idx = staging.resolve("1.idx");
-        try (Volume source = Volume.open(VolumeFiles.of(EcTestVolumes.fixtureDat()), IndexFormat.OFFSET4);
-             FileChannel out = FileChannel.open(dat, StandardOpenOption.CREATE_NEW, StandardOpenOption.WRITE);
-             IndexWriter index = new IndexWriter(idx, IndexFormat.OFFSET4)) {
-            SuperBlock old = source.superBlock();
-            SuperBlock compacted = new SuperBlock(old.version(), old.replicaPlacement(), old.ttl(),
-                    old.compactionRevision() + 1, old.extra().length == 0 ? null : old.extra());
-            out.write(ByteBuffer.wrap(compacted.toBytes()));
-            TreeMap<Long, long[]> byOffset = new TreeMap<>();
-            source.map().forEach((key, offset, size) -> byOffset.put(offset, new long[] {key, size}));
-            for (Map.Entry<Long, long[]> e : byOffset.entrySet()) {
-                long key = e.getValue()[0];
-                long size = e.getValue()[1];
-                if (removed.contains(key)) {
-                    continue;
-                }
-                long at = out.position();
-                ByteBuffer record = ByteBuffer.allocate((int) NeedleLayout.recordLength(size, old.version()));
-                source.dat().read(record, e.getKey());
-                out.write(record.flip());
-                index.append(key, at, (int) size);
-            }
-        }
         return EcWriter.write(dat, idx, new EcFiles(Files.createDirectories(staging.resolve("ec")), "", 1),
                 new EcLayout(10, 4, EcTestVolumes.TEST_LARGE_BLOCK, EcTestVolumes.TEST_SMALL_BLOCK),
                 IndexFormat.OFFSET4, EcTestVolumes.ENCODE_TS_NS + 1);

@@ -13,17 +13,11 @@ import org.seaweedfs.rdma.sidecar.ec.EcShardHolders;
 import org.seaweedfs.rdma.sidecar.ec.EcShardReader;
 import org.seaweedfs.rdma.sidecar.read.NeedleReader;
 import org.seaweedfs.rdma.sidecar.read.ReadPathOptions;
+import org.seaweedfs.rdma.testing.StoredNeedles;
 import org.seaweedfs.rdma.volume.FileId;
-import org.seaweedfs.rdma.volume.IndexFormat;
-import org.seaweedfs.rdma.volume.NeedleRecord;
-import org.seaweedfs.rdma.volume.Volume;
-import org.seaweedfs.rdma.volume.VolumeFiles;
 import org.seaweedfs.rdma.volume.ec.EcTestVolumes;
 
 import java.io.ByteArrayOutputStream;
-import java.nio.ByteBuffer;
-import java.util.ArrayList;
-import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.TreeMap;
@@ -66,20 +60,8 @@ final class EcNeedleReads {
     /** The live needles with data of the fixture volume 1, by key. */
     static Map<Long, Expected> fixtureNeedles() throws Exception {
         Map<Long, Expected> out = new TreeMap<>();
-        try (Volume volume = Volume.open(VolumeFiles.of(EcTestVolumes.fixtureDat()), IndexFormat.OFFSET4)) {
-            List<long[]> entries = new ArrayList<>();
-            volume.map().forEach((key, offset, size) -> entries.add(new long[] {key, offset, size}));
-            for (long[] e : entries) {
-                if (e[2] > 0) {
-                    NeedleRecord n = NeedleRecord.parse(volume.readRecord(e[1], e[2]), 0, volume.version(), "fixture",
-                            e[1]);
-                    ByteBuffer data = n.data();
-                    byte[] bytes = new byte[data.remaining()];
-                    data.get(bytes);
-                    out.put(e[0], new Expected(new FileId(1, n.key(), n.cookie()), bytes));
-                }
-            }
-        }
+        StoredNeedles.of(EcTestVolumes.fixtureDat(), 1).forEach((key, n) -> out.put(key,
+                new Expected(n.getKey(), n.getValue())));
         return out;
     }
 

@@ -30,7 +30,8 @@ import java.util.concurrent.ConcurrentHashMap;
  * agent that lists that shard (the one that located the needle first, then any other connected agent listing the
  * same EC layout). An interval whose shard no agent lists is, with {@code sidecar.ecRebuild: rdma}, rebuilt from
  * {@code dataShards} other shards at the same shard offsets (Reed-Solomon, as SeaweedFS encodes), or with
- * {@code fallback} fails retriably so the resilient path reads over HTTP. The caller verifies the assembled
+ * {@code fallback} fails retriably so the resilient path reads over HTTP ({@link ReadFailure#volumeTrouble}: the
+ * volume's trouble, never held against the agent's connection). The caller verifies the assembled
  * record (key, cookie, CRC) exactly as for a normal needle, so wrong bytes are never served.
  *
  * <p>Thread-safe; futures complete on the caller's context (the gets do), and only once every get it started has
@@ -168,8 +169,8 @@ public final class EcShardReader {
                 Segment segment = shard.segmentAt(at);
                 UcxRemoteKey key = segment == null ? null : source.keyOf(shard, segment);
                 if (key == null || !key.isValid()) {
-                    return Future.failedFuture(ReadFailure.unavailable(source.where() + ": shard " + shardId
-                            + " offset " + at + " is not mapped or its key was released (list changed)", null));
+                    return Future.failedFuture(ReadFailure.volumeTrouble(source.where() + ": shard " + shardId
+                            + " offset " + at + " is not mapped or its key was released (list changed)"));
                 }
                 long n = Math.min(end, segment.end()) - at;
                 gets.add(key.channel().get(segment.addressOf(at), key, localAddress + (at - shardOffset), n));
@@ -190,7 +191,7 @@ public final class EcShardReader {
             holders.shardMissing(primary.volumeId());
         }
         if (rebuild == EcRebuild.FALLBACK) {
-            return Future.failedFuture(ReadFailure.unavailable(what + " (sidecar.ecRebuild: fallback)", null));
+            return Future.failedFuture(ReadFailure.volumeTrouble(what + " (sidecar.ecRebuild: fallback)"));
         }
         List<Integer> chosen = new ArrayList<>(ec.dataShards());
         for (int id = 0; id < ec.totalShards() && chosen.size() < ec.dataShards(); id++) {
@@ -199,8 +200,8 @@ public final class EcShardReader {
             }
         }
         if (chosen.size() < ec.dataShards()) {
-            return Future.failedFuture(ReadFailure.unavailable(what + ", and only " + chosen.size() + " of the "
-                    + ec.dataShards() + " shards a rebuild needs are", null));
+            return Future.failedFuture(ReadFailure.volumeTrouble(what + ", and only " + chosen.size() + " of the "
+                    + ec.dataShards() + " shards a rebuild needs are"));
         }
         return rebuildSlices(sources, ec, chosen, missing, target, targetAt, 0, what)
                 .onSuccess(v -> rebuilt.incrementAndGet(missing.shardId()));

@@ -223,6 +223,9 @@ public final class NeedleReader extends GatedReadPath {
                 buffers.forEach(PooledBuffer::release);
                 if (fromIndex != CONFIRMED) {
                     fallBack(read, route, "get");
+                } else if (distrust == null && ar.cause() instanceof ReadFailure f && f.dataGone()) {
+                    // An EC volume short of shards, or switching generation: its new listing may serve the read.
+                    read.relist(route, f, r -> locate(read, r));
                 } else if (distrust == null || !retryEc(read, route, offset, size, distrust, null)) {
                     // A re-read distrusting a shard may lack the shards to rebuild it: it distrusts the next one.
                     read.fail(distrust == null ? ar.cause() : distrust.first());

@@ -65,6 +65,8 @@ import org.seaweedfs.rdma.volume.FileId;
  *       needle, e.g. its .dat was truncated in place, and looking it up again did not help): retried (a new lookup
  *       answers NOT_FOUND once the agent reopened the volume) and then the fallbacks, <b>not</b> counted against
  *       the breaker.</li>
+ *   <li>Any other trouble of one volume (an EC volume short of shards or switching generation, an agent answering
+ *       it cannot serve the volume now): not counted either ({@link BreakerBlame}).</li>
  * </ul>
  *
  * <p>An agent the connection manager declares down (pings, lost channel) has its breaker opened at once; its
@@ -508,10 +510,10 @@ public final class ResilientNeedleSource implements NeedleSource, ReadPathStatus
             if (failure.kind() == ReadFailure.Kind.CORRUPT) {
                 breaker.releasePermission();
                 corruptReads(peer.name()).increment();
-            } else if (failure.overload() || failure.dataGone()) {
-                // This sidecar's own bound (pool, reads in flight), or bytes gone from under the agent's needle map (a
-                // .dat cut in place): the agent is fine, so neither may open its breaker and send every later read
-                // to the slower paths.
+            } else if (!BreakerBlame.blamesConnection(failure)) {
+                // This sidecar's own bound (pool, reads in flight), bytes gone from under the agent's needle map (a
+                // .dat cut in place) or one volume's trouble: the connection is fine, so none may open the agent's
+                // breaker and send every later read of every volume to the slower paths.
                 breaker.releasePermission();
             } else if (isAnswer(failure)) {
                 guard.succeeded(nanos);

@@ -7,9 +7,12 @@ import java.nio.file.Path;
 /**
  * The file names of one EC volume in one directory: {@code <base>.ec00 .. .ecNN}, {@code .ecx}, {@code .ecj},
  * {@code .vif}, {@code .ecsum}, where base is {@code <vid>} or {@code <collection>_<vid>} as for {@code .dat} files.
- * A vacuumed EC volume's generation N (N > 0) names its {@code .ecx}, {@code .vif} and {@code .ecsum} with a
- * {@code .v<N>} suffix ({@code <base>.ecx.v2}); generation 0 has none (weed/storage/erasure_coding/ec_bitrot.go
- * {@code BitrotSidecarPath}, "mirroring the .vif/.ecx versioned convention"). Shard names carry no generation.
+ * A vacuumed EC volume's generation N (N > 0) names its files with a {@code .v<N>} suffix ({@code <base>.ecx.v2},
+ * {@code .vif.v2}, {@code .ecsum.v2}, shards {@code <base>.ec03.v2}); generation 0 has none
+ * (weed/storage/erasure_coding/ec_bitrot.go {@code BitrotSidecarPath}, "mirroring the .vif/.ecx versioned
+ * convention"; seaweed-volume/src/storage/erasure_coding/ec_volume.rs, the scrub's shard path of the active
+ * generation). Go's {@code EcShardFileName} (ec_shard.go) builds only the unsuffixed name: a generation's shards
+ * may also replace the older ones in place under it (see {@link EcFileSet#namedShards()}).
  */
 public record EcFiles(Path dir, String collection, long volumeId) {
 
@@ -84,6 +87,11 @@ public record EcFiles(Path dir, String collection, long volumeId) {
 
     public Path shard(int shardId) {
         return dir.resolve(baseName() + shardExtension(shardId));
+    }
+
+    /** The generation's name for the shard: {@code <base>.ecNN}, or {@code <base>.ecNN.v<N>}. */
+    public Path shard(int shardId, int generation) {
+        return dir.resolve(baseName() + shardExtension(shardId) + suffix(generation));
     }
 
     /** ".ec00" .. ".ec31". */

@@ -8,7 +8,9 @@ import java.nio.file.Path;
 import java.util.List;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /** Which files of an EC volume are chosen over several directories and generations. */
 class EcFileSetTest {
@@ -63,5 +65,25 @@ class EcFileSetTest {
         Files.write(idx.resolve("7.ec05"), new byte[1]);
         assertEquals(b.resolve("7.ec05"), gen2.shard(5), "the first directory holding a shard");
         assertNull(gen2.shard(4));
+        assertFalse(gen2.namedShards());
+    }
+
+    @Test
+    void aGenerationWhoseShardsCarryItsSuffixIsReadFromThoseOnly() throws Exception {
+        Path a = Files.createDirectories(tmp.resolve("a"));
+        Path b = Files.createDirectories(tmp.resolve("b"));
+        List<Path> dirs = List.of(a, b);
+        for (String name : List.of("7.ecx", "7.ec00", "7.ec01", "7.ecx.v1", "7.vif.v1")) {
+            Files.write(a.resolve(name), new byte[16]);
+        }
+        Files.write(b.resolve("7.ec01.v1"), new byte[16]);
+        assertEquals(b.resolve("7.ec01.v1"), new EcFiles(b, "", 7).shard(1, 1));
+        List<EcFileSet> all = EcFileSet.candidates("", 7, List.of(0, 1), dirs);
+        assertEquals(List.of(1, 0), all.stream().map(EcFileSet::generation).toList(), "newest first");
+        EcFileSet gen1 = all.get(0);
+        assertTrue(gen1.namedShards());
+        assertEquals(b.resolve("7.ec01.v1"), gen1.shard(1));
+        assertNull(gen1.shard(0), "generation 0's 7.ec00 is not generation 1's");
+        assertEquals(a.resolve("7.ec00"), all.get(1).shard(0));
     }
 }
