@@ -101,7 +101,7 @@ final class ServerLauncher {
                             : " event loops)")
                     .append(", agents ").append(c.sidecar().agents())
                     .append(c.sidecar().master() == null ? "" : ", master " + c.sidecar().master())
-                    .append(", event bus seaweedfs.needle.read / seaweedfs.needle.stat")
+                    .append(", event bus seaweedfs.needle.read / seaweedfs.needle.stat / seaweedfs.needle.readMany")
                     .append(c.cluster().enabled() ? " (clustered on " + c.cluster().host() + ":" + c.cluster().port()
                             + ")" : "")
                     .append(", network transport ").append(TransportChoice.nameOf(server.vertx()));
