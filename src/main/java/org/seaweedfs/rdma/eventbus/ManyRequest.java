@@ -1,7 +1,5 @@
 package org.seaweedfs.rdma.eventbus;
 
-import io.vertx.core.buffer.Buffer;
-import io.vertx.core.json.DecodeException;
 import io.vertx.core.json.JsonArray;
 import io.vertx.core.json.JsonObject;
 import java.util.ArrayList;
@@ -18,15 +16,7 @@ final class ManyRequest {
 
     /** The fids (a non-string element kept as its text, to fail in its entry); IllegalArgumentException when not. */
     static List<String> parse(Object body, int maxFids) {
-        JsonObject json;
-        try {
-            json = body instanceof JsonObject j ? j
-                    : body instanceof String s ? new JsonObject(s)
-                    : body instanceof Buffer b ? new JsonObject(b)
-                    : null;
-        } catch (DecodeException e) {
-            json = null;
-        }
+        JsonObject json = NeedleRequest.jsonBody(body);
         Object list = json == null ? null : json.getValue("fids");
         if (!(list instanceof JsonArray fids)) {
             throw new IllegalArgumentException("request must be a JSON object like {\"fids\":[\"3,01637037d6\"]}");

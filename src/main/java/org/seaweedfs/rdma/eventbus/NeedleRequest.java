@@ -16,15 +16,7 @@ record NeedleRequest(FileId fid, long offset, long length, boolean raw) {
     /** Accepts a JsonObject, or its text as a String or Buffer; the exception (IllegalArgumentException or a
      * BAD_REQUEST NeedleException) says what is wrong. */
     static NeedleRequest parse(Object body) {
-        JsonObject json;
-        try {
-            json = body instanceof JsonObject j ? j
-                    : body instanceof String s ? new JsonObject(s)
-                    : body instanceof Buffer b ? new JsonObject(b)
-                    : null;
-        } catch (DecodeException e) {
-            json = null;
-        }
+        JsonObject json = jsonBody(body);
         if (json == null) {
             throw new IllegalArgumentException("request must be a JSON object like {\"fid\":\"3,01637037d6\"}");
         }
@@ -34,6 +26,18 @@ record NeedleRequest(FileId fid, long offset, long length, boolean raw) {
             throw new IllegalArgumentException("raw: must be true or false");
         }
         return new NeedleRequest(parsed, number(json, "offset", 0), number(json, "length", -1), r);
+    }
+
+    /** A request body as a JsonObject: given as one, or as its text in a String or Buffer; null when it is not. */
+    static JsonObject jsonBody(Object body) {
+        try {
+            return body instanceof JsonObject j ? j
+                    : body instanceof String s ? new JsonObject(s)
+                    : body instanceof Buffer b ? new JsonObject(b)
+                    : null;
+        } catch (DecodeException e) {
+            return null;
+        }
     }
 
     private static long number(JsonObject json, String name, long absent) {
