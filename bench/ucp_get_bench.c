@@ -66,6 +66,8 @@ struct options {
     int procs;                /* 2: fork agent, 1: agent thread */
     int agent_spin_us;        /* agent: busy-progress this long before sleeping */
     int agent_busy;           /* agent: never sleep */
+    ucp_err_handling_mode_t err_mode;  /* of both endpoints */
+    int one_sided_check;      /* stop the agent (SIGSTOP) and see whether gets still complete */
     int verbose;
     uint64_t seed;
 };
@@ -74,8 +76,10 @@ static struct options opt = {
     .tls = NULL, .mem = "file", .file_dir = "/tmp", .region = 64u << 20,
     .nsizes = 0, .lat_iters = 20000, .warmup = 1000, .lat_seconds = 2.0,
     .bw_seconds = 1.0, .window = 16, .procs = 2, .agent_spin_us = 100,
-    .agent_busy = 0, .verbose = 0, .seed = 0x5eaf00d5eedULL,
+    .agent_busy = 0, .err_mode = UCP_ERR_HANDLING_MODE_PEER, .one_sided_check = 0, .verbose = 0,
+    .seed = 0x5eaf00d5eedULL,
 };
+static pid_t agent_pid;       /* --procs 2: the agent process */
 
 static double now_s(void)
 {
@@ -357,7 +361,7 @@ static void agent_loop(struct agent *a)
                 .field_mask = UCP_EP_PARAM_FIELD_CONN_REQUEST | UCP_EP_PARAM_FIELD_ERR_HANDLING_MODE |
                               UCP_EP_PARAM_FIELD_ERR_HANDLER,
                 .conn_request = a->conn_request,
-                .err_mode = UCP_ERR_HANDLING_MODE_PEER,
+                .err_mode = opt.err_mode,
                 .err_handler = { .cb = agent_ep_err, .arg = a },
             };
             CHECK(ucp_ep_create(a->worker, &ep, &a->ep), "agent ucp_ep_create");
@@ -484,7 +488,7 @@ static void client_connect(struct client *c, uint16_t port, size_t max_size)
                       UCP_EP_PARAM_FIELD_ERR_HANDLING_MODE | UCP_EP_PARAM_FIELD_ERR_HANDLER,
         .flags = UCP_EP_PARAMS_FLAGS_CLIENT_SERVER,
         .sockaddr = { .addr = (struct sockaddr *)&sin, .addrlen = sizeof sin },
-        .err_mode = UCP_ERR_HANDLING_MODE_PEER,
+        .err_mode = opt.err_mode,
         .err_handler = { .cb = client_ep_err, .arg = c },
     };
     CHECK(ucp_ep_create(c->worker, &ep, &c->ep), "client ucp_ep_create");
@@ -653,12 +657,52 @@ static void client_close(struct client *c)
     ucp_cleanup(c->ctx);
 }
 
+/*
+ * Whether a get is one-sided: the agent process is stopped (SIGSTOP) and gets of each size are posted. A get that a
+ * transport serves from the agent's memory without its thread (cma, an RDMA NIC) completes; one that UCX emulates
+ * with active messages waits for the agent. Prints one JSON line per size; the agent is continued afterwards.
+ */
+static void check_one_sided(struct client *c)
+{
+    const double wait_s = 1.0;
+    if (kill(agent_pid, SIGSTOP)) DIE("SIGSTOP: %s", strerror(errno));
+    for (int i = 0; i < opt.nsizes; i++) {
+        size_t size = opt.sizes[i];
+        ucp_request_param_t p = { .op_attr_mask = 0 };
+        void *req = post_get(c, c->local, size, 0, &p);
+        ucs_status_t st = UCS_OK;
+        if (req != NULL) {
+            double deadline = now_s() + wait_s;
+            while ((st = ucp_request_check_status(req)) == UCS_INPROGRESS && now_s() < deadline)
+                ucp_worker_progress(c->worker);
+            if (st == UCS_INPROGRESS) {
+                kill(agent_pid, SIGCONT);   /* let the emulated get finish before the request is freed */
+                while (ucp_request_check_status(req) == UCS_INPROGRESS) ucp_worker_progress(c->worker);
+                kill(agent_pid, SIGSTOP);
+            }
+            ucp_request_free(req);
+        }
+        if (st == UCS_OK) verify(c, c->local, size, 0);
+        printf("{\"impl\":\"c-ucp\",\"kind\":\"one-sided-check\",\"size\":%zu,\"err_mode\":\"%s\","
+               "\"one_sided\":%s,\"lanes\":\"%s\"}\n", size,
+               opt.err_mode == UCP_ERR_HANDLING_MODE_PEER ? "peer" : "none",
+               st == UCS_OK ? "true" : "false", c->lanes);
+        fflush(stdout);
+    }
+    kill(agent_pid, SIGCONT);
+}
+
 static void run_client(uint16_t port)
 {
     size_t max_size = 0;
     for (int i = 0; i < opt.nsizes; i++) if (opt.sizes[i] > max_size) max_size = opt.sizes[i];
     struct client c;
     client_connect(&c, port, max_size);
+    if (opt.one_sided_check) {
+        check_one_sided(&c);
+        client_close(&c);
+        return;
+    }
     const char *tls = getenv("UCX_TLS") ? getenv("UCX_TLS") : "all";
     for (int i = 0; i < opt.nsizes; i++) {
         size_t size = opt.sizes[i];
@@ -700,6 +744,8 @@ static void usage(void)
         "  --procs 1|2       agent in a forked process (2) or a thread (1) (2)\n"
         "  --agent-spin-us N agent busy-progresses N us before sleeping on its event fd (100)\n"
         "  --agent-busy      agent never sleeps\n"
+        "  --err-mode peer|none  endpoints' peer error handling (peer, as the sidecar and agent)\n"
+        "  --one-sided-check stop the agent process and report, per size, whether a get completes without it\n"
         "  -v                print the endpoint configuration (lanes) on stderr\n");
     exit(2);
 }
@@ -711,7 +757,7 @@ static void parse_args(int argc, char **argv)
         { "sizes", 1, 0, 's' }, { "iters", 1, 0, 'i' }, { "lat-seconds", 1, 0, 'L' },
         { "warmup", 1, 0, 'w' }, { "bw-seconds", 1, 0, 'B' }, { "window", 1, 0, 'W' },
         { "procs", 1, 0, 'p' }, { "agent-spin-us", 1, 0, 'S' }, { "agent-busy", 0, 0, 'b' },
-        { "help", 0, 0, 'h' }, { 0, 0, 0, 0 },
+        { "err-mode", 1, 0, 'e' }, { "one-sided-check", 0, 0, 'o' }, { "help", 0, 0, 'h' }, { 0, 0, 0, 0 },
     };
     int ch;
     while ((ch = getopt_long(argc, argv, "vh", lo, NULL)) != -1) {
@@ -738,6 +784,12 @@ static void parse_args(int argc, char **argv)
         case 'p': opt.procs = atoi(optarg); break;
         case 'S': opt.agent_spin_us = atoi(optarg); break;
         case 'b': opt.agent_busy = 1; break;
+        case 'e':
+            if (!strcmp(optarg, "peer")) opt.err_mode = UCP_ERR_HANDLING_MODE_PEER;
+            else if (!strcmp(optarg, "none")) opt.err_mode = UCP_ERR_HANDLING_MODE_NONE;
+            else DIE("--err-mode must be peer or none");
+            break;
+        case 'o': opt.one_sided_check = 1; break;
         case 'v': opt.verbose = 1; break;
         default: usage();
         }
@@ -747,6 +799,7 @@ static void parse_args(int argc, char **argv)
         opt.sizes[0] = 4096; opt.sizes[1] = 65536; opt.sizes[2] = 1 << 20; opt.nsizes = 3;
     }
     if (opt.procs != 1 && opt.procs != 2) DIE("--procs must be 1 or 2");
+    if (opt.one_sided_check && opt.procs != 2) DIE("--one-sided-check needs the agent in its own process (--procs 2)");
     if (opt.window < 1 || opt.window > 1024) DIE("--window must be 1..1024");
     if (opt.lat_iters < 100) DIE("--iters must be at least 100");
     if (opt.region % 8) DIE("--region must be a multiple of 8");
@@ -796,6 +849,7 @@ int main(int argc, char **argv)
         DIE("the agent process failed to start");
     }
     close(pfd[0]);
+    agent_pid = pid;
     run_client(port);
     int status;
     waitpid(pid, &status, 0);
