@@ -2,7 +2,7 @@
 # The sidecar beside its peers, measured by turns (bench/README.md): every server up at once, answers checked, each
 # warmed, then ROUNDS rounds in which every server runs every workload once, in an order rotated each round; the
 # report gives the median of the per-round ratios and lists every round.
-#   bench/turns.sh                                   # ~14 minutes with the defaults (~20 with a baseline)
+#   bench/turns.sh                                   # ~17 minutes with the defaults (~25 with a baseline)
 #   BASELINE_JAR=/tmp/before.jar bench/turns.sh      # and the pairs of another build: B/A by turns
 #   ROUNDS=2 ROUND_SECONDS=2 WARM_SECONDS=4 bench/turns.sh   # a short check of the script (no headline)
 # Raw lines: $TURNS_OUT/turns.jsonl; the report: $TURNS_OUT/report.md (also printed). Exits non-zero when an answer
@@ -15,7 +15,9 @@ export BENCH_OUT=${BENCH_OUT:-$BENCH_DIR/out}
 TURNS_OUT=${TURNS_OUT:-$BENCH_OUT/turns}
 ROUNDS=${ROUNDS:-5}                      # a headline needs at least 5
 ROUND_SECONDS=${ROUND_SECONDS:-5}        # each wrk run (and event-bus run) of a round
-WARM_SECONDS=${WARM_SECONDS:-20}         # per server before the rounds: 4 KiB at 64 conns, half that of 1 MiB at 8
+WARM_SECONDS=${WARM_SECONDS:-40}         # per server before the rounds: 4 KiB at 64 conns, half that of 1 MiB at 8;
+                                         # C2 settles after ~30-45 s of a workload (JFR: 68, 7, 5 compilations in
+                                         # three 15 s windows of 4 KiB load), so a shorter warm-up measures the JIT
 CHECK_NEEDLES=${CHECK_NEEDLES:-5}        # needles per size read from every server and compared, before and after
 EVENTBUS=${EVENTBUS:-on}                 # off: no event-bus and typed-client turns
 EVENTBUS_CONCURRENCY=${EVENTBUS_CONCURRENCY:-64}
