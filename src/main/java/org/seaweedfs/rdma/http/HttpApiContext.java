@@ -124,10 +124,4 @@ public record HttpApiContext(
         return new HttpApiContext(source, status, http, maxNeedleBytes, admission, meters, scrapeRegistry, connections,
                 sliceSource, agent, recent, batch);
     }
-
-    /** This context with {@code bounds} for {@code POST /batch}. */
-    public HttpApiContext withBatch(SidecarConfig.Batch bounds) {
-        return new HttpApiContext(source, status, http, maxNeedleBytes, admission, meters, scrapeRegistry, connections,
-                sliceSource, agent, history, bounds);
-    }
 }
