@@ -52,24 +52,11 @@ for f in "$JAR" ${BASELINE_JAR:+"$BASELINE_JAR"}; do
 done
 source "$ROOT/bench/lib/mains.sh"
 source "$ROOT/bench/lib/proc.sh"   # wait_for_line
+source "$ROOT/bench/lib/volumes.sh" # generate_volumes
 LOAD_CP=$(build_mains "$JAR" "$BENCH_OUT/mains") || exit 2   # ScaleLoadMain (bench/java) against the jar
 
 log() { printf '== %s\n' "$*" >&2; }
 record() { local line; while IFS= read -r line; do printf '%s\n' "$line" | tee -a "$RESULTS"; done; }
-
-# ---- data: gen-volume --derived, one volume at a time ----
-generate() {
-    local v dir stamp want
-    for v in $(seq 1 "$VOLUMES"); do
-        dir=$SCALE_DATA/agent$(((v - 1) % AGENTS))
-        stamp=$dir/$v.stamp want="derived count=$PER_VOLUME size=$SIZE"
-        if [ -f "$stamp" ] && [ "$(cat "$stamp")" = "$want" ]; then continue; fi
-        mkdir -p "$dir"; rm -f "$dir/$v.dat" "$dir/$v.idx" "$stamp"
-        log "gen-volume $v: $PER_VOLUME needles of $SIZE bytes -> $dir"
-        java $JAVA_OPTS -jar "$JAR" gen-volume "$dir" --vid "$v" --count "$PER_VOLUME" --size "$SIZE" --derived
-        echo "$want" > "$stamp"
-    done
-}
 
 PIDS=()
 stop_all() {
@@ -167,7 +154,7 @@ except Exception:
     stop_all
 }
 
-generate
+generate_volumes "$SCALE_DATA" "$AGENTS" "$VOLUMES" "$PER_VOLUME" "$SIZE" "$JAR"
 printf '{"kind":"scale_meta","agents":%d,"volumes":%d,"needles":%d,"size":%d,"hot_keys_per_volume":%d,"conns":%d,"tls":"%s","volume_memory":"%s","load":"%s","commit":"%s"}\n' \
     "$AGENTS" "$VOLUMES" "$((PER_VOLUME * VOLUMES))" "$SIZE" "$HOT_KEYS" "$CONNS" "$TLS" "$VOLUME_MEMORY" \
     "$(cut -d' ' -f1-3 /proc/loadavg)" "$(git -C "$ROOT" rev-parse --short HEAD 2> /dev/null || echo unknown)" | record

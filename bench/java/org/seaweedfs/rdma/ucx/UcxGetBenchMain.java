@@ -21,6 +21,7 @@ import java.util.Arrays;
 import java.util.LinkedHashMap;
 import java.util.Locale;
 import java.util.Map;
+import org.seaweedfs.rdma.polling.PollingPolicy;
 
 /**
  * The Java side of {@code bench/ucp_get_bench.c} (bench/run.sh, hook_java_get), not a test: the same gets through
@@ -67,11 +68,14 @@ public final class UcxGetBenchMain {
     private void run() throws Exception {
         String tls = opts.getOrDefault("tls", UcxSettings.DEFAULT_TLS);
         String mem = opts.getOrDefault("mem", "file");
-        UcxSettings settings = UcxSettings.defaults().withTls(tls).withProbeTransports(false);
-        if (opts.containsKey("idle-poll")) {
-            settings = settings.withIdlePollMicros(Integer.parseInt(opts.get("idle-poll")));
-        }
-        settings = settings.withEventLoopLanes(Boolean.parseBoolean(opts.getOrDefault("lanes", "true")));
+        UcxSettings configured = UcxSettings.configured(tls, "all", true, UcxSettings.mayUseRdma(tls),
+                opts.containsKey("idle-poll") ? Integer.parseInt(opts.get("idle-poll")) : PollingPolicy.DEFAULT_MICROS);
+        // no transport probe; lanes on or off (the owner path), set in code, not configuration keys
+        UcxSettings settings = new UcxSettings(configured.tls(), configured.netDevices(),
+                configured.peerErrorHandling(), configured.tcpTxSegSize(), configured.tcpRxSegSize(),
+                configured.maxFrameBytes(), configured.connectTimeoutMs(), false, configured.maxRemoteKeys(),
+                configured.onDemandPaging(), Boolean.parseBoolean(opts.getOrDefault("lanes", "true")),
+                configured.idlePollMicros(), configured.extraConfig());
         int[] sizes =
                 Arrays.stream(opts.getOrDefault("sizes", "4K,64K,1M").split(",")).mapToInt(s ->
                 (int) size(s)).toArray();

@@ -7,6 +7,7 @@ import io.vertx.core.Vertx;
 import java.nio.ByteBuffer;
 import java.util.Arrays;
 import java.util.Map;
+import org.seaweedfs.rdma.polling.PollingPolicy;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 
@@ -22,17 +23,20 @@ public final class UcxGetLatencyMain {
         String tls = args.length > 0 ? args[0] : UcxSettings.DEFAULT_TLS;
         int size = args.length > 1 ? Integer.parseInt(args[1]) : 4096;
         int iterations = args.length > 2 ? Integer.parseInt(args[2]) : 20_000;
-        UcxSettings settings = UcxSettings.defaults().withTls(tls).withProbeTransports(true)
-                .withPeerErrorHandling(!Boolean.getBoolean("noPeerErrorHandling"));
-        if (args.length > 3) {
-            settings = settings.withIdlePollMicros(Integer.parseInt(args[3]));
-        }
         java.util.LinkedHashMap<String, String> extra = new java.util.LinkedHashMap<>();
         for (int i = 4; i < args.length; i++) {
             String[] kv = args[i].split("=", 2);
             extra.put(kv[0], kv[1]);
         }
-        settings = settings.withExtraConfig(Map.copyOf(extra));
+        int idlePollMicros = args.length > 3 ? Integer.parseInt(args[3]) : PollingPolicy.DEFAULT_MICROS;
+        UcxSettings configured = UcxSettings.configured(tls, "all", !Boolean.getBoolean("noPeerErrorHandling"),
+                UcxSettings.mayUseRdma(tls), idlePollMicros);
+        // the raw UCX settings are set in code, not configuration keys
+        UcxSettings settings = new UcxSettings(configured.tls(), configured.netDevices(),
+                configured.peerErrorHandling(), configured.tcpTxSegSize(), configured.tcpRxSegSize(),
+                configured.maxFrameBytes(), configured.connectTimeoutMs(), true, configured.maxRemoteKeys(),
+                configured.onDemandPaging(), configured.eventLoopLanes(), configured.idlePollMicros(),
+                Map.copyOf(extra));
         Vertx serverVertx = Vertx.vertx();
         Vertx clientVertx = Vertx.vertx();
         try {

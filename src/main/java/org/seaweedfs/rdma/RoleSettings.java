@@ -22,25 +22,18 @@ public final class RoleSettings {
 
     /** The {@code ucx.*} keys and {@code idlePollMicros}, for a role's UCX worker. */
     public static UcxSettings ucx(RdmaConfig config) {
-        return ucx(config.ucx()).withIdlePollMicros(config.idlePollMicros());
-    }
-
-    /** The {@code ucx.*} keys over the transport's defaults. */
-    public static UcxSettings ucx(UcxConfig ucx) {
-        UcxSettings settings = UcxSettings.defaults().withPeerErrorHandling(!"none".equals(ucx.errorHandling()))
-                // empty means "UCX chooses" (conf/config.yaml): UCX's own default, all, so RDMA is used where a host
-                // has it; UcxSettings' sm,tcp,self default would leave an InfiniBand host on TCP
-                .withTls(ucx.tls().isEmpty() ? "all" : String.join(",", ucx.tls()));
-        if (!ucx.netDevices().isEmpty()) {
-            settings = settings.withNetDevices(String.join(",", ucx.netDevices()));
-        }
+        UcxConfig ucx = config.ucx();
+        // empty means "UCX chooses" (conf/config.yaml): UCX's own default, all, so RDMA is used where a host has it;
+        // UcxSettings' sm,tcp,self default would leave an InfiniBand host on TCP
+        String tls = ucx.tls().isEmpty() ? "all" : String.join(",", ucx.tls());
         // "auto": on when the TLS list could select RDMA (all, when the list is empty)
         boolean onDemand = switch (ucx.onDemandPaging()) {
             case "true" -> true;
             case "false" -> false;
-            default -> UcxSettings.mayUseRdma(settings.tls());
+            default -> UcxSettings.mayUseRdma(tls);
         };
-        return settings.withOnDemandPaging(onDemand);
+        return UcxSettings.configured(tls, ucx.netDevices().isEmpty() ? "all" : String.join(",", ucx.netDevices()),
+                !"none".equals(ucx.errorHandling()), onDemand, config.idlePollMicros());
     }
 
     /** The {@code agent.*} keys. */

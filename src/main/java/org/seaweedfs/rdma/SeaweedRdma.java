@@ -55,7 +55,8 @@ import org.seaweedfs.rdma.sidecar.locations.LocationCache;
  * {@code seaweedfs.needle.read} / {@code seaweedfs.needle.stat} (and, when it wants, the HTTP API).
  *
  * <p>Order of start: per role, its UCX worker first (everything else hands it work), then the agent; for the
- * sidecar the registered buffer pool, the connection manager and the event-bus API, while the HTTP listener opens;
+ * sidecar the registered buffer pool, the connection manager and the event-bus API, while the HTTP listener opens
+ * (in a process with the agent alone, the listener opens while the agent starts);
  * {@link #deploy} completes once the first connection attempt to every configured agent has ended (an agent that
  * is down delays it by at most the connect timeout). Reads that arrive while the sidecar is starting wait for the
  * agents up to their deadline ({@link ConnectionManagerVerticle#startup()}). {@link #close()} undoes it in
@@ -71,6 +72,8 @@ public final class SeaweedRdma {
     /** What to undo on close, newest first. */
     private final Deque<Supplier<Future<?>>> stops = new ArrayDeque<>();
     private AgentVerticle agent;
+    /** The agent role's status for the HTTP listener, from before the agent is deployed; null without the role. */
+    private RoleStatus agentStatus;
     private ConnectionManagerVerticle manager;
     private ResilientNeedleSource source;
     /** {@link #source} behind the one admission of reads every face takes. */
@@ -97,10 +100,10 @@ public final class SeaweedRdma {
             metrics.registerBuildInfo(BuildInfo.version());
         }
         Future<Void> started = server.loadTls();
-        if (config.runs(Role.AGENT)) {
-            started = started.compose(v -> server.startAgent(metrics));
-        }
         if (config.runs(Role.SIDECAR)) {
+            if (config.runs(Role.AGENT)) {
+                started = started.compose(v -> server.startAgent(metrics));
+            }
             // The HTTP listener starts while the sidecar connects to its agents (startSidecar builds the read path
             // before it returns): class loading and binding overlap the network round trips instead of following them.
             started = started.compose(v -> {
@@ -108,7 +111,12 @@ public final class SeaweedRdma {
                 return Future.all(sidecar, server.startHttp(metrics)).mapEmpty();
             });
         } else {
-            started = started.compose(v -> server.startHttp(metrics));
+            // The agent alone: the HTTP listener opens while the agent opens its volumes (its /ready says not ready
+            // until the agent listens).
+            started = started.compose(v -> {
+                Future<Void> agentStarted = server.startAgent(metrics);
+                return Future.all(agentStarted, server.startHttp(metrics)).mapEmpty();
+            });
         }
         return started.map(server).recover(e -> server.close().transform(x -> Future.failedFuture(e)));
     }
@@ -127,6 +135,7 @@ public final class SeaweedRdma {
     private Future<Void> startAgent(RdmaMetrics metrics) {
         UcxWorkerVerticle ucx = new UcxWorkerVerticle(RoleSettings.ucx(config));
         AgentVerticle agentVerticle = new AgentVerticle(ucx, RoleSettings.agent(config.agent()));
+        agentStatus = new AgentRoleStatus(agentVerticle);
         if (metrics != null) {
             RoleMetricsBinder binder = new RoleMetricsBinder(metrics.meterRegistry());
             binder.bindUcx("agent", ucx.metrics());
@@ -220,7 +229,6 @@ public final class SeaweedRdma {
 
     /** The HTTP listener every process opens, last: with the sidecar's read path when it runs, else status only. */
     private Future<Void> startHttp(RdmaMetrics metrics) {
-        RoleStatus agentStatus = agent == null ? null : new AgentRoleStatus(agent);
         HttpApiContext api = sidecarApi != null ? sidecarApi.withAgent(agentStatus)
                 : HttpApiContext.withoutSidecar(agentStatus, config, metrics);
         return deploy(() -> {

@@ -62,16 +62,16 @@ class RoleSettingsTest {
 
     @Test
     void onDemandPagingFollowsTheTransportsUnlessSetAndTheKeyBoundIsPassedOn() throws Exception {
-        assertTrue(RoleSettings.ucx(parse("").ucx()).onDemandPaging(), "empty tls lets UCX pick RDMA");
-        assertEquals("all", RoleSettings.ucx(parse("").ucx()).contextConfig().get("TLS"),
+        assertTrue(RoleSettings.ucx(parse("")).onDemandPaging(), "empty tls lets UCX pick RDMA");
+        assertEquals("all", RoleSettings.ucx(parse("")).contextConfig().get("TLS"),
                 "empty tls is UCX's own default, RDMA transports included");
         assertEquals("rc,sm,self",
-                RoleSettings.ucx(parse("ucx: {tls: [rc, sm, self]}").ucx()).contextConfig().get("TLS"));
-        assertFalse(RoleSettings.ucx(parse("ucx: {tls: [tcp, sm, self]}").ucx()).onDemandPaging());
-        assertTrue(RoleSettings.ucx(parse("ucx: {tls: [rc, sm, self]}").ucx()).onDemandPaging());
-        assertTrue(RoleSettings.ucx(parse("ucx: {tls: [tcp], onDemandPaging: 'true'}").ucx()).onDemandPaging());
-        assertFalse(RoleSettings.ucx(parse("ucx: {tls: [rc], onDemandPaging: false}").ucx()).onDemandPaging());
-        assertTrue(RoleSettings.ucx(parse("").ucx()).eventLoopLanes());
+                RoleSettings.ucx(parse("ucx: {tls: [rc, sm, self]}")).contextConfig().get("TLS"));
+        assertFalse(RoleSettings.ucx(parse("ucx: {tls: [tcp, sm, self]}")).onDemandPaging());
+        assertTrue(RoleSettings.ucx(parse("ucx: {tls: [rc, sm, self]}")).onDemandPaging());
+        assertTrue(RoleSettings.ucx(parse("ucx: {tls: [tcp], onDemandPaging: 'true'}")).onDemandPaging());
+        assertFalse(RoleSettings.ucx(parse("ucx: {tls: [rc], onDemandPaging: false}")).onDemandPaging());
+        assertTrue(RoleSettings.ucx(parse("")).eventLoopLanes());
         assertEquals(0, RoleSettings.ucx(parse("idlePollMicros: 0")).idlePollMicros());
         assertEquals(100, RoleSettings.ucx(parse("idlePollMicros: 100")).idlePollMicros());
     }

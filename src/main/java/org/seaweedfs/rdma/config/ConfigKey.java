@@ -7,8 +7,8 @@ import java.util.Locale;
 /**
  * One configuration key: its dotted name, how it is written, its default (null: unset) and its allowed
  * values. The environment variable is derived from the name: {@code SEAWEEDFS_RDMA_} + the name with
- * dots and camel-case humps turned into underscores, upper case ({@code http.maxInFlight} ->
- * {@code SEAWEEDFS_RDMA_HTTP_MAX_IN_FLIGHT}).
+ * dots and camel-case humps turned into underscores, upper case ({@code sidecar.maxInFlightReads} ->
+ * {@code SEAWEEDFS_RDMA_SIDECAR_MAX_IN_FLIGHT_READS}).
  */
 record ConfigKey(String name, ValueType type, Object defaultValue, long min, long max, List<String> choices) {
 

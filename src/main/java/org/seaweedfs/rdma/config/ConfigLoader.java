@@ -167,7 +167,7 @@ public final class ConfigLoader {
                 new HttpConfig(v.string("http.host"),
                         v.get("http.port") == null ? HttpConfig.defaultPort(roles) : v.integer("http.port"),
                         v.integer("http.instances"),
-                        v.integer("sidecar.maxInFlightReads"), v.optionalString("http.jwtReadKey"),
+                        v.optionalString("http.jwtReadKey"),
                         v.duration("http.headerTimeout"), v.duration("http.idleTimeout"),
                                 v.integer("http.maxConnections"),
                         v.networks("http.readSliceClients"), (Boolean) v.get("http.readSliceFallback"),

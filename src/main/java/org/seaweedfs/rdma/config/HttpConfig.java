@@ -11,9 +11,6 @@ import java.util.Set;
  * @param instances      how many {@code HttpApiVerticle} instances (event loops) share the port; {@value
  * #AUTO_INSTANCES}
  *                       (the default) is {@link #autoInstances(int) half the cores}
- * @param maxInFlight    needle reads served at once across all instances; beyond it 503 + Retry-After. The loader
- *                       sets it to {@code sidecar.maxInFlightReads}, the one bound on reads in flight, which the read
- *                       path also applies to event-bus reads
  * @param jwtReadKey     HS256 key for SeaweedFS read tokens; null disables read authorization
  * @param headerTimeout  a connection's next request headers must be complete within this long (from the
  *                       connection's start or the end of its previous response), or it is closed
@@ -28,7 +25,7 @@ import java.util.Set;
  * @param tlsCert        PEM certificate chain the listener presents (HTTPS); null with {@code tlsKey}: plain HTTP
  * @param tlsKey         PEM private key of {@code tlsCert}
  */
-public record HttpConfig(String host, int port, int instances, int maxInFlight, String jwtReadKey,
+public record HttpConfig(String host, int port, int instances, String jwtReadKey,
                          Duration headerTimeout, Duration idleTimeout, int maxConnections,
                          List<ClientNetwork> readSliceClients, boolean readSliceFallback,
                          NetworkTransport transport, String tlsCert, String tlsKey) {
@@ -75,31 +72,31 @@ public record HttpConfig(String host, int port, int instances, int maxInFlight, 
     }
 
     /** Plain HTTP. */
-    public HttpConfig(String host, int port, int instances, int maxInFlight, String jwtReadKey,
+    public HttpConfig(String host, int port, int instances, String jwtReadKey,
                       Duration headerTimeout, Duration idleTimeout, int maxConnections,
                       List<ClientNetwork> readSliceClients, boolean readSliceFallback, NetworkTransport transport) {
-        this(host, port, instances, maxInFlight, jwtReadKey, headerTimeout, idleTimeout, maxConnections,
+        this(host, port, instances, jwtReadKey, headerTimeout, idleTimeout, maxConnections,
                 readSliceClients, readSliceFallback, transport, null, null);
     }
 
     /** With the default transport. */
-    public HttpConfig(String host, int port, int instances, int maxInFlight, String jwtReadKey,
+    public HttpConfig(String host, int port, int instances, String jwtReadKey,
                       Duration headerTimeout, Duration idleTimeout, int maxConnections,
                       List<ClientNetwork> readSliceClients, boolean readSliceFallback) {
-        this(host, port, instances, maxInFlight, jwtReadKey, headerTimeout, idleTimeout, maxConnections,
+        this(host, port, instances, jwtReadKey, headerTimeout, idleTimeout, maxConnections,
                 readSliceClients, readSliceFallback, NetworkTransport.AUTO);
     }
 
     /** With the default {@code /read} settings. */
-    public HttpConfig(String host, int port, int instances, int maxInFlight, String jwtReadKey,
+    public HttpConfig(String host, int port, int instances, String jwtReadKey,
                       Duration headerTimeout, Duration idleTimeout, int maxConnections) {
-        this(host, port, instances, maxInFlight, jwtReadKey, headerTimeout, idleTimeout, maxConnections,
+        this(host, port, instances, jwtReadKey, headerTimeout, idleTimeout, maxConnections,
                 DEFAULT_READ_SLICE_CLIENTS, false);
     }
 
     /** With the default connection bounds. */
-    public HttpConfig(String host, int port, int instances, int maxInFlight, String jwtReadKey) {
-        this(host, port, instances, maxInFlight, jwtReadKey, DEFAULT_HEADER_TIMEOUT, DEFAULT_IDLE_TIMEOUT,
+    public HttpConfig(String host, int port, int instances, String jwtReadKey) {
+        this(host, port, instances, jwtReadKey, DEFAULT_HEADER_TIMEOUT, DEFAULT_IDLE_TIMEOUT,
                 DEFAULT_MAX_CONNECTIONS);
     }
 

@@ -102,7 +102,7 @@ public record HttpApiContext(
     /** The listener of a process without the sidecar role: health, readiness, status and metrics of {@code agent}. */
     public static HttpApiContext withoutSidecar(RoleStatus agent, RdmaConfig config, RdmaMetrics metrics) {
         return new HttpApiContext(null, null, config.http(), config.sidecar().maxNeedleBytes(),
-                new Admission(config.http().maxInFlight()), ReadMeters.noop(),
+                new Admission(config.sidecar().maxInFlightReads()), ReadMeters.noop(),
                 metrics == null ? null : metrics.registry(),
                 new ConnectionBounds(config.http(), metrics == null ? ReadMeters.nowhere() : metrics.meterRegistry()),
                 null, agent, null);
@@ -123,11 +123,5 @@ public record HttpApiContext(
     public HttpApiContext withHistory(StatusHistory recent) {
         return new HttpApiContext(source, status, http, maxNeedleBytes, admission, meters, scrapeRegistry, connections,
                 sliceSource, agent, recent, batch);
-    }
-
-    /** This context with {@code bounds} for {@code POST /batch}. */
-    public HttpApiContext withBatch(SidecarConfig.Batch bounds) {
-        return new HttpApiContext(source, status, http, maxNeedleBytes, admission, meters, scrapeRegistry, connections,
-                sliceSource, agent, history, bounds);
     }
 }

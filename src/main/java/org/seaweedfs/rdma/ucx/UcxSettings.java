@@ -12,8 +12,8 @@ import org.seaweedfs.rdma.polling.PollingPolicy;
  * How the UCX context and worker of a {@link UcxWorkerVerticle} are set up. The configuration file's {@code ucx}
  * section has exactly the keys {@code ucx.tls}, {@code ucx.netDevices}, {@code ucx.errorHandling} and
  * {@code ucx.onDemandPaging} (validated by the config schema, documented in {@code conf/config.yaml}), and the
- * idle-poll time is the top-level {@code idlePollMicros}; the other components are set in code ({@code with...}) and
- * are not configuration keys.
+ * idle-poll time is the top-level {@code idlePollMicros} ({@link #configured}); the other components are set in code
+ * and are not configuration keys.
  *
  * @param tls                transports UCX may use (UCX_TLS syntax; {@code ucx.tls}). Default here {@code sm,tcp,self}:
  *                           shared memory between processes of one host, TCP between hosts (UCX 1.13 also needs a
@@ -45,8 +45,7 @@ import org.seaweedfs.rdma.polling.PollingPolicy;
  *                           the agent's read-only {@code .dat} mappings; shared memory and TCP ignore the flag.
  *                           Default ({@code auto}): follows {@code tls} — on when the list could include an RDMA
  *                           transport ({@code all}, an exclusion list {@code ^...}, or any {@code rc*}, {@code ud*},
- *                           {@code dc*}, {@code ib} entry), off otherwise; {@link #withTls} re-derives it, so call
- *                           {@link #withOnDemandPaging} after it to override.
+ *                           {@code dc*}, {@code ib} entry), off otherwise ({@link #mayUseRdma}).
  * @param eventLoopLanes     gets issued on a Vert.x event loop run on a UCX worker owned by that event loop (a lane per
  *                           event loop and channel), completing on the caller's thread without a hand-off to the
  *                           owner thread (default true; off in tests of the owner path). Off: every get goes through
@@ -171,9 +170,19 @@ public record UcxSettings(String tls, String netDevices, boolean peerErrorHandli
         extraConfig = Collections.unmodifiableMap(copy);
     }
 
+    /** The product's settings over {@link #DEFAULT_TLS} ({@code sm,tcp,self}), UCX's network devices. */
     public static UcxSettings defaults() {
-        return new UcxSettings(DEFAULT_TLS, "all", true, TCP_SEG_SIZE, TCP_SEG_SIZE, 64 << 20, 10_000, true, 65_536,
-                mayUseRdma(DEFAULT_TLS), true, PollingPolicy.DEFAULT_MICROS, Map.of());
+        return configured(DEFAULT_TLS, "all", true, mayUseRdma(DEFAULT_TLS), PollingPolicy.DEFAULT_MICROS);
+    }
+
+    /**
+     * The settings of the configuration's keys ({@code ucx.*}, {@code idlePollMicros}), every component set in code
+     * at the product's value.
+     */
+    public static UcxSettings configured(String tls, String netDevices, boolean peerErrorHandling,
+                                         boolean onDemandPaging, int idlePollMicros) {
+        return new UcxSettings(tls, netDevices, peerErrorHandling, TCP_SEG_SIZE, TCP_SEG_SIZE, 64 << 20, 10_000, true,
+                65_536, onDemandPaging, true, idlePollMicros, Map.of());
     }
 
     /** Whether a UCX_TLS list could select a shared-memory transport (sm, shm, posix, sysv, cma, knem, xpmem). */
@@ -209,61 +218,6 @@ public record UcxSettings(String tls, String netDevices, boolean peerErrorHandli
     private static boolean opens(String tls, Pattern transports) {
         String list = tls.strip();
         return list.startsWith("^") ? !names(list, transports) : names(list, transports);
-    }
-
-    public UcxSettings withTls(String newTls) {
-        return new UcxSettings(newTls, netDevices, peerErrorHandling, tcpTxSegSize, tcpRxSegSize,
-                maxFrameBytes, connectTimeoutMs, probeTransports, maxRemoteKeys, mayUseRdma(newTls), eventLoopLanes,
-                        idlePollMicros, extraConfig);
-    }
-
-    public UcxSettings withNetDevices(String devices) {
-        return new UcxSettings(tls, devices, peerErrorHandling, tcpTxSegSize, tcpRxSegSize,
-                maxFrameBytes, connectTimeoutMs, probeTransports, maxRemoteKeys, onDemandPaging, eventLoopLanes,
-                        idlePollMicros, extraConfig);
-    }
-
-    public UcxSettings withPeerErrorHandling(boolean on) {
-        return new UcxSettings(tls, netDevices, on, tcpTxSegSize, tcpRxSegSize,
-                maxFrameBytes, connectTimeoutMs, probeTransports, maxRemoteKeys, onDemandPaging, eventLoopLanes,
-                        idlePollMicros, extraConfig);
-    }
-
-    public UcxSettings withProbeTransports(boolean probe) {
-        return new UcxSettings(tls, netDevices, peerErrorHandling, tcpTxSegSize, tcpRxSegSize,
-                maxFrameBytes, connectTimeoutMs, probe, maxRemoteKeys, onDemandPaging, eventLoopLanes, idlePollMicros,
-                        extraConfig);
-    }
-
-    public UcxSettings withMaxRemoteKeys(int max) {
-        return new UcxSettings(tls, netDevices, peerErrorHandling, tcpTxSegSize, tcpRxSegSize,
-                maxFrameBytes, connectTimeoutMs, probeTransports, max, onDemandPaging, eventLoopLanes, idlePollMicros,
-                        extraConfig);
-    }
-
-    public UcxSettings withOnDemandPaging(boolean on) {
-        return new UcxSettings(tls, netDevices, peerErrorHandling, tcpTxSegSize, tcpRxSegSize,
-                maxFrameBytes, connectTimeoutMs, probeTransports, maxRemoteKeys, on, eventLoopLanes, idlePollMicros,
-                        extraConfig);
-    }
-
-    public UcxSettings withEventLoopLanes(boolean on) {
-        return new UcxSettings(tls, netDevices, peerErrorHandling, tcpTxSegSize, tcpRxSegSize,
-                maxFrameBytes, connectTimeoutMs, probeTransports, maxRemoteKeys, onDemandPaging, on, idlePollMicros,
-                        extraConfig);
-    }
-
-    /** The idle-poll time of the owner thread and the lanes ({@link PollingPolicy}); 0 sleeps at once. */
-    public UcxSettings withIdlePollMicros(int micros) {
-        return new UcxSettings(tls, netDevices, peerErrorHandling, tcpTxSegSize, tcpRxSegSize,
-                maxFrameBytes, connectTimeoutMs, probeTransports, maxRemoteKeys, onDemandPaging, eventLoopLanes, micros,
-                        extraConfig);
-    }
-
-    public UcxSettings withExtraConfig(Map<String, String> extra) {
-        return new UcxSettings(tls, netDevices, peerErrorHandling, tcpTxSegSize, tcpRxSegSize,
-                maxFrameBytes, connectTimeoutMs, probeTransports, maxRemoteKeys, onDemandPaging, eventLoopLanes,
-                        idlePollMicros, extra);
     }
 
     /**

@@ -11,6 +11,7 @@ import org.seaweedfs.rdma.protocol.SyncRequest;
 import org.seaweedfs.rdma.protocol.VolumeList;
 import org.seaweedfs.rdma.protocol.VolumeListRequest;
 import org.seaweedfs.rdma.protocol.VolumeInfo;
+import org.seaweedfs.rdma.testing.UcxSetup;
 import org.seaweedfs.rdma.ucx.UcxChannel;
 import org.seaweedfs.rdma.ucx.UcxMemoryRegion;
 import org.seaweedfs.rdma.ucx.UcxRemoteKey;
@@ -53,7 +54,7 @@ final class AgentTestClient implements AutoCloseable {
     private UcxMemoryRegion local;
 
     static UcxSettings ucxSettings() {
-        return UcxSettings.defaults().withProbeTransports(false);
+        return UcxSetup.defaults();
     }
 
     AgentTestClient(int port) throws Exception {

@@ -38,7 +38,7 @@ class ConfigLoaderTest {
         assertEquals("0.0.0.0", c.http().host());
         assertEquals(8081, c.http().port());
         assertEquals(HttpConfig.autoInstances(Runtime.getRuntime().availableProcessors()), c.http().instances());
-        assertEquals(256, c.http().maxInFlight());
+        assertEquals(256, c.sidecar().maxInFlightReads());
         assertEquals(PollingPolicy.DEFAULT_MICROS, c.idlePollMicros());
         assertEquals(NetworkTransport.AUTO, c.http().transport());
         assertEquals(Duration.ofSeconds(60), c.http().headerTimeout());
@@ -208,7 +208,7 @@ class ConfigLoaderTest {
         assertEquals(9100, c.http().port());
         assertEquals(List.of(new HostPort("h1", 1), new HostPort("h2", 2)), c.sidecar().agents());
         assertEquals(128 * 1024, c.sidecar().bufferPool().bufferSize());
-        assertEquals(7, c.http().maxInFlight());
+        assertEquals(7, c.sidecar().maxInFlightReads());
         assertFalse(c.metrics().enabled());
         assertEquals(List.of(Fallback.READ_THROUGH, Fallback.HTTP), c.sidecar().fallback(), "empty restores default");
         assertEquals(Set.of(Role.AGENT, Role.SIDECAR), c.roles());

@@ -74,7 +74,6 @@ class EmbeddingExampleTest {
                 "SEAWEEDFS_RDMA_SIDECAR_MAX_IN_FLIGHT_READS", "7",
                 "SEAWEEDFS_RDMA_SIDECAR_AGENTS", "10.0.0.5:18515,10.0.0.6:18515"));
         assertEquals(7, config.sidecar().maxInFlightReads());
-        assertEquals(7, config.http().maxInFlight(), "the same bound at the HTTP face");
         assertEquals(2, config.sidecar().agents().size());
     }
 }

@@ -32,7 +32,7 @@ class AwakeAfterAnswerHttpTest {
     private void deploy(Vertx vertx, int idlePollMicros) throws Exception {
         InMemoryNeedleSource source = new InMemoryNeedleSource(vertx);
         source.put(FID, "some bytes".getBytes(), "a.txt", "text/plain", 1_700_000_000L, Map.of());
-        HttpConfig http = new HttpConfig("127.0.0.1", 0, 1, 16, null, HttpConfig.DEFAULT_HEADER_TIMEOUT,
+        HttpConfig http = new HttpConfig("127.0.0.1", 0, 1, null, HttpConfig.DEFAULT_HEADER_TIMEOUT,
                 HttpConfig.DEFAULT_IDLE_TIMEOUT, HttpConfig.DEFAULT_MAX_CONNECTIONS,
                 HttpConfig.DEFAULT_READ_SLICE_CLIENTS, false);
         HttpApiContext api = new HttpApiContext(source, new FixedReadPathStatus(), http, 1 << 20, new Admission(16),

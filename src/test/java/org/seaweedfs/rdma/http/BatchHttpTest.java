@@ -26,6 +26,7 @@ import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.seaweedfs.rdma.sidecar.Admission;
 import org.seaweedfs.rdma.config.SidecarConfig;
+import org.seaweedfs.rdma.metrics.ReadMeters;
 import org.seaweedfs.rdma.sidecar.NeedleContent;
 import org.seaweedfs.rdma.sidecar.NeedleSource;
 import org.seaweedfs.rdma.sidecar.NeedleStat;
@@ -62,7 +63,8 @@ class BatchHttpTest extends HttpApiTestBase {
             }
         };
         HttpApiContext bounded = new HttpApiContext(counting, status, api.http(), api.maxNeedleBytes(),
-                new Admission(64), api.meters(), null).withBatch(BOUNDS);
+                new Admission(64), api.meters(), null, new ConnectionBounds(api.http(), ReadMeters.nowhere()), counting,
+                null, null, BOUNDS);
         HttpApiVerticle verticle = new HttpApiVerticle(bounded);
         vertx.deployVerticle(verticle).await(10, TimeUnit.SECONDS);
         batchPort = verticle.actualPort();

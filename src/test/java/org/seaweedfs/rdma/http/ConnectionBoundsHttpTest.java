@@ -40,7 +40,7 @@ class ConnectionBoundsHttpTest {
 
     private void deploy(Vertx vertx, Duration headerTimeout, Duration idleTimeout,
             int maxConnections) throws Exception {
-        HttpConfig http = new HttpConfig("127.0.0.1", 0, 1, 16, null, headerTimeout, idleTimeout, maxConnections);
+        HttpConfig http = new HttpConfig("127.0.0.1", 0, 1, null, headerTimeout, idleTimeout, maxConnections);
         needles = new InMemoryNeedleSource(vertx);
         api = new HttpApiContext(needles, new FixedReadPathStatus(), http, BIG_NEEDLE_BYTES,
                 new Admission(16), ReadMeters.noop(), null);

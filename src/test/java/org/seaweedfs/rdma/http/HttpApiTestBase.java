@@ -58,7 +58,7 @@ abstract class HttpApiTestBase {
         source.put(FID, TEXT, "hello.txt", "text/plain; charset=utf-8", LAST_MODIFIED, Map.of("X-Custom", "yes"));
         Admission admission = new Admission(maxInFlight());
         api = new HttpApiContext(new AdmittedSource(vertx, source, admission), status,
-                new HttpConfig("127.0.0.1", 0, 1, maxInFlight(), jwtReadKey(),
+                new HttpConfig("127.0.0.1", 0, 1, jwtReadKey(),
                         HttpConfig.DEFAULT_HEADER_TIMEOUT, HttpConfig.DEFAULT_IDLE_TIMEOUT,
                                 HttpConfig.DEFAULT_MAX_CONNECTIONS,
                         readSliceClients(), false),

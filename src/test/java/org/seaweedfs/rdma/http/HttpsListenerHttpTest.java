@@ -56,7 +56,7 @@ class HttpsListenerHttpTest {
         InMemoryNeedleSource source = new InMemoryNeedleSource(vertx);
         source.put(FID, TEXT, "hello.txt", "text/plain", 1_700_000_000L, Map.of());
         HttpApiContext api = new HttpApiContext(source, new FixedReadPathStatus(),
-                new HttpConfig("127.0.0.1", 0, 1, 16, null), 1 << 20, new Admission(16), ReadMeters.noop(), null);
+                new HttpConfig("127.0.0.1", 0, 1, null), 1 << 20, new Admission(16), ReadMeters.noop(), null);
         HttpApiVerticle verticle = new HttpApiVerticle(api, 0, TlsFiles.listener(vertx, "http.tlsCert",
                 cert.cert().toString(), "http.tlsKey", cert.key().toString()));
         vertx.deployVerticle(verticle).await(10, TimeUnit.SECONDS);

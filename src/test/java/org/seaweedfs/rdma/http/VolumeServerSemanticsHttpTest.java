@@ -220,7 +220,7 @@ class VolumeServerSemanticsHttpTest extends HttpApiTestBase {
                 });
             }
         };
-        HttpApiContext emptyApi = new HttpApiContext(emptyNeedles, status, new HttpConfig("127.0.0.1", 0, 1, 8, null),
+        HttpApiContext emptyApi = new HttpApiContext(emptyNeedles, status, new HttpConfig("127.0.0.1", 0, 1, null),
                 1 << 20, new Admission(8), ReadMeters.noop(), null);
         HttpApiVerticle verticle = new HttpApiVerticle(emptyApi);
         vertx.deployVerticle(verticle).await(10, TimeUnit.SECONDS);

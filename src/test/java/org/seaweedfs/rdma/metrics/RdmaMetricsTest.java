@@ -106,7 +106,7 @@ class RdmaMetricsTest {
             HttpApiContext base = HttpApiContext.create(source, new FixedReadPathStatus(),
                     new Admission(config.sidecar().maxInFlightReads()), config, metrics);
             HttpApiContext api = new HttpApiContext(base.source(), base.status(),
-                    new HttpConfig("127.0.0.1", 0, 1, 8, null), base.maxNeedleBytes(),
+                    new HttpConfig("127.0.0.1", 0, 1, null), base.maxNeedleBytes(),
                     base.admission(), base.meters(), base.scrapeRegistry());
             HttpApiVerticle verticle = new HttpApiVerticle(api);
             vertx.deployVerticle(verticle).await(10, TimeUnit.SECONDS);

@@ -50,7 +50,7 @@ class TtlExpiryHttpTest {
             NeedleReader reader = sidecar.reader(new StaticAgentRouter(sidecar.connect(agent.port(), null)),
                     ReadPathOptions.defaults());
             HttpApiVerticle http = new HttpApiVerticle(new HttpApiContext(reader, new FixedReadPathStatus(),
-                    new HttpConfig("127.0.0.1", 0, 1, 16, null), 64 << 20, new Admission(16), ReadMeters.noop(), null));
+                    new HttpConfig("127.0.0.1", 0, 1, null), 64 << 20, new Admission(16), ReadMeters.noop(), null));
             await(sidecar.vertx.deployVerticle(http));
             WebClient client = WebClient.create(sidecar.vertx);
 

@@ -54,7 +54,7 @@ public final class AgentHarness implements AutoCloseable {
 
     /** UCX with the given transports (as {@code UCX_TLS}), without the start-up transport probe. */
     public static UcxSettings ucx(String tls) {
-        return UcxSettings.defaults().withTls(tls).withProbeTransports(false);
+        return UcxSetup.tls(tls).settings();
     }
 
     public int port() {

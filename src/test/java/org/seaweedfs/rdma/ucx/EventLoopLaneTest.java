@@ -11,6 +11,7 @@ import org.seaweedfs.rdma.LogCapture;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
+import org.seaweedfs.rdma.testing.UcxSetup;
 
 import java.nio.ByteBuffer;
 import java.nio.file.Path;
@@ -85,7 +86,7 @@ class EventLoopLaneTest {
     @ParameterizedTest
     @ValueSource(strings = {"ucx", "file"})
     void aGetOnAnEventLoopCompletesOnItsThreadWithoutTheOwnerThread(String kind) throws Exception {
-        UcxPair pair = pair(UcxSettings.defaults());
+        UcxPair pair = pair(UcxSetup.defaults());
         byte[] content = randomBytes(REGION, 5);
         UcxPair.GetSetup setup = pair.connectForGets(serverRegion(pair, kind, content), 64 << 10);
         Context context = setup.context();
@@ -129,7 +130,7 @@ class EventLoopLaneTest {
      */
     @Test
     void independentEventsQueuedTogetherCompleteInsideTheirCallUpToTheBudget() throws Exception {
-        UcxPair pair = pair(UcxSettings.defaults());
+        UcxPair pair = pair(UcxSetup.defaults());
         byte[] content = randomBytes(REGION, 7);
         int events = 3 * SYNC_COMPLETIONS;
         UcxPair.GetSetup setup = pair.connectForGets(serverRegion(pair, "ucx", content), events * 4096);
@@ -177,7 +178,7 @@ class EventLoopLaneTest {
     /** A caller chaining gets from their completions nests at most {@link PollingPolicy#syncCompletions()} deep. */
     @Test
     void aChainOfGetsRecursesNoDeeperThanTheBudget() throws Exception {
-        UcxPair pair = pair(UcxSettings.defaults());
+        UcxPair pair = pair(UcxSetup.defaults());
         UcxPair.GetSetup setup = pair.connectForGets(serverRegion(pair, "ucx", randomBytes(REGION, 8)), 4096);
         Context context = setup.context();
         onContext(context,
@@ -210,7 +211,7 @@ class EventLoopLaneTest {
 
     @Test
     void getsOffTheVerticlesEventLoopsTakeTheOwnerPath() throws Exception {
-        UcxPair pair = pair(UcxSettings.defaults());
+        UcxPair pair = pair(UcxSetup.defaults());
         byte[] content = randomBytes(REGION, 6);
         UcxPair.GetSetup setup = pair.connectForGets(serverRegion(pair, "ucx", content), 4096);
         UcxChannel channel = setup.channel();
@@ -233,7 +234,7 @@ class EventLoopLaneTest {
 
     @Test
     void lanesTurnedOffLeaveEventLoopGetsOnTheOwnerThread() throws Exception {
-        UcxPair pair = pair(UcxSettings.defaults().withEventLoopLanes(false));
+        UcxPair pair = pair(UcxSetup.DEFAULTS.ownerThreadOnly().settings());
         UcxPair.GetSetup setup = pair.connectForGets(serverRegion(pair, "ucx", randomBytes(REGION, 7)), 4096);
         onContext(setup.context(), () -> setup.channel().get(setup.remote().address(), setup.key(),
                 setup.local().address(), 4096));
@@ -245,7 +246,7 @@ class EventLoopLaneTest {
     @ParameterizedTest
     @ValueSource(strings = {"ucx", "file"})
     void concurrentGetsFromTwoEventLoopsRunOnALaneEach(String kind) throws Exception {
-        UcxPair pair = pair(UcxSettings.defaults());
+        UcxPair pair = pair(UcxSetup.defaults());
         byte[] content = randomBytes(REGION, 8);
         int window = 16;
         int slot = 16 << 10;
@@ -339,7 +340,7 @@ class EventLoopLaneTest {
 
     @Test
     void aReleasedKeyFailsNewLaneGetsAndItsLaneCopyClosesAfterTheGetsInFlight() throws Exception {
-        UcxPair pair = pair(UcxSettings.defaults());
+        UcxPair pair = pair(UcxSetup.defaults());
         byte[] content = randomBytes(REGION, 10);
         UcxPair.GetSetup setup = pair.connectForGets(serverRegion(pair, "file", content), REGION);
         Context context = setup.context();
@@ -390,7 +391,7 @@ class EventLoopLaneTest {
      */
     @Test
     void aPeerGoneFailsLaneGetsAndANewChannelRunsOnANewLane() throws Exception {
-        UcxPair pair = pair(UcxSettings.defaults());
+        UcxPair pair = pair(UcxSetup.defaults());
         byte[] peerContent = randomBytes(REGION, 11);
         Context context = pair.clientVertx.getOrCreateContext();
         UcxMemoryRegion local = await(pair.client.register(ByteBuffer.allocateDirect(REGION)));
@@ -425,7 +426,7 @@ class EventLoopLaneTest {
         assertEquals(0, pair.client.metrics().laneRemoteKeys());
 
         // The agent comes back (a new worker): a new channel gets a new lane on the same event loop.
-        UcxWorkerVerticle restarted = new UcxWorkerVerticle(UcxSettings.defaults().withProbeTransports(false));
+        UcxWorkerVerticle restarted = new UcxWorkerVerticle(UcxSetup.defaults());
         await(pair.serverVertx.deployVerticle(restarted));
         UcxListener listener = await(restarted.listen("127.0.0.1", 0, ch -> { }));
         byte[] content = randomBytes(4096, 12);
@@ -449,7 +450,7 @@ class EventLoopLaneTest {
 
     @Test
     void undeployingWithLiveLanesFailsTheirGetsAndClosesCleanly() throws Exception {
-        UcxPair pair = pair(UcxSettings.defaults());
+        UcxPair pair = pair(UcxSetup.defaults());
         UcxPair.GetSetup setup = pair.connectForGets(serverRegion(pair, "file", randomBytes(REGION, 13)), REGION);
         Context[] loops = twoEventLoops(pair);
         List<Future<Void>> inFlight = new ArrayList<>();
@@ -489,7 +490,7 @@ class EventLoopLaneTest {
     /** Shared-memory gets of UCX memory complete within the call: the recursion cap and JUCX requests are covered. */
     @Test
     void heapStaysFlatOverAMillionLaneGets() throws Exception {
-        UcxPair pair = pair(UcxSettings.defaults());
+        UcxPair pair = pair(UcxSetup.defaults());
         UcxPair.GetSetup setup = pair.connectForGets(await(pair.server.allocate(1 << 16)), 1 << 16);
         runGets(setup, 100_000);
         long before = usedHeapAfterGc();

@@ -18,6 +18,7 @@ import org.openucx.jucx.ucp.UcpRequest;
 import org.openucx.jucx.ucp.UcpWorker;
 import org.openucx.jucx.ucp.UcpWorkerParams;
 import org.openucx.jucx.ucs.UcsConstants;
+import org.seaweedfs.rdma.testing.UcxSetup;
 
 /**
  * Why the project stays on JUCX 1.15 although Debian 12's UCX is 1.13.1 (docs/protocol.md, "UCX versions"): JUCX up to
@@ -38,7 +39,7 @@ class JucxRequestLeakTest {
     void requestsThatCompleteAtOnceLeaveNothingOnTheHeap() throws Exception {
         UcxLogFilter.install();
         UcpParams params = new UcpParams().requestRmaFeature().requestAmFeature();
-        UcxSettings.defaults().withTls("sm,self").contextConfig().forEach(params::setConfig);
+        UcxSetup.tls("sm,self").settings().contextConfig().forEach(params::setConfig);
         try (UcpContext context = new UcpContext(params);
              UcpWorker a = context.newWorker(new UcpWorkerParams());
              UcpWorker b = context.newWorker(new UcpWorkerParams());

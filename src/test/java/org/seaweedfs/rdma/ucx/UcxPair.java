@@ -32,8 +32,8 @@ final class UcxPair implements AutoCloseable {
     }
 
     UcxPair(UcxSettings serverSettings, UcxSettings clientSettings) throws Exception {
-        server = new UcxWorkerVerticle(serverSettings.withProbeTransports(false));
-        client = new UcxWorkerVerticle(clientSettings.withProbeTransports(false));
+        server = new UcxWorkerVerticle(serverSettings);
+        client = new UcxWorkerVerticle(clientSettings);
         serverDeployment = await(serverVertx.deployVerticle(server));
         clientDeployment = await(clientVertx.deployVerticle(client));
         listener = await(server.listen("127.0.0.1", 0, accepted::complete));

@@ -12,6 +12,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.HexFormat;
 import java.util.concurrent.TimeUnit;
+import org.seaweedfs.rdma.testing.UcxSetup;
 
 /**
  * A UCX peer in a process of its own, which a test can freeze (SIGSTOP) and kill (SIGKILL): the way to lose a peer
@@ -80,7 +81,7 @@ final class UcxPeerProcess implements AutoCloseable {
         Path dir = Path.of(args[0]);
         byte[] content = randomBytes(Integer.parseInt(args[1]), Long.parseLong(args[2]));
         Vertx vertx = Vertx.vertx();
-        UcxWorkerVerticle worker = new UcxWorkerVerticle(UcxSettings.defaults().withProbeTransports(false));
+        UcxWorkerVerticle worker = new UcxWorkerVerticle(UcxSetup.defaults());
         await(vertx.deployVerticle(worker));
         UcxMemoryRegion region = await(worker.register(mapReadOnly(dir, "peer.dat", content)));
         UcxListener listener = await(worker.listen("127.0.0.1", 0, channel -> { }));

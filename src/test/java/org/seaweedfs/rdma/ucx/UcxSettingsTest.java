@@ -16,6 +16,7 @@ import org.openucx.jucx.ucp.UcpEndpointParams;
 import org.openucx.jucx.ucp.UcpParams;
 import org.openucx.jucx.ucp.UcpWorker;
 import org.openucx.jucx.ucp.UcpWorkerParams;
+import org.seaweedfs.rdma.testing.UcxSetup;
 
 /** The UCX settings every context of the library sets, and those peers must share. */
 class UcxSettingsTest {
@@ -33,15 +34,15 @@ class UcxSettingsTest {
         assertEquals("128", all.get("MM_FIFO_ELEM_SIZE"));
         assertEquals("y", all.get("MM_ERROR_HANDLING"));
         // UCX warns about a key no interface used: none for transports the list leaves out
-        Map<String, String> tcp = UcxSettings.defaults().withTls("tcp").contextConfig();
+        Map<String, String> tcp = UcxSetup.tls("tcp").settings().contextConfig();
         assertEquals("262144", tcp.get("RX_SEG_SIZE"));
         assertFalse(tcp.keySet().stream().anyMatch(k -> k.startsWith("MM_")), tcp.toString());
-        Map<String, String> sm = UcxSettings.defaults().withTls("sm,self").contextConfig();
+        Map<String, String> sm = UcxSetup.tls("sm,self").settings().contextConfig();
         assertFalse(sm.containsKey("RX_SEG_SIZE"), sm.toString());
         assertEquals("32768", sm.get("MM_SEG_SIZE"));
-        assertFalse(UcxSettings.defaults().withTls("^tcp").contextConfig().containsKey("RX_SEG_SIZE"));
-        assertTrue(UcxSettings.defaults().withTls("^ib").contextConfig().containsKey("MM_SEG_SIZE"));
-        assertFalse(UcxSettings.defaults().withPeerErrorHandling(false).contextConfig()
+        assertFalse(UcxSetup.tls("^tcp").settings().contextConfig().containsKey("RX_SEG_SIZE"));
+        assertTrue(UcxSetup.tls("^ib").settings().contextConfig().containsKey("MM_SEG_SIZE"));
+        assertFalse(UcxSetup.ucx("errorHandling: none").settings().contextConfig()
                 .containsKey("MM_ERROR_HANDLING"));
     }
 
@@ -60,10 +61,11 @@ class UcxSettingsTest {
         assertEquals(Map.of("TCP_RX_SEG_SIZE", 262144L, "MM_SEG_SIZE", 32768L, "MM_FIFO_SIZE", 64L,
                 "MM_FIFO_ELEM_SIZE", 128L), ours);
         // listed whatever the transports, so a TCP-only peer and a shared-memory one agree
-        assertEquals(ours, defaults.withTls("tcp").peerSettings());
+        assertEquals(ours, UcxSetup.tls("tcp").settings().peerSettings());
         assertEquals(List.of(), defaults.peerSettingDifferences(ours));
 
-        UcxSettings other = defaults.withExtraConfig(Map.of("RX_SEG_SIZE", "64k", "TX_SEG_SIZE", "64k"));
+        UcxSettings other = UcxSetup.DEFAULTS.extraConfig(Map.of("RX_SEG_SIZE", "64k", "TX_SEG_SIZE", "64k"))
+                .settings();
         assertEquals(65536L, other.peerSettings().get("TCP_RX_SEG_SIZE"));
         assertEquals("64k", other.contextConfig().get("RX_SEG_SIZE"));
         assertEquals(List.of("TCP_RX_SEG_SIZE 65536 there, 262144 here"), defaults.peerSettingDifferences(
@@ -75,7 +77,7 @@ class UcxSettingsTest {
                 defaults.peerSettingDifferences(fewer));
 
         IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
-                () -> defaults.withExtraConfig(Map.of("MM_SEG_SIZE", "big")));
+                () -> UcxSetup.DEFAULTS.extraConfig(Map.of("MM_SEG_SIZE", "big")).settings());
         assertTrue(e.getMessage().contains("UCX context setting MM_SEG_SIZE"), e.getMessage());
     }
 
@@ -91,7 +93,8 @@ class UcxSettingsTest {
                 + "RX_SEG_SIZE=262144"), lines.get(0));
         assertTrue(lines.get(0).endsWith("because peers must agree on it"), lines.get(0));
         assertEquals(1, defaults.overriddenEnvironment(Map.of("UCX_SYSV_FIFO_SIZE", "256")).size());
-        assertEquals(List.of(), defaults.withTls("tcp").overriddenEnvironment(Map.of("UCX_SYSV_FIFO_SIZE", "256")));
+        assertEquals(List.of(), UcxSetup.tls("tcp").settings()
+                .overriddenEnvironment(Map.of("UCX_SYSV_FIFO_SIZE", "256")));
     }
 
     @Test
@@ -113,9 +116,10 @@ class UcxSettingsTest {
      */
     @Test
     void sharedMemoryWithPeerErrorHandlingNeedsNoEnvironment() {
-        UcxSettings sharedMemoryOnly = UcxSettings.defaults().withTls("sm,self");
+        UcxSettings sharedMemoryOnly = UcxSetup.tls("sm,self").settings();
         assertTrue(connectsByAddress(sharedMemoryOnly));
-        assertFalse(connectsByAddress(sharedMemoryOnly.withExtraConfig(Map.of("MM_ERROR_HANDLING", "n"))));
+        assertFalse(connectsByAddress(
+                UcxSetup.tls("sm,self").extraConfig(Map.of("MM_ERROR_HANDLING", "n")).settings()));
     }
 
     private static boolean connectsByAddress(UcxSettings settings) {

@@ -6,6 +6,7 @@ import io.vertx.core.internal.VertxInternal;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
+import org.seaweedfs.rdma.testing.UcxSetup;
 
 import java.nio.ByteBuffer;
 import java.nio.file.Path;
@@ -54,7 +55,7 @@ class UcxTeardownStressTest {
     }
 
     private void oneRound(int round, boolean serverGoesFirst) throws Exception {
-        UcxPair pair = new UcxPair(UcxSettings.defaults());
+        UcxPair pair = new UcxPair(UcxSetup.defaults());
         try {
             byte[] content = randomBytes(REGION, round);
             UcxMemoryRegion remote = await(pair.server.register(mapReadOnly(tmp, "v" + round + ".dat", content)));

@@ -14,6 +14,8 @@ import org.junit.jupiter.api.extension.ExtendWith;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
+import org.seaweedfs.rdma.config.ConfigException;
+import org.seaweedfs.rdma.testing.UcxSetup;
 
 import java.nio.ByteBuffer;
 import java.nio.file.Path;
@@ -69,10 +71,6 @@ class UcxWorkerVerticleTest {
         accepted = pair.accepted;
     }
 
-    private static UcxSettings quiet(UcxSettings s) {
-        return s.withProbeTransports(false);
-    }
-
     @AfterEach
     void closeAll() throws Exception {
         if (pair != null) {
@@ -82,7 +80,7 @@ class UcxWorkerVerticleTest {
 
     @Test
     void framesBothWaysSmallAndLargeOnTheCallersContext(VertxTestContext test) throws Exception {
-        startPair(quiet(UcxSettings.defaults()));
+        startPair(UcxSetup.defaults());
         Buffer small = Buffer.buffer("hello agent");
         Buffer large = randomBuffer(4 << 20, 7);
         Context clientContext = clientVertx.getOrCreateContext();
@@ -131,7 +129,8 @@ class UcxWorkerVerticleTest {
     @ParameterizedTest
     @CsvSource({"tcp,true", "'sm,tcp',false", "'sm,tcp,self',true"})
     void getsOfARegisteredMappedFileMatchTheFile(String tls, boolean peerErrorHandling) throws Exception {
-        startPair(quiet(UcxSettings.defaults().withTls(tls).withPeerErrorHandling(peerErrorHandling)));
+        startPair(UcxSetup.ucx("tls: '" + tls + "'", "errorHandling: " + (peerErrorHandling ? "peer" : "none"))
+                .settings());
         byte[] content = randomBytes(3 << 20, 11);
         UcxMemoryRegion remote = await(server.register(mapReadOnly(tmp, "volume.dat", content)));
         assertEquals(content.length, remote.length());
@@ -165,7 +164,7 @@ class UcxWorkerVerticleTest {
 
     @Test
     void stoppingThePeerFailsPendingAndNewGetsFast() throws Exception {
-        startPair(quiet(UcxSettings.defaults()));
+        startPair(UcxSetup.defaults());
         UcxPair.GetSetup setup = pair.connectForGets(1 << 20);
         Context clientContext = setup.context();
         UcxChannel channel = setup.channel();
@@ -216,8 +215,7 @@ class UcxWorkerVerticleTest {
     @ParameterizedTest
     @ValueSource(ints = {0, PollingPolicy.DEFAULT_MICROS, 1_000})
     void anOwnerThreadServesEmulatedGetsWhateverItsIdlePollTime(int idlePollMicros) throws Exception {
-        startPair(quiet(UcxSettings.defaults().withTls("tcp").withIdlePollMicros(idlePollMicros)
-                .withEventLoopLanes(false)));
+        startPair(UcxSetup.tls("tcp").idlePollMicros(idlePollMicros).ownerThreadOnly().settings());
         assertEquals(idlePollMicros, server.settings().idlePollMicros());
         UcxPair.GetSetup setup = pair.connectForGets(1 << 16);
         runGets(setup, 2_000);
@@ -226,15 +224,15 @@ class UcxWorkerVerticleTest {
 
     @Test
     void noRendezvousLanesUnlessTheConfigurationAsksForThem() {
-        assertEquals("0", UcxSettings.defaults().contextConfig().get("MAX_RNDV_LANES"),
+        assertEquals("0", UcxSetup.defaults().contextConfig().get("MAX_RNDV_LANES"),
                 "rendezvous lanes give same-host endpoints TCP lanes that every progress call polls");
-        assertEquals("2", UcxSettings.defaults().withExtraConfig(java.util.Map.of("MAX_RNDV_LANES", "2"))
+        assertEquals("2", UcxSetup.DEFAULTS.extraConfig(java.util.Map.of("MAX_RNDV_LANES", "2")).settings()
                 .contextConfig().get("MAX_RNDV_LANES"));
     }
 
     @Test
     void closingAChannelTellsBothSides() throws Exception {
-        startPair(quiet(UcxSettings.defaults()));
+        startPair(UcxSetup.defaults());
         UcxChannel channel = await(client.connect("127.0.0.1", listener.port()));
         UcxChannel serverSide = accepted.get(TIMEOUT_S, TimeUnit.SECONDS);
         CompletableFuture<Throwable> serverClosed = new CompletableFuture<>();
@@ -255,8 +253,7 @@ class UcxWorkerVerticleTest {
      */
     @Test
     void heapStaysFlatOverAMillionOwnerThreadGets() throws Exception {
-        startPair(quiet(UcxSettings.defaults().withTls("sm,tcp").withPeerErrorHandling(false)
-                .withEventLoopLanes(false)));
+        startPair(UcxSetup.ucx("tls: 'sm,tcp'", "errorHandling: none").ownerThreadOnly().settings());
         UcxPair.GetSetup setup = pair.connectForGets(1 << 16);
         runGets(setup, 100_000);
         long before = usedHeapAfterGc();
@@ -275,7 +272,7 @@ class UcxWorkerVerticleTest {
      */
     @Test
     void remoteKeysAreReleasedAndBounded() throws Exception {
-        startPair(quiet(UcxSettings.defaults().withMaxRemoteKeys(2)));
+        startPair(UcxSetup.DEFAULTS.maxRemoteKeys(2).settings());
         UcxPair.GetSetup setup = pair.connectForGets(1 << 20);
         Context ctx = setup.context();
         UcxChannel channel = setup.channel();
@@ -330,19 +327,19 @@ class UcxWorkerVerticleTest {
     /** The registration flag for InfiniBand's read-only mappings: derived from the transports, harmless here. */
     @Test
     void onDemandPagingFollowsTheTransportsAndRegistrationStillServesGets() throws Exception {
-        assertFalse(UcxSettings.defaults().onDemandPaging(), "sm,tcp,self has no RDMA transport");
-        assertTrue(UcxSettings.defaults().withTls("rc,sm,self").onDemandPaging());
-        assertTrue(UcxSettings.defaults().withTls("all").onDemandPaging());
-        assertTrue(UcxSettings.defaults().withTls("^tcp").onDemandPaging());
-        assertTrue(UcxSettings.defaults().withTls("ud_x,tcp").onDemandPaging());
-        assertFalse(UcxSettings.defaults().withTls("tcp,posix").onDemandPaging());
-        assertFalse(UcxSettings.defaults().withTls("rc").withOnDemandPaging(false).onDemandPaging());
-        assertTrue(UcxSettings.defaults().withTls("dc,self").onDemandPaging());
-        assertTrue(UcxSettings.defaults().withTls("dc,self").withEventLoopLanes(false).onDemandPaging(),
+        assertFalse(UcxSetup.defaults().onDemandPaging(), "sm,tcp,self has no RDMA transport");
+        assertTrue(UcxSetup.tls("rc,sm,self").settings().onDemandPaging());
+        assertTrue(UcxSetup.tls("all").settings().onDemandPaging());
+        assertTrue(UcxSetup.tls("^tcp").settings().onDemandPaging());
+        assertTrue(UcxSetup.tls("ud_x,tcp").settings().onDemandPaging());
+        assertFalse(UcxSetup.tls("tcp,posix").settings().onDemandPaging());
+        assertFalse(UcxSetup.ucx("tls: rc", "onDemandPaging: false").settings().onDemandPaging());
+        assertTrue(UcxSetup.tls("dc,self").settings().onDemandPaging());
+        assertTrue(UcxSetup.tls("dc,self").ownerThreadOnly().settings().onDemandPaging(),
                 "derived once from the transports, kept by later changes");
-        assertEquals(10, UcxSettings.defaults().withMaxRemoteKeys(10).maxRemoteKeys());
+        assertEquals(10, UcxSetup.DEFAULTS.maxRemoteKeys(10).settings().maxRemoteKeys());
 
-        startPair(quiet(UcxSettings.defaults().withOnDemandPaging(true)));
+        startPair(UcxSetup.ucx("onDemandPaging: true").settings());
         byte[] content = randomBytes(64 << 10, 3);
         UcxMemoryRegion remote = await(server.register(mapReadOnly(tmp, "odp.dat", content)));
         ByteBuffer local = ByteBuffer.allocateDirect(content.length);
@@ -359,19 +356,19 @@ class UcxWorkerVerticleTest {
     @Test
     void settingsAreValidatedWithTheKeyName() {
         IllegalArgumentException e = org.junit.jupiter.api.Assertions.assertThrows(IllegalArgumentException.class,
-                () -> UcxSettings.defaults().withTls("sm;rm -rf"));
+                () -> UcxSetup.tls("sm;rm -rf").settings());
         assertTrue(e.getMessage().contains("ucx.tls"), e.getMessage());
+        ConfigException refused = assertThrows(ConfigException.class,
+                () -> UcxSetup.DEFAULTS.idlePollMicros(-1).settings());
+        assertTrue(refused.getMessage().contains("idlePollMicros"), refused.getMessage());
         e = org.junit.jupiter.api.Assertions.assertThrows(IllegalArgumentException.class,
-                () -> UcxSettings.defaults().withIdlePollMicros(-1));
-        assertTrue(e.getMessage().contains("idlePollMicros"), e.getMessage());
-        e = org.junit.jupiter.api.Assertions.assertThrows(IllegalArgumentException.class,
-                () -> withTcpSegments(UcxSettings.defaults(), 65536, 32768));
+                () -> UcxSetup.DEFAULTS.tcpSegments(65536, 32768).settings());
         assertTrue(e.getMessage().contains("the TCP RX segment"), e.getMessage());
         e = org.junit.jupiter.api.Assertions.assertThrows(IllegalArgumentException.class,
-                () -> UcxSettings.defaults().withExtraConfig(java.util.Map.of("UCX_TLS", "tcp")));
+                () -> UcxSetup.DEFAULTS.extraConfig(java.util.Map.of("UCX_TLS", "tcp")).settings());
         assertTrue(e.getMessage().contains("extra UCX context settings"), e.getMessage());
-        UcxSettings s = withTcpSegments(UcxSettings.defaults().withTls("tcp")
-                .withExtraConfig(java.util.Map.of("RNDV_THRESH", "64K")), 32768, 65536);
+        UcxSettings s = UcxSetup.tls("tcp").extraConfig(java.util.Map.of("RNDV_THRESH", "64K"))
+                .tcpSegments(32768, 65536).settings();
         assertEquals("tcp", s.contextConfig().get("TLS"));
         assertEquals("64K", s.contextConfig().get("RNDV_THRESH"));
         assertEquals("32768", s.contextConfig().get("TX_SEG_SIZE"));
@@ -386,12 +383,5 @@ class UcxWorkerVerticleTest {
         assertEquals("sysv/memory.0 (am am_bw#0 keepalive), posix/memory.0", UcxConfigReport.describe(out));
         assertTrue(UcxConfigReport.describe("[1] [vm:1] ucp_context.c:1 UCX  ERROR no usable transports\n")
                 .contains("no usable transports"));
-    }
-
-    /** The settings with other TCP segment sizes (set in code only; not configuration keys). */
-    private static UcxSettings withTcpSegments(UcxSettings s, int tx, int rx) {
-        return new UcxSettings(s.tls(), s.netDevices(), s.peerErrorHandling(), tx, rx,
-                s.maxFrameBytes(), s.connectTimeoutMs(), s.probeTransports(), s.maxRemoteKeys(), s.onDemandPaging(),
-                s.eventLoopLanes(), s.idlePollMicros(), s.extraConfig());
     }
 }

@@ -34,13 +34,11 @@ public final class AgentPeer {
         /** Completes when the agent's pong arrives; fails when the channel fails. No timeout of its own needed. */
         Future<Void> ping();
 
-        /** Volume ids the agent serves now (kept current by its pushes). Thread-safe snapshot. */
+        /**
+         * Volume ids the agent serves now (kept current by its pushes). Thread-safe snapshot. A link with a
+         * {@link #connection()} lists the connection's volumes: reads are routed by the connection's view.
+         */
         Set<Long> volumes();
-
-        /** Whether the agent serves a volume; called per read, from any thread, so cheaper than a snapshot. */
-        default boolean serves(long volumeId) {
-            return volumes().contains(volumeId);
-        }
 
         /** Called once when the channel is lost (closed, endpoint error), with a reason. */
         void closeHandler(Handler<String> onClose);
@@ -159,9 +157,20 @@ public final class AgentPeer {
         return volumes;
     }
 
-    public boolean serves(long volumeId) {
+    /**
+     * The route to {@code volumeId} when this agent serves it, else null, in one look-up of the volume: through the
+     * connection's view while connected, else by the volumes the agent served when last up (a route without a
+     * connection: the agent is down, or its link carries no reads).
+     */
+    public AgentRoute routeIfServing(long volumeId) {
         Link l = link;
-        return l != null ? l.serves(volumeId) : volumes.contains(volumeId);
+        AgentConnection c = l == null ? null : l.connection();
+        if (c != null) {
+            RemoteVolume volume = c.volume(volumeId);
+            return volume == null ? null : new AgentRoute(this, volumeId, c, volume);
+        }
+        return (l != null ? l.volumes() : volumes).contains(volumeId) ? new AgentRoute(this, volumeId, null, null)
+                : null;
     }
 
     /** The last failure (connect, ping, loss), null when none yet. */

@@ -182,18 +182,8 @@ public final class ConnectionManagerVerticle extends VerticleBase implements Age
      * (so the caller can tell "agent down" from "no agent"), else null.
      */
     public AgentPeer peerFor(long volumeId) {
-        AgentPeer known = null;
-        for (AgentPeer p : peers) {
-            if (p.serves(volumeId)) {
-                if (p.isUp()) {
-                    return p;
-                }
-                if (known == null) {
-                    known = p;
-                }
-            }
-        }
-        return known;
+        AgentRoute route = routeFor(volumeId);
+        return route == null ? null : route.peer();
     }
 
     /** Locations of an agent's needles in the sidecar's cache (0 when it is unknown or not connected). */
@@ -219,11 +209,26 @@ public final class ConnectionManagerVerticle extends VerticleBase implements Age
         return volumes;
     }
 
-    /** {@link AgentRouter}: the route through the agent {@link #peerFor} picks, null when none is known. */
+    /**
+     * {@link AgentRouter}: the route through the agent serving {@code volumeId}, an up one when there is one, else
+     * one that served it when last up (so the caller can tell "agent down" from "no agent"), else null. Each peer
+     * looks the volume up once.
+     */
     @Override
     public AgentRoute routeFor(long volumeId) {
-        AgentPeer p = peerFor(volumeId);
-        return p == null ? null : p.route(volumeId);
+        AgentRoute known = null;
+        for (AgentPeer p : peers) {
+            AgentRoute route = p.routeIfServing(volumeId);
+            if (route != null) {
+                if (p.isUp()) {
+                    return route;
+                }
+                if (known == null) {
+                    known = route;
+                }
+            }
+        }
+        return known;
     }
 
     /**
@@ -280,11 +285,6 @@ public final class ConnectionManagerVerticle extends VerticleBase implements Age
         @Override
         public Set<Long> volumes() {
             return connection.volumeIds();
-        }
-
-        @Override
-        public boolean serves(long volumeId) {
-            return connection.volume(volumeId) != null;
         }
 
         @Override
