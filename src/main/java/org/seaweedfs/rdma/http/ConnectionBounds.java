@@ -4,6 +4,7 @@ import io.micrometer.core.instrument.FunctionCounter;
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.LongSupplier;
 import org.seaweedfs.rdma.sidecar.Admission;
 import org.seaweedfs.rdma.config.HttpConfig;
 
@@ -21,8 +22,15 @@ public final class ConnectionBounds {
     private final AtomicLong refused = new AtomicLong();
     private final AtomicLong headerTimeouts = new AtomicLong();
     private final AtomicLong idleTimeouts = new AtomicLong();
+    private final LongSupplier nanoTime;
 
     public ConnectionBounds(HttpConfig http, MeterRegistry registry) {
+        this(http, registry, System::nanoTime);
+    }
+
+    /** @param nanoTime what the timeouts are measured by (nanoseconds, monotonic); tests move one by hand */
+    ConnectionBounds(HttpConfig http, MeterRegistry registry, LongSupplier nanoTime) {
+        this.nanoTime = nanoTime;
         this.slots = new Admission(http.maxConnections());
         this.headerTimeoutMillis = Math.max(1, http.headerTimeout().toMillis());
         this.idleTimeoutMillis = Math.max(1, http.idleTimeout().toMillis());
@@ -58,6 +66,10 @@ public final class ConnectionBounds {
 
     void idleTimedOut() {
         idleTimeouts.incrementAndGet();
+    }
+
+    long nanoTime() {
+        return nanoTime.getAsLong();
     }
 
     long idleTimeoutMillis() {

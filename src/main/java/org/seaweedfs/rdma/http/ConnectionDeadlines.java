@@ -52,7 +52,7 @@ final class ConnectionDeadlines {
             connection.close();
             return;
         }
-        connections.put(connection, new Watched(connection, System.nanoTime()));
+        connections.put(connection, new Watched(connection, bounds.nanoTime()));
         connection.closeHandler(v -> {
             connections.remove(connection);
             bounds.closed();
@@ -77,7 +77,7 @@ final class ConnectionDeadlines {
         Watched watched = connections.get(connection);
         if (watched != null && watched.active > 0 && --watched.active == 0) {
             watched.current = null;
-            watched.sinceNanos = System.nanoTime();
+            watched.sinceNanos = bounds.nanoTime();
         }
     }
 
@@ -92,7 +92,7 @@ final class ConnectionDeadlines {
             sweeper = -1;
             return;
         }
-        long now = System.nanoTime();
+        long now = bounds.nanoTime();
         List<Watched> waiting = new ArrayList<>();
         List<Watched> stalled = new ArrayList<>();
         for (Watched watched : connections.values()) {

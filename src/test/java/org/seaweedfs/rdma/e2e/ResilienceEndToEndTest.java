@@ -8,6 +8,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.seaweedfs.rdma.testing.Await.await;
 import static org.seaweedfs.rdma.testing.Await.until;
 
+import io.vertx.core.Future;
 import io.vertx.core.Vertx;
 import io.vertx.core.buffer.Buffer;
 import io.vertx.core.eventbus.ReplyException;
@@ -30,6 +31,7 @@ import org.junit.jupiter.api.io.TempDir;
 import org.seaweedfs.rdma.sidecar.StubMaster;
 import org.seaweedfs.rdma.sidecar.StubVolumeServer;
 import org.seaweedfs.rdma.testing.HostProcess;
+import org.seaweedfs.rdma.testing.PrometheusText;
 import org.seaweedfs.rdma.volume.FileId;
 import org.seaweedfs.rdma.volume.Fixtures;
 
@@ -44,6 +46,9 @@ class ResilienceEndToEndTest {
 
     private static final String FILE_2 = "2,0306bfd555";
     private static final String COMMAND_GO = "1,01bb51ad02";
+    private static final String ONE_SIDED = "seaweedfs_rdma_location_cache_lookups_onesided_total";
+    private static final String MISSES = "seaweedfs_rdma_location_cache_misses_total";
+    private static final String FALLBACK = "seaweedfs_rdma_location_cache_lookups_fallback_total";
     /** Quick detection and recovery, so the test waits little; nothing asserts how long anything took. */
     private static final String FAST = """
               readTimeout: 3s
@@ -223,6 +228,61 @@ class ResilienceEndToEndTest {
             assertArrayEquals(file2, r.body().getBytes(), "whichever path serves, the bytes are right");
             return "rdma".equals(r.getHeader("X-Source"));
         });
+    }
+
+    /**
+     * The agent's UCX endpoint fails while a sidecar's one-sided get of a bucket of the agent's exposed index is in
+     * flight (over UCX's TCP transport a get is served by the agent's worker, so a stopped agent leaves it in flight;
+     * then the agent dies). The get fails, the read falls back to a lookup (counted under cause {@code get}), and
+     * once the agent is gone the fixture's bytes come from the volume server.
+     */
+    @Test
+    void aBucketGetThatFailsFallsBackAndTheVolumeServerServesTheBytes(Vertx vertx) {
+        HttpFallback fallbackTo = httpFallback(vertx);
+        HostProcess agent = HostProcess.serve(dir, "agent", "roles: [agent]\n"
+                + "http: {host: 127.0.0.1, port: 0}\n"
+                + "agent: {listen: '127.0.0.1:0', volumeDirs: ['" + dir + "']}\n" + Stack.UCX);
+        open.add(agent);
+        Matcher ready = Pattern.compile("agent on ucx://127\\.0\\.0\\.1:(\\d+)").matcher(agent.awaitLine("ready:"));
+        assertTrue(ready.find(), "the agent's port in its ready line");
+        // No pings and a hedge delay (a quarter of the deadline) far off: only the failed get ends the RDMA attempt.
+        sidecar(vertx, Integer.parseInt(ready.group(1)),
+                fallbackTo.sidecarSettings("  readTimeout: 10m\n  ping: {interval: 1h}\n"));
+        List<FixtureNeedles.Expected> needles = FixtureNeedles.live(dir, 1);
+        int read = 0;
+        // Each needle is read once (never cached): the first miss loads the exposed index, later ones read it.
+        while (metrics().sum(ONE_SIDED) == 0) {
+            assertTrue(read < needles.size() - 1, "no needle of volume 1 was found in the agent's exposed index");
+            HttpResponse<Buffer> r = get("/" + needles.get(read).fid());
+            assertEquals("rdma", r.getHeader("X-Source"));
+            assertArrayEquals(needles.get(read).plain(), r.body().getBytes());
+            read++;
+        }
+        FixtureNeedles.Expected next = needles.get(read);
+        PrometheusText before = metrics();
+
+        agent.stop(true);
+        try {
+            Future<HttpResponse<Buffer>> answer = client.get("/" + next.fid()).send();
+            // A miss goes to the exposed index in the same task as it is counted: its bucket get is in flight now.
+            until("the read missed the location cache", () -> metrics().sum(MISSES) > before.sum(MISSES));
+            assertFalse(answer.isComplete(), "the agent is stopped: nothing answered the read yet");
+            agent.kill();
+            HttpResponse<Buffer> r = await(answer);
+            assertEquals(200, r.statusCode());
+            assertEquals("http", r.getHeader("X-Source"));
+            assertArrayEquals(next.plain(), r.body().getBytes());
+        } finally {
+            agent.kill();
+        }
+        PrometheusText after = metrics();
+        assertEquals(1, after.sum(FALLBACK, "cause=get") - before.sum(FALLBACK, "cause=get"),
+                "the failed bucket get fell back to a lookup");
+        assertEquals(before.sum(ONE_SIDED), after.sum(ONE_SIDED), "nothing was found one-sidedly");
+    }
+
+    private PrometheusText metrics() {
+        return PrometheusText.parse(get("/metrics").bodyAsString());
     }
 
     @Test

@@ -13,6 +13,7 @@ import io.vertx.junit5.VertxExtension;
 import java.time.Duration;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 import org.seaweedfs.rdma.sidecar.Admission;
@@ -33,6 +34,9 @@ class ConnectionBoundsHttpTest {
     /** Far more than loopback's socket buffers hold: a client that stops reading stalls the answer. */
     private static final int BIG_NEEDLE_BYTES = 64 << 20;
 
+    /** The time the connections' deadlines are measured in: it stands still until a test moves it. */
+    private final AtomicLong clock = new AtomicLong();
+
     private InMemoryNeedleSource needles;
     private HttpApiContext api;
     private NetClient net;
@@ -43,7 +47,8 @@ class ConnectionBoundsHttpTest {
         HttpConfig http = new HttpConfig("127.0.0.1", 0, 1, null, headerTimeout, idleTimeout, maxConnections);
         needles = new InMemoryNeedleSource(vertx);
         api = new HttpApiContext(needles, new FixedReadPathStatus(), http, BIG_NEEDLE_BYTES,
-                new Admission(16), ReadMeters.noop(), null);
+                new Admission(16), ReadMeters.noop(), null,
+                new ConnectionBounds(http, ReadMeters.nowhere(), clock::get));
         HttpApiVerticle verticle = new HttpApiVerticle(api);
         vertx.deployVerticle(verticle).await(10, TimeUnit.SECONDS);
         port = verticle.actualPort();
@@ -80,12 +85,24 @@ class ConnectionBoundsHttpTest {
         }).await(10, TimeUnit.SECONDS);
     }
 
+    /**
+     * Moves the clock on by {@code step} at each look until {@code done} holds: a connection's clock starts when the
+     * server sees it (accepted, or its answer sent), which the test cannot observe, so time moves on until the server
+     * acts, however late it saw the connection.
+     */
+    private void advanceUntil(String what, Duration step, java.util.function.BooleanSupplier done) {
+        Await.until(what, () -> {
+            clock.addAndGet(step.toNanos());
+            return done.getAsBoolean();
+        });
+    }
+
     @Test
     void halfSentHeaderIsClosedAfterTheHeaderTimeout(Vertx vertx) throws Exception {
         deploy(vertx, Duration.ofMillis(300), LONG, 100);
         Raw raw = connect();
         raw.socket().write("GET /health HTTP/1.1\r\nHost: t\r\n");
-        raw.closed().await(20, TimeUnit.SECONDS);
+        advanceUntil("the half-sent header timed out", Duration.ofMillis(300), raw.closed()::isComplete);
         assertEquals(0, raw.received().length(), "nothing is answered to a request that never completed");
         assertEquals(1, api.connections().headerTimeouts());
     }
@@ -93,7 +110,8 @@ class ConnectionBoundsHttpTest {
     @Test
     void silentConnectionIsClosedAfterTheHeaderTimeout(Vertx vertx) throws Exception {
         deploy(vertx, Duration.ofMillis(300), LONG, 100);
-        connect().closed().await(20, TimeUnit.SECONDS);
+        Raw raw = connect();
+        advanceUntil("the silent connection timed out", Duration.ofMillis(300), raw.closed()::isComplete);
         assertEquals(1, api.connections().headerTimeouts());
     }
 
@@ -103,7 +121,7 @@ class ConnectionBoundsHttpTest {
         Raw raw = connect();
         raw.roundTrip(HEALTH);
         raw.socket().write("GET /health HT");
-        raw.closed().await(20, TimeUnit.SECONDS);
+        advanceUntil("the next header timed out", Duration.ofMillis(300), raw.closed()::isComplete);
         assertEquals(1, api.connections().headerTimeouts());
     }
 
@@ -112,7 +130,7 @@ class ConnectionBoundsHttpTest {
         deploy(vertx, LONG, Duration.ofMillis(300), 100);
         Raw raw = connect();
         raw.roundTrip(HEALTH);
-        raw.closed().await(20, TimeUnit.SECONDS);
+        advanceUntil("the idle connection timed out", Duration.ofMillis(300), raw.closed()::isComplete);
         assertEquals(0, api.connections().headerTimeouts(), "closed for idleness, not for its headers");
         assertEquals(1, api.connections().idleTimeouts());
     }
@@ -125,7 +143,9 @@ class ConnectionBoundsHttpTest {
         Raw raw = connect();
         raw.socket().write("GET /" + fid + " HTTP/1.1\r\nHost: t\r\n\r\n");
         raw.socket().pause(); // reads nothing more: the answer stalls once the socket buffers are full
-        Await.until("the server closes the stalled connection", () -> api.connections().idleTimeouts() == 1);
+        Await.until("the answer is being written", () -> needles.unreleased() > 0);
+        advanceUntil("the server closes the stalled connection", Duration.ofMillis(300),
+                () -> api.connections().idleTimeouts() == 1);
         raw.socket().resume(); // a paused socket hears of the close only once it reads again
         raw.closed().await(30, TimeUnit.SECONDS);
         assertTrue(raw.received().length() < BIG_NEEDLE_BYTES, "the answer never completed");

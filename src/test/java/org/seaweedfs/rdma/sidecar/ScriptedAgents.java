@@ -150,8 +150,17 @@ public final class ScriptedAgents implements AgentPeer.Connector {
 
     /** A sidecar configuration with short test intervals (the production defaults are in conf/config.yaml). */
     public static SidecarConfig config(List<HostPort> agents, HostPort master, List<Fallback> fallback) {
+        return config(agents, master, fallback, Duration.ofSeconds(2));
+    }
+
+    /**
+     * As {@link #config(List, HostPort, List)} with {@code sidecar.readTimeout} at {@code readTimeout}, which also
+     * bounds how long start-up waits for the agents (and, ten times over, one connection attempt).
+     */
+    public static SidecarConfig config(List<HostPort> agents, HostPort master, List<Fallback> fallback,
+                                       Duration readTimeout) {
         return new SidecarConfig(agents, master, List.of(), null, 64L << 20,
-                new SidecarConfig.BufferPool(1 << 20, 16L << 20), 64, Duration.ofSeconds(2),
+                new SidecarConfig.BufferPool(1 << 20, 16L << 20), 64, readTimeout,
                 new SidecarConfig.Ping(Duration.ofMillis(50), Duration.ofMillis(50)),
                 new SidecarConfig.Reconnect(Duration.ofMillis(10), Duration.ofMillis(100)),
                 new SidecarConfig.Breaker(50, 4, 4, Duration.ofMillis(200), 2),

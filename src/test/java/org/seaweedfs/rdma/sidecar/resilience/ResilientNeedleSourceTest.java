@@ -68,9 +68,10 @@ class ResilientNeedleSourceTest {
         stubMaster = new StubMaster(vertx);
         Future.all(volumeServer.start(Fixtures.volumes()), stubMaster.start()).compose(v -> {
             stubMaster.locate(2, volumeServer.url());
+            // Generous timeouts: the first request of a JVM on a busy machine loads the HTTP stack. The reads'
+            // deadlines are the hand-moved clock's, so no test waits on these.
             MasterClient master = new MasterClient(vertx, WebClient.create(vertx),
-                    new HostPort("127.0.0.1", stubMaster.port()), Duration.ofMinutes(1), Duration.ofSeconds(2));
-            // Generous: the first request of a JVM on a busy machine loads the HTTP stack.
+                    new HostPort("127.0.0.1", stubMaster.port()), Duration.ofMinutes(1), Duration.ofSeconds(20));
             http =
                     new VolumeServerSource(VolumeServerSource.newClient(vertx, 4), master, 64L << 20,
                     Duration.ofSeconds(20));

@@ -87,6 +87,8 @@ class ResilientReadPathAgentTest {
 
     /** The breaker's open duration; long enough that only the reconnection can let reads back to RDMA before it. */
     private static final Duration LONG_OPEN = Duration.ofMinutes(10);
+    /** The ping interval and timeout of the test whose agent hangs. */
+    private static final Duration HANG_PINGS = Duration.ofSeconds(2);
 
     private static SidecarConfig config(int agentPort, Duration openDuration, Duration ping) {
         return new SidecarConfig(List.of(new HostPort("127.0.0.1", agentPort)), null, List.of(), null, 64L << 20,
@@ -114,8 +116,9 @@ class ResilientReadPathAgentTest {
             this(agentPort, Duration.ofMillis(300));
         }
 
+        /** Pings far apart: over UCX's TCP transport a closed agent is seen by its channel, a late pong never. */
         Sidecar(int agentPort, Duration openDuration) {
-            this(agentPort, openDuration, Duration.ofMillis(250));
+            this(agentPort, openDuration, Duration.ofSeconds(30));
         }
 
         Sidecar(int agentPort, Duration openDuration, Duration ping) {
@@ -304,7 +307,8 @@ class ResilientReadPathAgentTest {
         Fixtures.copyDir("volumes", dir);
         AgentHarness agent = agent(0);
         open.add(agent);
-        Sidecar sidecar = new Sidecar(agent.port(), LONG_OPEN);
+        // The pings find the hang; a pong is late only on a host stalled for seconds.
+        Sidecar sidecar = new Sidecar(agent.port(), LONG_OPEN, HANG_PINGS);
         List<CircuitBreaker.State> onReconnect = sidecar.breakerStatesOnReconnect();
         until("agent up", () -> sidecar.peer().isUp());
 
@@ -322,7 +326,7 @@ class ResilientReadPathAgentTest {
         }
         try {
             assertTrue(started.await(30, TimeUnit.SECONDS), "agent workers blocked");
-            until("hang detected", () -> sawEvent("down", "no pong within 250 ms"));
+            until("hang detected", () -> sawEvent("down", "no pong within " + HANG_PINGS.toMillis() + " ms"));
             assertEquals(PeerState.DOWN, sidecar.peer().state());
             assertEquals(CircuitBreaker.State.OPEN, sidecar.breaker().getState(), "a down agent opens its breaker");
             // Reads still work: the HTTP fallback (read-through needs the agent, which is not answering).

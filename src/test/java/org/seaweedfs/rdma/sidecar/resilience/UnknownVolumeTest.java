@@ -44,11 +44,13 @@ import org.seaweedfs.rdma.volume.Fixtures;
 class UnknownVolumeTest {
 
     private static final HostPort A = HostPort.parse("10.0.0.1:18515");
+    private static final HostPort B = HostPort.parse("10.0.0.2:18515");
     private static final FileId SERVED = FileId.parse("2,0306bfd555");
     private static final FileId UNKNOWN = FileId.parse("77,0102030405");
 
     private final ScriptedAgents agents = new ScriptedAgents();
     private final List<Runnable> stops = new ArrayList<>();
+    private ConnectionManagerVerticle manager;
 
     @AfterEach
     void stop() {
@@ -57,11 +59,19 @@ class UnknownVolumeTest {
 
     private ResilientNeedleSource source(Vertx vertx, HostPort master, List<HostPort> volumeServers,
                                          List<Fallback> fallback, Duration readTimeout) {
+        return source(vertx, ScriptedAgents.config(List.of(A), master, fallback), volumeServers, readTimeout,
+                ReadClock.system());
+    }
+
+    /** @param readTimeout the reads' deadline, on {@code clock} */
+    private ResilientNeedleSource source(Vertx vertx, SidecarConfig config, List<HostPort> volumeServers,
+                                         Duration readTimeout, ReadClock clock) {
+        HostPort master = config.master();
+        List<Fallback> fallback = config.fallback();
         WebClient client = VolumeServerSource.newClient(vertx, 4);
         MasterClient masterClient = master == null ? null
                 : new MasterClient(vertx, client, master, Duration.ofMinutes(1), Duration.ofSeconds(5));
-        SidecarConfig config = ScriptedAgents.config(List.of(A), master, fallback);
-        ConnectionManagerVerticle manager = new ConnectionManagerVerticle(config, agents, masterClient,
+        manager = new ConnectionManagerVerticle(config, agents, masterClient,
                 new ReadMeters(new SimpleMeterRegistry()));
         String id = await(vertx.deployVerticle(manager));
         stops.add(() -> await(vertx.undeploy(id)));
@@ -73,7 +83,7 @@ class UnknownVolumeTest {
                 Duration.ofSeconds(5));
         return new ResilientNeedleSource(vertx, manager, rdma, null, http,
                 new ResilienceSettings(config.breaker(), config.retry(), fallback),
-                new SimpleMeterRegistry());
+                new SimpleMeterRegistry(), clock);
     }
 
     private ResilientNeedleSource connected(Vertx vertx, HostPort master, List<HostPort> volumeServers,
@@ -149,18 +159,34 @@ class UnknownVolumeTest {
         assertEquals(0, f.retryAfterSeconds(), "not starting any more");
     }
 
+    /**
+     * Time is the read clock's, moved by hand, and every wait ends on an event (an agent connecting): nothing depends
+     * on how fast the host is. B connects while A, which serves the volume, hangs: the read that waited looks again,
+     * finds its deadline past, and fails STARTING; a read that waits then is served once A connects.
+     */
     @Test
     void whileStartingAReadWaitsForTheAgentAndFailsStartingAtItsDeadline(Vertx vertx) {
-        ScriptedAgents.Agent agent = agents.agent(A.toString()).serves(2L).hang(true);
-        ResilientNeedleSource source = source(vertx, null, List.of(), List.of(Fallback.HTTP), Duration.ofMillis(300));
-        ReadFailure f = failure(source.read(SERVED));
+        ScriptedAgents.Agent a = agents.agent(A.toString()).serves(2L).hang(true);
+        ScriptedAgents.Agent b = agents.agent(B.toString()).serves(3L).hang(true);
+        ManualReadClock clock = new ManualReadClock();
+        Duration deadline = Duration.ofMinutes(1);
+        // Start-up waits a readTimeout for the agents, and a connection attempt ten times that: far off here.
+        ResilientNeedleSource source = source(vertx,
+                ScriptedAgents.config(List.of(A, B), null, List.of(Fallback.HTTP), Duration.ofMinutes(5)), List.of(),
+                deadline, clock);
+        Future<NeedleContent> first = source.read(SERVED);
+        until("the read waits for the start-up", () -> manager.startup().waiting() == 1);
+        await(clock.advance(deadline));
+        b.hang(false);
+        ReadFailure f = failure(first);
         assertEquals(ReadFailure.Kind.UNAVAILABLE, f.kind());
         assertEquals(1, f.retryAfterSeconds());
         assertTrue(f.getMessage().startsWith("the sidecar is starting: no agent connected so far serves volume 2 "
                 + "(still connecting to " + A + ")"), f.getMessage());
         assertTrue(source.starting());
         Future<NeedleContent> waiting = source.read(SERVED);
-        agent.hang(false);
+        until("the next read waits for the start-up", () -> manager.startup().waiting() == 1);
+        a.hang(false);
         NeedleContent c = await(waiting);
         assertEquals("rdma", c.stat().source());
         c.release();
