@@ -266,7 +266,9 @@ class ResilienceEndToEndTest {
             Future<HttpResponse<Buffer>> answer = client.get("/" + next.fid()).send();
             // A miss goes to the exposed index in the same task as it is counted: its bucket get is in flight now.
             until("the read missed the location cache", () -> metrics().sum(MISSES) > before.sum(MISSES));
-            assertFalse(answer.isComplete(), "the agent is stopped: nothing answered the read yet");
+            assertFalse(answer.isComplete(), () -> "the agent is stopped: nothing answered the read yet, got "
+                    + (answer.succeeded() ? answer.result().statusCode() + " " + answer.result().headers()
+                            + answer.result().bodyAsString() : answer.cause()));
             agent.kill();
             HttpResponse<Buffer> r = await(answer);
             assertEquals(200, r.statusCode());
