@@ -1,6 +1,7 @@
 package org.seaweedfs.rdma.http;
 
 import io.vertx.core.AsyncResult;
+import io.vertx.core.Context;
 import io.vertx.core.Future;
 import io.vertx.core.Vertx;
 import io.vertx.core.buffer.Buffer;
@@ -32,9 +33,10 @@ final class BatchStream {
     private static final String TAR = "application/x-tar";
     /**
      * Members up to this size are copied, with their header and padding, into one buffer shared with the members
-     * ready beside them, written once it reaches {@link #COALESCE_BYTES} or no member is ready: one write for many
-     * small needles; their read buffers go back at once. Larger ones are written as they are, their buffers kept
-     * until the socket took them.
+     * beside them, written once it reaches {@link #COALESCE_BYTES}, else by a task queued behind the completions
+     * that arrive together (the read path delivers a poll's completions one after the other, each handing on the
+     * members it lets in): one write for many small needles, not one each; their read buffers go back at once.
+     * Larger ones are written as they are, their buffers kept until the socket took them.
      */
     private static final int SMALL_MEMBER = 16 * 1024;
     private static final int COALESCE_BYTES = 128 * 1024;
@@ -54,6 +56,8 @@ final class BatchStream {
     private boolean ending;
     /** A chunked file is being read: the members after it wait. */
     private boolean expanding;
+    private boolean flushQueued;
+    private Context context;
 
     BatchStream(Vertx vertx, HttpApiContext api, JwtReadAuth auth, int window, HttpServerRequest request,
                 BatchRequest batch) {
@@ -66,6 +70,7 @@ final class BatchStream {
     }
 
     void start() {
+        context = vertx.getOrCreateContext();
         response.setStatusCode(200).setChunked(true).putHeader("Content-Type", TAR);
         response.closeHandler(v -> stop());
         response.exceptionHandler(e -> stop());
@@ -100,7 +105,7 @@ final class BatchStream {
             response.end(last);
             return;
         }
-        flush();
+        flushLater();
         if (response.writeQueueFull()) {
             response.drainHandler(v -> pump());
         }
@@ -198,6 +203,19 @@ final class BatchStream {
             coalesced = Buffer.buffer(COALESCE_BYTES + SMALL_MEMBER + 2 * TarMember.BLOCK);
         }
         return coalesced;
+    }
+
+    /** Writes the small members waiting once the completions queued now were handed on. */
+    private void flushLater() {
+        if (coalesced != null && !flushQueued) {
+            flushQueued = true;
+            context.runOnContext(v -> {
+                flushQueued = false;
+                if (!closed && !ending) {
+                    flush();
+                }
+            });
+        }
     }
 
     private void flush() {
