@@ -30,8 +30,8 @@ final class TarMember {
      */
     static void appendHeader(Buffer out, byte[] scratch, String name, long size, long mtime) {
         int length = name.length();
-        if (length > MAX_NAME || !ascii(name)) {
-            throw new IllegalArgumentException("tar member name not ASCII of at most " + MAX_NAME + " bytes: " + name);
+        if (length > MAX_NAME) {
+            throw new IllegalArgumentException("tar member name longer than " + MAX_NAME + " bytes: " + name);
         }
         if (size < 0 || size > MAX_SIZE) {
             throw new IllegalArgumentException("tar member size out of the ustar range: " + size);
@@ -39,8 +39,12 @@ final class TarMember {
         System.arraycopy(TEMPLATE, 0, scratch, 0, BLOCK);
         long sum = TEMPLATE_SUM;
         for (int i = 0; i < length; i++) {
-            scratch[i] = (byte) name.charAt(i);
-            sum += name.charAt(i);
+            char c = name.charAt(i);
+            if (c >= 0x80) {
+                throw new IllegalArgumentException("tar member name not ASCII: " + name);
+            }
+            scratch[i] = (byte) c;
+            sum += c;
         }
         sum += octal(scratch, 124, 12, size);
         sum += octal(scratch, 136, 12, Math.max(0, Math.min(mtime, MAX_SIZE)));
@@ -79,15 +83,6 @@ final class TarMember {
             sum += b & 0xFF;
         }
         return sum;
-    }
-
-    private static boolean ascii(String name) {
-        for (int i = 0; i < name.length(); i++) {
-            if (name.charAt(i) >= 0x80) {
-                return false;
-            }
-        }
-        return true;
     }
 
     /**
