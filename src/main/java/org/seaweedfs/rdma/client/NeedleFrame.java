@@ -27,14 +27,29 @@ public final class NeedleFrame {
     private NeedleFrame() {
     }
 
-    /** Writes a frame, entry by entry, into one buffer (the reply's; the needles' bytes are copied into it once). */
+    /**
+     * Writes a frame, entry by entry, into one buffer (the reply's; the needles' bytes are copied into it once). When
+     * it must grow it makes room for the entries still to come as large as the one at hand (up to the bound given),
+     * so a frame of many like needles is copied once or twice, not at every doubling.
+     */
     public static final class Writer {
-        private final Buffer frame;
+        /** Bytes an entry takes beside its body, as first guessed. */
+        private static final int ENTRY_GUESS = 64;
+        private final int entries;
+        private final long maxBytes;
+        private Buffer frame;
+        private long capacity;
         private int count;
 
-        public Writer(int expectedBytes) {
-            frame = Buffer.buffer(Math.max(HEADER, expectedBytes)).appendBytes(MAGIC).appendByte((byte) VERSION)
-                    .appendInt(0);
+        /**
+         * @param entries  entries the frame will hold
+         * @param maxBytes the frame's bound (room is never made beyond it for entries not yet written)
+         */
+        public Writer(int entries, long maxBytes) {
+            this.entries = entries;
+            this.maxBytes = maxBytes;
+            this.capacity = Math.max(HEADER, Math.min(maxBytes, HEADER + (long) entries * ENTRY_GUESS));
+            frame = Buffer.buffer((int) capacity).appendBytes(MAGIC).appendByte((byte) VERSION).appendInt(0);
         }
 
         /** A needle, its bytes copied from {@code chunks}. */
@@ -43,15 +58,37 @@ public final class NeedleFrame {
             for (Buffer c : chunks) {
                 length += c.length();
             }
+            String etag = stat.etag();
+            String type = NeedleWire.contentType(stat);
+            String source = NeedleWire.source(stat);
+            room(2 + 4 + 4 * 2 + etag.length() + type.length() + 3L * stat.name().length() + source.length() + 8
+                    + length);
             frame.appendUnsignedShort(OK).appendInt((int) length);
-            string(stat.etag());
-            string(NeedleWire.contentType(stat));
+            string(etag);
+            string(type);
             string(stat.name());
-            string(NeedleWire.source(stat));
+            string(source);
             frame.appendLong(stat.lastModified());
-            chunks.forEach(frame::appendBuffer);
+            for (int i = 0; i < chunks.size(); i++) {
+                frame.appendBuffer(chunks.get(i));
+            }
             count++;
             return this;
+        }
+
+        /** Makes room for an entry of at most {@code bytes} and, when it must grow, for the rest like it. */
+        private void room(long bytes) {
+            long needed = frame.length() + bytes;
+            if (needed <= capacity) {
+                return;
+            }
+            long rest = frame.length() + bytes * (entries - count);
+            long grown = Math.max(needed, Math.min(Math.max(rest, 2 * capacity), maxBytes));
+            if (grown > Integer.MAX_VALUE - 8) {
+                return; // beyond what one buffer holds: the append fails as it would have
+            }
+            capacity = grown;
+            frame = Buffer.buffer((int) grown).appendBuffer(frame);
         }
 
         /** A failure of one fid. */

@@ -167,7 +167,7 @@ public final class EventBusApiVerticle extends VerticleBase {
             fail(message, e, start);
             return;
         }
-        NeedleFrame.Writer frame = new NeedleFrame.Writer(fids.size() * 64);
+        NeedleFrame.Writer frame = new NeedleFrame.Writer(fids.size(), batch.maxReplyBytes());
         ManyReads.collect(fids.size(), batch.window(),
                 i -> source.readSlice(NeedleWire.fileId(fids.get(i)), null, 0, -1, maxNeedleBytes),
                 (i, ar) -> entry(frame, ar, start)).onComplete(ar -> {

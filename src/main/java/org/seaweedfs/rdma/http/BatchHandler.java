@@ -1,6 +1,7 @@
 package org.seaweedfs.rdma.http;
 
 import io.vertx.core.Handler;
+import io.vertx.core.Vertx;
 import io.vertx.core.buffer.Buffer;
 import io.vertx.core.http.HttpHeaders;
 import io.vertx.core.http.HttpServerRequest;
@@ -15,11 +16,13 @@ import org.seaweedfs.rdma.config.SidecarConfig;
  */
 final class BatchHandler implements Handler<RoutingContext> {
 
+    private final Vertx vertx;
     private final HttpApiContext api;
     private final JwtReadAuth auth;
     private final SidecarConfig.Batch bounds;
 
-    BatchHandler(HttpApiContext api, JwtReadAuth auth) {
+    BatchHandler(Vertx vertx, HttpApiContext api, JwtReadAuth auth) {
+        this.vertx = vertx;
         this.api = api;
         this.auth = auth;
         this.bounds = api.batch();
@@ -74,7 +77,7 @@ final class BatchHandler implements Handler<RoutingContext> {
             refuse(request, e.status, e.getMessage());
             return;
         }
-        new BatchStream(api, auth, bounds.window(), request, batch).start();
+        new BatchStream(vertx, api, auth, bounds.window(), request, batch).start();
     }
 
     /** Answers {@code status} (no read made); a refused body's rest is not read, so the connection is closed. */

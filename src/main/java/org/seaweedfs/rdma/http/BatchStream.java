@@ -1,102 +1,111 @@
 package org.seaweedfs.rdma.http;
 
 import io.vertx.core.AsyncResult;
+import io.vertx.core.Context;
 import io.vertx.core.Future;
+import io.vertx.core.Vertx;
 import io.vertx.core.buffer.Buffer;
 import io.vertx.core.http.HttpServerRequest;
 import io.vertx.core.http.HttpServerResponse;
 import io.vertx.core.json.JsonObject;
 import java.util.List;
 import org.seaweedfs.rdma.metrics.ReadMeters;
+import org.seaweedfs.rdma.sidecar.ByteChunks;
 import org.seaweedfs.rdma.sidecar.NeedleContent;
 import org.seaweedfs.rdma.sidecar.NeedleStat;
-import org.seaweedfs.rdma.sidecar.ReadFailure;
 import org.seaweedfs.rdma.sidecar.batch.OrderedReads;
+import org.seaweedfs.rdma.sidecar.manifest.ChunkedFile;
 
 /**
  * One {@code POST /batch} answer: a tar stream with a member per line, in request order. A member holds the bytes a
- * GET of its fid without {@code Accept-Encoding} answers (gzip-stored needles decompressed, to at most
- * {@code sidecar.maxNeedleBytes}), its mtime the needle's last-modified; a fid that cannot be served is a member
- * {@code <fid>.error} holding {@code {"status":…,"error":"…"}} and the stream goes on. A chunk manifest is such a
- * member too (status 501: a GET expands it into the file its chunks make; a batch serves single needles).
+ * GET of its fid without {@code Accept-Encoding} answers: gzip-stored needles decompressed (to at most
+ * {@code sidecar.maxNeedleBytes}), a chunk manifest expanded into the file its chunks make (a manifest that cannot be
+ * parsed: its own bytes, as a GET). Its mtime is the needle's last-modified. A fid that cannot be served is a member
+ * {@code <fid>.error} holding {@code {"status":…,"error":"…"}} and the stream goes on.
  *
  * <p>Memory is bounded by the window: at most that many reads are started and not yet flushed to the client (a
- * member's bytes are released once the socket took them). A full write queue stops the taking of results until it
- * drains, so a client that stops reading soon stops the reads too; a closed connection cancels the rest.
+ * member's bytes are released once the socket took them), plus one chunked file being expanded. A full write queue
+ * stops the taking of results until it drains, so a client that stops reading soon stops the reads too; a closed
+ * connection cancels the rest.
  */
 final class BatchStream {
 
     private static final String TAR = "application/x-tar";
     /**
      * Members up to this size are copied, with their header and padding, into one buffer shared with the members
-     * ready beside them, and written at once when it reaches {@link #COALESCE_BYTES}: one write and one flush for
-     * many small needles instead of three each; their read buffers go back at once. Larger ones are written as they
-     * are, their buffers kept until the socket took them.
+     * beside them, written once it reaches {@link #COALESCE_BYTES}, else by a task queued behind the completions
+     * that arrive together (the read path delivers a poll's completions one after the other, each handing on the
+     * members it lets in): one write for many small needles, not one each; their read buffers go back at once.
+     * Larger ones are written as they are, their buffers kept until the socket took them.
      */
     private static final int SMALL_MEMBER = 16 * 1024;
-    private static final int COALESCE_BYTES = 64 * 1024;
+    private static final int COALESCE_BYTES = 128 * 1024;
 
-    private final HttpApiContext api;
-    private final JwtReadAuth auth;
+    private final Vertx vertx;
+    private final BatchReads reads;
     private final HttpServerResponse response;
     private final List<BatchRequest.Line> lines;
-    private final String requestToken;
-    private final OrderedReads reads;
+    private final OrderedReads ordered;
     private final long startNanos = System.nanoTime();
+    private final byte[] header = new byte[TarMember.BLOCK];
+    private final ReadMeters meters;
     private int taken;
     /** Small members not written yet (null: none). */
     private Buffer coalesced;
     private boolean closed;
     private boolean ending;
+    /** A chunked file is being read: the members after it wait. */
+    private boolean expanding;
+    private boolean flushQueued;
+    private Context context;
 
-    BatchStream(HttpApiContext api, JwtReadAuth auth, int window, HttpServerRequest request, BatchRequest batch) {
-        this.api = api;
-        this.auth = auth;
+    BatchStream(Vertx vertx, HttpApiContext api, JwtReadAuth auth, int window, HttpServerRequest request,
+                BatchRequest batch) {
+        this.vertx = vertx;
+        this.reads = new BatchReads(api, auth, JwtReadAuth.token(request));
         this.response = request.response();
         this.lines = batch.lines();
-        this.requestToken = JwtReadAuth.token(request);
-        this.reads = new OrderedReads(lines.size(), window, this::read);
+        this.meters = api.meters();
+        this.ordered = new OrderedReads(lines.size(), window, index -> reads.read(lines.get(index)));
     }
 
     void start() {
+        context = vertx.getOrCreateContext();
         response.setStatusCode(200).setChunked(true).putHeader("Content-Type", TAR);
         response.closeHandler(v -> stop());
         response.exceptionHandler(e -> stop());
-        reads.onReady(v -> pump());
-        reads.start();
+        ordered.onReady(v -> pump());
+        ordered.start();
         pump();
     }
 
     /** Reads started and not yet flushed to the client (tests: never above the window). */
     int held() {
-        return reads.held();
-    }
-
-    /** The read of line {@code index}: its token checked as a GET's would be (the line's, else the request's). */
-    private Future<NeedleContent> read(int index) {
-        BatchRequest.Line line = lines.get(index);
-        String token = line.token() != null ? line.token() : requestToken;
-        return auth.check(token, line.fid())
-                .recover(e -> Future.failedFuture(new Unauthorized(e.getMessage())))
-                .compose(v -> api.source().readSlice(line.fid(), null, 0, -1, api.maxNeedleBytes()));
+        return ordered.held();
     }
 
     private void pump() {
-        if (closed || ending) {
+        if (closed || ending || expanding) {
             return;
         }
-        while (!response.closed() && !response.writeQueueFull() && reads.ready()) {
-            member(lines.get(taken++), reads.take());
+        while (!response.closed() && !response.writeQueueFull() && ordered.ready()) {
+            member(lines.get(taken++), ordered.take());
+            if (expanding || ending) { // a chunked file read at once went on pumping from its completion
+                return;
+            }
         }
         if (closed || response.closed()) {
             return;
         }
-        if (reads.done()) {
+        if (ordered.done()) {
             ending = true;
-            response.end(take(TarMember.end()));
+            TarMember.appendEnd(coalesced());
+            Buffer last = coalesced;
+            coalesced = null;
+            response.end(last);
             return;
         }
-        flush();
+        flushLater();
         if (response.writeQueueFull()) {
             response.drainHandler(v -> pump());
         }
@@ -104,106 +113,124 @@ final class BatchStream {
 
     private void member(BatchRequest.Line line, AsyncResult<NeedleContent> result) {
         if (result.failed()) {
-            error(line, code(result.cause()), result.cause().getMessage());
+            error(line, BatchReads.code(result.cause()), result.cause().getMessage());
             return;
         }
         NeedleContent content = result.result();
         NeedleStat stat = content.stat();
         if (stat.chunkManifest()) {
-            content.release();
-            error(line, 501, "chunk manifest: a GET of " + line.text() + " serves the file its chunks make;"
-                    + " a batch serves single needles");
+            expand(line, content);
             return;
         }
-        long size = 0;
-        for (Buffer chunk : content.chunks()) {
-            size += chunk.length();
-        }
-        Buffer header = TarMember.header(line.text(), size, stat.lastModified());
+        List<Buffer> chunks = content.chunks();
+        long size = chunks.size() == 1 ? chunks.get(0).length() : ByteChunks.of(chunks).length();
         if (size <= SMALL_MEMBER) {
-            coalesce(header);
-            content.chunks().forEach(this::coalesce);
-            coalesce(TarMember.padding(size));
+            Buffer out = coalesced();
+            TarMember.appendHeader(out, header, line.text(), size, stat.lastModified());
+            for (int i = 0; i < chunks.size(); i++) {
+                out.appendBuffer(chunks.get(i));
+            }
+            TarMember.appendPadding(out, size);
             content.release();
-            reads.finished();
-            api.meters().recordRead(stat.source(), "ok", System.nanoTime() - startNanos);
-            api.meters().recordBytesServed(stat.source(), size);
+            ordered.finished();
+            served(stat.source(), size);
+            if (out.length() >= COALESCE_BYTES) {
+                flush();
+            }
             return;
         }
+        Buffer head = coalesced();
+        TarMember.appendHeader(head, header, line.text(), size, stat.lastModified());
         flush();
-        response.write(header);
         Future<Void> last = null;
-        for (Buffer chunk : content.chunks()) {
+        for (Buffer chunk : chunks) {
             last = response.write(chunk);
         }
-        response.write(TarMember.padding(size));
-        long bytes = size;
-        Runnable done = () -> {
+        TarMember.appendPadding(coalesced(), size);
+        String source = stat.source();
+        // The chunks may be pooled memory: kept until the socket took them (or the connection is gone).
+        last.onComplete(ar -> {
             content.release();
-            reads.finished();
-            api.meters().recordRead(stat.source(), "ok", System.nanoTime() - startNanos);
-            api.meters().recordBytesServed(stat.source(), bytes);
-        };
-        if (last == null) {
-            done.run();
-        } else {
-            // The chunks may be pooled memory: kept until the socket took them (or the connection is gone).
-            last.onComplete(ar -> done.run());
-        }
+            ordered.finished();
+            served(source, size);
+        });
+    }
+
+    /** A chunk manifest: the file its chunks make, written once read; the members after it wait until then. */
+    private void expand(BatchRequest.Line line, NeedleContent content) {
+        expanding = true;
+        long mtime = content.stat().lastModified();
+        ChunkedFile.serve(vertx, reads.source(), content, reads.maxNeedleBytes()).onComplete(ar -> {
+            expanding = false;
+            if (closed) {
+                ordered.finished();
+                return;
+            }
+            if (ar.failed()) {
+                error(line, BatchReads.code(ar.cause()), ar.cause().getMessage());
+            } else {
+                ByteChunks bytes = ar.result().bytes(); // on the heap: written as they are, nothing to release
+                long size = bytes.length();
+                TarMember.appendHeader(coalesced(), header, line.text(), size, mtime);
+                flush();
+                bytes.chunks().forEach(response::write);
+                TarMember.appendPadding(coalesced(), size);
+                ordered.finished();
+                served(ar.result().source(), size);
+            }
+            pump();
+        });
     }
 
     private void error(BatchRequest.Line line, int status, String message) {
-        api.meters().recordRead("none", ReadMeters.resultOf(status), System.nanoTime() - startNanos);
+        meters.recordRead("none", ReadMeters.resultOf(status), System.nanoTime() - startNanos);
         Buffer json = new JsonObject().put("status", status).put("error", String.valueOf(message)).toBuffer();
-        coalesce(TarMember.header(line.text() + ".error", json.length(), System.currentTimeMillis() / 1000));
-        coalesce(json);
-        coalesce(TarMember.padding(json.length()));
-        reads.finished();
+        Buffer out = coalesced();
+        TarMember.appendHeader(out, header, line.text() + ".error", json.length(), System.currentTimeMillis() / 1000);
+        out.appendBuffer(json);
+        TarMember.appendPadding(out, json.length());
+        ordered.finished();
     }
 
-    /** Appends to the small members waiting; writes them once they reach {@link #COALESCE_BYTES}. */
-    private void coalesce(Buffer bytes) {
+    private void served(String source, long bytes) {
+        meters.recordRead(source, "ok", System.nanoTime() - startNanos);
+        meters.recordBytesServed(source, bytes);
+    }
+
+    /** The buffer small members are appended to. */
+    private Buffer coalesced() {
         if (coalesced == null) {
             coalesced = Buffer.buffer(COALESCE_BYTES + SMALL_MEMBER + 2 * TarMember.BLOCK);
         }
-        coalesced.appendBuffer(bytes);
-        if (coalesced.length() >= COALESCE_BYTES) {
-            flush();
+        return coalesced;
+    }
+
+    /** Writes the small members waiting once the completions queued now were handed on. */
+    private void flushLater() {
+        if (coalesced != null && !flushQueued) {
+            flushQueued = true;
+            context.runOnContext(v -> {
+                flushQueued = false;
+                if (!closed && !ending) {
+                    flush();
+                }
+            });
         }
     }
 
     private void flush() {
-        if (coalesced != null) {
+        if (coalesced != null && coalesced.length() > 0) {
             Buffer out = coalesced;
             coalesced = null;
             response.write(out);
         }
     }
 
-    /** {@code last} behind the small members waiting, as one buffer. */
-    private Buffer take(Buffer last) {
-        if (coalesced == null) {
-            return last;
-        }
-        Buffer out = coalesced.appendBuffer(last);
-        coalesced = null;
-        return out;
-    }
-
-    private static int code(Throwable cause) {
-        return cause instanceof Unauthorized ? 401 : ReadFailure.codeOf(cause);
-    }
-
     /** The connection closed or failed: nothing more is written, the reads not yet handed on are released. */
     private void stop() {
-        closed = true;
-        reads.cancel();
-    }
-
-    /** A line whose token does not allow its fid: 401, as a GET would answer. */
-    private static final class Unauthorized extends RuntimeException {
-        Unauthorized(String message) {
-            super(message, null, false, false);
+        if (!closed) {
+            closed = true;
+            ordered.cancel();
         }
     }
 }

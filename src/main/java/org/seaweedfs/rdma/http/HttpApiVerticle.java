@@ -106,7 +106,7 @@ public final class HttpApiVerticle extends VerticleBase {
         NeedleHandler needles = api.sidecar() ? new NeedleHandler(vertx, api, auth) : null;
         if (needles != null) {
             router.get("/read").handler(new ReadSliceHandler(api, auth));
-            router.post("/batch").handler(new BatchHandler(api, auth));
+            router.post("/batch").handler(new BatchHandler(vertx, api, auth));
             router.route().method(HttpMethod.GET).method(HttpMethod.HEAD).handler(needles);
         } else {
             router.route().method(HttpMethod.GET).method(HttpMethod.HEAD).handler(ctx -> routeError(ctx, 404,

@@ -41,6 +41,11 @@ final class JwtReadAuth {
                 .addPubSecKey(new PubSecKeyOptions().setAlgorithm("HS256").setBuffer(readKey))));
     }
 
+    /** Whether reads need a token (a read key is set). */
+    boolean required() {
+        return provider != null;
+    }
+
     /** Succeeds when the request may read {@code fid}; else fails with the reason (answered as 401). */
     Future<Void> check(HttpServerRequest request, FileId fid) {
         if (provider == null) {

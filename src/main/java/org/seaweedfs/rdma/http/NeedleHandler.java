@@ -24,10 +24,7 @@ import org.seaweedfs.rdma.sidecar.ByteChunks;
 import org.seaweedfs.rdma.sidecar.NeedleContent;
 import org.seaweedfs.rdma.sidecar.NeedleInflater;
 import org.seaweedfs.rdma.sidecar.NeedleStat;
-import org.seaweedfs.rdma.sidecar.manifest.ChunkManifest;
 import org.seaweedfs.rdma.sidecar.manifest.ChunkedFile;
-import org.slf4j.Logger;
-import org.slf4j.LoggerFactory;
 
 /**
  * GET and HEAD of a needle URL with the volume server's semantics (headers, conditional requests,
@@ -58,7 +55,6 @@ final class NeedleHandler implements Handler<RoutingContext> {
             .withResolverStyle(ResolverStyle.STRICT);
     private static final List<String> WEEKDAYS = List.of("Mon", "Tue", "Wed", "Thu", "Fri", "Sat", "Sun");
 
-    private static final Logger LOG = LoggerFactory.getLogger(NeedleHandler.class);
     /** The bytes a sniff looks at, per thread (a sniff runs start to end on one thread, with no call out). */
     private static final FastThreadLocal<byte[]> SNIFF_SCRATCH = new FastThreadLocal<>() {
         @Override
@@ -182,36 +178,18 @@ final class NeedleHandler implements Handler<RoutingContext> {
     private void expandManifest(HttpServerRequest request, NeedlePath path, NeedleContent content, ReadScope scope) {
         NeedleStat stat = content.stat();
         HttpServerResponse response = request.response();
-        Future<Buffer> json;
-        if (stat.compressed()) {
-            json = NeedleInflater.inflate(vertx, ByteChunks.of(content.chunks()), api.maxNeedleBytes());
-        } else {
-            Buffer copy = Buffer.buffer();
-            content.chunks().forEach(copy::appendBuffer);
-            json = Future.succeededFuture(copy);
-        }
-        content.release();
-        json.compose(bytes -> {
-            ChunkManifest manifest;
-            try {
-                manifest = ChunkManifest.parse(bytes.getBytes());
-            } catch (IllegalArgumentException e) {
-                LOG.debug("Chunk manifest {} not expanded: {}", stat.fid(), e.getMessage());
-                return Future.succeededFuture((ChunkedFile.Expanded) null);
-            }
-            return ChunkedFile.expand(vertx, api.source(), manifest, api.maxNeedleBytes());
-        }).onComplete(ar -> {
+        ChunkedFile.serve(vertx, api.source(), content, api.maxNeedleBytes()).onComplete(ar -> {
             if (ar.failed()) {
                 scope.failed(response, ar.cause(), true);
                 return;
             }
             ChunkedFile.Expanded file = ar.result();
-            if (file == null) { // not a manifest this can read: the stored bytes, as the needle they are
+            if (!file.chunked()) { // not a manifest this can read: the stored bytes, as the needle they are
                 NeedleStat plain =
-                        new NeedleStat(stat.fid(), json.result().length(), stat.crc(), stat.name(), stat.mime(),
+                        new NeedleStat(stat.fid(), file.bytes().length(), stat.crc(), stat.name(), stat.mime(),
                         stat.lastModified(), stat.pairs(), false, false, stat.source());
                 writeHeaders(request, response, path, plain);
-                sendBody(request, response, plain, ByteChunks.of(json.result()),
+                sendBody(request, response, plain, file.bytes(),
                         (ok, bytes) -> scope.sent(stat.source(), ok, bytes));
                 return;
             }

@@ -6,6 +6,7 @@ import static org.seaweedfs.rdma.testing.Await.await;
 
 import io.vertx.core.Vertx;
 import io.vertx.core.buffer.Buffer;
+import io.vertx.core.json.JsonObject;
 import io.vertx.ext.web.client.HttpResponse;
 import io.vertx.ext.web.client.WebClient;
 import io.vertx.junit5.VertxExtension;
@@ -14,11 +15,13 @@ import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.util.Arrays;
+import java.util.List;
 import java.util.Random;
 import java.util.zip.GZIPOutputStream;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 import org.junit.jupiter.api.io.TempDir;
+import org.seaweedfs.rdma.testing.TarEntries;
 import org.seaweedfs.rdma.volume.FileId;
 import org.seaweedfs.rdma.volume.IndexFormat;
 import org.seaweedfs.rdma.volume.NewNeedle;
@@ -27,12 +30,14 @@ import org.seaweedfs.rdma.volume.VolumeWriter;
 /**
  * Chunk manifests (the {@code cm} flag) expanded over RDMA: every chunk read like any needle (CRC-checked), the
  * file served whole or in ranges across chunks with {@code X-File-Store: chunked}; {@code cm=false} answers the
- * manifest itself; a manifest naming a missing chunk is an error, never a short file.
+ * manifest itself; a manifest naming a missing chunk is an error, never a short file. {@code POST /batch} holds the
+ * same bytes as GET for each.
  */
 @ExtendWith(VertxExtension.class)
 class ChunkManifestEndToEndTest {
 
     private static final int CHUNK = 3000;
+    private static final long MANIFEST_MTIME = 1_700_000_123L;
 
     @TempDir
     Path dir;
@@ -67,7 +72,7 @@ class ChunkManifestEndToEndTest {
             json.append("]}");
             writer.append(NewNeedle.builder(manifest.key(), manifest.cookie(),
                     gzip(json.toString().getBytes(StandardCharsets.UTF_8))).compressed(true).chunkManifest(true)
-                            .build());
+                            .lastModified(MANIFEST_MTIME).build());
             String missing = "{\"chunks\":[{\"fid\":\"" + chunks[0] + "\",\"offset\":0,\"size\":" + CHUNK
                     + "},{\"fid\":\"5,0099999999\",\"offset\":" + CHUNK + ",\"size\":10}]}";
             writer.append(NewNeedle.builder(broken.key(), broken.cookie(), missing.getBytes(StandardCharsets.UTF_8))
@@ -97,6 +102,20 @@ class ChunkManifestEndToEndTest {
 
             HttpResponse<Buffer> missing = await(client.get(port, "127.0.0.1", "/" + broken).send());
             assertEquals(502, missing.statusCode(), "a missing chunk: corrupt data (502), never a short file");
+
+            // POST /batch: each member the bytes a GET answers, the manifest's neighbours unaffected.
+            HttpResponse<Buffer> batch = await(client.post(port, "127.0.0.1", "/batch")
+                    .sendBuffer(Buffer.buffer(chunks[1] + "\n" + manifest + "\n" + broken + "\n" + chunks[2] + "\n")));
+            assertEquals(200, batch.statusCode());
+            List<TarEntries.Entry> members = TarEntries.read(batch.body().getBytes());
+            assertEquals(List.of(chunks[1].toString(), manifest.toString(), broken + ".error", chunks[2].toString()),
+                    members.stream().map(TarEntries.Entry::name).toList());
+            assertArrayEquals(await(client.get(port, "127.0.0.1", "/" + chunks[1]).send()).body().getBytes(),
+                    members.get(0).data(), "a gzip-stored chunk decompressed, as GET");
+            assertArrayEquals(file, members.get(1).data(), "the manifest expanded into its file, as GET");
+            assertEquals(MANIFEST_MTIME, members.get(1).mtime());
+            assertEquals(502, new JsonObject(members.get(2).text()).getInteger("status"));
+            assertArrayEquals(Arrays.copyOfRange(file, 2 * CHUNK, file.length), members.get(3).data());
         }
     }
 }

@@ -35,8 +35,8 @@ import org.seaweedfs.rdma.volume.FileId;
 
 /**
  * {@code POST /batch}'s bounds and flow control, over the in-memory read path (the real stack's answers are checked
- * byte for byte in BatchEndToEndTest): refusals that read nothing, a chunk manifest as an error member, and a client
- * that stops reading, which stops the batch's reads while the sidecar goes on serving others.
+ * byte for byte in BatchEndToEndTest): refusals that read nothing, chunk manifests served as GET serves them, and a
+ * client that stops reading, which stops the batch's reads while the sidecar goes on serving others.
  */
 class BatchHttpTest extends HttpApiTestBase {
 
@@ -114,18 +114,22 @@ class BatchHttpTest extends HttpApiTestBase {
     }
 
     @Test
-    void aChunkManifestAndAMissingNeedleAreErrorMembersAndTheStreamGoesOn() {
-        FileId manifest = FileId.parse("4,0a0000000b");
-        source.putManifest(manifest, "{\"chunks\":[]}".getBytes());
+    void aChunkManifestIsServedAsGetServesItAndAMissingNeedleIsAnErrorMember() {
+        FileId empty = FileId.parse("4,0a0000000b");
+        source.putManifest(empty, "{\"chunks\":[]}".getBytes());
+        FileId unparsable = FileId.parse("4,0b0000000c");
+        source.putManifest(unparsable, "not json".getBytes());
         FileId gone = FileId.parse("5,0c0000000d");
-        List<TarEntries.Entry> entries =
-                TarEntries.read(post(manifest + "\n" + gone + "\n" + FID + "\n").body().getBytes());
-        assertEquals(List.of(manifest + ".error", gone + ".error", FID.toString()),
+        List<TarEntries.Entry> entries = TarEntries.read(
+                post(empty + "\n" + gone + "\n" + unparsable + "\n" + FID + "\n").body().getBytes());
+        assertEquals(List.of(empty.toString(), gone + ".error", unparsable.toString(), FID.toString()),
                 entries.stream().map(TarEntries.Entry::name).toList());
-        assertEquals(501, new JsonObject(entries.get(0).text()).getInteger("status"));
+        assertEquals("0", await(get("/" + empty).send()).getHeader("Content-Length"), "GET: no chunks, an empty file");
+        assertEquals(0, entries.get(0).data().length, "no chunks: an empty file, as GET");
         assertEquals(404, new JsonObject(entries.get(1).text()).getInteger("status"));
-        assertArrayEquals(TEXT, entries.get(2).data());
-        assertEquals(LAST_MODIFIED, entries.get(2).mtime());
+        assertEquals("not json", new String(entries.get(2).data()), "unparsable: served as stored, as GET");
+        assertArrayEquals(TEXT, entries.get(3).data());
+        assertEquals(LAST_MODIFIED, entries.get(3).mtime());
         assertAllReleased();
     }
 

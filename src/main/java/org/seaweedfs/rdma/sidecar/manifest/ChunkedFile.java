@@ -12,6 +12,8 @@ import org.seaweedfs.rdma.sidecar.NeedleSource;
 import org.seaweedfs.rdma.sidecar.NeedleStat;
 import org.seaweedfs.rdma.sidecar.ReadFailure;
 import org.seaweedfs.rdma.sidecar.ReadPath;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * Expands a chunk manifest: reads every chunk through the same {@link NeedleSource} as any needle (so over RDMA,
@@ -22,11 +24,41 @@ import org.seaweedfs.rdma.sidecar.ReadPath;
  */
 public final class ChunkedFile {
 
-    /** The file's plain bytes; {@code source}: rdma only when every chunk came over RDMA, else the other path. */
+    private static final Logger LOG = LoggerFactory.getLogger(ChunkedFile.class);
+
+    /**
+     * The file's plain bytes; {@code source}: rdma only when every chunk came over RDMA, else the other path.
+     * {@code manifest} is null when the needle was not a manifest this can read: the bytes are then its own.
+     */
     public record Expanded(ChunkManifest manifest, ByteChunks bytes, String source) {
+
+        /** Whether the bytes are the chunks' (not the manifest needle's own). */
+        public boolean chunked() {
+            return manifest != null;
+        }
     }
 
     private ChunkedFile() {
+    }
+
+    /**
+     * What a GET of a chunk-manifest needle answers: the file its chunks make, or, when its bytes are not a
+     * manifest this can parse, the needle's own plain bytes, as upstream serves them. The content is released.
+     * Call on a Vert.x context.
+     */
+    public static Future<Expanded> serve(Vertx vertx, NeedleSource source, NeedleContent manifestNeedle,
+                                         long maxBytes) {
+        NeedleStat stat = manifestNeedle.stat();
+        return plain(vertx, manifestNeedle, maxBytes).compose(json -> {
+            ChunkManifest manifest;
+            try {
+                manifest = ChunkManifest.parse(json.bytes().getBytes());
+            } catch (IllegalArgumentException e) {
+                LOG.debug("Chunk manifest {} not expanded: {}", stat.fid(), e.getMessage());
+                return Future.succeededFuture(new Expanded(null, ByteChunks.of(json.bytes()), stat.source()));
+            }
+            return expand(vertx, source, manifest, maxBytes);
+        });
     }
 
     /** Reads the chunks of {@code manifest} from {@code source}; call on a Vert.x context. */
