@@ -24,14 +24,20 @@ final class HedgedRead<T> {
 
     /** The read's other paths. */
     interface Paths<T> {
-        /** What follows RDMA giving up with {@code failure} before any hedge: the fallbacks, or the failure. */
-        Future<T> afterRdma(Throwable failure);
+        /**
+         * What follows RDMA giving up with {@code failure}: the fallbacks but {@code hedged} (the source of a hedge
+         * that failed, null without one), or the failure.
+         */
+        Future<T> afterRdma(Throwable failure, String hedged);
 
-        /** The source a hedge would start, null when the read has none. */
+        /** The source a hedge would start now, null when the read has none. */
         String hedgeSource();
 
-        /** Starts the hedge. */
-        Future<T> hedge();
+        /** Whether a source may come up while the read waits (a rebuild around an agent found late). */
+        boolean mayHedgeLater();
+
+        /** Starts the hedge on {@code source}. */
+        Future<T> hedge(String source);
 
         /** Gives back an answer that is not used. */
         void discard(T unused);
@@ -59,6 +65,9 @@ final class HedgedRead<T> {
     private boolean rdmaOver;
     private boolean lostRace;
     private Future<T> hedge;
+    private String hedgeSource;
+    /** Why RDMA gave up while the hedge was still out. */
+    private Throwable rdmaFailure;
 
     HedgedRead(Hedging hedging, ResilientNeedleSource.AgentGuard guard, AgentPeer peer, Paths<T> paths,
                Context context, long deadlineNanos) {
@@ -106,7 +115,7 @@ final class HedgedRead<T> {
             return;
         }
         hedging.deadlines(context).add(this);
-        if (paths.hedgeSource() != null) {
+        if (paths.hedgeSource() != null || paths.mayHedgeLater()) {
             armHedge(hedging.clock().nanoTime());
         }
     }
@@ -133,11 +142,23 @@ final class HedgedRead<T> {
             return;
         }
         if (hedge == null) {
-            paths.afterRdma(failure).onComplete(this::settleOrDiscard);
-        } else if (failure instanceof ReadFailure rf && ResilientNeedleSource.isAnswer(rf) || hedge.failed()) {
-            settle(Future.failedFuture(hedge.failed() ? hedge.cause() : failure));
-        } // else the hedge may still answer; its failure will be the read's
+            paths.afterRdma(failure, null).onComplete(this::settleOrDiscard);
+        } else if (failure instanceof ReadFailure rf && ResilientNeedleSource.isAnswer(rf)) {
+            settle(Future.failedFuture(failure));
+        } else if (hedge.failed()) {
+            bothFailed(failure);
+        } else {
+            rdmaFailure = failure; // the hedge may still answer
+        }
+    }
 
+    /** RDMA and the hedge failed: the hedge's answer, or the fallbacks the hedge did not try. */
+    private void bothFailed(Throwable rdma) {
+        if (hedge.cause() instanceof ReadFailure rf && ResilientNeedleSource.isAnswer(rf)) {
+            settle(Future.failedFuture(rf));
+        } else {
+            paths.afterRdma(rdma, hedgeSource).onComplete(this::settleOrDiscard);
+        }
     }
 
     /** The hedge delay passed (a queue's wake-up, on the loop's thread). */
@@ -146,15 +167,16 @@ final class HedgedRead<T> {
             if (hedgeDecided()) {
                 return;
             }
+            String source = paths.hedgeSource();
             boolean knownBad = !peer.isUp() || guard.breaker().getState() != CircuitBreaker.State.CLOSED;
-            if (!knownBad && !hedging.budget().tryTake()) {
-                armHedge(hedging.clock().nanoTime()); // the budget is dry: try again a delay later
+            if (source == null || !knownBad && !hedging.budget().tryTake()) {
+                armHedge(hedging.clock().nanoTime()); // no source yet, or the budget is dry: try again a delay later
                 return;
             }
-            String source = paths.hedgeSource();
             hedging.started(source);
             hedgeStartNanos = hedging.clock().nanoTime();
-            hedge = paths.hedge();
+            hedgeSource = source;
+            hedge = paths.hedge(source);
             hedge.onComplete(ar -> hedgeLanded(source, ar));
         });
     }
@@ -168,7 +190,7 @@ final class HedgedRead<T> {
         }
         if (ar.failed()) {
             if (rdmaOver) {
-                settle(ar);
+                bothFailed(rdmaFailure);
             }
             return;
         }

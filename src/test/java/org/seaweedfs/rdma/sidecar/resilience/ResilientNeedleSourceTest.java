@@ -2,6 +2,7 @@ package org.seaweedfs.rdma.sidecar.resilience;
 
 import org.seaweedfs.rdma.sidecar.InMemoryNeedleSource;
 import org.seaweedfs.rdma.sidecar.NeedleContent;
+import org.seaweedfs.rdma.sidecar.NeedleSource;
 import org.seaweedfs.rdma.sidecar.ReadFailure;
 import org.seaweedfs.rdma.sidecar.ReadPathStatus;
 import org.seaweedfs.rdma.sidecar.ScriptedAgents;
@@ -94,8 +95,13 @@ class ResilientNeedleSourceTest {
     }
 
     private ResilientNeedleSource resilient(Vertx vertx, List<Fallback> order) {
+        return resilient(vertx, order, http);
+    }
+
+    /** With {@code volumeServer} as the HTTP fallback (a scripted one, whose answers a test holds back). */
+    private ResilientNeedleSource resilient(Vertx vertx, List<Fallback> order, NeedleSource volumeServer) {
         SidecarConfig c = ScriptedAgents.config(List.of(A), null, order);
-        return new ResilientNeedleSource(vertx, manager, rdma, readThrough, http,
+        return new ResilientNeedleSource(vertx, manager, rdma, readThrough, volumeServer,
                 new ResilienceSettings(c.breaker(), c.retry(), order), registry, clock);
     }
 
@@ -219,32 +225,37 @@ class ResilientNeedleSourceTest {
     }
 
     /**
-     * A read the agent has not answered within its hedge delay is hedged to the next source; the first answer is
-     * used, and the slower one, landing later, is given back. Here RDMA answers first after the hedge started.
+     * A read the agent has not answered within its hedge delay is hedged to a second source (a volume server, whose
+     * answer is held back too); the first answer is used, and the slower one, landing later, is given back. Here
+     * RDMA answers first after the hedge started.
      */
     @Test
     void aHedgeRacingALateAnswerUsesExactlyOneAndGivesTheOtherBack(Vertx vertx, VertxTestContext ctx) {
         rdma.delegate().hold(true);
-        readThrough.delegate().hold(true);
-        ResilientNeedleSource source = resilient(vertx, List.of(Fallback.READ_THROUGH));
+        ScriptedNeedleSource volumeServerPath = new ScriptedNeedleSource(memory(vertx, "http"));
+        volumeServerPath.delegate().hold(true);
+        ResilientNeedleSource source = resilient(vertx, List.of(Fallback.READ_THROUGH, Fallback.HTTP),
+                volumeServerPath);
         Future<String> read = sourceOf(source.read(FID));
         until(vertx, () -> rdma.delegate().heldReads() == 1)
                 .compose(v -> clock.advance(Duration.ofNanos(hedgeDelay(source))))
-                .compose(v -> until(vertx, () -> readThrough.delegate().heldReads() == 1))
+                .compose(v -> until(vertx, () -> volumeServerPath.delegate().heldReads() == 1))
                 .compose(v -> {
                     ctx.verify(() -> assertEquals(1.0, counter("seaweedfs.rdma.hedges.started", "source",
-                            "read-through")));
+                            "http")));
                     rdma.delegate().releaseHeld();
                     return read;
                 })
                 .compose(s -> {
                     ctx.verify(() -> assertEquals("rdma", s, "the first answer is used"));
-                    readThrough.delegate().releaseHeld();
-                    return until(vertx, () -> readThrough.delegate().unreleased() == 0);
+                    volumeServerPath.delegate().releaseHeld();
+                    return until(vertx, () -> volumeServerPath.delegate().unreleased() == 0);
                 })
                 .onComplete(ctx.succeeding(v -> ctx.verify(() -> {
                     assertEquals(0, rdma.delegate().unreleased(), "the answer used was released by its reader");
-                    assertEquals(0.0, counter("seaweedfs.rdma.hedges.won", "source", "read-through"));
+                    assertEquals(1, volumeServerPath.calls());
+                    assertEquals(0, readThrough.calls(), "read-through asks the same agent: no hedge goes there");
+                    assertEquals(0.0, counter("seaweedfs.rdma.hedges.won", "source", "http"));
                     ctx.completeNow();
                 })));
     }
@@ -260,7 +271,7 @@ class ResilientNeedleSourceTest {
                 .compose(v -> read)
                 .compose(s -> {
                     ctx.verify(() -> {
-                        assertEquals("http", s, "the hedge tries the volume server before the same agent");
+                        assertEquals("http", s, "the hedge goes to the volume server, not through the same agent");
                         assertEquals(1.0, counter("seaweedfs.rdma.hedges.won", "source", "http"));
                         assertEquals(1, source.breaker(A.toString()).getMetrics().getNumberOfFailedCalls(),
                                 "the hung agent lost the read");
@@ -276,11 +287,14 @@ class ResilientNeedleSourceTest {
                 })));
     }
 
-    /** A read with no other source (no fallback configured) is never hedged: it waits for RDMA. */
+    /**
+     * A read with no other source is never hedged: it waits for RDMA. Read-through is no other source: it asks the
+     * same agent (it stays a fallback once RDMA gives up).
+     */
     @Test
     void aReadWithNoOtherSourceIsNotHedged(Vertx vertx, VertxTestContext ctx) {
         rdma.delegate().hold(true);
-        ResilientNeedleSource source = resilient(vertx, List.of());
+        ResilientNeedleSource source = resilient(vertx, List.of(Fallback.READ_THROUGH));
         Future<String> read = sourceOf(source.read(FID));
         until(vertx, () -> rdma.delegate().heldReads() == 1)
                 .compose(v -> clock.advance(Duration.ofNanos(hedgeDelay(source))))
@@ -300,13 +314,44 @@ class ResilientNeedleSourceTest {
     }
 
     /**
+     * A hedge that fails leaves the read to RDMA; when RDMA gives up too, the fallbacks the hedge did not try serve it
+     * (read-through, which no hedge takes).
+     */
+    @Test
+    void whenTheHedgeAndRdmaBothFailTheFallbacksLeftServe(Vertx vertx, VertxTestContext ctx) {
+        rdma.delegate().hold(true);
+        ScriptedNeedleSource volumeServerPath = new ScriptedNeedleSource(memory(vertx, "http"));
+        volumeServerPath.failWith(ReadFailure.unavailable("volume server refused the connection", null));
+        ResilientNeedleSource source = resilient(vertx, List.of(Fallback.READ_THROUGH, Fallback.HTTP),
+                volumeServerPath);
+        Future<String> read = sourceOf(source.read(FID));
+        until(vertx, () -> rdma.delegate().heldReads() == 1)
+                .compose(v -> clock.advance(Duration.ofNanos(hedgeDelay(source))))
+                .compose(v -> until(vertx, () -> volumeServerPath.calls() == 1))
+                .compose(v -> {
+                    ctx.verify(() -> assertEquals(false, read.isComplete(), "RDMA may still answer"));
+                    rdma.delegate().fail(FID, ReadFailure.unavailable("endpoint closed by peer", null));
+                    rdma.delegate().releaseHeld();
+                    return read;
+                })
+                .onComplete(ctx.succeeding(s -> ctx.verify(() -> {
+                    assertEquals("read-through", s);
+                    assertEquals(1, volumeServerPath.calls(), "the failed hedge is not tried again");
+                    assertEquals(1, readThrough.calls());
+                    ctx.completeNow();
+                })));
+    }
+
+    /**
      * With the hedge budget used up, a read past its hedge delay waits while its agent looks healthy, and is hedged at
      * once when the agent is known bad (its breaker open): reads already queued on a stopped agent fail over.
      */
     @Test
     void pastTheBudgetAReadIsHedgedOnlyOnceItsAgentIsKnownBad(Vertx vertx, VertxTestContext ctx) {
         rdma.delegate().hold(true);
-        ResilientNeedleSource source = resilient(vertx, List.of(Fallback.READ_THROUGH));
+        ScriptedNeedleSource volumeServerPath = new ScriptedNeedleSource(memory(vertx, "http"));
+        ResilientNeedleSource source = resilient(vertx, List.of(Fallback.READ_THROUGH, Fallback.HTTP),
+                volumeServerPath);
         while (source.hedgeBudget().tryTake()) {
             // a burst of hedges elsewhere used the bucket up
         }
@@ -317,14 +362,15 @@ class ResilientNeedleSourceTest {
                 .compose(v -> {
                     ctx.verify(() -> {
                         assertEquals(false, read.isComplete(), "no hedge beyond the budget");
-                        assertEquals(0, readThrough.calls());
+                        assertEquals(0, volumeServerPath.calls());
                     });
                     source.breaker(A.toString()).transitionToOpenState();
                     return clock.advance(Duration.ofNanos(delay));
                 })
                 .compose(v -> read)
                 .onComplete(ctx.succeeding(s -> ctx.verify(() -> {
-                    assertEquals("read-through", s);
+                    assertEquals("http", s);
+                    assertEquals(0, readThrough.calls());
                     rdma.delegate().releaseHeld();
                     until(vertx, () -> rdma.delegate().unreleased() == 0).onComplete(ctx.succeedingThenComplete());
                 })));
