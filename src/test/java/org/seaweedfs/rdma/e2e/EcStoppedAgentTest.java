@@ -6,7 +6,7 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.seaweedfs.rdma.config.EcRebuild;
-import org.seaweedfs.rdma.config.HostPort;
+import org.seaweedfs.rdma.config.ConfigLoader;
 import org.seaweedfs.rdma.config.SidecarConfig;
 import org.seaweedfs.rdma.metrics.ReadMeters;
 import org.seaweedfs.rdma.sidecar.NeedleContent;
@@ -134,13 +134,11 @@ class EcStoppedAgentTest {
         side = new ReadPathHarness.SidecarSide("tcp", new RegisteredBufferPool.Settings(64 << 10, 128, 1 << 20, 16));
         open.add(side);
         pool = side.pool;
-        SidecarConfig config = new SidecarConfig(List.of(new HostPort("127.0.0.1", onTime.port()),
-                new HostPort("127.0.0.1", Integer.parseInt(ready.group(1)))), null,
-                List.of(), null, 64L << 20, new SidecarConfig.BufferPool(1 << 20, 16L << 20), 64,
-                readTimeout, new SidecarConfig.Ping(Duration.ofHours(1), Duration.ofMinutes(30)),
-                new SidecarConfig.Reconnect(Duration.ofMillis(20), Duration.ofMillis(300)),
-                new SidecarConfig.Breaker(50, 10, 5, Duration.ofMinutes(10), 2),
-                new SidecarConfig.Retry(3, Duration.ofMillis(10)), List.of(), 1);
+        // The pings are far off: only the hedge can help a read waiting on the stopped agent.
+        SidecarConfig config = ConfigLoader.parse("roles: [sidecar]\nsidecar:\n"
+                + "  agents: ['127.0.0.1:" + onTime.port() + "', '127.0.0.1:" + ready.group(1) + "']\n"
+                + "  readTimeout: " + readTimeout.toMillis() + "ms\n  ping: {interval: 1h}\n  fallback: []\n",
+                "test", Map.of()).sidecar();
         ConnectionManagerVerticle manager = new ConnectionManagerVerticle(config,
                 ConnectionManagerVerticle.ucxConnector(side.vertx, side.ucx, config, "test-sidecar"), null,
                 new ReadMeters(registry));
