@@ -109,13 +109,17 @@ final class HedgedRead<T> {
         return lostRace;
     }
 
-    /** After the first attempt started: a read not answered within the call waits for its hedge and its deadline. */
+    /**
+     * After the first attempt started: a read not answered within the call waits for its deadline, and while RDMA is
+     * out, for its hedge. A read whose RDMA gave up at once (its breaker open) is on the fallbacks: their chain sets no
+     * timer, so the deadline holds it too.
+     */
     void arm() {
-        if (settled || rdmaOver) {
+        if (settled) {
             return;
         }
         hedging.deadlines(context).add(this);
-        if (paths.hedgeSource() != null || paths.mayHedgeLater()) {
+        if (!rdmaOver && (paths.hedgeSource() != null || paths.mayHedgeLater())) {
             armHedge(hedging.clock().nanoTime());
         }
     }

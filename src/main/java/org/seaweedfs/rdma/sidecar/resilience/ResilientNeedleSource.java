@@ -29,6 +29,7 @@ import io.vertx.core.Vertx;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import java.util.ArrayList;
+import java.util.Comparator;
 import java.util.List;
 import java.util.Locale;
 import java.util.concurrent.ConcurrentHashMap;
@@ -112,6 +113,8 @@ public final class ResilientNeedleSource implements NeedleSource, ReadPathStatus
     private final Hedging hedging;
     /** The fallbacks a hedge tries, in order: those that do not read through the agent. */
     private final List<Fallback> hedgeOrder;
+    /** The fallbacks of a read whose agent's breaker is open: those that do not go through the agent first. */
+    private final List<Fallback> agentFreeFirst;
     /** The source of a hedge that rebuilds an EC read around a late agent, as the hedge meters name it. */
     static final String EC_REBUILD = "ec-rebuild";
     private volatile EcShardReader ecShards;
@@ -184,6 +187,8 @@ public final class ResilientNeedleSource implements NeedleSource, ReadPathStatus
         this.readTimeoutNanos = TimeUnit.MILLISECONDS.toNanos(rdma.readTimeoutMs());
         this.hedging = new Hedging(clock, registry);
         this.hedgeOrder = settings.fallback().stream().filter(f -> f != Fallback.READ_THROUGH).toList();
+        this.agentFreeFirst = settings.fallback().stream().sorted(Comparator.comparing(f -> f == Fallback.READ_THROUGH))
+                .toList();
         for (Fallback f : settings.fallback()) {
             if (!available(f)) {
                 LOG.warn("sidecar.fallback lists " + f.configName + " but that path is not available; it is skipped");
@@ -513,10 +518,9 @@ public final class ResilientNeedleSource implements NeedleSource, ReadPathStatus
      * without one), or the failure when it is an answer.
      */
     private <T> Future<T> afterAttempts(Op<T> op, AgentRoute route, Throwable e, long deadline, String hedged) {
-        List<Fallback> order = hedged == null ? settings.fallback()
-                : settings.fallback().stream().filter(f -> !f.configName.equals(hedged)).toList();
         if (e instanceof CallNotPermittedException) {
-            return fallback(op, order, route, "breaker_open", ReadFailure.unavailable(
+            // The breaker holds the agent's connection failing, and read-through goes over it: the others first.
+            return fallback(op, without(hedged, agentFreeFirst), route, "breaker_open", ReadFailure.unavailable(
                     "circuit breaker of agent " + route.peer().name() + " is open", e), 0, deadline, true);
         }
         ReadFailure failure = asReadFailure(e);
@@ -524,7 +528,12 @@ public final class ResilientNeedleSource implements NeedleSource, ReadPathStatus
             return Future.failedFuture(failure);
         }
         String reason = failure.kind() == ReadFailure.Kind.CORRUPT ? "corrupt" : "retries_exhausted";
-        return fallback(op, order, route, reason, failure, 0, deadline, true);
+        return fallback(op, without(hedged, settings.fallback()), route, reason, failure, 0, deadline, true);
+    }
+
+    /** {@code order} without the fallback named {@code hedged} (null: all of it). */
+    private static List<Fallback> without(String hedged, List<Fallback> order) {
+        return hedged == null ? order : order.stream().filter(f -> !f.configName.equals(hedged)).toList();
     }
 
     /**

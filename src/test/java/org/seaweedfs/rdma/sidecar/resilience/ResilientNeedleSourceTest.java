@@ -343,6 +343,28 @@ class ResilientNeedleSourceTest {
     }
 
     /**
+     * A read whose breaker is open gives up RDMA at once and goes to the fallbacks; the read's deadline holds it there
+     * too (read-through waiting on a stopped agent fails TIMEOUT in time, and its late answer is given back).
+     */
+    @Test
+    void aReadOnTheFallbacksAfterItsBreakerOpenedIsHeldToItsDeadline(Vertx vertx, VertxTestContext ctx) {
+        readThrough.delegate().hold(true);
+        ResilientNeedleSource source = resilient(vertx, List.of(Fallback.READ_THROUGH));
+        source.breaker(A.toString()).transitionToOpenState();
+        Future<NeedleContent> read = source.read(FID);
+        until(vertx, () -> readThrough.delegate().heldReads() == 1)
+                .compose(v -> clock.advance(Duration.ofMillis(rdma.readTimeoutMs())))
+                .compose(v -> read.transform(ar -> Future.succeededFuture(ar.cause())))
+                .onComplete(ctx.succeeding(e -> ctx.verify(() -> {
+                    assertEquals(ReadFailure.Kind.TIMEOUT, kind(e));
+                    assertEquals(0, rdma.calls());
+                    readThrough.delegate().releaseHeld();
+                    until(vertx, () -> readThrough.delegate().unreleased() == 0)
+                            .onComplete(ctx.succeedingThenComplete());
+                })));
+    }
+
+    /**
      * With the hedge budget used up, a read past its hedge delay waits while its agent looks healthy, and is hedged at
      * once when the agent is known bad (its breaker open): reads already queued on a stopped agent fail over.
      */
@@ -461,7 +483,9 @@ class ResilientNeedleSourceTest {
 
     @Test
     void theBreakerOpensTheFallbackServesAndItClosesAfterRecovery(Vertx vertx, VertxTestContext ctx) {
-        ResilientNeedleSource source = resilient(vertx, List.of(Fallback.READ_THROUGH, Fallback.HTTP));
+        // A volume server answering at once: the breaker stays open (200 ms) while the reads here run.
+        ResilientNeedleSource source = resilient(vertx, List.of(Fallback.READ_THROUGH, Fallback.HTTP),
+                new ScriptedNeedleSource(memory(vertx, "http")));
         CircuitBreaker breaker = source.breaker(A.toString());
         rdma.failWith(ReadFailure.unavailable("endpoint error", null));
         // Window of 4 calls, 50 %: the first read makes 3 failed attempts, the second a 4th, which opens it.
@@ -478,12 +502,13 @@ class ResilientNeedleSourceTest {
                 })
                 .compose(s -> {
                     ctx.verify(() -> {
-                        assertEquals("read-through", s);
+                        assertEquals("http", s, "read-through goes over the agent's failing connection: HTTP first");
                         assertEquals(4, rdma.calls(), "an open breaker sends nothing over RDMA");
                         // The second read's retry already met the open breaker.
                         assertEquals(2.0,
-                                counter("seaweedfs.rdma.fallback.reads", "path", "read-through", "reason",
+                                counter("seaweedfs.rdma.fallback.reads", "path", "http", "reason",
                                 "breaker_open"));
+                        assertEquals(1, readThrough.calls(), "only the first read's, its retries exhausted");
                         assertTrue(registry.find("resilience4j.circuitbreaker.state").tag("name",
                                 A.toString()).gauges().size() > 0);
                         // Resilience4j's call meters, recorded by the read path itself (no breaker events).
