@@ -196,6 +196,15 @@ public final class EcShardReader {
         return avoidingLate(sources, ec, Set.of(), System.nanoTime()).size() < sources.size();
     }
 
+    /** The shortest time after which an agent holding shards of {@code primary}'s volume may be found late. */
+    public long lateAfterNanos(RemoteVolume primary) {
+        long shortest = Long.MAX_VALUE;
+        for (RemoteVolume source : sources(primary)) {
+            shortest = Math.min(shortest, late.of(source.agent()).delayNanos());
+        }
+        return shortest;
+    }
+
     /** Whether {@code agent} is late with its shard gets now. */
     public boolean late(String agent) {
         return late.late(agent, System.nanoTime());

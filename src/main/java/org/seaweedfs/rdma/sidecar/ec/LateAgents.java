@@ -46,6 +46,11 @@ final class LateAgents {
             out.decrementAndGet();
         }
 
+        /** How long the agent may make no progress with gets out before it is late. */
+        long delayNanos() {
+            return delay.nanos();
+        }
+
         boolean late(long now) {
             return out.get() > 0 && now - progressNanos > delay.nanos();
         }

@@ -36,6 +36,12 @@ final class HedgedRead<T> {
         /** Whether a source may come up while the read waits (a rebuild around an agent found late). */
         boolean mayHedgeLater();
 
+        /**
+         * How long the read waits before it is hedged, or looks again for a source: the agent's hedge delay, or for an
+         * erasure-coded volume the shortest of its shard agents' (one of them may be the one found late).
+         */
+        long hedgeDelayNanos();
+
         /** Starts the hedge on {@code source}. */
         Future<T> hedge(String source);
 
@@ -125,7 +131,7 @@ final class HedgedRead<T> {
     }
 
     private void armHedge(long now) {
-        hedgeAtNanos = now + guard.hedgeDelay().nanos();
+        hedgeAtNanos = now + paths.hedgeDelayNanos();
         if (hedgeAtNanos - deadlineNanos < 0) {
             hedging.hedges(context, peer.name()).add(this);
         }

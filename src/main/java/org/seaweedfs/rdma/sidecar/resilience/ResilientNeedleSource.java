@@ -449,6 +449,12 @@ public final class ResilientNeedleSource implements NeedleSource, ReadPathStatus
             }
 
             @Override
+            public long hedgeDelayNanos() {
+                long agent = guard(route.peer().name()).hedgeDelay().nanos();
+                return mayHedgeLater() ? Math.min(agent, ecShards.lateAfterNanos(route.volume())) : agent;
+            }
+
+            @Override
             public Future<T> hedge(String source) {
                 if (EC_REBUILD.equals(source)) {
                     return start(op, rdma.via(onTime(route)));
