@@ -24,6 +24,7 @@ DRILL_TLS=${DRILL_TLS:-$TCP_TLS}                          # mapped volumes witho
 DRILL_VOLUME_MEMORY=${DRILL_VOLUME_MEMORY:-mapped}        # the agent's default; ucx to drill the copies
 DRILL_THREADS=${DRILL_THREADS:-8}                         # the checker's connections
 DRILL_STEADY=${DRILL_STEADY:-10}                          # seconds of load before and after each event
+DRILL_WARMUP=${DRILL_WARMUP:-5}                           # seconds of load, not counted, before the healthy phase
 DRILL_DOWN=${DRILL_DOWN:-2}                               # seconds between kill -9 and the restart
 DRILL_HANG=${DRILL_HANG:-5}                               # seconds between SIGSTOP and SIGCONT
 DRILL_TRUNCATED=${DRILL_TRUNCATED:-5}                     # seconds the .dat stays cut
@@ -268,6 +269,9 @@ run_drill() {
     prepare
     python3 -c 'import json, os; print(json.dumps({"kind": "meta", "loadavg_at_start": os.getloadavg()[0], "cpus": os.cpu_count()}))' \
         > "$DRILL_OUT/meta.json"
+    # Warm-up: every agent's connection and the JIT settle before the healthy figures the faults are set against.
+    start_checker "$DRILL_OUT/warmup.txt" --threads "$DRILL_THREADS" --seconds "$DRILL_WARMUP"
+    wait "$CHECKER_PID" || true
     start_checker "$DRILL_OUT/reads.txt" --threads "$DRILL_THREADS"
     mark start
     sleep "$DRILL_STEADY"

@@ -15,8 +15,8 @@ import org.seaweedfs.rdma.internals.VertxInternals;
  * answered within the agent's hedge delay and the read has another source, the hedge starts there (within the
  * {@link HedgeBudget}, or at once when the agent is known bad: down, or its breaker not closed); the first answer is
  * used and the other is given back when it lands ({@link Paths#discard}: pooled memory and in-flight slots return). A
- * hedge that wins counts against the agent's breaker ({@link Paths#blamesAgent}), so an agent that stopped answering
- * is soon skipped by new reads. At the deadline an unanswered read fails TIMEOUT.
+ * hedge that wins counts against the agent's closed breaker ({@link Paths#blamesAgent}), so an agent that stopped
+ * answering is soon skipped by new reads. At the deadline an unanswered read fails TIMEOUT.
  *
  * <p>Confined to its caller's context: every step runs there (the queues' wake-ups are emitted on it).
  */
@@ -207,7 +207,9 @@ final class HedgedRead<T> {
         // The books first: whoever waits on the read may look at them as soon as it is answered.
         hedging.won(source);
         long now = hedging.clock().nanoTime();
-        if (!rdmaOver && paths.blamesAgent()) {
+        // A trial call of a half-open breaker is judged by its own answer when it lands: an agent just back (cold, on
+        // a loaded host) that answers late is not shut out again for losing a race.
+        if (!rdmaOver && paths.blamesAgent() && guard.breaker().getState() == CircuitBreaker.State.CLOSED) {
             lostRace = true;
             guard.failed(now - hedgeStartNanos + guard.hedgeDelay().nanos(), new ReadFailure(ReadFailure.Kind.TIMEOUT,
                     "agent " + peer.name() + " lost a read to " + source + " (no answer within its hedge delay)"));

@@ -365,6 +365,38 @@ class ResilientNeedleSourceTest {
     }
 
     /**
+     * A trial read of a half-open breaker that loses its race to a hedge is judged by its own answer when it lands:
+     * an agent just back that answers late is not shut out again for it.
+     */
+    @Test
+    void aHalfOpenTrialThatLosesItsRaceIsJudgedByItsOwnAnswer(Vertx vertx, VertxTestContext ctx) {
+        rdma.delegate().hold(true);
+        ResilientNeedleSource source = resilient(vertx, List.of(Fallback.HTTP),
+                new ScriptedNeedleSource(memory(vertx, "http")));
+        CircuitBreaker breaker = source.breaker(A.toString());
+        breaker.transitionToOpenState();
+        breaker.transitionToHalfOpenState();
+        Future<String> read = sourceOf(source.read(FID));
+        until(vertx, () -> rdma.delegate().heldReads() == 1)
+                .compose(v -> clock.advance(Duration.ofNanos(hedgeDelay(source))))
+                .compose(v -> read)
+                .compose(s -> {
+                    ctx.verify(() -> {
+                        assertEquals("http", s, "hedged at once: the agent is not known good");
+                        assertEquals(0, breaker.getMetrics().getNumberOfFailedCalls());
+                    });
+                    rdma.delegate().releaseHeld();
+                    return until(vertx, () -> rdma.delegate().unreleased() == 0
+                            && breaker.getMetrics().getNumberOfSuccessfulCalls() == 1);
+                })
+                .onComplete(ctx.succeeding(v -> ctx.verify(() -> {
+                    assertEquals(0, breaker.getMetrics().getNumberOfFailedCalls(), "its late answer was a success");
+                    assertEquals(CircuitBreaker.State.HALF_OPEN, breaker.getState());
+                    ctx.completeNow();
+                })));
+    }
+
+    /**
      * With the hedge budget used up, a read past its hedge delay waits while its agent looks healthy, and is hedged at
      * once when the agent is known bad (its breaker open): reads already queued on a stopped agent fail over.
      */
