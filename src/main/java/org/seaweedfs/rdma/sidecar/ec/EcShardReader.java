@@ -205,6 +205,16 @@ public final class EcShardReader {
         return shortest;
     }
 
+    /**
+     * Times another request to the agent {@code volume} is read from (a lookup of one of its needles), as its shard
+     * gets are timed: an agent whose control channel stopped answering is late too.
+     */
+    public void timed(RemoteVolume volume, Future<?> request) {
+        LateAgents.Gets timed = late.of(volume.agent());
+        long start = timed.started();
+        request.onComplete(ar -> timed.landed(start, ar.succeeded()));
+    }
+
     /** Whether {@code agent} is late with its shard gets now. */
     public boolean late(String agent) {
         return late.late(agent, System.nanoTime());
@@ -249,9 +259,8 @@ public final class EcShardReader {
                 at += n;
             }
             Future<Void> got = gets.size() == 1 ? gets.get(0) : Future.join(gets).mapEmpty();
-            LateAgents.Gets timed = late.of(source.agent());
-            long start = timed.started();
-            return got.onComplete(ar -> timed.landed(start, ar.succeeded()));
+            timed(source, got);
+            return got;
         }
         return null;
     }

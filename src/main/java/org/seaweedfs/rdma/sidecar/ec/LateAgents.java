@@ -7,8 +7,8 @@ import java.util.concurrent.ConcurrentMap;
 import java.util.concurrent.atomic.AtomicInteger;
 
 /**
- * Which agents serving EC shards are late: an agent with shard gets out that has finished none of them for longer
- * than its {@link HedgeDelay} (the p99 of its recent shard gets). A stopped or hung agent is late once its delay
+ * Which agents serving EC shards are late: an agent with shard gets (or lookups) out that has finished none of them
+ * for longer than its {@link HedgeDelay} (the p99 of its recent ones). A stopped or hung agent is late once its delay
  * passes; an agent that is merely busy finishes gets all the time and is not. Thread-safe and wait-free: one
  * counter and one time per agent, touched by each get as it starts and lands.
  */

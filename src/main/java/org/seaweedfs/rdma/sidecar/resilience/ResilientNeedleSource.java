@@ -394,27 +394,38 @@ public final class ResilientNeedleSource implements NeedleSource, ReadPathStatus
      * listing the volume and on time (its lookups do not wait on the late agent's control channel).
      */
     private AgentRoute onTime(AgentRoute route) {
-        EcShardReader ec = ecShards;
-        if (ec == null || route == null || route.volume() == null || route.volume().info().ec() == null
-                || !ec.late(route.peer().name())) {
+        if (!erasureCoded(route) || !ecShards.late(route.peer().name())) {
             return route;
         }
+        AgentRoute other = anotherHolder(route);
+        return other == null ? route : other;
+    }
+
+    /** Whether {@code route} reads an EC volume, and this source knows the reader of its shards. */
+    private boolean erasureCoded(AgentRoute route) {
+        return ecShards != null && route != null && route.volume() != null && route.volume().info().ec() != null;
+    }
+
+    /**
+     * The route through another agent listing {@code route}'s EC volume that is up, on time and whose breaker is
+     * closed; null when there is none.
+     */
+    private AgentRoute anotherHolder(AgentRoute route) {
         for (AgentPeer other : manager.peers()) {
-            if (other != route.peer() && other.isUp() && !ec.late(other.name())) {
+            if (other != route.peer() && other.isUp() && !ecShards.late(other.name())
+                    && breakerState(other.name()) == CircuitBreaker.State.CLOSED) {
                 AgentRoute via = other.route(route.volumeId());
                 if (via.volume() != null && via.volume().info().ec() != null) {
                     return via;
                 }
             }
         }
-        return route;
+        return null;
     }
 
     /** Whether a read of {@code route}'s volume, started now, would rebuild around a late agent. */
     private boolean rebuildsAround(AgentRoute route) {
-        EcShardReader ec = ecShards;
-        return ec != null && route.volume() != null && route.volume().info().ec() != null
-                && ec.rebuildsAround(route.volume());
+        return erasureCoded(route) && ecShards.rebuildsAround(route.volume());
     }
 
     /**
@@ -445,7 +456,7 @@ public final class ResilientNeedleSource implements NeedleSource, ReadPathStatus
 
             @Override
             public boolean mayHedgeLater() {
-                return ecShards != null && route.volume() != null && route.volume().info().ec() != null;
+                return erasureCoded(route);
             }
 
             @Override
@@ -525,9 +536,17 @@ public final class ResilientNeedleSource implements NeedleSource, ReadPathStatus
      */
     private <T> Future<T> afterAttempts(Op<T> op, AgentRoute route, Throwable e, long deadline, String hedged) {
         if (e instanceof CallNotPermittedException) {
+            ReadFailure open = ReadFailure.unavailable("circuit breaker of agent " + route.peer().name() + " is open",
+                    e);
+            // An EC volume other agents list is read through one of them.
+            AgentRoute other = erasureCoded(route) ? anotherHolder(route) : null;
             // The breaker holds the agent's connection failing, and read-through goes over it: the others first.
-            return fallback(op, without(hedged, agentFreeFirst), route, "breaker_open", ReadFailure.unavailable(
-                    "circuit breaker of agent " + route.peer().name() + " is open", e), 0, deadline, true);
+            Function<Throwable, Future<T>> fallbacks = x -> fallback(op, without(hedged, agentFreeFirst), route,
+                    "breaker_open", open, 0, deadline, true);
+            return other == null ? fallbacks.apply(open) : start(op, rdma.via(other)).recover(x -> {
+                ReadFailure failure = asReadFailure(x);
+                return isAnswer(failure) ? Future.failedFuture(failure) : fallbacks.apply(failure);
+            });
         }
         ReadFailure failure = asReadFailure(e);
         if (isAnswer(failure)) {

@@ -265,10 +265,7 @@ class ResilientNeedleSourceTest {
     void aHedgeThatWinsIsUsedAndTheHungAttemptIsGivenBackWhenItLands(Vertx vertx, VertxTestContext ctx) {
         rdma.delegate().hold(true);
         ResilientNeedleSource source = resilient(vertx, List.of(Fallback.READ_THROUGH, Fallback.HTTP));
-        Future<String> read = sourceOf(source.read(FID));
-        until(vertx, () -> rdma.delegate().heldReads() == 1)
-                .compose(v -> clock.advance(Duration.ofNanos(hedgeDelay(source))))
-                .compose(v -> read)
+        readPastTheHedgeDelay(vertx, source)
                 .compose(s -> {
                     ctx.verify(() -> {
                         assertEquals("http", s, "the hedge goes to the volume server, not through the same agent");
@@ -376,10 +373,7 @@ class ResilientNeedleSourceTest {
         CircuitBreaker breaker = source.breaker(A.toString());
         breaker.transitionToOpenState();
         breaker.transitionToHalfOpenState();
-        Future<String> read = sourceOf(source.read(FID));
-        until(vertx, () -> rdma.delegate().heldReads() == 1)
-                .compose(v -> clock.advance(Duration.ofNanos(hedgeDelay(source))))
-                .compose(v -> read)
+        readPastTheHedgeDelay(vertx, source)
                 .compose(s -> {
                     ctx.verify(() -> {
                         assertEquals("http", s, "hedged at once: the agent is not known good");
@@ -428,6 +422,14 @@ class ResilientNeedleSourceTest {
                     rdma.delegate().releaseHeld();
                     until(vertx, () -> rdma.delegate().unreleased() == 0).onComplete(ctx.succeedingThenComplete());
                 })));
+    }
+
+    /** A read of the needle while RDMA holds it, past the agent's hedge delay: the source that answered. */
+    private Future<String> readPastTheHedgeDelay(Vertx vertx, ResilientNeedleSource source) {
+        Future<String> read = sourceOf(source.read(FID));
+        return until(vertx, () -> rdma.delegate().heldReads() == 1)
+                .compose(v -> clock.advance(Duration.ofNanos(hedgeDelay(source))))
+                .compose(v -> read);
     }
 
     private long hedgeDelay(ResilientNeedleSource source) {
