@@ -25,6 +25,7 @@ DRILL_VOLUME_MEMORY=${DRILL_VOLUME_MEMORY:-mapped}        # the agent's default;
 DRILL_THREADS=${DRILL_THREADS:-8}                         # the checker's connections
 DRILL_STEADY=${DRILL_STEADY:-10}                          # seconds of load before and after each event
 DRILL_WARMUP=${DRILL_WARMUP:-5}                           # seconds of load, not counted, before the healthy phase
+DRILL_STACKS=${DRILL_STACKS:-0}                           # 1: the sidecar's threads (jcmd) 0.5 s into each hang
 DRILL_DOWN=${DRILL_DOWN:-2}                               # seconds between kill -9 and the restart
 DRILL_HANG=${DRILL_HANG:-5}                               # seconds between SIGSTOP and SIGCONT
 DRILL_TRUNCATED=${DRILL_TRUNCATED:-5}                     # seconds the .dat stays cut
@@ -259,6 +260,13 @@ prepare() {
     start_drill_sidecar
 }
 
+# sidecar_stacks NAME — with DRILL_STACKS=1, the sidecar's threads half a second into a fault, in logs/NAME.stacks.
+sidecar_stacks() {
+    [ "$DRILL_STACKS" = 1 ] || return 0
+    sleep 0.5
+    jcmd "$SIDECAR_PID" Thread.print > "$DRILL_OUT/logs/$1.stacks" 2>&1 || true
+}
+
 # hedge_meters — the sidecar's hedge and deadline meters, for drill_report.py.
 hedge_meters() {
     curl -s "http://127.0.0.1:$DRILL_SIDECAR_PORT/metrics" \
@@ -285,6 +293,7 @@ run_drill() {
 
     mark hang "$PLAIN_SCOPE"                        # the agent stops answering; its sockets stay open
     kill -STOP "$AGENT_PID"
+    sidecar_stacks hang
     sleep "$DRILL_HANG"
     kill -CONT "$AGENT_PID"
     mark hang.reachable
@@ -306,6 +315,7 @@ run_drill() {
     if [ "$DRILL_EC" = 1 ]; then
         mark ec-hang "$EC_SCOPE"                    # an agent holding four of the EC volume's shards stops
         kill -STOP "${EC_PIDS[0]}"
+        sidecar_stacks ec-hang
         sleep "$DRILL_HANG"
         kill -CONT "${EC_PIDS[0]}"
         mark ec-hang.reachable

@@ -401,6 +401,15 @@ public final class ResilientNeedleSource implements NeedleSource, ReadPathStatus
         return other == null ? route : other;
     }
 
+    /**
+     * The route of an EC read's hedge: {@code route}, or through another agent listing the volume when its first agent
+     * is down or late (the hedge's lookup must not wait on it); null when there is no such agent.
+     */
+    private AgentRoute ecHedgeRoute(AgentRoute route) {
+        boolean firstBad = !route.peer().isUp() || ecShards.late(route.peer().name());
+        return firstBad ? anotherHolder(route) : route;
+    }
+
     /** Whether {@code route} reads an EC volume, and this source knows the reader of its shards. */
     private boolean erasureCoded(AgentRoute route) {
         return ecShards != null && route != null && route.volume() != null && route.volume().info().ec() != null;
@@ -441,7 +450,8 @@ public final class ResilientNeedleSource implements NeedleSource, ReadPathStatus
 
             @Override
             public String hedgeSource() {
-                if (rebuildsAround(route)) {
+                if (erasureCoded(route) && (rebuildsAround(route) || !route.peer().isUp())
+                        && ecHedgeRoute(route) != null) {
                     return EC_REBUILD;
                 }
                 if (op.mayFallBack()) {
@@ -467,8 +477,9 @@ public final class ResilientNeedleSource implements NeedleSource, ReadPathStatus
 
             @Override
             public Future<T> hedge(String source) {
-                if (EC_REBUILD.equals(source)) {
-                    return start(op, rdma.via(onTime(route)));
+                AgentRoute other = EC_REBUILD.equals(source) ? ecHedgeRoute(route) : null;
+                if (other != null) {
+                    return start(op, rdma.via(other));
                 }
                 return fallback(op, hedgeOrder, route, "hedge", ReadFailure.unavailable("agent " + route.peer().name()
                         + " did not answer within its hedge delay", null), 0, deadline, true);
