@@ -13,10 +13,11 @@ import org.seaweedfs.rdma.internals.VertxInternals;
 /**
  * One read's race between its RDMA attempts and a hedge, under the read's one deadline. When the attempts have not
  * answered within the agent's hedge delay and the read has another source, the hedge starts there (within the
- * {@link HedgeBudget}, or at once when the agent is known bad: down, or its breaker not closed); the first answer is
- * used and the other is given back when it lands ({@link Paths#discard}: pooled memory and in-flight slots return). A
- * hedge that wins counts against the agent's closed breaker ({@link Paths#blamesAgent}), so an agent that stopped
- * answering is soon skipped by new reads. At the deadline an unanswered read fails TIMEOUT.
+ * {@link HedgeBudget}, or at once when the agent is known bad: down, its breaker not closed, or for an EC read a
+ * shard agent found late); the first answer is used and the other is given back when it lands ({@link Paths#discard}:
+ * pooled memory and in-flight slots return). A hedge that wins counts against the agent's closed breaker
+ * ({@link Paths#blamesAgent}), so an agent that stopped answering is soon skipped by new reads. At the deadline an
+ * unanswered read fails TIMEOUT.
  *
  * <p>Confined to its caller's context: every step runs there (the queues' wake-ups are emitted on it).
  */
@@ -41,6 +42,13 @@ final class HedgedRead<T> {
          * erasure-coded volume the shortest of its shard agents' (one of them may be the one found late).
          */
         long hedgeDelayNanos();
+
+        /**
+         * Whether a hedge to {@code source} goes around an agent known bad for this read: one found late (gets or
+         * lookups out, none landed within its own p99) or down. Such a hedge needs no budget, as for a read whose
+         * agent's breaker is open.
+         */
+        boolean goesAroundKnownBad(String source);
 
         /** Starts the hedge on {@code source}. */
         Future<T> hedge(String source);
@@ -178,7 +186,8 @@ final class HedgedRead<T> {
                 return;
             }
             String source = paths.hedgeSource();
-            boolean knownBad = !peer.isUp() || guard.breaker().getState() != CircuitBreaker.State.CLOSED;
+            boolean knownBad = !peer.isUp() || guard.breaker().getState() != CircuitBreaker.State.CLOSED
+                    || source != null && paths.goesAroundKnownBad(source);
             if (source == null || !knownBad && !hedging.budget().tryTake()) {
                 armHedge(hedging.clock().nanoTime()); // no source yet, or the budget is dry: try again a delay later
                 return;

@@ -476,6 +476,11 @@ public final class ResilientNeedleSource implements NeedleSource, ReadPathStatus
             }
 
             @Override
+            public boolean goesAroundKnownBad(String source) {
+                return EC_REBUILD.equals(source); // chosen only around a late or down agent
+            }
+
+            @Override
             public Future<T> hedge(String source) {
                 AgentRoute other = EC_REBUILD.equals(source) ? ecHedgeRoute(route) : null;
                 if (other != null) {
