@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # The fault drill and the soak (see bench/README.md, "Fault drill and soak"; results in docs/reliability.md).
-#   bench/drill.sh            faults under HTTP load: kill -9 + restart of the agent, SIGSTOP/SIGCONT, truncation
+#   bench/drill.sh            faults under HTTP load: kill -9 + restart of the agent, SIGSTOP/SIGCONT, truncation,
+#                             and SIGSTOP/SIGCONT of one of four agents serving an erasure-coded volume's shards
 #   bench/drill.sh soak       steady load at half capacity for DURATION; RSS, heap after GC and open fds over time
 #   bench/drill.sh cluster    faults across hosts (network namespaces, root): cables out, a killed agent, a sidecar cut
 #                             off from the master, a partial partition (lib/cluster.sh)
@@ -23,6 +24,8 @@ DRILL_TLS=${DRILL_TLS:-$TCP_TLS}                          # mapped volumes witho
 DRILL_VOLUME_MEMORY=${DRILL_VOLUME_MEMORY:-mapped}        # the agent's default; ucx to drill the copies
 DRILL_THREADS=${DRILL_THREADS:-8}                         # the checker's connections
 DRILL_STEADY=${DRILL_STEADY:-10}                          # seconds of load before and after each event
+DRILL_WARMUP=${DRILL_WARMUP:-5}                           # seconds of load, not counted, before the healthy phase
+DRILL_STACKS=${DRILL_STACKS:-0}                           # 1: the sidecar's threads (jcmd) 0.5 s into each hang
 DRILL_DOWN=${DRILL_DOWN:-2}                               # seconds between kill -9 and the restart
 DRILL_HANG=${DRILL_HANG:-5}                               # seconds between SIGSTOP and SIGCONT
 DRILL_TRUNCATED=${DRILL_TRUNCATED:-5}                     # seconds the .dat stays cut
@@ -33,21 +36,33 @@ DRILL_AGENT_PORT=${DRILL_AGENT_PORT:-18615}
 DRILL_SIDECAR_PORT=${DRILL_SIDECAR_PORT:-18681}
 DRILL_HTTP_FALLBACK=${DRILL_HTTP_FALLBACK:-1}             # 1: volume-server and master stand-ins, the HTTP fallback
 DRILL_VS_PORT=${DRILL_VS_PORT:-18682}
+DRILL_EC=${DRILL_EC:-1}                                   # 1: volume 11 erasure-coded 10 + 4 over four more agents
+DRILL_EC_PORT=${DRILL_EC_PORT:-18616}                     # the EC agents listen on this port and the next three
+# The shards each EC agent holds (one agent a line): the first, stopped by the drill, holds four, which the other
+# agents' ten rebuild.
+DRILL_EC_SHARDS=${DRILL_EC_SHARDS:-"0 1 2 3|4 5 6|7 8 9|10 11 12 13"}
+EC_PIDS=()
 DRILL_MASTER_PORT=${DRILL_MASTER_PORT:-18683}
 CHECKER_PID=
 STAND_IN_PIDS=()
 
 now() { date +%s.%N; }
 
-# mark NAME — a drill event with its time, for drill_report.py.
-mark() { printf '%s %s\n' "$(now)" "$1" >> "$DRILL_OUT/events.txt"; log "event: $1"; }
+# mark NAME [SCOPE] — a drill event with its time, for drill_report.py; SCOPE ("*:/11,") names the reads the fault
+# concerns (its latency, and the healthy figures it is set against), all by default.
+mark() { printf '%s %s %s\n' "$(now)" "$1" "${2:-}" >> "$DRILL_OUT/events.txt"; log "event: $1"; }
 
-drill_agent() {
-    cat > "$DRILL_OUT/agent.yaml" <<YAML
+# The reads of the drill's agent (volume 1), those of the EC volume (11).
+PLAIN_SCOPE='*:/1,'
+EC_SCOPE='*:/11,'
+
+# agent_yaml PORT DIR — an agent's configuration: serving DIR's volumes on PORT.
+agent_yaml() {
+    cat <<YAML
 roles: [agent]
 agent:
-  listen: 127.0.0.1:$DRILL_AGENT_PORT
-  volumeDirs: [$DRILL_DATA]
+  listen: 127.0.0.1:$1
+  volumeDirs: [$2]
   volumeMemory: $DRILL_VOLUME_MEMORY
 http:  # every role answers /health, /metrics: any free port, so several agents fit on one host
   host: 127.0.0.1
@@ -57,9 +72,43 @@ ucx:
 metrics:
   enabled: false
 YAML
+}
+
+drill_agent() {
+    agent_yaml "$DRILL_AGENT_PORT" "$DRILL_DATA" > "$DRILL_OUT/agent.yaml"
     # shellcheck disable=SC2086
     java $JAVA_OPTS $AGENT_JAVA_OPTS -jar "$JAR" serve --conf "$DRILL_OUT/agent.yaml" >> "$DRILL_OUT/logs/agent.log" 2>&1 &
     AGENT_PID=$!
+}
+
+# start_ec_agents — volume 11's shards split over four agents as DRILL_EC_SHARDS says (each with the .ecx, .ecj and
+# .vif), each its own JVM on DRILL_EC_PORT + N; their pids in EC_PIDS, the first the one the drill stops.
+start_ec_agents() {
+    [ "$DRILL_EC" = 1 ] || return 0
+    local n=0 shards id dir log
+    IFS='|' read -r -a shards <<< "$DRILL_EC_SHARDS"
+    for n in "${!shards[@]}"; do
+        dir=$DRILL_OUT/ec/$n
+        rm -rf "$dir"; mkdir -p "$dir"
+        cp "$BENCH_DATA/volumes/11.ecx" "$BENCH_DATA/volumes/11.ecj" "$BENCH_DATA/volumes/11.vif" "$dir/" 2> /dev/null || true
+        for id in ${shards[$n]}; do
+            cp "$BENCH_DATA/volumes/11.ec$(printf '%02d' "$id")" "$dir/"
+        done
+        agent_yaml $((DRILL_EC_PORT + n)) "$dir" > "$DRILL_OUT/ec-agent-$n.yaml"
+        log=$DRILL_OUT/logs/ec-agent-$n.log
+        # shellcheck disable=SC2086
+        java $JAVA_OPTS $AGENT_JAVA_OPTS -jar "$JAR" serve --conf "$DRILL_OUT/ec-agent-$n.yaml" > "$log" 2>&1 &
+        EC_PIDS+=($!)
+        wait_ready $! "$log" 0
+    done
+}
+
+# drill_agents — the sidecar's agents: the drill's agent, then the EC agents (the stopped one first: its reads look
+# needles up there, so a stop hangs the lookups too).
+drill_agents() {
+    local list="127.0.0.1:$DRILL_AGENT_PORT" n
+    for n in "${!EC_PIDS[@]}"; do list="$list, 127.0.0.1:$((DRILL_EC_PORT + n))"; done
+    printf '[%s]' "$list"
 }
 
 # ready_count LOG — "ready:" lines in a log (0 when it does not exist yet).
@@ -142,7 +191,7 @@ http:
   host: 127.0.0.1
   port: $DRILL_SIDECAR_PORT
 sidecar:
-  agents: [127.0.0.1:$DRILL_AGENT_PORT]
+  agents: $(drill_agents)
 $(drill_fallbacks)
 ucx:
   tls: $(yaml_list "$DRILL_TLS")
@@ -160,8 +209,10 @@ YAML
 # start_checker OUT [extra options] — the byte-checking load in the background; sets CHECKER_PID.
 start_checker() {
     local out=$1; shift
+    local paths=("$BENCH_DATA/vid1.paths")
+    [ "$DRILL_EC" = 1 ] && paths+=("$BENCH_DATA/vid11.paths")
     python3 "$BENCH_LIB/drill_checker.py" --base "http://127.0.0.1:$DRILL_SIDECAR_PORT" --plain "$BENCH_DATA/plain" \
-        --out "$out" "$@" "$BENCH_DATA/vid1.paths" > "$out.summary" &
+        --out "$out" "$@" "${paths[@]}" > "$out.summary" &
     CHECKER_PID=$!
 }
 
@@ -178,6 +229,8 @@ cleanup() {
     stop_pid "${SIDECAR_PID:-}"; SIDECAR_PID=
     stop_pid "${AGENT_PID:-}"; AGENT_PID=
     local pid
+    for pid in "${EC_PIDS[@]}"; do kill -CONT "$pid" 2> /dev/null || true; stop_pid "$pid"; done
+    EC_PIDS=()
     for pid in "${STAND_IN_PIDS[@]}"; do stop_pid "$pid"; done
     STAND_IN_PIDS=()
     if [ -f "$DRILL_OUT/1.dat.orig" ]; then   # a run cut short mid-truncation: put the volume back
@@ -196,13 +249,22 @@ prepare() {
     mkdir -p "$BENCH_DATA" "$DRILL_OUT/logs"
     rm -f "$DRILL_OUT"/events.txt "$DRILL_OUT"/logs/*.log
     gen_volume 1 4096 "$COUNT_4K"
+    [ "$DRILL_EC" = 1 ] && gen_volume 11 4096 "$COUNT_4K" --ec
     DRILL_DATA=$DRILL_OUT/volumes
     rm -rf "$DRILL_DATA"; mkdir -p "$DRILL_DATA"
     cp "$BENCH_DATA/volumes/1.dat" "$BENCH_DATA/volumes/1.idx" "$DRILL_DATA/"
     trap cleanup EXIT
     start_stand_ins
     start_drill_agent
+    start_ec_agents
     start_drill_sidecar
+}
+
+# sidecar_stacks NAME — with DRILL_STACKS=1, the sidecar's threads half a second into a fault, in logs/NAME.stacks.
+sidecar_stacks() {
+    [ "$DRILL_STACKS" = 1 ] || return 0
+    sleep 0.5
+    jcmd "$SIDECAR_PID" Thread.print > "$DRILL_OUT/logs/$1.stacks" 2>&1 || true
 }
 
 # hedge_meters — the sidecar's hedge and deadline meters, for drill_report.py.
@@ -215,19 +277,23 @@ run_drill() {
     prepare
     python3 -c 'import json, os; print(json.dumps({"kind": "meta", "loadavg_at_start": os.getloadavg()[0], "cpus": os.cpu_count()}))' \
         > "$DRILL_OUT/meta.json"
+    # Warm-up: every agent's connection and the JIT settle before the healthy figures the faults are set against.
+    start_checker "$DRILL_OUT/warmup.txt" --threads "$DRILL_THREADS" --seconds "$DRILL_WARMUP"
+    wait "$CHECKER_PID" || true
     start_checker "$DRILL_OUT/reads.txt" --threads "$DRILL_THREADS"
     mark start
     sleep "$DRILL_STEADY"
 
-    mark kill                                       # the agent dies at once, its connections with it
+    mark kill "$PLAIN_SCOPE"                        # the agent dies at once, its connections with it
     kill -9 "$AGENT_PID"; wait "$AGENT_PID" 2> /dev/null || true
     sleep "$DRILL_DOWN"
     start_drill_agent                               # same port (UCX_TCP_CM_REUSEADDR=y, set by run.sh)
     mark kill.reachable
     sleep "$DRILL_STEADY"
 
-    mark hang                                       # the agent stops answering; its sockets stay open
+    mark hang "$PLAIN_SCOPE"                        # the agent stops answering; its sockets stay open
     kill -STOP "$AGENT_PID"
+    sidecar_stacks hang
     sleep "$DRILL_HANG"
     kill -CONT "$AGENT_PID"
     mark hang.reachable
@@ -236,7 +302,7 @@ run_drill() {
     local dat=$DRILL_DATA/1.dat size
     size=$(stat -c %s "$dat")
     cp "$dat" "$DRILL_OUT/1.dat.orig"
-    mark truncate                                   # in place: the same inode, the agent's mappings see the cut
+    mark truncate "$PLAIN_SCOPE"                    # in place: the same inode, the agent's mappings see the cut
     truncate -s $((size / 2)) "$dat"
     sleep "$DRILL_TRUNCATED"
     kill -0 "$AGENT_PID" 2> /dev/null && echo alive > "$DRILL_OUT/agent-after-truncation" \
@@ -245,6 +311,16 @@ run_drill() {
     rm -f "$DRILL_OUT/1.dat.orig"
     mark truncate.reachable
     sleep "$DRILL_STEADY"
+
+    if [ "$DRILL_EC" = 1 ]; then
+        mark ec-hang "$EC_SCOPE"                    # an agent holding four of the EC volume's shards stops
+        kill -STOP "${EC_PIDS[0]}"
+        sidecar_stacks ec-hang
+        sleep "$DRILL_HANG"
+        kill -CONT "${EC_PIDS[0]}"
+        mark ec-hang.reachable
+        sleep "$DRILL_STEADY"
+    fi
 
     mark end
     stop_checker

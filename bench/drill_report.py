@@ -7,7 +7,8 @@ reads, right, wrong bytes, failed answers (HTTP status other than 200), unanswer
 timeout, or the connection failed), and, from its "<event>.reachable" mark (agent ready again, SIGCONT sent, file
 restored): the time to the first right answer with X-Source rdma among reads started after the mark, and to the
 end of the last failed read started after it. Read latency p50/p99/max during each fault (reads started between the
-event and its mark) next to the healthy figures (reads answered before the first event); the sidecar's hedge meters
+event and its mark, of the event's scope: "<time> <name> *:/11," for volume 11's) next to the healthy figures (reads
+answered before the first event, all of them and those of the event's scope); the sidecar's hedge meters
 (DIR/hedges.txt) as hedged reads per hundred.
 cluster: as drill, over the reads of both client hosts (a seventh column names the host) and events whose third
 field scopes the fault ("HOST:PATH-PREFIX", * for any host): time back on RDMA is measured over the reads in scope.
@@ -71,9 +72,15 @@ def latency(reads):
 
 
 def latency_cell(e):
-    """A phase's "p50 / p99 / max ms": the healthy reads', or those made during its fault."""
+    """A phase's "p50 / p99 / max ms": the healthy reads', or those made during its fault (then the healthy reads' of
+    the same scope after them, in brackets)."""
+    def cell(lat):
+        return f"{lat['p50_ms']} / {lat['p99_ms']} / {lat['max_ms']} ms"
     lat = e.get("latency") or e.get("latency_during_fault")
-    return "-" if lat is None else f"{lat['p50_ms']} / {lat['p99_ms']} / {lat['max_ms']} ms"
+    if lat is None:
+        return "-"
+    healthy = e.get("healthy_latency_in_scope")
+    return cell(lat) + ("" if healthy is None else f" (healthy {cell(healthy)})")
 
 
 def cells(e):
@@ -95,6 +102,7 @@ def phases(directory):
     times = dict((name, t) for t, name in events)
     result = {"total": tally(reads), "events": {}}
     faults = [t for t, n in events if "." not in n and n not in ("start", "end")]
+    healthy = []
     if "start" in times:
         healthy = [r for r in reads if times["start"] <= r[0] and r[1] < (min(faults) if faults else float("inf"))]
         result["healthy"] = tally(healthy)
@@ -115,6 +123,7 @@ def phases(directory):
             failed = [r[1] - back for r in after if r[4] != "ok"]
             e["outage_s"] = round(back - t, 3)
             e["latency_during_fault"] = latency([r for r in window if r[0] < back and in_scope(r, e["scope"])])
+            e["healthy_latency_in_scope"] = latency([r for r in healthy if in_scope(r, e["scope"])])
             e["back_on_rdma_s"] = round(min(rdma), 3) if rdma else None
             e["last_failure_after_reachable_s"] = round(max(failed), 3) if failed else None
         result["events"][name] = e

@@ -161,10 +161,10 @@ public final class SeaweedRdma {
                         locations),
                 master, meters);
         ReadPathOptions options = new ReadPathOptions(sidecar.readTimeout().toMillis(), sidecar.maxNeedleBytes());
-        NeedleReader reader = new NeedleReader(vertx, connections, pool, options,
-                new EcShardReader(EcShardHolders.of(connections::volumesOf, vid -> connections.discover(vid)
-                        .onFailure(e -> LOG.debug("Discovery of EC volume " + vid + ": " + e.getMessage()))), pool,
-                        sidecar.ecRebuild()));
+        EcShardReader ecShards = new EcShardReader(EcShardHolders.of(connections::volumesOf,
+                vid -> connections.discover(vid).onFailure(e -> LOG.debug("Discovery of EC volume " + vid + ": "
+                        + e.getMessage()))), pool, sidecar.ecRebuild(), sidecar.readTimeout());
+        NeedleReader reader = new NeedleReader(vertx, connections, pool, options, ecShards);
         ReadThroughSource readThrough = new ReadThroughSource(vertx, connections, options);
         VolumeServerSource volumeServer =
                 new VolumeServerSource(client, master, sidecar.volumeServers(), sidecar.maxNeedleBytes(),
@@ -173,6 +173,7 @@ public final class SeaweedRdma {
                 volumeServer, ResilienceSettings.from(sidecar),
                 metrics == null ? ReadMeters.nowhere() : metrics.meterRegistry());
         resilient.mirrorSizes(connections::cachedLocations);
+        resilient.ecShards(ecShards);
         stops.push(() -> {
             resilient.close();
             return Future.succeededFuture();

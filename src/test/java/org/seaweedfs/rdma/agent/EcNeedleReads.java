@@ -17,6 +17,7 @@ import org.seaweedfs.rdma.testing.StoredNeedles;
 import org.seaweedfs.rdma.volume.FileId;
 import org.seaweedfs.rdma.volume.ec.EcTestVolumes;
 
+import java.time.Duration;
 import java.io.ByteArrayOutputStream;
 import java.util.Map;
 import java.util.Objects;
@@ -42,7 +43,8 @@ final class EcNeedleReads {
     EcNeedleReads(ReadPathHarness.SidecarSide side, AgentConnection connection) {
         this.side = side;
         this.ec = new EcShardReader(EcShardHolders.of(vid -> Stream.of(connection.volume(vid))
-                .filter(Objects::nonNull).toList(), vid -> { }), side.pool, EcRebuild.RDMA);
+                .filter(Objects::nonNull).toList(), vid -> { }), side.pool, EcRebuild.RDMA,
+                Duration.ofMillis(ReadPathOptions.defaults().readTimeoutMs()));
         this.reader = new NeedleReader(side.vertx, vid -> AgentRoute.of(connection, vid), side.pool,
                 ReadPathOptions.defaults(), ec);
     }

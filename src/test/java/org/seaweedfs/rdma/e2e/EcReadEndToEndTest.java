@@ -213,7 +213,8 @@ class EcReadEndToEndTest {
     private NeedleReader reader(ReadPathHarness.SidecarSide side, AgentConnection toA, AgentConnection toB,
                                        EcRebuild rebuild) {
         EcShardReader ec = new EcShardReader(EcShardHolders.of(vid -> Stream.of(toA.volume(vid), toB.volume(vid))
-                .filter(Objects::nonNull).toList(), vid -> shardsMissing.incrementAndGet()), side.pool, rebuild);
+                .filter(Objects::nonNull).toList(), vid -> shardsMissing.incrementAndGet()), side.pool, rebuild,
+                java.time.Duration.ofMillis(ReadPathOptions.defaults().readTimeoutMs()));
         return new NeedleReader(side.vertx, vid -> AgentRoute.of(toA, vid), side.pool, ReadPathOptions.defaults(), ec);
     }
 

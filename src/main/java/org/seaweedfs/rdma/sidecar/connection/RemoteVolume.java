@@ -16,6 +16,7 @@ public final class RemoteVolume {
     private final VolumeInfo info;
     private final List<UcxRemoteKey> keys;
     private final VolumeLocations locations;
+    private final String agent;
     private final String where;
 
     /** @param agent the agent's address, for messages */
@@ -27,12 +28,18 @@ public final class RemoteVolume {
         this.info = info;
         this.keys = List.copyOf(keys);
         this.locations = locations;
+        this.agent = agent;
         this.where = "volume " + info.volumeId() + " of agent " + agent; // built once, not per read
     }
 
     /** "volume V of agent A", for messages about its records. */
     public String where() {
         return where;
+    }
+
+    /** The agent's address (its peer's name), which the volume is read from. */
+    public String agent() {
+        return agent;
     }
 
     public VolumeInfo info() {

@@ -17,6 +17,7 @@ import org.seaweedfs.rdma.volume.ec.EcLayout;
 import org.seaweedfs.rdma.volume.ec.ReedSolomon;
 
 import java.nio.ByteBuffer;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -34,6 +35,11 @@ import java.util.concurrent.ConcurrentHashMap;
  * volume's trouble, never held against the agent's connection). The caller verifies the assembled
  * record (key, cookie, CRC) exactly as for a normal needle, so wrong bytes are never served.
  *
+ * <p>An agent that is late ({@link LateAgents}: gets out and none landed within the p99 of its recent shard gets, as a
+ * stopped or hung agent) is not read from while the other agents list enough shards to rebuild its shards: its
+ * intervals are rebuilt instead, so a read does not queue behind it ({@link #rebuildsAround} tells a read already
+ * waiting on it that a second read would not).
+ *
  * <p>Thread-safe; futures complete on the caller's context (the gets do), and only once every get it started has
  * finished (the caller may then reuse the buffer). The Reed-Solomon decode of a rebuilt interval (at most one
  * pool buffer of each of dataShards shards) runs on a worker thread, never on the caller's event loop.
@@ -46,11 +52,14 @@ public final class EcShardReader {
     private final Map<Long, ReedSolomon> codecs = new ConcurrentHashMap<>();
     private final java.util.concurrent.atomic.AtomicLongArray rebuilt =
             new java.util.concurrent.atomic.AtomicLongArray(EcLayout.MAX_SHARDS);
+    private final LateAgents late;
 
-    public EcShardReader(EcShardHolders holders, RegisteredBufferPool pool, EcRebuild rebuild) {
+    /** @param readTimeout a read's deadline ({@code sidecar.readTimeout}): it bounds how late an agent may be */
+    public EcShardReader(EcShardHolders holders, RegisteredBufferPool pool, EcRebuild rebuild, Duration readTimeout) {
         this.holders = Objects.requireNonNull(holders, "holders");
         this.pool = Objects.requireNonNull(pool, "pool");
         this.rebuild = Objects.requireNonNull(rebuild, "rebuild");
+        this.late = new LateAgents(readTimeout.toNanos());
     }
 
     /**
@@ -103,8 +112,9 @@ public final class EcShardReader {
         }
         EcLayout layout = layoutOf(ec);
         long shardDatSize = layout.shardDatSize(ec.datFileSize(), ec.shardSize());
-        List<RemoteVolume> sources = sources(primary);
-        Sources from = new Sources(sources, distrusted);
+        List<RemoteVolume> all = sources(primary);
+        List<RemoteVolume> onTime = avoidingLate(all, ec, distrusted, System.nanoTime());
+        Sources from = new Sources(onTime, distrusted, onTime.size() < all.size());
         List<EcInterval> intervals = layout.locate(shardDatSize, datOffset, length);
         for (EcInterval interval : intervals) {
             if (interval.shardOffset() + interval.length() > ec.shardSize()) {
@@ -149,10 +159,82 @@ public final class EcShardReader {
     }
 
     /**
-     * Gets {@code length} bytes at {@code shardOffset} of the shard from the first source listing it; null when none
-     * does.
+     * {@code sources} without those of late agents when the others list the {@code dataShards} shards a rebuild
+     * needs; else all of them (a read that cannot go around a late agent waits for it).
      */
-    private static Future<Void> getShard(Sources from, int shardId, long shardOffset, long length,
+    private List<RemoteVolume> avoidingLate(List<RemoteVolume> sources, EcInfo ec, Set<Integer> distrusted,
+                                            long now) {
+        if (rebuild == EcRebuild.FALLBACK) {
+            return sources;
+        }
+        List<RemoteVolume> onTime = null;
+        for (int i = 0; i < sources.size(); i++) {
+            if (late.late(sources.get(i).agent(), now)) {
+                if (onTime == null) {
+                    onTime = new ArrayList<>(sources.subList(0, i));
+                }
+            } else if (onTime != null) {
+                onTime.add(sources.get(i));
+            }
+        }
+        if (onTime == null) {
+            return sources;
+        }
+        return shardsListed(new Sources(onTime, distrusted, true), ec) >= ec.dataShards() ? onTime : sources;
+    }
+
+    /**
+     * Whether a read of the EC volume {@code primary} describes, started now, would go around a late agent: some agent
+     * holding its shards is late and the others list enough shards to rebuild them.
+     */
+    public boolean rebuildsAround(RemoteVolume primary) {
+        EcInfo ec = primary.info().ec();
+        if (ec == null) {
+            return false;
+        }
+        List<RemoteVolume> sources = sources(primary);
+        return avoidingLate(sources, ec, Set.of(), System.nanoTime()).size() < sources.size();
+    }
+
+    /** The shortest time after which an agent holding shards of {@code primary}'s volume may be found late. */
+    public long lateAfterNanos(RemoteVolume primary) {
+        long shortest = Long.MAX_VALUE;
+        for (RemoteVolume source : sources(primary)) {
+            shortest = Math.min(shortest, late.of(source.agent()).delayNanos());
+        }
+        return shortest;
+    }
+
+    /**
+     * Times another request to the agent {@code volume} is read from (a lookup of one of its needles), as its shard
+     * gets are timed: an agent whose control channel stopped answering is late too.
+     */
+    public void timed(RemoteVolume volume, Future<?> request) {
+        LateAgents.Gets timed = late.of(volume.agent());
+        long start = timed.started();
+        request.onComplete(ar -> timed.landed(start, ar.succeeded()));
+    }
+
+    /** Whether {@code agent} is late with its shard gets now. */
+    public boolean late(String agent) {
+        return late.late(agent, System.nanoTime());
+    }
+
+    private static int shardsListed(Sources sources, EcInfo ec) {
+        int listed = 0;
+        for (int id = 0; id < ec.totalShards(); id++) {
+            if (listed(sources, id)) {
+                listed++;
+            }
+        }
+        return listed;
+    }
+
+    /**
+     * Gets {@code length} bytes at {@code shardOffset} of the shard from the first source listing it; null when none
+     * does. Each get is timed against its agent ({@link LateAgents}).
+     */
+    private Future<Void> getShard(Sources from, int shardId, long shardOffset, long length,
                                          long localAddress) {
         if (from.distrusted().contains(shardId)) {
             return null;
@@ -176,7 +258,9 @@ public final class EcShardReader {
                 gets.add(key.channel().get(segment.addressOf(at), key, localAddress + (at - shardOffset), n));
                 at += n;
             }
-            return gets.size() == 1 ? gets.get(0) : Future.join(gets).mapEmpty();
+            Future<Void> got = gets.size() == 1 ? gets.get(0) : Future.join(gets).mapEmpty();
+            timed(source, got);
+            return got;
         }
         return null;
     }
@@ -186,8 +270,9 @@ public final class EcShardReader {
                                  PooledBuffer target, int targetAt) {
         boolean distrusted = sources.distrusted().contains(missing.shardId());
         String what = "shard " + missing.shardId() + " of " + primary.where() + (distrusted
-                ? " gave a record that failed its checksum" : " is listed by no connected agent");
-        if (!distrusted) {
+                ? " gave a record that failed its checksum" : sources.aroundLate()
+                ? " is listed by no agent on time" : " is listed by no connected agent");
+        if (!distrusted && !sources.aroundLate()) {
             holders.shardMissing(primary.volumeId());
         }
         if (rebuild == EcRebuild.FALLBACK) {
@@ -300,8 +385,8 @@ public final class EcShardReader {
         return false;
     }
 
-    /** The views of the volume to read from, and the shards not to read. */
-    private record Sources(List<RemoteVolume> volumes, Set<Integer> distrusted) {
+    /** The views of the volume to read from, the shards not to read, and whether late agents' views were left out. */
+    private record Sources(List<RemoteVolume> volumes, Set<Integer> distrusted, boolean aroundLate) {
     }
 
     private ReedSolomon codec(EcInfo ec) {

@@ -131,7 +131,12 @@ public final class NeedleReader extends GatedReadPath {
 
     private void lookup(ReadAttempt read, AgentRoute route) {
         gate.counters().lookedUp();
-        route.volume().locations().lookup(read.fid()).onComplete(ar -> read.run(() -> {
+        RemoteVolume volume = route.volume();
+        Future<LookupAnswer> asked = volume.locations().lookup(read.fid());
+        if (ec != null && volume.info().ec() != null) {
+            ec.timed(volume, asked); // an agent that stopped answering is found late by its lookups too
+        }
+        asked.onComplete(ar -> read.run(() -> {
             if (read.isDone()) {
                 return;
             }

@@ -13,10 +13,11 @@ import org.seaweedfs.rdma.internals.VertxInternals;
 /**
  * One read's race between its RDMA attempts and a hedge, under the read's one deadline. When the attempts have not
  * answered within the agent's hedge delay and the read has another source, the hedge starts there (within the
- * {@link HedgeBudget}, or at once when the agent is known bad: down, or its breaker not closed); the first answer is
- * used and the other is given back when it lands ({@link Paths#discard}: pooled memory and in-flight slots return). A
- * hedge that wins counts against the agent's breaker ({@link Paths#blamesAgent}), so an agent that stopped answering
- * is soon skipped by new reads. At the deadline an unanswered read fails TIMEOUT.
+ * {@link HedgeBudget}, or at once when the agent is known bad: down, its breaker not closed, or for an EC read a
+ * shard agent found late); the first answer is used and the other is given back when it lands ({@link Paths#discard}:
+ * pooled memory and in-flight slots return). A hedge that wins counts against the agent's closed breaker
+ * ({@link Paths#blamesAgent}), so an agent that stopped answering is soon skipped by new reads. At the deadline an
+ * unanswered read fails TIMEOUT.
  *
  * <p>Confined to its caller's context: every step runs there (the queues' wake-ups are emitted on it).
  */
@@ -24,14 +25,33 @@ final class HedgedRead<T> {
 
     /** The read's other paths. */
     interface Paths<T> {
-        /** What follows RDMA giving up with {@code failure} before any hedge: the fallbacks, or the failure. */
-        Future<T> afterRdma(Throwable failure);
+        /**
+         * What follows RDMA giving up with {@code failure}: the fallbacks but {@code hedged} (the source of a hedge
+         * that failed, null without one), or the failure.
+         */
+        Future<T> afterRdma(Throwable failure, String hedged);
 
-        /** The source a hedge would start, null when the read has none. */
+        /** The source a hedge would start now, null when the read has none. */
         String hedgeSource();
 
-        /** Starts the hedge. */
-        Future<T> hedge();
+        /** Whether a source may come up while the read waits (a rebuild around an agent found late). */
+        boolean mayHedgeLater();
+
+        /**
+         * How long the read waits before it is hedged, or looks again for a source: the agent's hedge delay, or for an
+         * erasure-coded volume the shortest of its shard agents' (one of them may be the one found late).
+         */
+        long hedgeDelayNanos();
+
+        /**
+         * Whether a hedge to {@code source} goes around an agent known bad for this read: one found late (gets or
+         * lookups out, none landed within its own p99) or down. Such a hedge needs no budget, as for a read whose
+         * agent's breaker is open.
+         */
+        boolean goesAroundKnownBad(String source);
+
+        /** Starts the hedge on {@code source}. */
+        Future<T> hedge(String source);
 
         /** Gives back an answer that is not used. */
         void discard(T unused);
@@ -59,6 +79,9 @@ final class HedgedRead<T> {
     private boolean rdmaOver;
     private boolean lostRace;
     private Future<T> hedge;
+    private String hedgeSource;
+    /** Why RDMA gave up while the hedge was still out. */
+    private Throwable rdmaFailure;
 
     HedgedRead(Hedging hedging, ResilientNeedleSource.AgentGuard guard, AgentPeer peer, Paths<T> paths,
                Context context, long deadlineNanos) {
@@ -100,19 +123,23 @@ final class HedgedRead<T> {
         return lostRace;
     }
 
-    /** After the first attempt started: a read not answered within the call waits for its hedge and its deadline. */
+    /**
+     * After the first attempt started: a read not answered within the call waits for its deadline, and while RDMA is
+     * out, for its hedge. A read whose RDMA gave up at once (its breaker open) is on the fallbacks: their chain sets no
+     * timer, so the deadline holds it too.
+     */
     void arm() {
-        if (settled || rdmaOver) {
+        if (settled) {
             return;
         }
         hedging.deadlines(context).add(this);
-        if (paths.hedgeSource() != null) {
+        if (!rdmaOver && (paths.hedgeSource() != null || paths.mayHedgeLater())) {
             armHedge(hedging.clock().nanoTime());
         }
     }
 
     private void armHedge(long now) {
-        hedgeAtNanos = now + guard.hedgeDelay().nanos();
+        hedgeAtNanos = now + paths.hedgeDelayNanos();
         if (hedgeAtNanos - deadlineNanos < 0) {
             hedging.hedges(context, peer.name()).add(this);
         }
@@ -133,11 +160,23 @@ final class HedgedRead<T> {
             return;
         }
         if (hedge == null) {
-            paths.afterRdma(failure).onComplete(this::settleOrDiscard);
-        } else if (failure instanceof ReadFailure rf && ResilientNeedleSource.isAnswer(rf) || hedge.failed()) {
-            settle(Future.failedFuture(hedge.failed() ? hedge.cause() : failure));
-        } // else the hedge may still answer; its failure will be the read's
+            paths.afterRdma(failure, null).onComplete(this::settleOrDiscard);
+        } else if (failure instanceof ReadFailure rf && ResilientNeedleSource.isAnswer(rf)) {
+            settle(Future.failedFuture(failure));
+        } else if (hedge.failed()) {
+            bothFailed(failure);
+        } else {
+            rdmaFailure = failure; // the hedge may still answer
+        }
+    }
 
+    /** RDMA and the hedge failed: the hedge's answer, or the fallbacks the hedge did not try. */
+    private void bothFailed(Throwable rdma) {
+        if (hedge.cause() instanceof ReadFailure rf && ResilientNeedleSource.isAnswer(rf)) {
+            settle(Future.failedFuture(rf));
+        } else {
+            paths.afterRdma(rdma, hedgeSource).onComplete(this::settleOrDiscard);
+        }
     }
 
     /** The hedge delay passed (a queue's wake-up, on the loop's thread). */
@@ -146,15 +185,17 @@ final class HedgedRead<T> {
             if (hedgeDecided()) {
                 return;
             }
-            boolean knownBad = !peer.isUp() || guard.breaker().getState() != CircuitBreaker.State.CLOSED;
-            if (!knownBad && !hedging.budget().tryTake()) {
-                armHedge(hedging.clock().nanoTime()); // the budget is dry: try again a delay later
+            String source = paths.hedgeSource();
+            boolean knownBad = !peer.isUp() || guard.breaker().getState() != CircuitBreaker.State.CLOSED
+                    || source != null && paths.goesAroundKnownBad(source);
+            if (source == null || !knownBad && !hedging.budget().tryTake()) {
+                armHedge(hedging.clock().nanoTime()); // no source yet, or the budget is dry: try again a delay later
                 return;
             }
-            String source = paths.hedgeSource();
             hedging.started(source);
             hedgeStartNanos = hedging.clock().nanoTime();
-            hedge = paths.hedge();
+            hedgeSource = source;
+            hedge = paths.hedge(source);
             hedge.onComplete(ar -> hedgeLanded(source, ar));
         });
     }
@@ -168,14 +209,16 @@ final class HedgedRead<T> {
         }
         if (ar.failed()) {
             if (rdmaOver) {
-                settle(ar);
+                bothFailed(rdmaFailure);
             }
             return;
         }
         // The books first: whoever waits on the read may look at them as soon as it is answered.
         hedging.won(source);
         long now = hedging.clock().nanoTime();
-        if (!rdmaOver && paths.blamesAgent()) {
+        // A trial call of a half-open breaker is judged by its own answer when it lands: an agent just back (cold, on
+        // a loaded host) that answers late is not shut out again for losing a race.
+        if (!rdmaOver && paths.blamesAgent() && guard.breaker().getState() == CircuitBreaker.State.CLOSED) {
             lostRace = true;
             guard.failed(now - hedgeStartNanos + guard.hedgeDelay().nanos(), new ReadFailure(ReadFailure.Kind.TIMEOUT,
                     "agent " + peer.name() + " lost a read to " + source + " (no answer within its hedge delay)"));

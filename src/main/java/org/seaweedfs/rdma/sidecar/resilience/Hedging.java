@@ -1,5 +1,6 @@
 package org.seaweedfs.rdma.sidecar.resilience;
 
+import org.seaweedfs.rdma.sidecar.HedgeDelay;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;

@@ -1,5 +1,6 @@
 package org.seaweedfs.rdma.sidecar.resilience;
 
+import org.seaweedfs.rdma.sidecar.HedgeDelay;
 import org.seaweedfs.rdma.sidecar.NeedleContent;
 import org.seaweedfs.rdma.sidecar.NeedleSource;
 import org.seaweedfs.rdma.sidecar.NeedleStat;
@@ -10,6 +11,7 @@ import org.seaweedfs.rdma.sidecar.connection.AgentPeer;
 import org.seaweedfs.rdma.sidecar.connection.AgentRoute;
 import org.seaweedfs.rdma.sidecar.connection.ConnectionManagerVerticle;
 import org.seaweedfs.rdma.sidecar.connection.PeerState;
+import org.seaweedfs.rdma.sidecar.ec.EcShardReader;
 import org.seaweedfs.rdma.sidecar.fallback.VolumeServerSource;
 import org.seaweedfs.rdma.sidecar.read.RoutedNeedleSource;
 
@@ -75,10 +77,13 @@ import org.seaweedfs.rdma.volume.FileId;
  *
  * <p>Hedged reads ({@link HedgedRead}): a read has one deadline ({@code sidecar.readTimeout}) and no per-attempt
  * timer. An RDMA read not answered within its agent's hedge delay ({@link HedgeDelay}: the agent's recent p99,
- * bounded by the deadline) starts the first fallback that can serve it (the volume server before the read-through,
- * which goes through the same agent), within a budget ({@link HedgeBudget}); the first answer is used and the other
- * given back when it lands. A hedge that wins counts as a failure of the agent's breaker, so an agent that stopped
- * answering is soon skipped; reads already in flight to it are hedged without the budget once it is known bad.
+ * bounded by the deadline) starts a second source, within a budget ({@link HedgeBudget}); the first answer is used
+ * and the other given back when it lands. The second source is one that does not wait on the same agent: for an
+ * erasure-coded volume, a read that rebuilds the shards of an agent found late from the other agents' shards
+ * ({@link EcShardReader#rebuildsAround}); else the volume server ({@code http}). Read-through is no hedge: it asks the
+ * agent the read is waiting on. A hedge that wins counts as a failure of the agent's breaker (not for an EC volume,
+ * whose late agent may be another), so an agent that stopped answering is soon skipped; reads already in flight to
+ * it are hedged without the budget once it is known bad.
  *
  * <p>It also answers {@link ReadPathStatus} (healthy: every agent up with a closed breaker; degraded: some agent
  * down or breaker not closed, but RDMA, read-through or HTTP can still serve; unhealthy: no path).
@@ -106,8 +111,13 @@ public final class ResilientNeedleSource implements NeedleSource, ReadPathStatus
     private GuardMemo lastGuard;
     private final MeterRegistry registry;
     private final Hedging hedging;
-    /** The fallbacks in the order a hedge tries them: those that do not read through the agent first. */
+    /** The fallbacks a hedge tries, in order: those that do not read through the agent. */
     private final List<Fallback> hedgeOrder;
+    /** The fallbacks of a read whose agent's breaker is open: those that do not go through the agent first. */
+    private final List<Fallback> agentFreeFirst;
+    /** The source of a hedge that rebuilds an EC read around a late agent, as the hedge meters name it. */
+    static final String EC_REBUILD = "ec-rebuild";
+    private volatile EcShardReader ecShards;
     /**
      * One read's whole time ({@code sidecar.readTimeout}): the wait for the start-up, the RDMA attempts and the
      * fallbacks share it, so a read answers (or fails TIMEOUT) by then whichever paths it tries.
@@ -176,9 +186,9 @@ public final class ResilientNeedleSource implements NeedleSource, ReadPathStatus
         this.registry = registry;
         this.readTimeoutNanos = TimeUnit.MILLISECONDS.toNanos(rdma.readTimeoutMs());
         this.hedging = new Hedging(clock, registry);
-        List<Fallback> order = new ArrayList<>(settings.fallback());
-        order.sort(Comparator.comparing(f -> f == Fallback.READ_THROUGH));
-        this.hedgeOrder = List.copyOf(order);
+        this.hedgeOrder = settings.fallback().stream().filter(f -> f != Fallback.READ_THROUGH).toList();
+        this.agentFreeFirst = settings.fallback().stream().sorted(Comparator.comparing(f -> f == Fallback.READ_THROUGH))
+                .toList();
         for (Fallback f : settings.fallback()) {
             if (!available(f)) {
                 LOG.warn("sidecar.fallback lists " + f.configName + " but that path is not available; it is skipped");
@@ -213,6 +223,14 @@ public final class ResilientNeedleSource implements NeedleSource, ReadPathStatus
             b.transitionToHalfOpenState();
         }
         guard.transitions().observe();
+    }
+
+    /**
+     * The reader of EC shards the RDMA path uses: a read of an EC volume waiting on a late agent is hedged to a rebuild
+     * around it.
+     */
+    public void ecShards(EcShardReader reader) {
+        this.ecShards = reader;
     }
 
     /** Where {@link #agents()} gets the size of each agent's needle-map mirror (the NeedleReader knows). */
@@ -351,7 +369,7 @@ public final class ResilientNeedleSource implements NeedleSource, ReadPathStatus
 
     /** @param deadline when the read gives up, whatever path it is on (System.nanoTime) */
     private <T> Future<T> execute(FileId fid, Op<T> op, long deadline) {
-        AgentRoute route = manager.routeFor(fid.volumeId());
+        AgentRoute route = onTime(manager.routeFor(fid.volumeId()));
         if (route == null) {
             return manager.startup().isOpen() ? awaitStartup(fid, op, deadline) : withoutAgent(fid, op, deadline);
         }
@@ -371,16 +389,71 @@ public final class ResilientNeedleSource implements NeedleSource, ReadPathStatus
         return race.future();
     }
 
-    /** What a raced read does besides RDMA: the fallbacks after it, a hedge to the first that can serve. */
+    /**
+     * {@code route}, or for an EC volume whose agent is late with its shard gets, the route through another up agent
+     * listing the volume and on time (its lookups do not wait on the late agent's control channel).
+     */
+    private AgentRoute onTime(AgentRoute route) {
+        if (!erasureCoded(route) || !ecShards.late(route.peer().name())) {
+            return route;
+        }
+        AgentRoute other = anotherHolder(route);
+        return other == null ? route : other;
+    }
+
+    /**
+     * The route of an EC read's hedge: {@code route}, or through another agent listing the volume when its first agent
+     * is down or late (the hedge's lookup must not wait on it); null when there is no such agent.
+     */
+    private AgentRoute ecHedgeRoute(AgentRoute route) {
+        boolean firstBad = !route.peer().isUp() || ecShards.late(route.peer().name());
+        return firstBad ? anotherHolder(route) : route;
+    }
+
+    /** Whether {@code route} reads an EC volume, and this source knows the reader of its shards. */
+    private boolean erasureCoded(AgentRoute route) {
+        return ecShards != null && route != null && route.volume() != null && route.volume().info().ec() != null;
+    }
+
+    /**
+     * The route through another agent listing {@code route}'s EC volume that is up, on time and whose breaker is
+     * closed; null when there is none.
+     */
+    private AgentRoute anotherHolder(AgentRoute route) {
+        for (AgentPeer other : manager.peers()) {
+            if (other != route.peer() && other.isUp() && !ecShards.late(other.name())
+                    && breakerState(other.name()) == CircuitBreaker.State.CLOSED) {
+                AgentRoute via = other.route(route.volumeId());
+                if (via.volume() != null && via.volume().info().ec() != null) {
+                    return via;
+                }
+            }
+        }
+        return null;
+    }
+
+    /** Whether a read of {@code route}'s volume, started now, would rebuild around a late agent. */
+    private boolean rebuildsAround(AgentRoute route) {
+        return erasureCoded(route) && ecShards.rebuildsAround(route.volume());
+    }
+
+    /**
+     * What a raced read does besides RDMA: the fallbacks after it, a hedge to a rebuild around a late agent or to the
+     * first fallback that can serve without the agent.
+     */
     private <T> HedgedRead.Paths<T> paths(Op<T> op, AgentRoute route, long deadline) {
         return new HedgedRead.Paths<>() {
             @Override
-            public Future<T> afterRdma(Throwable failure) {
-                return afterAttempts(op, route, failure, deadline);
+            public Future<T> afterRdma(Throwable failure, String hedged) {
+                return afterAttempts(op, route, failure, deadline, hedged);
             }
 
             @Override
             public String hedgeSource() {
+                if (erasureCoded(route) && (rebuildsAround(route) || !route.peer().isUp())
+                        && ecHedgeRoute(route) != null) {
+                    return EC_REBUILD;
+                }
                 if (op.mayFallBack()) {
                     for (Fallback path : hedgeOrder) {
                         if (fallbackSource(path, route) != null) {
@@ -392,7 +465,27 @@ public final class ResilientNeedleSource implements NeedleSource, ReadPathStatus
             }
 
             @Override
-            public Future<T> hedge() {
+            public boolean mayHedgeLater() {
+                return erasureCoded(route);
+            }
+
+            @Override
+            public long hedgeDelayNanos() {
+                long agent = guard(route.peer().name()).hedgeDelay().nanos();
+                return mayHedgeLater() ? Math.min(agent, ecShards.lateAfterNanos(route.volume())) : agent;
+            }
+
+            @Override
+            public boolean goesAroundKnownBad(String source) {
+                return EC_REBUILD.equals(source); // chosen only around a late or down agent
+            }
+
+            @Override
+            public Future<T> hedge(String source) {
+                AgentRoute other = EC_REBUILD.equals(source) ? ecHedgeRoute(route) : null;
+                if (other != null) {
+                    return start(op, rdma.via(other));
+                }
                 return fallback(op, hedgeOrder, route, "hedge", ReadFailure.unavailable("agent " + route.peer().name()
                         + " did not answer within its hedge delay", null), 0, deadline, true);
             }
@@ -453,18 +546,35 @@ public final class ResilientNeedleSource implements NeedleSource, ReadPathStatus
                         deadline, false));
     }
 
-    /** What a read the RDMA attempts gave up on answers: the fallbacks, or the failure when it is an answer. */
-    private <T> Future<T> afterAttempts(Op<T> op, AgentRoute route, Throwable e, long deadline) {
+    /**
+     * What a read the RDMA attempts gave up on answers: the fallbacks but {@code hedged} (a failed hedge's source, null
+     * without one), or the failure when it is an answer.
+     */
+    private <T> Future<T> afterAttempts(Op<T> op, AgentRoute route, Throwable e, long deadline, String hedged) {
         if (e instanceof CallNotPermittedException) {
-            return fallback(op, settings.fallback(), route, "breaker_open", ReadFailure.unavailable(
-                    "circuit breaker of agent " + route.peer().name() + " is open", e), 0, deadline, true);
+            ReadFailure open = ReadFailure.unavailable("circuit breaker of agent " + route.peer().name() + " is open",
+                    e);
+            // An EC volume other agents list is read through one of them.
+            AgentRoute other = erasureCoded(route) ? anotherHolder(route) : null;
+            // The breaker holds the agent's connection failing, and read-through goes over it: the others first.
+            Function<Throwable, Future<T>> fallbacks = x -> fallback(op, without(hedged, agentFreeFirst), route,
+                    "breaker_open", open, 0, deadline, true);
+            return other == null ? fallbacks.apply(open) : start(op, rdma.via(other)).recover(x -> {
+                ReadFailure failure = asReadFailure(x);
+                return isAnswer(failure) ? Future.failedFuture(failure) : fallbacks.apply(failure);
+            });
         }
         ReadFailure failure = asReadFailure(e);
         if (isAnswer(failure)) {
             return Future.failedFuture(failure);
         }
         String reason = failure.kind() == ReadFailure.Kind.CORRUPT ? "corrupt" : "retries_exhausted";
-        return fallback(op, settings.fallback(), route, reason, failure, 0, deadline, true);
+        return fallback(op, without(hedged, settings.fallback()), route, reason, failure, 0, deadline, true);
+    }
+
+    /** {@code order} without the fallback named {@code hedged} (null: all of it). */
+    private static List<Fallback> without(String hedged, List<Fallback> order) {
+        return hedged == null ? order : order.stream().filter(f -> !f.configName.equals(hedged)).toList();
     }
 
     /**

@@ -99,7 +99,8 @@ class EcVolumeTroubleTest {
             ReadPathOptions options = new ReadPathOptions(config.readTimeout().toMillis(),
                     config.maxNeedleBytes());
             NeedleReader reader = new NeedleReader(side.vertx, manager, side.pool, options, new EcShardReader(
-                    EcShardHolders.of(manager::volumesOf, vid -> { }), side.pool, EcRebuild.RDMA));
+                    EcShardHolders.of(manager::volumesOf, vid -> { }), side.pool, EcRebuild.RDMA,
+                    config.readTimeout()));
             ResilientNeedleSource source = new ResilientNeedleSource(side.vertx, manager, reader, null, null,
                     ResilienceSettings.from(config), registry);
             until("the agent lists every volume", () -> manager.routeFor(1) != null && manager.routeFor(2) != null

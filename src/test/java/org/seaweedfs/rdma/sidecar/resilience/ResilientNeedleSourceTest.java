@@ -2,6 +2,7 @@ package org.seaweedfs.rdma.sidecar.resilience;
 
 import org.seaweedfs.rdma.sidecar.InMemoryNeedleSource;
 import org.seaweedfs.rdma.sidecar.NeedleContent;
+import org.seaweedfs.rdma.sidecar.NeedleSource;
 import org.seaweedfs.rdma.sidecar.ReadFailure;
 import org.seaweedfs.rdma.sidecar.ReadPathStatus;
 import org.seaweedfs.rdma.sidecar.ScriptedAgents;
@@ -95,8 +96,13 @@ class ResilientNeedleSourceTest {
     }
 
     private ResilientNeedleSource resilient(Vertx vertx, List<Fallback> order) {
+        return resilient(vertx, order, http);
+    }
+
+    /** With {@code volumeServer} as the HTTP fallback (a scripted one, whose answers a test holds back). */
+    private ResilientNeedleSource resilient(Vertx vertx, List<Fallback> order, NeedleSource volumeServer) {
         SidecarConfig c = ScriptedAgents.config(List.of(A), null, order);
-        return new ResilientNeedleSource(vertx, manager, rdma, readThrough, http,
+        return new ResilientNeedleSource(vertx, manager, rdma, readThrough, volumeServer,
                 new ResilienceSettings(c.breaker(), c.retry(), order), registry, clock);
     }
 
@@ -220,32 +226,37 @@ class ResilientNeedleSourceTest {
     }
 
     /**
-     * A read the agent has not answered within its hedge delay is hedged to the next source; the first answer is
-     * used, and the slower one, landing later, is given back. Here RDMA answers first after the hedge started.
+     * A read the agent has not answered within its hedge delay is hedged to a second source (a volume server, whose
+     * answer is held back too); the first answer is used, and the slower one, landing later, is given back. Here
+     * RDMA answers first after the hedge started.
      */
     @Test
     void aHedgeRacingALateAnswerUsesExactlyOneAndGivesTheOtherBack(Vertx vertx, VertxTestContext ctx) {
         rdma.delegate().hold(true);
-        readThrough.delegate().hold(true);
-        ResilientNeedleSource source = resilient(vertx, List.of(Fallback.READ_THROUGH));
+        ScriptedNeedleSource volumeServerPath = new ScriptedNeedleSource(memory(vertx, "http"));
+        volumeServerPath.delegate().hold(true);
+        ResilientNeedleSource source = resilient(vertx, List.of(Fallback.READ_THROUGH, Fallback.HTTP),
+                volumeServerPath);
         Future<String> read = sourceOf(source.read(FID));
         until(vertx, () -> rdma.delegate().heldReads() == 1)
                 .compose(v -> clock.advance(Duration.ofNanos(hedgeDelay(source))))
-                .compose(v -> until(vertx, () -> readThrough.delegate().heldReads() == 1))
+                .compose(v -> until(vertx, () -> volumeServerPath.delegate().heldReads() == 1))
                 .compose(v -> {
                     ctx.verify(() -> assertEquals(1.0, counter("seaweedfs.rdma.hedges.started", "source",
-                            "read-through")));
+                            "http")));
                     rdma.delegate().releaseHeld();
                     return read;
                 })
                 .compose(s -> {
                     ctx.verify(() -> assertEquals("rdma", s, "the first answer is used"));
-                    readThrough.delegate().releaseHeld();
-                    return until(vertx, () -> readThrough.delegate().unreleased() == 0);
+                    volumeServerPath.delegate().releaseHeld();
+                    return until(vertx, () -> volumeServerPath.delegate().unreleased() == 0);
                 })
                 .onComplete(ctx.succeeding(v -> ctx.verify(() -> {
                     assertEquals(0, rdma.delegate().unreleased(), "the answer used was released by its reader");
-                    assertEquals(0.0, counter("seaweedfs.rdma.hedges.won", "source", "read-through"));
+                    assertEquals(1, volumeServerPath.calls());
+                    assertEquals(0, readThrough.calls(), "read-through asks the same agent: no hedge goes there");
+                    assertEquals(0.0, counter("seaweedfs.rdma.hedges.won", "source", "http"));
                     ctx.completeNow();
                 })));
     }
@@ -255,13 +266,10 @@ class ResilientNeedleSourceTest {
     void aHedgeThatWinsIsUsedAndTheHungAttemptIsGivenBackWhenItLands(Vertx vertx, VertxTestContext ctx) {
         rdma.delegate().hold(true);
         ResilientNeedleSource source = resilient(vertx, List.of(Fallback.READ_THROUGH, Fallback.HTTP));
-        Future<String> read = sourceOf(source.read(FID));
-        until(vertx, () -> rdma.delegate().heldReads() == 1)
-                .compose(v -> clock.advance(Duration.ofNanos(hedgeDelay(source))))
-                .compose(v -> read)
+        readPastTheHedgeDelay(vertx, source)
                 .compose(s -> {
                     ctx.verify(() -> {
-                        assertEquals("http", s, "the hedge tries the volume server before the same agent");
+                        assertEquals("http", s, "the hedge goes to the volume server, not through the same agent");
                         assertEquals(1.0, counter("seaweedfs.rdma.hedges.won", "source", "http"));
                         assertEquals(1, source.breaker(A.toString()).getMetrics().getNumberOfFailedCalls(),
                                 "the hung agent lost the read");
@@ -277,11 +285,14 @@ class ResilientNeedleSourceTest {
                 })));
     }
 
-    /** A read with no other source (no fallback configured) is never hedged: it waits for RDMA. */
+    /**
+     * A read with no other source is never hedged: it waits for RDMA. Read-through is no other source: it asks the
+     * same agent (it stays a fallback once RDMA gives up).
+     */
     @Test
     void aReadWithNoOtherSourceIsNotHedged(Vertx vertx, VertxTestContext ctx) {
         rdma.delegate().hold(true);
-        ResilientNeedleSource source = resilient(vertx, List.of());
+        ResilientNeedleSource source = resilient(vertx, List.of(Fallback.READ_THROUGH));
         Future<String> read = sourceOf(source.read(FID));
         until(vertx, () -> rdma.delegate().heldReads() == 1)
                 .compose(v -> clock.advance(Duration.ofNanos(hedgeDelay(source))))
@@ -301,13 +312,95 @@ class ResilientNeedleSourceTest {
     }
 
     /**
+     * A hedge that fails leaves the read to RDMA; when RDMA gives up too, the fallbacks the hedge did not try serve it
+     * (read-through, which no hedge takes).
+     */
+    @Test
+    void whenTheHedgeAndRdmaBothFailTheFallbacksLeftServe(Vertx vertx, VertxTestContext ctx) {
+        rdma.delegate().hold(true);
+        ScriptedNeedleSource volumeServerPath = new ScriptedNeedleSource(memory(vertx, "http"));
+        volumeServerPath.failWith(ReadFailure.unavailable("volume server refused the connection", null));
+        ResilientNeedleSource source = resilient(vertx, List.of(Fallback.READ_THROUGH, Fallback.HTTP),
+                volumeServerPath);
+        Future<String> read = sourceOf(source.read(FID));
+        until(vertx, () -> rdma.delegate().heldReads() == 1)
+                .compose(v -> clock.advance(Duration.ofNanos(hedgeDelay(source))))
+                .compose(v -> until(vertx, () -> volumeServerPath.calls() == 1))
+                .compose(v -> {
+                    ctx.verify(() -> assertEquals(false, read.isComplete(), "RDMA may still answer"));
+                    rdma.delegate().fail(FID, ReadFailure.unavailable("endpoint closed by peer", null));
+                    rdma.delegate().releaseHeld();
+                    return read;
+                })
+                .onComplete(ctx.succeeding(s -> ctx.verify(() -> {
+                    assertEquals("read-through", s);
+                    assertEquals(1, volumeServerPath.calls(), "the failed hedge is not tried again");
+                    assertEquals(1, readThrough.calls());
+                    ctx.completeNow();
+                })));
+    }
+
+    /**
+     * A read whose breaker is open gives up RDMA at once and goes to the fallbacks; the read's deadline holds it there
+     * too (read-through waiting on a stopped agent fails TIMEOUT in time, and its late answer is given back).
+     */
+    @Test
+    void aReadOnTheFallbacksAfterItsBreakerOpenedIsHeldToItsDeadline(Vertx vertx, VertxTestContext ctx) {
+        readThrough.delegate().hold(true);
+        ResilientNeedleSource source = resilient(vertx, List.of(Fallback.READ_THROUGH));
+        source.breaker(A.toString()).transitionToOpenState();
+        Future<NeedleContent> read = source.read(FID);
+        until(vertx, () -> readThrough.delegate().heldReads() == 1)
+                .compose(v -> clock.advance(Duration.ofMillis(rdma.readTimeoutMs())))
+                .compose(v -> read.transform(ar -> Future.succeededFuture(ar.cause())))
+                .onComplete(ctx.succeeding(e -> ctx.verify(() -> {
+                    assertEquals(ReadFailure.Kind.TIMEOUT, kind(e));
+                    assertEquals(0, rdma.calls());
+                    readThrough.delegate().releaseHeld();
+                    until(vertx, () -> readThrough.delegate().unreleased() == 0)
+                            .onComplete(ctx.succeedingThenComplete());
+                })));
+    }
+
+    /**
+     * A trial read of a half-open breaker that loses its race to a hedge is judged by its own answer when it lands:
+     * an agent just back that answers late is not shut out again for it.
+     */
+    @Test
+    void aHalfOpenTrialThatLosesItsRaceIsJudgedByItsOwnAnswer(Vertx vertx, VertxTestContext ctx) {
+        rdma.delegate().hold(true);
+        ResilientNeedleSource source = resilient(vertx, List.of(Fallback.HTTP),
+                new ScriptedNeedleSource(memory(vertx, "http")));
+        CircuitBreaker breaker = source.breaker(A.toString());
+        breaker.transitionToOpenState();
+        breaker.transitionToHalfOpenState();
+        readPastTheHedgeDelay(vertx, source)
+                .compose(s -> {
+                    ctx.verify(() -> {
+                        assertEquals("http", s, "hedged at once: the agent is not known good");
+                        assertEquals(0, breaker.getMetrics().getNumberOfFailedCalls());
+                    });
+                    rdma.delegate().releaseHeld();
+                    return until(vertx, () -> rdma.delegate().unreleased() == 0
+                            && breaker.getMetrics().getNumberOfSuccessfulCalls() == 1);
+                })
+                .onComplete(ctx.succeeding(v -> ctx.verify(() -> {
+                    assertEquals(0, breaker.getMetrics().getNumberOfFailedCalls(), "its late answer was a success");
+                    assertEquals(CircuitBreaker.State.HALF_OPEN, breaker.getState());
+                    ctx.completeNow();
+                })));
+    }
+
+    /**
      * With the hedge budget used up, a read past its hedge delay waits while its agent looks healthy, and is hedged at
      * once when the agent is known bad (its breaker open): reads already queued on a stopped agent fail over.
      */
     @Test
     void pastTheBudgetAReadIsHedgedOnlyOnceItsAgentIsKnownBad(Vertx vertx, VertxTestContext ctx) {
         rdma.delegate().hold(true);
-        ResilientNeedleSource source = resilient(vertx, List.of(Fallback.READ_THROUGH));
+        ScriptedNeedleSource volumeServerPath = new ScriptedNeedleSource(memory(vertx, "http"));
+        ResilientNeedleSource source = resilient(vertx, List.of(Fallback.READ_THROUGH, Fallback.HTTP),
+                volumeServerPath);
         while (source.hedgeBudget().tryTake()) {
             // a burst of hedges elsewhere used the bucket up
         }
@@ -318,17 +411,26 @@ class ResilientNeedleSourceTest {
                 .compose(v -> {
                     ctx.verify(() -> {
                         assertEquals(false, read.isComplete(), "no hedge beyond the budget");
-                        assertEquals(0, readThrough.calls());
+                        assertEquals(0, volumeServerPath.calls());
                     });
                     source.breaker(A.toString()).transitionToOpenState();
                     return clock.advance(Duration.ofNanos(delay));
                 })
                 .compose(v -> read)
                 .onComplete(ctx.succeeding(s -> ctx.verify(() -> {
-                    assertEquals("read-through", s);
+                    assertEquals("http", s);
+                    assertEquals(0, readThrough.calls());
                     rdma.delegate().releaseHeld();
                     until(vertx, () -> rdma.delegate().unreleased() == 0).onComplete(ctx.succeedingThenComplete());
                 })));
+    }
+
+    /** A read of the needle while RDMA holds it, past the agent's hedge delay: the source that answered. */
+    private Future<String> readPastTheHedgeDelay(Vertx vertx, ResilientNeedleSource source) {
+        Future<String> read = sourceOf(source.read(FID));
+        return until(vertx, () -> rdma.delegate().heldReads() == 1)
+                .compose(v -> clock.advance(Duration.ofNanos(hedgeDelay(source))))
+                .compose(v -> read);
     }
 
     private long hedgeDelay(ResilientNeedleSource source) {
@@ -416,7 +518,9 @@ class ResilientNeedleSourceTest {
 
     @Test
     void theBreakerOpensTheFallbackServesAndItClosesAfterRecovery(Vertx vertx, VertxTestContext ctx) {
-        ResilientNeedleSource source = resilient(vertx, List.of(Fallback.READ_THROUGH, Fallback.HTTP));
+        // A volume server answering at once: the breaker stays open (200 ms) while the reads here run.
+        ResilientNeedleSource source = resilient(vertx, List.of(Fallback.READ_THROUGH, Fallback.HTTP),
+                new ScriptedNeedleSource(memory(vertx, "http")));
         CircuitBreaker breaker = source.breaker(A.toString());
         rdma.failWith(ReadFailure.unavailable("endpoint error", null));
         // Window of 4 calls, 50 %: the first read makes 3 failed attempts, the second a 4th, which opens it.
@@ -433,12 +537,13 @@ class ResilientNeedleSourceTest {
                 })
                 .compose(s -> {
                     ctx.verify(() -> {
-                        assertEquals("read-through", s);
+                        assertEquals("http", s, "read-through goes over the agent's failing connection: HTTP first");
                         assertEquals(4, rdma.calls(), "an open breaker sends nothing over RDMA");
                         // The second read's retry already met the open breaker.
                         assertEquals(2.0,
-                                counter("seaweedfs.rdma.fallback.reads", "path", "read-through", "reason",
+                                counter("seaweedfs.rdma.fallback.reads", "path", "http", "reason",
                                 "breaker_open"));
+                        assertEquals(1, readThrough.calls(), "only the first read's, its retries exhausted");
                         assertTrue(registry.find("resilience4j.circuitbreaker.state").tag("name",
                                 A.toString()).gauges().size() > 0);
                         // Resilience4j's call meters, recorded by the read path itself (no breaker events).

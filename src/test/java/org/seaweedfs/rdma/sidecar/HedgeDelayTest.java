@@ -1,4 +1,4 @@
-package org.seaweedfs.rdma.sidecar.resilience;
+package org.seaweedfs.rdma.sidecar;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;

@@ -1,4 +1,4 @@
-package org.seaweedfs.rdma.sidecar.resilience;
+package org.seaweedfs.rdma.sidecar;
 
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -6,17 +6,18 @@ import org.HdrHistogram.Histogram;
 import org.HdrHistogram.Recorder;
 
 /**
- * How long a read waits on one agent before it is hedged: the time nearly all of that agent's recent reads took (their
- * {@value #PERCENTILE}th percentile over the last two windows of {@value #WINDOW} reads), held between a floor and a
- * ceiling derived from the read's deadline. The floor keeps jitter below it from hedging; the ceiling leaves the hedge
- * most of the deadline. Until a window is full the delay is the ceiling. Thread-safe: recording is wait-free, and the
- * one recording that fills a window computes the new delay.
+ * How long a read waits on one agent before it is hedged, or before the agent counts as late for an erasure-coded
+ * volume's shard: the time nearly all of that agent's recent reads took (their {@value #PERCENTILE}th percentile over
+ * the last two windows of {@value #WINDOW} reads), held between a floor and a ceiling derived from the read's
+ * deadline. The floor keeps jitter below it from hedging; the ceiling leaves the hedge most of the deadline. Until a
+ * window is full the delay is the ceiling. Thread-safe: recording is wait-free, and the one recording that fills a
+ * window computes the new delay.
  */
-final class HedgeDelay {
+public final class HedgeDelay {
 
-    static final double PERCENTILE = 99.0;
+    public static final double PERCENTILE = 99.0;
     /** Reads per window: a 99th percentile over two windows rests on ten reads above it. */
-    static final int WINDOW = 512;
+    public static final int WINDOW = 512;
     /** The floor is this share of the deadline (5 ms of 5 s). */
     private static final int FLOOR_DIVISOR = 1000;
     /** The ceiling is this share of the deadline (a quarter: the hedge keeps three quarters). */
@@ -31,19 +32,20 @@ final class HedgeDelay {
     private Histogram interval;
     private volatile long nanos;
 
-    HedgeDelay(long deadlineNanos) {
+    /** @param deadlineNanos the read's deadline, which sets the floor and the ceiling */
+    public HedgeDelay(long deadlineNanos) {
         this.floorNanos = Math.max(1, deadlineNanos / FLOOR_DIVISOR);
         this.ceilingNanos = Math.max(floorNanos, deadlineNanos / CEILING_DIVISOR);
         this.nanos = ceilingNanos;
     }
 
     /** The current delay. */
-    long nanos() {
+    public long nanos() {
         return nanos;
     }
 
     /** One read of this agent answered after {@code latencyNanos}. */
-    void record(long latencyNanos) {
+    public void record(long latencyNanos) {
         recorder.recordValue(Math.max(1, latencyNanos / 1_000));
         if (recorded.incrementAndGet() % WINDOW == 0 && computing.compareAndSet(false, true)) {
             try {

@@ -1,0 +1,187 @@
+package org.seaweedfs.rdma.e2e;
+
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+import io.vertx.core.Promise;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+import org.seaweedfs.rdma.config.EcRebuild;
+import org.seaweedfs.rdma.config.ConfigLoader;
+import org.seaweedfs.rdma.config.SidecarConfig;
+import org.seaweedfs.rdma.metrics.ReadMeters;
+import org.seaweedfs.rdma.sidecar.NeedleContent;
+import org.seaweedfs.rdma.sidecar.ReadFailure;
+import org.seaweedfs.rdma.sidecar.ReadPathHarness;
+import org.seaweedfs.rdma.sidecar.connection.ConnectionManagerVerticle;
+import org.seaweedfs.rdma.sidecar.ec.EcShardHolders;
+import org.seaweedfs.rdma.sidecar.ec.EcShardReader;
+import org.seaweedfs.rdma.sidecar.memory.RegisteredBufferPool;
+import org.seaweedfs.rdma.sidecar.read.NeedleReader;
+import org.seaweedfs.rdma.sidecar.read.ReadPathOptions;
+import org.seaweedfs.rdma.sidecar.resilience.ResilienceSettings;
+import org.seaweedfs.rdma.sidecar.resilience.ResilientNeedleSource;
+import org.seaweedfs.rdma.testing.AgentHarness;
+import org.seaweedfs.rdma.testing.AgentSetup;
+import org.seaweedfs.rdma.testing.HostProcess;
+import org.seaweedfs.rdma.testing.StoredNeedles;
+import org.seaweedfs.rdma.volume.FileId;
+import org.seaweedfs.rdma.volume.Fixtures;
+import org.seaweedfs.rdma.volume.ec.EcTestVolumes;
+import org.seaweedfs.rdma.volume.ec.EcWriter;
+
+import java.io.ByteArrayOutputStream;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.seaweedfs.rdma.testing.Await.await;
+import static org.seaweedfs.rdma.testing.Await.until;
+
+/**
+ * An erasure-coded volume (the fixture encoded 10 + 4, real block sizes) over two agents over real UCX (tcp), one of
+ * them a process of its own that the test stops with SIGSTOP: its connection stays open, its pings are far off, its
+ * shard gets hang. A read waiting on its shards is hedged to a rebuild from the other agent's shards and answered
+ * from there with the stored bytes (one answer used; the hung read's buffers come back once the agent runs again),
+ * and later reads go around the stopped agent. When the other agent holds too few shards to rebuild, nothing is
+ * hedged: the read waits.
+ */
+class EcStoppedAgentTest {
+
+    /** The stopped agent's shards: with real block sizes the small fixture is all in shard 0; ten others rebuild it. */
+    private static final List<Integer> REBUILDABLE = List.of(0, 1, 2, 3);
+    /** Five shards: the other agent's nine are too few to rebuild from. */
+    private static final List<Integer> NOT_REBUILDABLE = List.of(0, 1, 2, 3, 4);
+
+    @TempDir
+    Path tmp;
+
+    private final List<AutoCloseable> open = new ArrayList<>();
+    private final SimpleMeterRegistry registry = new SimpleMeterRegistry();
+    private HostProcess stoppable;
+    private RegisteredBufferPool pool;
+    private ResilientNeedleSource source;
+    private ReadPathHarness.SidecarSide side;
+
+    @AfterEach
+    void closeAll() throws Exception {
+        if (stoppable != null) {
+            stoppable.stop(false);
+        }
+        for (int i = open.size() - 1; i >= 0; i--) {
+            open.get(i).close();
+        }
+    }
+
+    @Test
+    void aReadWaitingOnAStoppedAgentIsAnsweredByARebuildFromTheOtherShards() throws Exception {
+        List<Map.Entry<FileId, byte[]>> needles = start(REBUILDABLE, Duration.ofSeconds(4));
+        needles.forEach(this::readsRight); // the locations cached, every agent's gets timed
+        stoppable.stop(true);
+        for (Map.Entry<FileId, byte[]> needle : needles) {
+            readsRight(needle);
+        }
+        assertTrue(counter("seaweedfs.rdma.hedges.won") >= 1, "a read waiting on the stopped agent was hedged");
+        assertEquals(counter("seaweedfs.rdma.hedges.started"), counter("seaweedfs.rdma.hedges.started", "source",
+                "ec-rebuild"), "every hedge was a rebuild (no other source is configured)");
+        assertEquals(0.0, counter("seaweedfs.rdma.reads.past.deadline"));
+        assertTrue(pool.inUse() > 0, "the hedged reads' gets to the stopped agent are still out");
+        stoppable.stop(false);
+        until("the late gets landed and their buffers came back", () -> pool.inUse() == 0);
+    }
+
+    @Test
+    void withTooFewShardsElsewhereAReadWaitingOnAStoppedAgentIsNotHedged() throws Exception {
+        List<Map.Entry<FileId, byte[]>> needles = start(NOT_REBUILDABLE, Duration.ofSeconds(2));
+        needles.forEach(this::readsRight);
+        stoppable.stop(true);
+        ReadFailure timeout = assertThrows(ReadFailure.class, () -> read(needles.get(0).getKey()));
+        assertEquals(ReadFailure.Kind.TIMEOUT, timeout.kind(), "no path answered: it waited to its deadline");
+        assertNull(registry.find("seaweedfs.rdma.hedges.started").counter(), "no rebuild was possible: no hedge");
+        stoppable.stop(false);
+        readsRight(needles.get(0));
+        until("the late gets landed and their buffers came back", () -> pool.inUse() == 0);
+    }
+
+    /**
+     * The EC volume's shards in {@code stopped} on an agent process, the rest on an agent of this JVM (listed first,
+     * so reads look needles up there), and the resilient read path over both, with no fallback; returns the stored
+     * needles.
+     */
+    private List<Map.Entry<FileId, byte[]>> start(List<Integer> stopped, Duration readTimeout) throws Exception {
+        EcWriter.Result ec =
+                EcTestVolumes.encodeFixtureRealBlocks(Files.createDirectories(tmp.resolve("src")), "", 10, 4);
+        Path[] dirs = EcShardSplit.overTwo(ec.files().ecx().getParent(), 14, tmp, id -> !stopped.contains(id));
+        AgentHarness onTime = new AgentHarness(dirs[0], "tcp", AgentSetup.DEFAULTS);
+        open.add(onTime);
+        stoppable = HostProcess.serve(tmp, "stoppable", "roles: [agent]\n"
+                + "http: {host: 127.0.0.1, port: 0}\n"
+                + "agent: {listen: '127.0.0.1:0', volumeDirs: ['" + dirs[1] + "']}\n"
+                + "ucx: {tls: [tcp]}\n");
+        open.add(stoppable);
+        Matcher ready = Pattern.compile("agent on ucx://127\\.0\\.0\\.1:(\\d+)")
+                .matcher(stoppable.awaitLine("ready:"));
+        assertTrue(ready.find(), "the agent's port in its ready line");
+        side = new ReadPathHarness.SidecarSide("tcp", new RegisteredBufferPool.Settings(64 << 10, 128, 1 << 20, 16));
+        open.add(side);
+        pool = side.pool;
+        // The pings are far off: only the hedge can help a read waiting on the stopped agent.
+        SidecarConfig config = ConfigLoader.parse("roles: [sidecar]\nsidecar:\n"
+                + "  agents: ['127.0.0.1:" + onTime.port() + "', '127.0.0.1:" + ready.group(1) + "']\n"
+                + "  readTimeout: " + readTimeout.toMillis() + "ms\n  ping: {interval: 1h}\n  fallback: []\n",
+                "test", Map.of()).sidecar();
+        ConnectionManagerVerticle manager = new ConnectionManagerVerticle(config,
+                ConnectionManagerVerticle.ucxConnector(side.vertx, side.ucx, config, "test-sidecar"), null,
+                new ReadMeters(registry));
+        await(side.vertx.deployVerticle(manager));
+        EcShardReader shards = new EcShardReader(EcShardHolders.of(manager::volumesOf, vid -> { }), pool,
+                EcRebuild.RDMA, readTimeout);
+        NeedleReader reader = new NeedleReader(side.vertx, manager, pool,
+                new ReadPathOptions(readTimeout.toMillis(), config.maxNeedleBytes()), shards);
+        source = new ResilientNeedleSource(side.vertx, manager, reader, null, null, ResilienceSettings.from(config),
+                registry);
+        source.ecShards(shards);
+        until("both agents list the EC volume", () -> manager.volumesOf(1).size() == 2
+                && manager.routeFor(1).peer().name().equals(config.agents().get(0).toString()));
+        return new ArrayList<>(StoredNeedles.of(Fixtures.volumes().resolve("1.dat"), 1).values());
+    }
+
+    private void readsRight(Map.Entry<FileId, byte[]> needle) {
+        assertArrayEquals(needle.getValue(), read(needle.getKey()), needle.getKey().toString());
+    }
+
+    /** The needle's bytes over RDMA, read on an event loop of the sidecar's. */
+    private byte[] read(FileId fid) {
+        Promise<byte[]> bytes = Promise.promise();
+        side.vertx.getOrCreateContext().runOnContext(v -> source.read(fid).onComplete(ar -> {
+            if (ar.failed()) {
+                bytes.fail(ar.cause());
+                return;
+            }
+            NeedleContent c = ar.result();
+            ByteArrayOutputStream out = new ByteArrayOutputStream();
+            c.chunks().forEach(b -> out.writeBytes(b.getBytes()));
+            String from = c.stat().source();
+            c.release();
+            if ("rdma".equals(from)) {
+                bytes.complete(out.toByteArray());
+            } else {
+                bytes.fail(new AssertionError(fid + " served by " + from));
+            }
+        }));
+        return await(bytes.future());
+    }
+
+    private double counter(String name, String... tags) {
+        return registry.find(name).tags(tags).counters().stream().mapToDouble(c -> c.count()).sum();
+    }
+}
