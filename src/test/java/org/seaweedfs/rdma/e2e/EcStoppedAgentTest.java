@@ -1,6 +1,7 @@
 package org.seaweedfs.rdma.e2e;
 
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+import io.vertx.core.Future;
 import io.vertx.core.Promise;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
@@ -10,6 +11,8 @@ import org.seaweedfs.rdma.config.ConfigLoader;
 import org.seaweedfs.rdma.config.SidecarConfig;
 import org.seaweedfs.rdma.metrics.ReadMeters;
 import org.seaweedfs.rdma.sidecar.NeedleContent;
+import org.seaweedfs.rdma.sidecar.NeedleSource;
+import org.seaweedfs.rdma.sidecar.NeedleStat;
 import org.seaweedfs.rdma.sidecar.ReadFailure;
 import org.seaweedfs.rdma.sidecar.ReadPathHarness;
 import org.seaweedfs.rdma.sidecar.connection.ConnectionManagerVerticle;
@@ -99,6 +102,42 @@ class EcStoppedAgentTest {
         until("the late gets landed and their buffers came back", () -> pool.inUse() == 0);
     }
 
+    /**
+     * A volume server that does not hold the EC volume (the master lists none of it) fails the first hedge while the
+     * stopped agent is not yet found late; the read is hedged again once it is, to the rebuild, within its deadline.
+     */
+    @Test
+    void aHedgeThatFailsEarlyLeavesTheReadToTheRebuildOnceTheAgentIsLate() throws Exception {
+        NeedleSource noSuchVolume = new NeedleSource() {
+            @Override
+            public Future<NeedleStat> stat(FileId fid) {
+                return Future.failedFuture(ReadFailure.unavailable("no volume server lists volume 1", null));
+            }
+
+            @Override
+            public Future<NeedleContent> read(FileId fid) {
+                return Future.failedFuture(ReadFailure.unavailable("no volume server lists volume 1", null));
+            }
+        };
+        List<Map.Entry<FileId, byte[]>> needles = start(REBUILDABLE, Duration.ofSeconds(8), noSuchVolume);
+        // The last needles stay unread, so their locations are not cached: a read of one looks it up first and its
+        // get to the stopped agent starts after the read's hedge is armed, so at the first hedge the agent has not
+        // been late for its delay yet and the volume server is the only source.
+        int warm = needles.size() - 2;
+        needles.subList(0, warm).forEach(this::readsRight);
+        stoppable.stop(true);
+        for (Map.Entry<FileId, byte[]> needle : needles.subList(warm, needles.size())) {
+            readsRight(needle);
+        }
+        assertTrue(counter("seaweedfs.rdma.hedges.started", "source", "http") >= 1,
+                "the first hedge went to the volume server and failed");
+        assertTrue(counter("seaweedfs.rdma.hedges.won", "source", "ec-rebuild") >= 1,
+                "a later hedge rebuilt around the stopped agent");
+        assertEquals(0.0, counter("seaweedfs.rdma.reads.past.deadline"));
+        stoppable.stop(false);
+        until("the late gets landed and their buffers came back", () -> pool.inUse() == 0);
+    }
+
     @Test
     void withTooFewShardsElsewhereAReadWaitingOnAStoppedAgentIsNotHedged() throws Exception {
         List<Map.Entry<FileId, byte[]>> needles = start(NOT_REBUILDABLE, Duration.ofSeconds(2));
@@ -118,6 +157,12 @@ class EcStoppedAgentTest {
      * needles.
      */
     private List<Map.Entry<FileId, byte[]>> start(List<Integer> stopped, Duration readTimeout) throws Exception {
+        return start(stopped, readTimeout, null);
+    }
+
+    /** As above, with {@code http} (when not null) as the HTTP fallback. */
+    private List<Map.Entry<FileId, byte[]>> start(List<Integer> stopped, Duration readTimeout, NeedleSource http)
+            throws Exception {
         EcWriter.Result ec =
                 EcTestVolumes.encodeFixtureRealBlocks(Files.createDirectories(tmp.resolve("src")), "", 10, 4);
         Path[] dirs = EcShardSplit.overTwo(ec.files().ecx().getParent(), 14, tmp, id -> !stopped.contains(id));
@@ -137,7 +182,8 @@ class EcStoppedAgentTest {
         // The pings are far off: only the hedge can help a read waiting on the stopped agent.
         SidecarConfig config = ConfigLoader.parse("roles: [sidecar]\nsidecar:\n"
                 + "  agents: ['127.0.0.1:" + onTime.port() + "', '127.0.0.1:" + ready.group(1) + "']\n"
-                + "  readTimeout: " + readTimeout.toMillis() + "ms\n  ping: {interval: 1h}\n  fallback: []\n",
+                + "  readTimeout: " + readTimeout.toMillis() + "ms\n  ping: {interval: 1h}\n"
+                + (http == null ? "  fallback: []\n" : "  fallback: [http]\n"),
                 "test", Map.of()).sidecar();
         ConnectionManagerVerticle manager = new ConnectionManagerVerticle(config,
                 ConnectionManagerVerticle.ucxConnector(side.vertx, side.ucx, config, "test-sidecar"), null,
@@ -147,7 +193,7 @@ class EcStoppedAgentTest {
                 EcRebuild.RDMA, readTimeout);
         NeedleReader reader = new NeedleReader(side.vertx, manager, pool,
                 new ReadPathOptions(readTimeout.toMillis(), config.maxNeedleBytes()), shards);
-        source = new ResilientNeedleSource(side.vertx, manager, reader, null, null, ResilienceSettings.from(config),
+        source = new ResilientNeedleSource(side.vertx, manager, reader, null, http, ResilienceSettings.from(config),
                 registry);
         source.ecShards(shards);
         until("both agents list the EC volume", () -> manager.volumesOf(1).size() == 2

@@ -80,6 +80,9 @@ final class HedgedRead<T> {
     private boolean lostRace;
     private Future<T> hedge;
     private String hedgeSource;
+    /** A hedge that failed while RDMA was still out, and its source (not tried again for this read). */
+    private Future<T> failedHedge;
+    private String failedHedgeSource;
     /** Why RDMA gave up while the hedge was still out. */
     private Throwable rdmaFailure;
 
@@ -160,22 +163,26 @@ final class HedgedRead<T> {
             return;
         }
         if (hedge == null) {
-            paths.afterRdma(failure, null).onComplete(this::settleOrDiscard);
+            if (failedHedge != null) {
+                bothFailed(failure, failedHedge, failedHedgeSource);
+            } else {
+                paths.afterRdma(failure, null).onComplete(this::settleOrDiscard);
+            }
         } else if (failure instanceof ReadFailure rf && ResilientNeedleSource.isAnswer(rf)) {
             settle(Future.failedFuture(failure));
         } else if (hedge.failed()) {
-            bothFailed(failure);
+            bothFailed(failure, hedge, hedgeSource);
         } else {
             rdmaFailure = failure; // the hedge may still answer
         }
     }
 
     /** RDMA and the hedge failed: the hedge's answer, or the fallbacks the hedge did not try. */
-    private void bothFailed(Throwable rdma) {
-        if (hedge.cause() instanceof ReadFailure rf && ResilientNeedleSource.isAnswer(rf)) {
+    private void bothFailed(Throwable rdma, Future<T> failed, String source) {
+        if (failed.cause() instanceof ReadFailure rf && ResilientNeedleSource.isAnswer(rf)) {
             settle(Future.failedFuture(rf));
         } else {
-            paths.afterRdma(rdma, hedgeSource).onComplete(this::settleOrDiscard);
+            paths.afterRdma(rdma, source).onComplete(this::settleOrDiscard);
         }
     }
 
@@ -185,7 +192,9 @@ final class HedgedRead<T> {
             if (hedgeDecided()) {
                 return;
             }
-            String source = paths.hedgeSource();
+            String offered = paths.hedgeSource();
+            // A source that failed this read once is not tried again.
+            String source = offered != null && offered.equals(failedHedgeSource) ? null : offered;
             boolean knownBad = !peer.isUp() || guard.breaker().getState() != CircuitBreaker.State.CLOSED
                     || source != null && paths.goesAroundKnownBad(source);
             if (source == null || !knownBad && !hedging.budget().tryTake()) {
@@ -209,7 +218,16 @@ final class HedgedRead<T> {
         }
         if (ar.failed()) {
             if (rdmaOver) {
-                bothFailed(rdmaFailure);
+                bothFailed(rdmaFailure, Future.failedFuture(ar.cause()), source);
+                return;
+            }
+            // RDMA is still out: where a source may come up meanwhile (a rebuild around a shard agent found late by
+            // now), the read looks again a delay later; the failed source is not tried again.
+            failedHedge = Future.failedFuture(ar.cause());
+            failedHedgeSource = source;
+            hedge = null;
+            if (paths.mayHedgeLater()) {
+                armHedge(hedging.clock().nanoTime());
             }
             return;
         }
