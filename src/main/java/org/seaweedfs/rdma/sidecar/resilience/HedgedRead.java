@@ -162,14 +162,12 @@ final class HedgedRead<T> {
         if (settled) {
             return;
         }
-        if (hedge == null) {
-            if (failedHedge != null) {
-                bothFailed(failure, failedHedge, failedHedgeSource);
-            } else {
-                paths.afterRdma(failure, null).onComplete(this::settleOrDiscard);
-            }
+        if (hedge == null && failedHedge == null) {
+            paths.afterRdma(failure, null).onComplete(this::settleOrDiscard);
         } else if (failure instanceof ReadFailure rf && ResilientNeedleSource.isAnswer(rf)) {
             settle(Future.failedFuture(failure));
+        } else if (hedge == null) {
+            bothFailed(failure, failedHedge, failedHedgeSource);
         } else if (hedge.failed()) {
             bothFailed(failure, hedge, hedgeSource);
         } else {
@@ -218,15 +216,13 @@ final class HedgedRead<T> {
         }
         if (ar.failed()) {
             if (rdmaOver) {
-                bothFailed(rdmaFailure, Future.failedFuture(ar.cause()), source);
-                return;
-            }
-            // RDMA is still out: where a source may come up meanwhile (a rebuild around a shard agent found late by
-            // now), the read looks again a delay later; the failed source is not tried again.
-            failedHedge = Future.failedFuture(ar.cause());
-            failedHedgeSource = source;
-            hedge = null;
-            if (paths.mayHedgeLater()) {
+                bothFailed(rdmaFailure, hedge, source);
+            } else if (paths.mayHedgeLater()) {
+                // RDMA is still out and a source may come up meanwhile (a rebuild around a shard agent found late by
+                // now): the read looks again a delay later; the failed source is not tried again.
+                failedHedge = hedge;
+                failedHedgeSource = source;
+                hedge = null;
                 armHedge(hedging.clock().nanoTime());
             }
             return;
