@@ -39,8 +39,6 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
-import java.util.regex.Matcher;
-import java.util.regex.Pattern;
 
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
@@ -170,15 +168,13 @@ class EcStoppedAgentTest {
                 + "agent: {listen: '127.0.0.1:0', volumeDirs: ['" + dirs[1] + "']}\n"
                 + "ucx: {tls: [tcp]}\n");
         open.add(stoppable);
-        Matcher ready = Pattern.compile("agent on ucx://127\\.0\\.0\\.1:(\\d+)")
-                .matcher(stoppable.awaitLine("ready:"));
-        assertTrue(ready.find(), "the agent's port in its ready line");
+        int stoppablePort = stoppable.awaitAgentPort();
         side = new ReadPathHarness.SidecarSide("tcp", new RegisteredBufferPool.Settings(64 << 10, 128, 1 << 20, 16));
         open.add(side);
         pool = side.pool;
         // The pings are far off: only the hedge can help a read waiting on the stopped agent.
         SidecarConfig config = ConfigLoader.parse("roles: [sidecar]\nsidecar:\n"
-                + "  agents: ['127.0.0.1:" + onTime.port() + "', '127.0.0.1:" + ready.group(1) + "']\n"
+                + "  agents: ['127.0.0.1:" + onTime.port() + "', '127.0.0.1:" + stoppablePort + "']\n"
                 + "  readTimeout: " + readTimeout.toMillis() + "ms\n  ping: {interval: 1h}\n"
                 + (http == null ? "  fallback: []\n" : "  fallback: [http]\n"),
                 "test", Map.of()).sidecar();

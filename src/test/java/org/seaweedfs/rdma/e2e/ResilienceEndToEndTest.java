@@ -22,8 +22,6 @@ import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
-import java.util.regex.Matcher;
-import java.util.regex.Pattern;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
@@ -198,14 +196,9 @@ class ResilienceEndToEndTest {
     @Test
     void readsToAStoppedAgentAreHedgedToTheVolumeServer(Vertx vertx) {
         HttpFallback fallbackTo = httpFallback(vertx);
-        HostProcess agent = HostProcess.serve(dir, "agent", "roles: [agent]\n"
-                + "http: {host: 127.0.0.1, port: 0}\n"
-                + "agent: {listen: '127.0.0.1:0', volumeDirs: ['" + dir + "']}\n" + Stack.UCX);
-        open.add(agent);
-        Matcher ready = Pattern.compile("agent on ucx://127\\.0\\.0\\.1:(\\d+)").matcher(agent.awaitLine("ready:"));
-        assertTrue(ready.find(), "the agent's port in its ready line");
+        HostProcess agent = agentProcess();
         // The pings are far off (readTimeout 8s: a hedge delay of at most 2s before a window of reads sets it).
-        sidecar(vertx, Integer.parseInt(ready.group(1)),
+        sidecar(vertx, agent.awaitAgentPort(),
                 fallbackTo.sidecarSettings("  readTimeout: 8s\n  ping: {interval: 1h}\n"));
         byte[] file2 = expected(FILE_2).plain();
         assertEquals("rdma", get("/" + FILE_2).getHeader("X-Source"));
@@ -239,14 +232,9 @@ class ResilienceEndToEndTest {
     @Test
     void aBucketGetThatFailsFallsBackAndTheVolumeServerServesTheBytes(Vertx vertx) {
         HttpFallback fallbackTo = httpFallback(vertx);
-        HostProcess agent = HostProcess.serve(dir, "agent", "roles: [agent]\n"
-                + "http: {host: 127.0.0.1, port: 0}\n"
-                + "agent: {listen: '127.0.0.1:0', volumeDirs: ['" + dir + "']}\n" + Stack.UCX);
-        open.add(agent);
-        Matcher ready = Pattern.compile("agent on ucx://127\\.0\\.0\\.1:(\\d+)").matcher(agent.awaitLine("ready:"));
-        assertTrue(ready.find(), "the agent's port in its ready line");
+        HostProcess agent = agentProcess();
         // No pings and a hedge delay (a quarter of the deadline) far off: only the failed get ends the RDMA attempt.
-        sidecar(vertx, Integer.parseInt(ready.group(1)),
+        sidecar(vertx, agent.awaitAgentPort(),
                 fallbackTo.sidecarSettings("  readTimeout: 10m\n  ping: {interval: 1h}\n"));
         List<FixtureNeedles.Expected> needles = FixtureNeedles.live(dir, 1);
         int read = 0;
@@ -281,6 +269,15 @@ class ResilienceEndToEndTest {
         assertEquals(1, after.sum(FALLBACK, "cause=get") - before.sum(FALLBACK, "cause=get"),
                 "the failed bucket get fell back to a lookup");
         assertEquals(before.sum(ONE_SIDED), after.sum(ONE_SIDED), "nothing was found one-sidedly");
+    }
+
+    /** The fixture volumes served by an agent in a process of its own (one that a test can stop or kill). */
+    private HostProcess agentProcess() {
+        HostProcess agent = HostProcess.serve(dir, "agent", "roles: [agent]\n"
+                + "http: {host: 127.0.0.1, port: 0}\n"
+                + "agent: {listen: '127.0.0.1:0', volumeDirs: ['" + dir + "']}\n" + Stack.UCX);
+        open.add(agent);
+        return agent;
     }
 
     private PrometheusText metrics() {

@@ -10,6 +10,8 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 
 /**
  * A JVM of the tests' class path on one host of a {@link NetnsCluster} ({@code ip netns exec} execs it, so the
@@ -17,6 +19,8 @@ import java.util.concurrent.TimeUnit;
  * {@code serve --conf} as the jar would (the same main class, the classes Maven compiled).
  */
 public final class HostProcess implements AutoCloseable {
+
+    private static final Pattern AGENT_PORT = Pattern.compile("agent on ucx://127\\.0\\.0\\.1:(\\d+)");
 
     /**
      * {@code UCX_LOG_LEVEL=info} logs the lanes of every endpoint ({@code ep_cfg[..]: rma_am(tcp/eth0) ...}): the
@@ -96,6 +100,16 @@ public final class HostProcess implements AutoCloseable {
 
     public boolean isAlive() {
         return process.isAlive();
+    }
+
+    /** Waits for the ready line of an agent on 127.0.0.1 and returns its UCX port. */
+    public int awaitAgentPort() {
+        String line = awaitLine("ready:");
+        Matcher port = AGENT_PORT.matcher(line);
+        if (!port.find()) {
+            throw new IllegalStateException(host + "'s ready line names no agent on ucx://127.0.0.1: " + line);
+        }
+        return Integer.parseInt(port.group(1));
     }
 
     /** Waits for a log line starting with {@code prefix} (e.g. "ready:"), failing early when the process died. */
