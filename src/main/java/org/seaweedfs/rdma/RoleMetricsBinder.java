@@ -88,6 +88,8 @@ public final class RoleMetricsBinder {
         counter("seaweedfs.rdma.ucx.channels", "UCX channels", tags.and("event", "closed"), ucx.channelsClosed());
         counter("seaweedfs.rdma.ucx.lane.gets", "UCX gets issued and completed on an event loop's own worker (lanes)",
                 tags, ucx.laneGets());
+        counter("seaweedfs.rdma.ucx.lane.copied.gets", "Lane gets served by one copy from a same-host peer's"
+                + " shared memory mapped into this process", tags, ucx.laneCopiedGets());
         Gauge.builder("seaweedfs.rdma.ucx.lanes", ucx, UcxMetrics::lanes)
                 .description("Event-loop lanes open (an endpoint per event loop and channel)").tags(tags)
                         .register(registry);

@@ -22,7 +22,9 @@ import java.util.Map;
  * handshake), so the peer runs no code for it, and used only on that event loop. Holds its own unpacked copy of each
  * of the channel's remote keys it used (a remote key belongs to the endpoint that unpacked it) and its gets in flight.
  *
- * <p>A get whose completion waits for the worker's polling task anyway may be issued implicit ({@code ucp_get_nbi}:
+ * <p>A get from memory that UCX mapped into this process (a same-host peer's shared memory) is one copy inside the
+ * issuing call ({@link PeerMemory}). Otherwise, a get whose completion waits for the worker's polling task anyway may
+ * be issued implicit ({@code ucp_get_nbi}:
  * no request object, no callback through JNI, which JUCX spends on every get); one endpoint flush per polling task
  * then completes all of them ({@link #flush}).
  */
@@ -36,6 +38,7 @@ final class EventLoopLane {
         private UcpRemoteKey ucpKey;
         private int inFlight;
         private boolean retired;
+        private boolean notMappedHere; // a copy from the peer's memory failed once: it is not mapped here
 
         private LaneKey(UcxMetrics metrics, UcpRemoteKey ucpKey) {
             this.metrics = metrics;
@@ -107,6 +110,8 @@ final class EventLoopLane {
                     unpackFailure.getMessage()));
         } else if (copy == null) {
             op.finish(new UcxTransportException("remote key is closed on " + channel));
+        } else if (!copy.notMappedHere && copyFromPeerMemory(copy, remoteAddress, localAddress, length)) {
+            op.finish(null);
         } else {
             try {
                 if (implicit) {
@@ -120,6 +125,16 @@ final class EventLoopLane {
             }
         }
         return op;
+    }
+
+    /** A get served by copying from the peer's memory mapped here ({@link PeerMemory}); false the first time not. */
+    private boolean copyFromPeerMemory(LaneKey copy, long remoteAddress, long localAddress, long length) {
+        if (PeerMemory.copy(copy.ucpKey, remoteAddress, localAddress, length)) {
+            channel.metrics().laneGetCopied();
+            return true;
+        }
+        copy.notMappedHere = true;
+        return false;
     }
 
     /** Implicit gets issued and not yet flushed; from the first, the worker must {@link #flush} this lane. */

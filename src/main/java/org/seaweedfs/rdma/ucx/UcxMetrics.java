@@ -18,6 +18,7 @@ public final class UcxMetrics {
     private final LongAdder lanesOpen = new LongAdder();
     private final LongAdder laneKeys = new LongAdder();
     private final LongAdder laneImplicitGets = new LongAdder();
+    private final LongAdder laneCopiedGets = new LongAdder();
 
     void getCompleted(long bytes) {
         gets.increment();
@@ -33,6 +34,11 @@ public final class UcxMetrics {
     /** Implicit gets handed to a lane's flush, whose outcome is theirs (counted when the flush is issued). */
     void laneGetsFlushed(int count) {
         laneImplicitGets.add(count);
+    }
+
+    /** A lane get served by one copy from the peer's memory mapped here (also counted when it completes). */
+    void laneGetCopied() {
+        laneCopiedGets.increment();
     }
 
     long laneImplicitGets() {
@@ -90,6 +96,11 @@ public final class UcxMetrics {
     /** Gets completed on an event-loop lane, without a hand-off to the owner thread (part of {@link #gets()}). */
     public LongAdder laneGets() {
         return laneGets;
+    }
+
+    /** Lane gets served by one copy from a same-host peer's memory mapped here (part of {@link #laneGets()}). */
+    public LongAdder laneCopiedGets() {
+        return laneCopiedGets;
     }
 
     /** Lanes open now: one per event loop and channel that issued gets on it. */
