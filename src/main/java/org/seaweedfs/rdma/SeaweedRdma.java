@@ -69,6 +69,8 @@ public final class SeaweedRdma {
     private final Vertx vertx;
     private final RdmaConfig config;
     private final List<HttpApiVerticle> httpInstances = new CopyOnWriteArrayList<>();
+    /** Each role's UCX worker, whose lanes are logged once the server is ready. */
+    private final List<UcxWorkerVerticle> ucxWorkers = new CopyOnWriteArrayList<>();
     /** What to undo on close, newest first. */
     private final Deque<Supplier<Future<?>>> stops = new ArrayDeque<>();
     private AgentVerticle agent;
@@ -118,7 +120,9 @@ public final class SeaweedRdma {
                 return Future.all(agentStarted, server.startHttp(metrics)).mapEmpty();
             });
         }
-        return started.map(server).recover(e -> server.close().transform(x -> Future.failedFuture(e)));
+        return started.map(server)
+                .onSuccess(s -> s.ucxWorkers.forEach(UcxWorkerVerticle::logLanes))
+                .recover(e -> server.close().transform(x -> Future.failedFuture(e)));
     }
 
     /** Reads the TLS files off the event loop; a missing or bad one fails the start naming its key and file. */
@@ -134,6 +138,7 @@ public final class SeaweedRdma {
 
     private Future<Void> startAgent(RdmaMetrics metrics) {
         UcxWorkerVerticle ucx = new UcxWorkerVerticle(RoleSettings.ucx(config));
+        ucxWorkers.add(ucx);
         AgentVerticle agentVerticle = new AgentVerticle(ucx, RoleSettings.agent(config.agent()));
         agentStatus = new AgentRoleStatus(agentVerticle);
         if (metrics != null) {
@@ -150,6 +155,7 @@ public final class SeaweedRdma {
         SidecarConfig sidecar = config.sidecar();
         ReadMeters meters = metrics == null ? ReadMeters.noop() : metrics.read();
         UcxWorkerVerticle ucx = new UcxWorkerVerticle(RoleSettings.ucx(config));
+        ucxWorkers.add(ucx);
         RegisteredBufferPool pool = new RegisteredBufferPool(RoleSettings.bufferPool(sidecar.bufferPool()));
         WebClient client = VolumeServerSource.newClient(vertx, 64, clientTls);
         MasterClient master = sidecar.master() == null ? null
@@ -215,7 +221,7 @@ public final class SeaweedRdma {
                 // Before the agents are connected, as the HTTP listener: reads in the start-up wait for them.
                 .compose(v -> deploy(() -> new EventBusApiVerticle(admittedReads, sidecar.maxNeedleBytes(), meters,
                                 config.idlePollMicros(), sidecar.batch()),
-                        new DeploymentOptions().setInstances(sidecar.eventBusInstances())))
+                        new DeploymentOptions().setInstances(SidecarConfig.EVENT_BUS_INSTANCES)))
                 .compose(v -> connections.firstAttempts())
                 .onSuccess(v -> {
                     manager = connections;

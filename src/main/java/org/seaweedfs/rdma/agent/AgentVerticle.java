@@ -6,6 +6,7 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.seaweedfs.rdma.protocol.ControlCodec;
 import org.seaweedfs.rdma.ucx.UcxListener;
+import org.seaweedfs.rdma.ucx.UcxSettings;
 import org.seaweedfs.rdma.ucx.UcxWorkerVerticle;
 
 import java.net.InetSocketAddress;
@@ -147,10 +148,10 @@ public final class AgentVerticle extends VerticleBase {
             return Future.failedFuture(new IllegalStateException("AgentVerticle must be deployed as a WORKER verticle "
                     + "(DeploymentOptions.setThreadingModel(ThreadingModel.WORKER)): it does file I/O on its context"));
         }
-        if (limits.maxFrameBytes() > ucx.settings().maxFrameBytes()) {
+        if (limits.maxFrameBytes() > UcxSettings.MAX_FRAME_BYTES) {
             return Future.failedFuture(new IllegalArgumentException("the agent's largest control frame ("
                     + limits.maxFrameBytes() + " bytes) must not exceed its UCX worker's ("
-                    + ucx.settings().maxFrameBytes() + ")"));
+                    + UcxSettings.MAX_FRAME_BYTES + ")"));
         }
         String noGuard = SigbusGuard.absenceWarning();
         if (noGuard != null) {
