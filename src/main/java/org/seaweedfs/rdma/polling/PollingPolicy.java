@@ -23,11 +23,11 @@ package org.seaweedfs.rdma.polling;
  * ends after {@link #CLOSE_TIMEOUT_MS} at the most.
  *
  * <p>Its constants, and why each one is its own: the idle-poll time ({@link #DEFAULT_MICROS}, bounded by
- * {@link #MAX_MICROS}) is the one setting; the three lane bounds are counts, not times, and measured each on its own
- * (an issuing call, a pass, a chain of completions); the timer poll's floor keeps a zero idle-poll time from
- * rescheduling at once; housekeeping is UCX's wire-up and keepalive pace, far above any idle-poll time; the quiet
- * time and the close bound are shutdown only (a lane drains for half the close bound, so that its endpoints and
- * worker still close within it).
+ * {@link #MAX_MICROS}) is the one setting; the three lane bounds are counts, not times, each bounding another thing
+ * (the progress calls of an issuing call, those of a polling pass, a chain of completions); the timer poll's floor
+ * keeps a zero idle-poll time from rescheduling at once; housekeeping is UCX's wire-up and keepalive pace, far above
+ * any idle-poll time; the quiet time and the close bound are shutdown only (a lane drains for half the close bound,
+ * so that its endpoints and worker still close within it).
  *
  * <p>Confined to one thread.
  */
