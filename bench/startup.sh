@@ -43,9 +43,11 @@ record() { local line; while IFS= read -r line; do printf '%s\n' "$line" | tee -
 now_ms() { date +%s%3N; }
 load() { cut -d' ' -f1-3 /proc/loadavg; }
 
-PIDS=()
+PIDS=() AGENT_PIDS=()
 stop_all() { local pid; for pid in "${PIDS[@]}"; do stop_pid "$pid"; done; PIDS=(); }
-trap stop_all EXIT
+# On exit, a failed run's too: the agents the sidecar runs stand in front of are kept apart from PIDS.
+stop_everything() { stop_all; PIDS=("${AGENT_PIDS[@]}"); stop_all; AGENT_PIDS=(); }
+trap stop_everything EXIT
 
 agent_conf() { # agent_conf I -> path of agent I's configuration
     local conf=$BENCH_OUT/startup-agent$1.yaml
@@ -162,8 +164,7 @@ for run in $(seq 1 "$RUNS"); do
     printf '{"kind":"startup_sidecar","run":%d,"agents":%d,"needles":%d,"ready_ms":%d,"cpu_ms":%d,"routed_ms":%d,"load":"%s"}\n' \
         "$run" "$AGENTS" "$((PER_VOLUME * VOLUMES))" "$ms" "$cpu" "$routed_ms" "$(load)" | record
 done
-PIDS=("${AGENT_PIDS[@]}")
-stop_all
+stop_everything
 med() { printf '%s\n' "$@" | median; }
 printf '{"kind":"startup_median","runs":%d,"agent_ready_ms":%d,"agent_cpu_ms":%d,"sidecar_ready_ms":%d,"sidecar_cpu_ms":%d,"sidecar_routed_ms":%d,"load":"%s"}\n' \
     "$RUNS" "$(med "${agent_runs[@]}")" "$(med "${agent_cpu[@]}")" "$(med "${sidecar_runs[@]}")" \
