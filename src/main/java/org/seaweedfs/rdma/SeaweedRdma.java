@@ -146,9 +146,20 @@ public final class SeaweedRdma {
             binder.bindUcx("agent", ucx.metrics());
             binder.bindAgent(agentVerticle.metrics());
         }
-        return deploy(ucx, new DeploymentOptions())
-                .compose(v -> deploy(agentVerticle, new DeploymentOptions().setThreadingModel(ThreadingModel.WORKER)))
-                .onSuccess(v -> agent = agentVerticle);
+        // The agent opens its volumes while UCX starts (its registrations wait for the worker): the index files and
+        // the UCX context are read on two cores. Undone in reverse: the agent first, then its UCX worker.
+        Future<String> ucxId = vertx.deployVerticle(ucx, new DeploymentOptions());
+        Future<String> agentId = vertx.deployVerticle(agentVerticle,
+                new DeploymentOptions().setThreadingModel(ThreadingModel.WORKER));
+        return Future.join(ucxId, agentId).<Void>transform(ar -> {
+            for (Future<String> id : List.of(ucxId, agentId)) {
+                if (id.succeeded()) {
+                    stops.push(() -> vertx.undeploy(id.result()));
+                }
+            }
+            Future<String> failed = ucxId.failed() ? ucxId : agentId;
+            return failed.failed() ? Future.<Void>failedFuture(failed.cause()) : Future.<Void>succeededFuture();
+        }).onSuccess(v -> agent = agentVerticle);
     }
 
     private Future<Void> startSidecar(RdmaMetrics metrics) {

@@ -22,7 +22,8 @@ import java.util.StringJoiner;
  *
  * <p><b>Threading.</b> Deploy it as a WORKER verticle: its context does file I/O (scans, index reads, mapping), and
  * every piece of its state (volumes, needle maps, sessions) is confined to that one serialized context. The UCX
- * worker verticle it is given must already be deployed; its futures and handlers come back on this context.
+ * worker verticle it is given must be deployed, or being deployed: work handed to it before its worker exists waits
+ * for it (or fails with its start). Its futures and handlers come back on this context.
  *
  * <p><b>Volume memory.</b> With {@code agent.volumeMemory: mapped} (the default) sidecars read the registered file
  * mappings: right with RDMA NICs and for volumes larger than RAM. Without RDMA, UCX 1.13 reads registered file memory
