@@ -55,8 +55,9 @@ import org.seaweedfs.rdma.sidecar.locations.LocationCache;
  * {@code seaweedfs.needle.read} / {@code seaweedfs.needle.stat} (and, when it wants, the HTTP API).
  *
  * <p>Order of start: the agent opens its volumes while its UCX worker starts (their registrations wait for the
- * worker); for the sidecar its UCX worker first (everything else hands it work), then the registered buffer pool, the connection manager and the event-bus API, while the HTTP listener opens
- * (in a process with the agent alone, the listener opens while the agent starts);
+ * worker); for the sidecar its UCX worker first (everything else hands it work), then the registered buffer pool,
+ * the connection manager and the event-bus API, while the HTTP listener opens (in a process with the agent alone,
+ * the listener opens while the agent starts);
  * {@link #deploy} completes once the first connection attempt to every configured agent has ended (an agent that
  * is down delays it by at most the connect timeout). Reads that arrive while the sidecar is starting wait for the
  * agents up to their deadline ({@link ConnectionManagerVerticle#startup()}). {@link #close()} undoes it in

@@ -358,6 +358,29 @@ class UcxWorkerVerticleTest {
         assertArrayEquals(content, got);
     }
 
+    /**
+     * Work handed to a worker while it starts (an agent opens its volumes while UCX starts) waits for it, and fails
+     * with its start when UCX cannot start (here: no such network device), instead of waiting forever.
+     */
+    @Test
+    void workHandedWhileTheWorkerStartsFailsWithItsStart() throws Exception {
+        Vertx vertx = Vertx.vertx();
+        try {
+            UcxWorkerVerticle ucx =
+                    new UcxWorkerVerticle(UcxSetup.ucx("tls: [tcp]", "netDevices: [no_such_device0]").settings());
+            Context context = vertx.getOrCreateContext();
+            CompletableFuture<Future<UcxMemoryRegion>> handed = new CompletableFuture<>();
+            context.runOnContext(v -> handed.complete(ucx.register(ByteBuffer.allocateDirect(4096))));
+            Future<UcxMemoryRegion> registration = handed.get(TIMEOUT_S, TimeUnit.SECONDS);
+            ExecutionException start = assertThrows(ExecutionException.class, () -> await(vertx.deployVerticle(ucx)));
+            assertTrue(start.getCause().getMessage().contains("UCX worker could not start"), start.getMessage());
+            ExecutionException failed = assertThrows(ExecutionException.class, () -> await(registration));
+            assertTrue(failed.getCause().getMessage().contains("UCX worker could not start"), failed.getMessage());
+        } finally {
+            await(vertx.close());
+        }
+    }
+
     @Test
     void settingsAreValidatedWithTheKeyName() {
         IllegalArgumentException e = org.junit.jupiter.api.Assertions.assertThrows(IllegalArgumentException.class,
