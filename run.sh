@@ -1,6 +1,10 @@
 #!/usr/bin/env bash
-# The project's two entry points on a fresh Debian 12 machine (JDK 17 + Maven):
+# The project's entry points on a fresh Debian 12 machine (JDK 17 + Maven):
 #   ./run.sh demo   build the jar and run the embedded demo (agent + sidecar in one process)
+#   ./run.sh serve --conf FILE
+#                   run the roles FILE enables in one JVM (JAVA_OPTS: its options, e.g. -Xmx256m) through
+#                   bin/seaweedfs-rdma, with a class-data archive recorded once per build of the jar (a shorter
+#                   start, docs/operations.md); builds the jar first when there is none
 #   ./run.sh test   run the test suite (real UCX over loopback; headless Chromium for the status page); further
 #                   arguments go to Maven, e.g. -Dseaweedfs.test.require=netns,chromium,unshare,io_uring (CI's)
 #                   to fail, not skip, the tests whose environment is missing
@@ -67,12 +71,23 @@ export UCX_ERROR_SIGNALS= UCX_TCP_CM_REUSEADDR=y
 # UCX prints its own warnings on stdout by default: keep stdout for the program's output.
 export UCX_LOG_FILE=${UCX_LOG_FILE:-stderr}
 
+JAR=target/seaweedfs-rdma-sidecar.jar
+
 case "${1:-}" in
     demo)
         shift
         ensure_tools; ensure_ucx; ensure_gcc
         mvn -q -B package -DskipTests
-        exec java -jar target/seaweedfs-rdma-sidecar.jar demo "$@"
+        exec bin/seaweedfs-rdma "$JAR" demo "$@"
+        ;;
+    serve)
+        shift
+        ensure_tools; ensure_ucx; ensure_gcc
+        [ -f "$JAR" ] || mvn -q -B package -DskipTests
+        if ! [ -f "${JAR%.jar}.jsa" ] || [ "$JAR" -nt "${JAR%.jar}.jsa" ]; then
+            bin/seaweedfs-rdma --archive "$JAR" >&2 || echo "run.sh: starting without a class-data archive" >&2
+        fi
+        exec bin/seaweedfs-rdma "$JAR" serve "$@"
         ;;
     test)
         shift
@@ -80,7 +95,7 @@ case "${1:-}" in
         exec mvn -B test "$@"
         ;;
     *)
-        echo "usage: ./run.sh demo | ./run.sh test" >&2
+        echo "usage: ./run.sh demo | ./run.sh serve --conf FILE | ./run.sh test" >&2
         exit 2
         ;;
 esac

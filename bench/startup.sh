@@ -8,7 +8,7 @@
 #
 #   bench/startup.sh                               # 4 agents, 40 volumes, 20 M needles (5 M per agent)
 #   RUNS=3 NEEDLES=2000000 bench/startup.sh        # reduced
-#   CDS=1 bench/startup.sh                         # with a class-data archive (JAVA_OPTS, docs/operations.md)
+#   CDS=1 bench/startup.sh                         # with bin/seaweedfs-rdma's class-data archive (docs/operations.md)
 #
 # Data: $DATA in bench/scale.sh's layout and stamps (shared with it by default), generated once.
 # Output: $BENCH_OUT/startup.jsonl (one JSON object per line, also printed), logs in $BENCH_OUT/logs/startup-*.
@@ -29,7 +29,7 @@ SIDECAR_PORT=${SIDECAR_PORT:-18181}
 AGENT_JAVA_OPTS=${AGENT_JAVA_OPTS:--Xmx256m}     # each JVM's heap is the operator's (as in the image)
 SIDECAR_JAVA_OPTS=${SIDECAR_JAVA_OPTS:--Xmx192m}
 JAR=${JAR:-$ROOT/target/seaweedfs-rdma-sidecar.jar}
-CDS=${CDS:-0}                          # 1: both roles start with -XX:SharedArchiveFile, trained here once
+CDS=${CDS:-0}                          # 1: both roles start with the launcher's class-data archive (recorded here)
 
 RESULTS=$BENCH_OUT/startup.jsonl
 PER_VOLUME=$((NEEDLES / VOLUMES))
@@ -43,9 +43,11 @@ record() { local line; while IFS= read -r line; do printf '%s\n' "$line" | tee -
 now_ms() { date +%s%3N; }
 load() { cut -d' ' -f1-3 /proc/loadavg; }
 
-PIDS=()
+PIDS=() AGENT_PIDS=()
 stop_all() { local pid; for pid in "${PIDS[@]}"; do stop_pid "$pid"; done; PIDS=(); }
-trap stop_all EXIT
+# On exit, a failed run's too: the agents the sidecar runs stand in front of are kept apart from PIDS.
+stop_everything() { stop_all; PIDS=("${AGENT_PIDS[@]}"); stop_all; AGENT_PIDS=(); }
+trap stop_everything EXIT
 
 agent_conf() { # agent_conf I -> path of agent I's configuration
     local conf=$BENCH_OUT/startup-agent$1.yaml
@@ -102,14 +104,9 @@ sys.exit(0 if ok else 1)' "$AGENTS" "$VOLUMES"
 median() { sort -n | awk '{ v[NR] = $1 } END { print (NR % 2) ? v[(NR + 1) / 2] : int((v[NR / 2] + v[NR / 2 + 1]) / 2) }'; }
 
 generate_volumes "$DATA" "$AGENTS" "$VOLUMES" "$PER_VOLUME" "$SIZE" "$JAR"
-if [ "$CDS" = 1 ]; then # one process with both roles, started to ready and stopped, writes the archive at exit
-    archive=$BENCH_OUT/startup-cds.jsa tconf=$BENCH_OUT/startup-train.yaml
-    sed -e 's/^roles: \[agent\]/roles: [agent, sidecar]/' "$(agent_conf 0)" > "$tconf"
-    printf 'sidecar:\n  agents: [127.0.0.1:%d]\n  fallback: []\n' "$AGENT_PORT_BASE" >> "$tconf"
-    rm -f "$archive"
-    launch cds-train "$AGENT_JAVA_OPTS -XX:ArchiveClassesAtExit=$archive -Xlog:cds=off" "$tconf"
-    ready_ms cds-train > /dev/null; stop_all
-    [ -f "$archive" ] || { echo "no class-data archive written" >&2; exit 1; }
+if [ "$CDS" = 1 ]; then # the archive the launcher records for the jar, as the image and run.sh serve have it
+    archive=${JAR%.jar}.jsa
+    JAVA_OPTS=$AGENT_JAVA_OPTS "$ROOT/bin/seaweedfs-rdma" --archive "$JAR" > /dev/null
     AGENT_JAVA_OPTS+=" -XX:SharedArchiveFile=$archive" SIDECAR_JAVA_OPTS+=" -XX:SharedArchiveFile=$archive"
 fi
 AGENT_NEEDLES=$((PER_VOLUME * $(find "$DATA/agent0" -name '*.idx' | wc -l)))
@@ -167,8 +164,7 @@ for run in $(seq 1 "$RUNS"); do
     printf '{"kind":"startup_sidecar","run":%d,"agents":%d,"needles":%d,"ready_ms":%d,"cpu_ms":%d,"routed_ms":%d,"load":"%s"}\n' \
         "$run" "$AGENTS" "$((PER_VOLUME * VOLUMES))" "$ms" "$cpu" "$routed_ms" "$(load)" | record
 done
-PIDS=("${AGENT_PIDS[@]}")
-stop_all
+stop_everything
 med() { printf '%s\n' "$@" | median; }
 printf '{"kind":"startup_median","runs":%d,"agent_ready_ms":%d,"agent_cpu_ms":%d,"sidecar_ready_ms":%d,"sidecar_cpu_ms":%d,"sidecar_routed_ms":%d,"load":"%s"}\n' \
     "$RUNS" "$(med "${agent_runs[@]}")" "$(med "${agent_cpu[@]}")" "$(med "${sidecar_runs[@]}")" \

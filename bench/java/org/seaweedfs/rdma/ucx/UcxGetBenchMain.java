@@ -68,14 +68,10 @@ public final class UcxGetBenchMain {
     private void run() throws Exception {
         String tls = opts.getOrDefault("tls", UcxSettings.DEFAULT_TLS);
         String mem = opts.getOrDefault("mem", "file");
-        UcxSettings configured = UcxSettings.configured(tls, "all", true, UcxSettings.mayUseRdma(tls),
+        UcxSettings settings = new UcxSettings(tls, "all", true, UcxSettings.mayUseRdma(tls),
                 opts.containsKey("idle-poll") ? Integer.parseInt(opts.get("idle-poll")) : PollingPolicy.DEFAULT_MICROS);
-        // no transport probe; lanes on or off (the owner path), set in code, not configuration keys
-        UcxSettings settings = new UcxSettings(configured.tls(), configured.netDevices(),
-                configured.peerErrorHandling(), configured.tcpTxSegSize(), configured.tcpRxSegSize(),
-                configured.maxFrameBytes(), configured.connectTimeoutMs(), false, configured.maxRemoteKeys(),
-                configured.onDemandPaging(), Boolean.parseBoolean(opts.getOrDefault("lanes", "true")),
-                configured.idlePollMicros(), configured.extraConfig());
+        // --lanes false: gets issued on a worker context, which no event-loop lane serves (the owner path)
+        boolean lanes = Boolean.parseBoolean(opts.getOrDefault("lanes", "true"));
         int[] sizes =
                 Arrays.stream(opts.getOrDefault("sizes", "4K,64K,1M").split(",")).mapToInt(s ->
                 (int) size(s)).toArray();
@@ -102,7 +98,8 @@ public final class UcxGetBenchMain {
                 throw new IllegalArgumentException("--mem must be file or ucx, got " + mem);
             }
             UcxMemoryRegion local = await(client.register(ByteBuffer.allocateDirect(window * maxSize)));
-            Context context = clientVertx.getOrCreateContext();
+            Context context = lanes ? clientVertx.getOrCreateContext()
+                    : ((io.vertx.core.internal.VertxInternal) clientVertx).createWorkerContext();
             UcxChannel channel = await(client.connect("127.0.0.1", listener.port()));
             UcxRemoteKey key = await(channel.unpackRemoteKey(remote.packedRemoteKey()));
             for (int size : sizes) {
@@ -114,8 +111,7 @@ public final class UcxGetBenchMain {
                         Double.parseDouble(opts.getOrDefault("lat-seconds", "2")),
                         Double.parseDouble(opts.getOrDefault("bw-seconds", "1")));
                 System.out.println("{\"impl\":\"java-ucp\",\"kind\":\"get\",\"tls\":\"" + tls + "\",\"mem\":\"" + mem
-                        + "\",\"procs\":1,\"idle_poll_us\":" + settings.idlePollMicros() + ",\"lanes\":"
-                                + settings.eventLoopLanes()
+                        + "\",\"procs\":1,\"idle_poll_us\":" + settings.idlePollMicros() + ",\"lanes\":" + lanes
                         + ",\"lane_gets\":" + client.metrics().laneGets().sum() + "," + line + "}");
                 System.out.flush();
             }

@@ -6,16 +6,16 @@ import io.vertx.core.Vertx;
 
 import java.nio.ByteBuffer;
 import java.util.Arrays;
-import java.util.Map;
 import org.seaweedfs.rdma.polling.PollingPolicy;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 
 /**
  * By-hand latency probe (not a test): one outstanding get at a time through the public API, between two workers in
- * two Vert.x instances of this JVM. Args: tls size-bytes iterations [idlePollMicros] [KEY=VALUE raw UCX settings...].
- * System property {@code noPeerErrorHandling=true} turns peer error handling off. Prints p50/p99/mean in microseconds,
- * measured from the call to the completion on the caller's context.
+ * two Vert.x instances of this JVM. Args: tls size-bytes iterations [idlePollMicros]; other UCX settings go in the
+ * environment (UCX_RNDV_THRESH=64K ...), where UCX reads those the library does not set. System property
+ * {@code noPeerErrorHandling=true} turns peer error handling off. Prints p50/p99/mean in microseconds, measured from
+ * the call to the completion on the caller's context.
  */
 public final class UcxGetLatencyMain {
 
@@ -23,20 +23,9 @@ public final class UcxGetLatencyMain {
         String tls = args.length > 0 ? args[0] : UcxSettings.DEFAULT_TLS;
         int size = args.length > 1 ? Integer.parseInt(args[1]) : 4096;
         int iterations = args.length > 2 ? Integer.parseInt(args[2]) : 20_000;
-        java.util.LinkedHashMap<String, String> extra = new java.util.LinkedHashMap<>();
-        for (int i = 4; i < args.length; i++) {
-            String[] kv = args[i].split("=", 2);
-            extra.put(kv[0], kv[1]);
-        }
         int idlePollMicros = args.length > 3 ? Integer.parseInt(args[3]) : PollingPolicy.DEFAULT_MICROS;
-        UcxSettings configured = UcxSettings.configured(tls, "all", !Boolean.getBoolean("noPeerErrorHandling"),
+        UcxSettings settings = new UcxSettings(tls, "all", !Boolean.getBoolean("noPeerErrorHandling"),
                 UcxSettings.mayUseRdma(tls), idlePollMicros);
-        // the raw UCX settings are set in code, not configuration keys
-        UcxSettings settings = new UcxSettings(configured.tls(), configured.netDevices(),
-                configured.peerErrorHandling(), configured.tcpTxSegSize(), configured.tcpRxSegSize(),
-                configured.maxFrameBytes(), configured.connectTimeoutMs(), true, configured.maxRemoteKeys(),
-                configured.onDemandPaging(), configured.eventLoopLanes(), configured.idlePollMicros(),
-                Map.copyOf(extra));
         Vertx serverVertx = Vertx.vertx();
         Vertx clientVertx = Vertx.vertx();
         try {
@@ -81,8 +70,8 @@ public final class UcxGetLatencyMain {
             done.get(5, TimeUnit.MINUTES);
             Arrays.sort(samples);
             double mean = Arrays.stream(samples).average().orElse(0) / 1000.0;
-            System.out.printf("tls=%s size=%d n=%d idlePoll=%d extra=%s: p50 %.1f us, p99 %.1f us, mean %.1f us%n",
-                    tls, size, iterations, settings.idlePollMicros(), extra,
+            System.out.printf("tls=%s size=%d n=%d idlePoll=%d: p50 %.1f us, p99 %.1f us, mean %.1f us%n",
+                    tls, size, iterations, settings.idlePollMicros(),
                     samples[iterations / 2] / 1000.0, samples[(int) (iterations * 0.99)] / 1000.0, mean);
         } finally {
             await(clientVertx.close());

@@ -32,7 +32,7 @@ public final class RoleSettings {
             case "false" -> false;
             default -> UcxSettings.mayUseRdma(tls);
         };
-        return UcxSettings.configured(tls, ucx.netDevices().isEmpty() ? "all" : String.join(",", ucx.netDevices()),
+        return new UcxSettings(tls, ucx.netDevices().isEmpty() ? "all" : String.join(",", ucx.netDevices()),
                 !"none".equals(ucx.errorHandling()), onDemand, config.idlePollMicros());
     }
 

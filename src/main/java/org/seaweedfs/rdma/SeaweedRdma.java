@@ -54,9 +54,10 @@ import org.seaweedfs.rdma.sidecar.locations.LocationCache;
  * {@code SeaweedRdma.deploy(vertx, config, metrics)} and then uses the event-bus addresses
  * {@code seaweedfs.needle.read} / {@code seaweedfs.needle.stat} (and, when it wants, the HTTP API).
  *
- * <p>Order of start: per role, its UCX worker first (everything else hands it work), then the agent; for the
- * sidecar the registered buffer pool, the connection manager and the event-bus API, while the HTTP listener opens
- * (in a process with the agent alone, the listener opens while the agent starts);
+ * <p>Order of start: the agent opens its volumes while its UCX worker starts (their registrations wait for the
+ * worker); for the sidecar its UCX worker first (everything else hands it work), then the registered buffer pool,
+ * the connection manager and the event-bus API, while the HTTP listener opens (in a process with the agent alone,
+ * the listener opens while the agent starts);
  * {@link #deploy} completes once the first connection attempt to every configured agent has ended (an agent that
  * is down delays it by at most the connect timeout). Reads that arrive while the sidecar is starting wait for the
  * agents up to their deadline ({@link ConnectionManagerVerticle#startup()}). {@link #close()} undoes it in
@@ -69,6 +70,8 @@ public final class SeaweedRdma {
     private final Vertx vertx;
     private final RdmaConfig config;
     private final List<HttpApiVerticle> httpInstances = new CopyOnWriteArrayList<>();
+    /** Each role's UCX worker, whose lanes are logged once the server is ready. */
+    private final List<UcxWorkerVerticle> ucxWorkers = new CopyOnWriteArrayList<>();
     /** What to undo on close, newest first. */
     private final Deque<Supplier<Future<?>>> stops = new ArrayDeque<>();
     private AgentVerticle agent;
@@ -118,7 +121,9 @@ public final class SeaweedRdma {
                 return Future.all(agentStarted, server.startHttp(metrics)).mapEmpty();
             });
         }
-        return started.map(server).recover(e -> server.close().transform(x -> Future.failedFuture(e)));
+        return started.map(server)
+                .onSuccess(s -> s.ucxWorkers.forEach(UcxWorkerVerticle::logLanes))
+                .recover(e -> server.close().transform(x -> Future.failedFuture(e)));
     }
 
     /** Reads the TLS files off the event loop; a missing or bad one fails the start naming its key and file. */
@@ -134,6 +139,7 @@ public final class SeaweedRdma {
 
     private Future<Void> startAgent(RdmaMetrics metrics) {
         UcxWorkerVerticle ucx = new UcxWorkerVerticle(RoleSettings.ucx(config));
+        ucxWorkers.add(ucx);
         AgentVerticle agentVerticle = new AgentVerticle(ucx, RoleSettings.agent(config.agent()));
         agentStatus = new AgentRoleStatus(agentVerticle);
         if (metrics != null) {
@@ -141,15 +147,27 @@ public final class SeaweedRdma {
             binder.bindUcx("agent", ucx.metrics());
             binder.bindAgent(agentVerticle.metrics());
         }
-        return deploy(ucx, new DeploymentOptions())
-                .compose(v -> deploy(agentVerticle, new DeploymentOptions().setThreadingModel(ThreadingModel.WORKER)))
-                .onSuccess(v -> agent = agentVerticle);
+        // The agent opens its volumes while UCX starts (its registrations wait for the worker): the index files and
+        // the UCX context are read on two cores. Undone in reverse: the agent first, then its UCX worker.
+        Future<String> ucxId = vertx.deployVerticle(ucx, new DeploymentOptions());
+        Future<String> agentId = vertx.deployVerticle(agentVerticle,
+                new DeploymentOptions().setThreadingModel(ThreadingModel.WORKER));
+        return Future.join(ucxId, agentId).<Void>transform(ar -> {
+            for (Future<String> id : List.of(ucxId, agentId)) {
+                if (id.succeeded()) {
+                    stops.push(() -> vertx.undeploy(id.result()));
+                }
+            }
+            Future<String> failed = ucxId.failed() ? ucxId : agentId;
+            return failed.failed() ? Future.<Void>failedFuture(failed.cause()) : Future.<Void>succeededFuture();
+        }).onSuccess(v -> agent = agentVerticle);
     }
 
     private Future<Void> startSidecar(RdmaMetrics metrics) {
         SidecarConfig sidecar = config.sidecar();
         ReadMeters meters = metrics == null ? ReadMeters.noop() : metrics.read();
         UcxWorkerVerticle ucx = new UcxWorkerVerticle(RoleSettings.ucx(config));
+        ucxWorkers.add(ucx);
         RegisteredBufferPool pool = new RegisteredBufferPool(RoleSettings.bufferPool(sidecar.bufferPool()));
         WebClient client = VolumeServerSource.newClient(vertx, 64, clientTls);
         MasterClient master = sidecar.master() == null ? null
@@ -215,7 +233,7 @@ public final class SeaweedRdma {
                 // Before the agents are connected, as the HTTP listener: reads in the start-up wait for them.
                 .compose(v -> deploy(() -> new EventBusApiVerticle(admittedReads, sidecar.maxNeedleBytes(), meters,
                                 config.idlePollMicros(), sidecar.batch()),
-                        new DeploymentOptions().setInstances(sidecar.eventBusInstances())))
+                        new DeploymentOptions().setInstances(SidecarConfig.EVENT_BUS_INSTANCES)))
                 .compose(v -> connections.firstAttempts())
                 .onSuccess(v -> {
                     manager = connections;

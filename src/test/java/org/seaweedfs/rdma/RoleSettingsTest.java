@@ -71,7 +71,6 @@ class RoleSettingsTest {
         assertTrue(RoleSettings.ucx(parse("ucx: {tls: [rc, sm, self]}")).onDemandPaging());
         assertTrue(RoleSettings.ucx(parse("ucx: {tls: [tcp], onDemandPaging: 'true'}")).onDemandPaging());
         assertFalse(RoleSettings.ucx(parse("ucx: {tls: [rc], onDemandPaging: false}")).onDemandPaging());
-        assertTrue(RoleSettings.ucx(parse("")).eventLoopLanes());
         assertEquals(0, RoleSettings.ucx(parse("idlePollMicros: 0")).idlePollMicros());
         assertEquals(100, RoleSettings.ucx(parse("idlePollMicros: 100")).idlePollMicros());
     }

@@ -38,6 +38,7 @@ class ScriptSyntaxTest {
     @Test
     void everyShellScriptParses() throws Exception {
         List<Path> scripts = new ArrayList<>(List.of(Path.of("run.sh"), Path.of(".ci", "run"),
+                Path.of("bin/seaweedfs-rdma"),
                 Path.of("src/main/c/build-sigbus-guard.sh")));
         for (Path dir : List.of(Path.of("bench"), Path.of("bench", "lib"))) {
             try (Stream<Path> files = Files.list(dir)) {

@@ -6,6 +6,7 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.seaweedfs.rdma.protocol.ControlCodec;
 import org.seaweedfs.rdma.ucx.UcxListener;
+import org.seaweedfs.rdma.ucx.UcxSettings;
 import org.seaweedfs.rdma.ucx.UcxWorkerVerticle;
 
 import java.net.InetSocketAddress;
@@ -21,7 +22,8 @@ import java.util.StringJoiner;
  *
  * <p><b>Threading.</b> Deploy it as a WORKER verticle: its context does file I/O (scans, index reads, mapping), and
  * every piece of its state (volumes, needle maps, sessions) is confined to that one serialized context. The UCX
- * worker verticle it is given must already be deployed; its futures and handlers come back on this context.
+ * worker verticle it is given must be deployed, or being deployed: work handed to it before its worker exists waits
+ * for it (or fails with its start). Its futures and handlers come back on this context.
  *
  * <p><b>Volume memory.</b> With {@code agent.volumeMemory: mapped} (the default) sidecars read the registered file
  * mappings: right with RDMA NICs and for volumes larger than RAM. Without RDMA, UCX 1.13 reads registered file memory
@@ -147,10 +149,10 @@ public final class AgentVerticle extends VerticleBase {
             return Future.failedFuture(new IllegalStateException("AgentVerticle must be deployed as a WORKER verticle "
                     + "(DeploymentOptions.setThreadingModel(ThreadingModel.WORKER)): it does file I/O on its context"));
         }
-        if (limits.maxFrameBytes() > ucx.settings().maxFrameBytes()) {
+        if (limits.maxFrameBytes() > UcxSettings.MAX_FRAME_BYTES) {
             return Future.failedFuture(new IllegalArgumentException("the agent's largest control frame ("
                     + limits.maxFrameBytes() + " bytes) must not exceed its UCX worker's ("
-                    + ucx.settings().maxFrameBytes() + ")"));
+                    + UcxSettings.MAX_FRAME_BYTES + ")"));
         }
         String noGuard = SigbusGuard.absenceWarning();
         if (noGuard != null) {

@@ -7,6 +7,7 @@ import java.io.OutputStreamWriter;
 import java.io.PrintStream;
 import java.io.PrintWriter;
 import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
 import org.seaweedfs.rdma.BuildInfo;
 import org.seaweedfs.rdma.config.LoggingConfig;
 import picocli.CommandLine;
@@ -41,6 +42,17 @@ public final class Main {
 
     /** Parses {@code args} and runs the command they name; returns the exit status. */
     static int run(String[] args, PrintStream out, PrintStream err) {
+        Path conf = serveConf(args);
+        if (conf != null) {
+            try {
+                return new ServeCommand(out, err).serve(conf);
+            } catch (Exception e) {
+                err.println(failure("serve", e));
+                return 1;
+            } finally {
+                out.flush();
+            }
+        }
         CommandLine cli = commandLine(out, err);
         try {
             return cli.execute(args);
@@ -49,6 +61,27 @@ public final class Main {
             cli.getErr().flush();
             out.flush();
         }
+    }
+
+    /**
+     * The file of {@code serve --conf <file>} (or {@code --conf=<file>}), the command line every launcher gives, or
+     * null for any other. That one runs without the command tree: picocli builds its model of five commands by
+     * reflection, from classes that class-data sharing cannot archive (Java 5 bytecode), a tenth of a start.
+     */
+    static Path serveConf(String[] args) {
+        if (args.length == 3 && args[0].equals("serve") && args[1].equals("--conf") && !args[2].startsWith("-")) {
+            return Path.of(args[2]);
+        }
+        if (args.length == 2 && args[0].equals("serve") && args[1].startsWith("--conf=")
+                && args[1].length() > "--conf=".length()) {
+            return Path.of(args[1].substring("--conf=".length()));
+        }
+        return null;
+    }
+
+    /** What a command that failed with {@code e} prints. */
+    private static String failure(String command, Exception e) {
+        return command + ": " + e;
     }
 
     /** The command tree writing to {@code out} (results, help) and {@code err} (diagnostics). */
@@ -62,7 +95,7 @@ public final class Main {
         cli.setOut(new PrintWriter(new OutputStreamWriter(out, StandardCharsets.UTF_8), true));
         cli.setErr(new PrintWriter(new OutputStreamWriter(err, StandardCharsets.UTF_8), true));
         cli.setExecutionExceptionHandler((e, command, parsed) -> {
-            command.getErr().println(command.getCommandName() + ": " + e);
+            command.getErr().println(failure(command.getCommandName(), e));
             return 1;
         });
         return cli;

@@ -191,7 +191,7 @@ public final class ConfigLoader {
                         SidecarConfig.Reconnect.DEFAULT,
                         SidecarConfig.Breaker.opening(v.duration("sidecar.breaker.openDuration")),
                         SidecarConfig.Retry.DEFAULT,
-                        fallback, SidecarConfig.EVENT_BUS_INSTANCES,
+                        fallback,
                         v.number("sidecar.locationCache.maxBytes"),
                         EcRebuild.valueOf(v.string("sidecar.ecRebuild").toUpperCase(Locale.ROOT)),
                         v.optionalString("sidecar.securityToml"),

@@ -15,8 +15,6 @@ import java.util.List;
  *                         Retry-After beyond it, the read path fails event-bus reads beyond it OVERLOADED (503)
  * @param readTimeout      one read, end to end, before it fails with 504
  * @param fallback         where reads degrade to, in order, when RDMA cannot serve them
- * @param eventBusInstances {@code EventBusApiVerticle} instances (each on an event loop; requests are dealt
- *                         round-robin); the configuration file always gives {@link #EVENT_BUS_INSTANCES}
  * @param locationCacheMaxBytes heap budget of the needle-location cache (all agents together)
  * @param ecRebuild        what a read needing a shard no agent lists does
  * @param securityToml     SeaweedFS's {@code security.toml}, whose {@code [https.client]} says how the master and the
@@ -37,7 +35,6 @@ public record SidecarConfig(
         Breaker breaker,
         Retry retry,
         List<Fallback> fallback,
-        int eventBusInstances,
         long locationCacheMaxBytes,
         EcRebuild ecRebuild,
         String securityToml,
@@ -67,10 +64,10 @@ public record SidecarConfig(
     public SidecarConfig(List<HostPort> agents, HostPort master, List<HostPort> volumeServers, String authToken,
                          long maxNeedleBytes, BufferPool bufferPool, int maxInFlightReads, Duration readTimeout,
                          Ping ping, Reconnect reconnect, Breaker breaker, Retry retry, List<Fallback> fallback,
-                         int eventBusInstances, long locationCacheMaxBytes, EcRebuild ecRebuild, String securityToml) {
+                         long locationCacheMaxBytes, EcRebuild ecRebuild, String securityToml) {
         this(agents, master, volumeServers, authToken, maxNeedleBytes, bufferPool, maxInFlightReads, readTimeout,
-                ping, reconnect, breaker, retry, fallback, eventBusInstances, locationCacheMaxBytes, ecRebuild,
-                securityToml, Batch.DEFAULT);
+                ping, reconnect, breaker, retry, fallback, locationCacheMaxBytes, ecRebuild, securityToml,
+                Batch.DEFAULT);
     }
 
     /**
@@ -78,11 +75,9 @@ public record SidecarConfig(
      */
     public SidecarConfig(List<HostPort> agents, HostPort master, List<HostPort> volumeServers, String authToken,
                          long maxNeedleBytes, BufferPool bufferPool, int maxInFlightReads, Duration readTimeout,
-                         Ping ping, Reconnect reconnect, Breaker breaker, Retry retry, List<Fallback> fallback,
-                         int eventBusInstances) {
+                         Ping ping, Reconnect reconnect, Breaker breaker, Retry retry, List<Fallback> fallback) {
         this(agents, master, volumeServers, authToken, maxNeedleBytes, bufferPool, maxInFlightReads, readTimeout,
-                ping, reconnect, breaker, retry, fallback, eventBusInstances, DEFAULT_LOCATION_CACHE_BYTES,
-                EcRebuild.RDMA, null);
+                ping, reconnect, breaker, retry, fallback, DEFAULT_LOCATION_CACHE_BYTES, EcRebuild.RDMA, null);
     }
 
     /** Registered read buffers: {@code totalBytes / bufferSize} of them. */

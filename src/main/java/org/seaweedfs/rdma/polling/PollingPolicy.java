@@ -19,7 +19,15 @@ package org.seaweedfs.rdma.polling;
  * their issuing calls between two polling tasks ({@link #syncCompletions()}), and how a lane polls for gets still in
  * flight past the idle-poll time ({@link #timerPollNanos()}) and for wire-up and keepalive
  * ({@link #housekeepingMillis()}). A worker being closed serves its peers until they are quiet
- * ({@link #quietMillis()}).
+ * ({@link #quietMillis()}); every wait of a close (a worker's flush and its peers, a channel, a lane's gets in flight)
+ * ends after {@link #CLOSE_TIMEOUT_MS} at the most.
+ *
+ * <p>Its constants, and why each one is its own: the idle-poll time ({@link #DEFAULT_MICROS}, bounded by
+ * {@link #MAX_MICROS}) is the one setting; the three lane bounds are counts, not times, each bounding another thing
+ * (the progress calls of an issuing call, those of a polling pass, a chain of completions); the timer poll's floor
+ * keeps a zero idle-poll time from rescheduling at once; housekeeping is UCX's wire-up and keepalive pace, far above
+ * any idle-poll time; the quiet time and the close bound are shutdown only (a lane drains for half the close bound,
+ * so that its endpoints and worker still close within it).
  *
  * <p>Confined to one thread.
  */
@@ -50,6 +58,11 @@ public final class PollingPolicy {
     private static final long HOUSEKEEPING_MS = 100;
     /** A closing worker stops serving its peers once nothing arrived for this long after its flush. */
     private static final long QUIET_MS = 50;
+    /**
+     * The longest any close waits: a UCX worker for its flush and its peers, a channel for its endpoint, the
+     * event-loop lanes for their gets in flight (half of it) and their endpoints.
+     */
+    public static final long CLOSE_TIMEOUT_MS = 5_000;
 
     private final long windowNanos;
     private long lastEventNanos;

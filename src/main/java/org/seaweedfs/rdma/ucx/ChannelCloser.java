@@ -6,6 +6,7 @@ import io.vertx.core.Promise;
 import org.openucx.jucx.UcxCallback;
 import org.openucx.jucx.UcxException;
 import org.openucx.jucx.ucp.UcpRequest;
+import org.seaweedfs.rdma.polling.PollingPolicy;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -20,7 +21,6 @@ import java.util.List;
 final class ChannelCloser {
 
     private static final Logger log = LoggerFactory.getLogger(ChannelCloser.class);
-    private static final long CLOSE_TIMEOUT_MS = 5_000;
 
     private final UcxChannel channel;
     private final UcxWorkerVerticle owner;
@@ -132,7 +132,7 @@ final class ChannelCloser {
         // still pending is failed now, and UCX's late callbacks for it are ignored.
         channel.pending().failAll(channel.closedError());
         channel.keys().closeAll();
-        owner.loop().watch(closing, CLOSE_TIMEOUT_MS, this::closed);
+        owner.loop().watch(closing, PollingPolicy.CLOSE_TIMEOUT_MS, this::closed);
     }
 
     private void closed() {

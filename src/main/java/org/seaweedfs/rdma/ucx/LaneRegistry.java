@@ -23,20 +23,18 @@ final class LaneRegistry {
     private final UcxWorkerVerticle owner;
     private final Vertx vertx;
     private final UcpContext context;
-    private final boolean enabled;
     private final Map<Thread, LaneWorker> workers = new ConcurrentHashMap<>();
     private volatile boolean closed; // written under this registry's lock
 
-    LaneRegistry(UcxWorkerVerticle owner, Vertx vertx, UcpContext context, boolean enabled) {
+    LaneRegistry(UcxWorkerVerticle owner, Vertx vertx, UcpContext context) {
         this.owner = owner;
         this.vertx = vertx;
         this.context = context;
-        this.enabled = enabled;
     }
 
     /** Any thread: the get on the calling event loop's lane, or null when it must take the owner path. */
     Future<Void> get(UcxChannel channel, long remoteAddress, UcxRemoteKey key, long localAddress, long length) {
-        if (!enabled || closed || channel.peerWorkerAddress() == null) {
+        if (closed || channel.peerWorkerAddress() == null) {
             return null;
         }
         // Event loops of this verticle's Vert.x only: their lifetime covers the verticle's, so stop can close lanes.

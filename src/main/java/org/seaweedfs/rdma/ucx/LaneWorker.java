@@ -41,7 +41,6 @@ final class LaneWorker {
 
     private static final Logger log = LoggerFactory.getLogger(LaneWorker.class);
     /** How long a lane of a closed channel waits for its gets in flight before it force-closes. */
-    private static final long DRAIN_TIMEOUT_MS = 2_000;
 
     private final UcxWorkerVerticle owner;
     private final EventLoop eventLoop;
@@ -157,7 +156,7 @@ final class LaneWorker {
         refused.remove(channel);
         EventLoopLane lane = lanes.remove(channel);
         if (lane != null) {
-            drain(lane, cause, DRAIN_TIMEOUT_MS);
+            drain(lane, cause, PollingPolicy.CLOSE_TIMEOUT_MS / 2);
         }
     }
 
@@ -205,9 +204,9 @@ final class LaneWorker {
             idleTimer.cancel(false);
             idleTimer = null;
         }
-        long drainMs = Math.min(DRAIN_TIMEOUT_MS, timeoutMs / 2);
+        // half the time for the gets in flight, the rest for closing the endpoints and the worker
         for (EventLoopLane lane : lanes.values()) {
-            drain(lane, cause, drainMs);
+            drain(lane, cause, timeoutMs / 2);
         }
         lanes.clear();
         refused.clear();

@@ -53,7 +53,7 @@ public final class UcxChannel {
         this.peer = peer;
         this.accepted = accepted;
         this.pending = new PendingOps(owner.loop());
-        this.keys = new RemoteKeyCache(this, owner.settings().maxRemoteKeys());
+        this.keys = new RemoteKeyCache(this, UcxSettings.MAX_REMOTE_KEYS);
         this.handshake = new ChannelHandshake(this, owner);
         this.closer = new ChannelCloser(this, owner);
     }
@@ -83,9 +83,9 @@ public final class UcxChannel {
         if (frame == null) {
             return Future.failedFuture(new IllegalArgumentException("frame must not be null"));
         }
-        if (frame.length() > owner.settings().maxFrameBytes()) {
+        if (frame.length() > UcxSettings.MAX_FRAME_BYTES) {
             return Future.failedFuture(new IllegalArgumentException("frame of " + frame.length()
-                    + " bytes exceeds the largest control frame (" + owner.settings().maxFrameBytes() + ")"));
+                    + " bytes exceeds the largest control frame (" + UcxSettings.MAX_FRAME_BYTES + ")"));
         }
         UcxTransportException unusable = unusableReason();
         if (unusable != null) {
@@ -117,7 +117,7 @@ public final class UcxChannel {
      * Unpacks a peer's packed memory key, cached by content: unpacking the same bytes again returns the same key.
      * Each successful call is one hold on the key; {@link #releaseRemoteKey} drops it, and the key is closed once
      * no holder remains and no get that uses it is in flight (or when the channel closes). At most
-     * {@link UcxSettings#maxRemoteKeys()} keys are held per channel; beyond that the unpack fails.
+     * {@link UcxSettings#MAX_REMOTE_KEYS} keys are held per channel; beyond that the unpack fails.
      */
     public Future<UcxRemoteKey> unpackRemoteKey(byte[] packed) {
         if (packed == null || packed.length == 0) {
@@ -371,10 +371,10 @@ public final class UcxChannel {
             return UcsConstants.STATUS.UCS_OK;
         }
         long length = data.getLength();
-        if (length > owner.settings().maxFrameBytes()) {
+        if (length > UcxSettings.MAX_FRAME_BYTES) {
             metrics().error();
             fail(new UcxTransportException(hostPort(peer) + " sent a frame of " + length
-                    + " bytes, more than the largest control frame (" + owner.settings().maxFrameBytes() + ") on "
+                    + " bytes, more than the largest control frame (" + UcxSettings.MAX_FRAME_BYTES + ") on "
                     + this));
             return UcsConstants.STATUS.UCS_OK;
         }

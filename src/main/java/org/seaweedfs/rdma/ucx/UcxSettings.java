@@ -9,11 +9,11 @@ import java.util.regex.Pattern;
 import org.seaweedfs.rdma.polling.PollingPolicy;
 
 /**
- * How the UCX context and worker of a {@link UcxWorkerVerticle} are set up. The configuration file's {@code ucx}
- * section has exactly the keys {@code ucx.tls}, {@code ucx.netDevices}, {@code ucx.errorHandling} and
- * {@code ucx.onDemandPaging} (validated by the config schema, documented in {@code conf/config.yaml}), and the
- * idle-poll time is the top-level {@code idlePollMicros} ({@link #configured}); the other components are set in code
- * and are not configuration keys.
+ * How the UCX context and worker of a {@link UcxWorkerVerticle} are set up: exactly the configuration's keys
+ * {@code ucx.tls}, {@code ucx.netDevices}, {@code ucx.errorHandling}, {@code ucx.onDemandPaging} and the top-level
+ * {@code idlePollMicros} (validated by the config schema, documented in {@code conf/config.yaml}). Everything else is
+ * one value for every process, a constant here ({@link #MAX_FRAME_BYTES}, {@link #CONNECT_TIMEOUT_MS},
+ * {@link #MAX_REMOTE_KEYS}, the transport segments), so that two peers never differ in it.
  *
  * @param tls                transports UCX may use (UCX_TLS syntax; {@code ucx.tls}). Default here {@code sm,tcp,self}:
  *                           shared memory between processes of one host, TCP between hosts (UCX 1.13 also needs a
@@ -26,19 +26,6 @@ import org.seaweedfs.rdma.polling.PollingPolicy;
  *                           them. Shared memory then needs its interfaces' ERROR_HANDLING=y, without which UCX
  *                           silently drops it: set on the context ({@code MM_ERROR_HANDLING}, see
  *                           {@link #contextConfig()}), so no UCX_POSIX/SYSV_ERROR_HANDLING variable is needed.
- * @param tcpTxSegSize       TCP send segment in bytes (UCX's TCP_TX_SEG_SIZE), set on the context: emulated gets over
- *                           TCP move in fragments of this size. Default {@value #TCP_SEG_SIZE} (UCX's is 8 KiB).
- * @param tcpRxSegSize       TCP receive segment in bytes (UCX's TCP_RX_SEG_SIZE), set on the context, at least the TX
- *                           size. Default {@value #TCP_SEG_SIZE} (UCX's is 64 KiB). Peers must agree on it: see
- *                           {@link #peerSettings()}.
- * @param maxFrameBytes      largest control frame sent or accepted (default 64 MiB).
- * @param connectTimeoutMs   how long {@code connect} waits for the endpoint and handshake (default 10000).
- * @param probeTransports    at start-up, ask {@code ucx_info} (if installed) which lanes UCX builds with these
- *                           settings and log them (default true).
- * @param maxRemoteKeys      remote keys one channel keeps unpacked at once (default 65536, set in code only):
- *                           a bound on native memory per peer. Each {@link UcxChannel#unpackRemoteKey} holds one
- *                           reference until {@link UcxChannel#releaseRemoteKey}; an unpack of a new key beyond the
- *                           bound fails (naming this key) rather than evicting a key a reader may still use.
  * @param onDemandPaging     register memory with {@code UcpMemMapParams.nonBlocking()} ({@code ucx.onDemandPaging}:
  *                           {@code auto}, {@code true} or {@code false}), which asks for on-demand paging where the
  *                           device supports it. InfiniBand/RoCE without it registers for write access and may refuse
@@ -46,29 +33,35 @@ import org.seaweedfs.rdma.polling.PollingPolicy;
  *                           Default ({@code auto}): follows {@code tls} — on when the list could include an RDMA
  *                           transport ({@code all}, an exclusion list {@code ^...}, or any {@code rc*}, {@code ud*},
  *                           {@code dc*}, {@code ib} entry), off otherwise ({@link #mayUseRdma}).
- * @param eventLoopLanes     gets issued on a Vert.x event loop run on a UCX worker owned by that event loop (a lane per
- *                           event loop and channel), completing on the caller's thread without a hand-off to the
- *                           owner thread (default true; off in tests of the owner path). Off: every get goes through
- *                           the owner thread.
  * @param idlePollMicros     how long the owner thread and the event-loop lanes keep polling after their last event
  *                           before they sleep ({@code idlePollMicros}, {@link PollingPolicy}).
- * @param extraConfig        raw UCX context settings without the UCX_ prefix (e.g. {@code RNDV_THRESH -> 64K});
- *                           applied last on the context. A transport's key goes by its name inside the transport's
- *                           table ({@code RX_SEG_SIZE}, {@code MM_SEG_SIZE}), not by its environment name
- *                           ({@code TCP_RX_SEG_SIZE}, {@code POSIX_SEG_SIZE}), which UCX 1.13 rejects there.
- *                           None by default.
  *
  * <p>UCX 1.13 (Debian 12) applies {@code UcpParams.setConfig} keys to the context and, when a key is no context key,
  * to every transport interface whose table has it (its own name, or {@code MM_...} for posix and sysv), overriding
  * the environment; global keys such as {@code ERROR_SIGNALS} come from the environment only, which
  * {@link UcxEnvironment} sets before UCX loads.
  */
-public record UcxSettings(String tls, String netDevices, boolean peerErrorHandling,
-                          int tcpTxSegSize, int tcpRxSegSize, int maxFrameBytes, long connectTimeoutMs,
-                          boolean probeTransports, int maxRemoteKeys, boolean onDemandPaging,
-                          boolean eventLoopLanes, int idlePollMicros, Map<String, String> extraConfig) {
+public record UcxSettings(String tls, String netDevices, boolean peerErrorHandling, boolean onDemandPaging,
+                          int idlePollMicros) {
 
     public static final String DEFAULT_TLS = "sm,tcp,self";
+
+    /**
+     * Largest message a channel sends or accepts: a bound on what a peer can make this process buffer. The control
+     * protocol's frames (4 MiB, {@code AgentLimits}) stay below it; the agent checks that at start.
+     */
+    public static final int MAX_FRAME_BYTES = 64 << 20;
+
+    /** How long {@code connect} waits for the endpoint and the handshake: a live peer answers in milliseconds. */
+    public static final long CONNECT_TIMEOUT_MS = 10_000;
+
+    /**
+     * Remote keys one channel keeps unpacked at once: a bound on native memory per peer (a sidecar holds one key per
+     * served segment of the agent, far fewer). Each {@link UcxChannel#unpackRemoteKey} holds one reference until
+     * {@link UcxChannel#releaseRemoteKey}; an unpack of a new key beyond the bound fails rather than evicting a key a
+     * reader may still use.
+     */
+    public static final int MAX_REMOTE_KEYS = 65_536;
 
     /**
      * TCP segment of every context (both directions). Emulated gets over TCP move in TX-sized fragments: 256 KiB
@@ -122,20 +115,16 @@ public record UcxSettings(String tls, String netDevices, boolean peerErrorHandli
 
     private static final Pattern TLS_LIST = Pattern.compile("\\^?[A-Za-z0-9_]+(,[A-Za-z0-9_]+)*");
     private static final Pattern DEVICE_LIST = Pattern.compile("[A-Za-z0-9_.:\\-]+(,[A-Za-z0-9_.:\\-]+)*");
-    private static final Pattern UCX_KEY = Pattern.compile("[A-Z][A-Z0-9_]*");
-    private static final int MAX_SEG_SIZE = 64 << 20;
     private static final Pattern RDMA_TRANSPORT = Pattern.compile("all|ib|(rc|ud|dc)[A-Za-z0-9_]*");
     private static final Pattern SHARED_MEMORY_TRANSPORT = Pattern.compile("all|sm|shm|mm|posix|sysv|cma|knem|xpmem");
     /** Transports whose interfaces read the MM_* keys (posix, sysv) and the TCP ones. */
     private static final Pattern MM_TRANSPORT = Pattern.compile("all|sm|shm|mm|posix|sysv");
     private static final Pattern TCP_TRANSPORT = Pattern.compile("all|tcp");
     private static final Pattern MEMORY_UNITS = Pattern.compile("(\\d+)\\s*([kmg]?)b?", Pattern.CASE_INSENSITIVE);
-    private static final int MAX_REMOTE_KEYS = 1 << 24;
 
     public UcxSettings {
         Objects.requireNonNull(tls, "ucx.tls");
         Objects.requireNonNull(netDevices, "ucx.netDevices");
-        Objects.requireNonNull(extraConfig, "extraConfig");
         tls = tls.strip();
         netDevices = netDevices.strip();
         require(TLS_LIST.matcher(tls).matches(),
@@ -143,46 +132,13 @@ public record UcxSettings(String tls, String netDevices, boolean peerErrorHandli
         require(DEVICE_LIST.matcher(netDevices).matches(),
                 "ucx.netDevices must be 'all' or a comma-separated device list such as 'mlx5_0:1,eth0', got '"
                         + netDevices + "'");
-        require(tcpTxSegSize >= 1024 && tcpTxSegSize <= MAX_SEG_SIZE,
-                "the TCP TX segment must be 1024.." + MAX_SEG_SIZE + " bytes, got " + tcpTxSegSize);
-        require(tcpRxSegSize >= 1024 && tcpRxSegSize <= MAX_SEG_SIZE,
-                "the TCP RX segment must be 1024.." + MAX_SEG_SIZE + " bytes, got " + tcpRxSegSize);
-        require(tcpRxSegSize >= tcpTxSegSize,
-                "the TCP RX segment (" + tcpRxSegSize + ") must not be smaller than the TX segment (" + tcpTxSegSize
-                        + ")");
         require(idlePollMicros >= 0 && idlePollMicros <= PollingPolicy.MAX_MICROS,
                 "idlePollMicros must be 0.." + PollingPolicy.MAX_MICROS + ", got " + idlePollMicros);
-        require(maxFrameBytes >= 1024, "the largest control frame must be at least 1024 bytes, got " + maxFrameBytes);
-        require(connectTimeoutMs >= 1 && connectTimeoutMs <= 600_000,
-                "the connect timeout must be between 1 and 600000 ms, got " + connectTimeoutMs);
-        require(maxRemoteKeys >= 1 && maxRemoteKeys <= MAX_REMOTE_KEYS,
-                "the remote keys per channel must be between 1 and " + MAX_REMOTE_KEYS + ", got " + maxRemoteKeys);
-        Map<String, String> copy = new LinkedHashMap<>();
-        extraConfig.forEach((k, v) -> {
-            require(k != null && UCX_KEY.matcher(k).matches() && !k.startsWith("UCX_"),
-                    "extra UCX context settings are named in upper case without the UCX_ prefix (e.g. RNDV_THRESH),"
-                            + " got '" + k + "'");
-            require(v != null, "UCX context setting " + k + " must have a value");
-            require(!PEER_SETTINGS.containsValue(k) || memoryUnits(v) >= 0,
-                    "UCX context setting " + k + " must be a size such as 65536 or 64k, got '" + v + "'");
-            copy.put(k, v);
-        });
-        extraConfig = Collections.unmodifiableMap(copy);
     }
 
     /** The product's settings over {@link #DEFAULT_TLS} ({@code sm,tcp,self}), UCX's network devices. */
     public static UcxSettings defaults() {
-        return configured(DEFAULT_TLS, "all", true, mayUseRdma(DEFAULT_TLS), PollingPolicy.DEFAULT_MICROS);
-    }
-
-    /**
-     * The settings of the configuration's keys ({@code ucx.*}, {@code idlePollMicros}), every component set in code
-     * at the product's value.
-     */
-    public static UcxSettings configured(String tls, String netDevices, boolean peerErrorHandling,
-                                         boolean onDemandPaging, int idlePollMicros) {
-        return new UcxSettings(tls, netDevices, peerErrorHandling, TCP_SEG_SIZE, TCP_SEG_SIZE, 64 << 20, 10_000, true,
-                65_536, onDemandPaging, true, idlePollMicros, Map.of());
+        return new UcxSettings(DEFAULT_TLS, "all", true, mayUseRdma(DEFAULT_TLS), PollingPolicy.DEFAULT_MICROS);
     }
 
     /** Whether a UCX_TLS list could select a shared-memory transport (sm, shm, posix, sysv, cma, knem, xpmem). */
@@ -222,7 +178,7 @@ public record UcxSettings(String tls, String netDevices, boolean peerErrorHandli
 
     /**
      * Settings (names without UCX_) given to the UCX context before it is created ({@code UcpParams.setConfig}):
-     * the ones UCX 1.13 honours there, i.e. context-level keys, plus {@link #extraConfig}.
+     * the context-level keys UCX 1.13 honours there and the transport keys every process sets alike.
      */
     public Map<String, String> contextConfig() {
         Map<String, String> config = new LinkedHashMap<>();
@@ -233,14 +189,13 @@ public record UcxSettings(String tls, String netDevices, boolean peerErrorHandli
         // lanes allowed, an endpoint accepted from a same-host peer keeps TCP lanes beside its shared-memory ones
         // (tcp/lo, tcp/eth0, which UCX adds for bandwidth), and a worker with a TCP lane polls its sockets (an
         // epoll_wait per interface) on every progress call: a third of a serving agent's CPU.
-        // An embedding's extraConfig (below) wins.
         config.put("MAX_RNDV_LANES", "0");
         // Transport settings on the context, not in the environment: every process that uses this library then has
         // the same (peers must agree, see peerSettings), whatever its environment. Only for transports the TLS list
         // leaves in: UCX warns ("invalid configuration") about a key no interface used.
         if (opens(tls, TCP_TRANSPORT)) {
-            config.put("TX_SEG_SIZE", Integer.toString(tcpTxSegSize));
-            config.put("RX_SEG_SIZE", Integer.toString(tcpRxSegSize));
+            config.put("TX_SEG_SIZE", Integer.toString(TCP_SEG_SIZE));
+            config.put("RX_SEG_SIZE", Integer.toString(TCP_SEG_SIZE));
         }
         if (opens(tls, MM_TRANSPORT)) {
             config.put("MM_SEG_SIZE", Integer.toString(SHARED_MEMORY_SEG_SIZE));
@@ -251,24 +206,22 @@ public record UcxSettings(String tls, String netDevices, boolean peerErrorHandli
                 config.put("MM_ERROR_HANDLING", "y");
             }
         }
-        config.putAll(extraConfig);
         return config;
     }
 
     /**
      * The settings a peer must share with this process, by name ({@code TCP_RX_SEG_SIZE}, {@code MM_SEG_SIZE},
      * {@code MM_FIFO_SIZE}, {@code MM_FIFO_ELEM_SIZE}), in bytes or entries: the values every context of this library
-     * sets, or an {@link #extraConfig} override. Listed whether or not {@link #tls} opens the transport, so two peers
+     * sets. Listed whether or not {@link #tls} opens the transport, so two peers
      * compare equal unless a value differs. The agent sends them in its {@code HelloOk}; a sidecar refuses an agent
      * whose values differ before any large frame (docs/protocol.md).
      */
     public Map<String, Long> peerSettings() {
         Map<String, String> values = new LinkedHashMap<>();
-        values.put("RX_SEG_SIZE", Integer.toString(tcpRxSegSize));
+        values.put("RX_SEG_SIZE", Integer.toString(TCP_SEG_SIZE));
         values.put("MM_SEG_SIZE", Integer.toString(SHARED_MEMORY_SEG_SIZE));
         values.put("MM_FIFO_SIZE", Integer.toString(SHARED_MEMORY_FIFO_SIZE));
         values.put("MM_FIFO_ELEM_SIZE", Integer.toString(SHARED_MEMORY_FIFO_ELEM_SIZE));
-        values.putAll(extraConfig);
         Map<String, Long> settings = new LinkedHashMap<>();
         PEER_SETTINGS.forEach((name, key) -> settings.put(name, memoryUnits(values.get(key))));
         return Collections.unmodifiableMap(settings);

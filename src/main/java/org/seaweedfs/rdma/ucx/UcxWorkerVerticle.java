@@ -7,6 +7,7 @@ import io.vertx.core.Promise;
 import io.vertx.core.VerticleBase;
 import io.vertx.core.Vertx;
 import org.seaweedfs.rdma.internals.VertxInternals;
+import org.seaweedfs.rdma.polling.PollingPolicy;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.openucx.jucx.UcxException;
@@ -53,7 +54,6 @@ public final class UcxWorkerVerticle extends VerticleBase {
 
     private static final Logger log = LoggerFactory.getLogger(UcxWorkerVerticle.class);
     private static final AtomicInteger INSTANCES = new AtomicInteger();
-    private static final long SHUTDOWN_TIMEOUT_MS = 5_000;
 
     private final UcxSettings settings;
     private final UcxMetrics metrics = new UcxMetrics();
@@ -109,7 +109,7 @@ public final class UcxWorkerVerticle extends VerticleBase {
         loop.start(() -> openWorker(config), this::closeWorker,
                 failure -> context.runOnContext(v -> {
                     if (failure == null) {
-                        lanes = new LaneRegistry(this, vertx, ucpContext, settings.eventLoopLanes());
+                        lanes = new LaneRegistry(this, vertx, ucpContext);
                         started.complete();
                     } else {
                         started.fail(new UcxTransportException("UCX worker could not start: " + failure.getMessage(),
@@ -132,11 +132,19 @@ public final class UcxWorkerVerticle extends VerticleBase {
         for (String warning : settings.overriddenEnvironment(System.getenv())) {
             log.warn("UCX worker " + name + ": " + warning);
         }
-        if (settings.probeTransports()) {
-            vertx.executeBlocking(() -> UcxConfigReport.probeLanes(config, settings.peerErrorHandling()), false)
-                    .onSuccess(report -> log.info("UCX lanes with these settings (" + name + "): " + report))
-                    .onFailure(e -> log.info("UCX lanes not probed: " + e.getMessage()));
-        }
+    }
+
+    /**
+     * Logs the lanes UCX builds with these settings, as {@code ucx_info} (if installed) reports them. It runs a
+     * second process that sets up UCX once more, on a worker thread: the server calls it once it is ready, so that
+     * the probe never competes with the start for CPU.
+     */
+    public Future<String> logLanes() {
+        String name = loop.thread().getName();
+        return vertx.executeBlocking(() -> UcxConfigReport.probeLanes(settings.contextConfig(),
+                        settings.peerErrorHandling()), false)
+                .onSuccess(report -> log.info("UCX lanes with these settings (" + name + "): " + report))
+                .onFailure(e -> log.info("UCX lanes not probed: " + e.getMessage()));
     }
 
     @Override
@@ -146,7 +154,7 @@ public final class UcxWorkerVerticle extends VerticleBase {
         UcxTransportException stopping =
                 new UcxTransportException("UCX worker " + loop.thread().getName() + " is stopping");
         Future<Boolean> lanesGone = registry == null ? Future.succeededFuture(true)
-                : registry.closeAll(stopping, SHUTDOWN_TIMEOUT_MS);
+                : registry.closeAll(stopping, PollingPolicy.CLOSE_TIMEOUT_MS);
         Context context = this.context;
         lanesGone.onComplete(ar -> hand(context, ignored -> {
             lanesClosed = ar.succeeded() && ar.result();
@@ -157,7 +165,7 @@ public final class UcxWorkerVerticle extends VerticleBase {
         }));
         Thread thread = loop.thread();
         return done.future().compose(v -> vertx.executeBlocking(() -> {
-            thread.join(SHUTDOWN_TIMEOUT_MS);
+            thread.join(PollingPolicy.CLOSE_TIMEOUT_MS);
             return null;
         }, false)).onSuccess(v -> log.info("UCX worker " + thread.getName() + " stopped"));
     }
@@ -462,15 +470,15 @@ public final class UcxWorkerVerticle extends VerticleBase {
     }
 
     private void armHandshakeTimeout(UcxChannel channel) {
-        long timeout = settings.connectTimeoutMs();
+        long timeout = UcxSettings.CONNECT_TIMEOUT_MS;
         vertx.setTimer(timeout, id -> loop.execute(LoopTask.of(() -> channel.handshake().timedOut(timeout))));
     }
 
     private void shutdown(UcxTransportException stopping) {
         try {
             boolean[] flushed = {false};
-            loop.watch(worker.flushNonBlocking(null), SHUTDOWN_TIMEOUT_MS, () -> flushed[0] = true);
-            loop.progressUntil(() -> flushed[0], SHUTDOWN_TIMEOUT_MS);
+            loop.watch(worker.flushNonBlocking(null), PollingPolicy.CLOSE_TIMEOUT_MS, () -> flushed[0] = true);
+            loop.progressUntil(() -> flushed[0], PollingPolicy.CLOSE_TIMEOUT_MS);
         } catch (UcxException e) {
             log.debug("UCX worker flush failed: " + e.getMessage());
         }
@@ -482,7 +490,7 @@ public final class UcxWorkerVerticle extends VerticleBase {
             channel.closer().shutdown(stopping);
         }
         channels.clear();
-        loop.progressUntil(() -> !loop.hasWatches(), SHUTDOWN_TIMEOUT_MS);
+        loop.progressUntil(() -> !loop.hasWatches(), PollingPolicy.CLOSE_TIMEOUT_MS);
         serveUntilQuiet();
         for (UcxMemoryRegion region : regions) {
             region.deregister();
@@ -501,7 +509,7 @@ public final class UcxWorkerVerticle extends VerticleBase {
      * completes only once those replies are sent.
      */
     private void serveUntilQuiet() {
-        long deadline = System.nanoTime() + SHUTDOWN_TIMEOUT_MS * 1_000_000L;
+        long deadline = System.nanoTime() + PollingPolicy.CLOSE_TIMEOUT_MS * 1_000_000L;
         while (System.nanoTime() - deadline < 0) {
             long remainingMs = Math.max(1, (deadline - System.nanoTime()) / 1_000_000L);
             boolean[] flushed = {false};
@@ -517,7 +525,7 @@ public final class UcxWorkerVerticle extends VerticleBase {
             }
         }
         log.warn("UCX worker " + loop.thread().getName() + ": peers were still reading after "
-                + SHUTDOWN_TIMEOUT_MS + " ms; closing anyway");
+                + PollingPolicy.CLOSE_TIMEOUT_MS + " ms; closing anyway");
     }
 
     private void closeWorker(UcpWorker w) {

@@ -16,7 +16,7 @@ final class UnpackKeyOp extends ChannelOp<UcxRemoteKey> {
     void start() {
         UcxRemoteKey key = channel.remoteKey(packed);
         if (key == null) {
-            fail(new IllegalStateException(channel + " already holds " + channel.settings().maxRemoteKeys()
+            fail(new IllegalStateException(channel + " already holds " + UcxSettings.MAX_REMOTE_KEYS
                     + " unpacked remote keys, the most one connection may hold; release keys no longer used"));
         } else {
             succeed(key);

@@ -173,6 +173,10 @@ final class WorkerLoop {
             worker = setup.open();
         } catch (Throwable e) {
             accepting = false;
+            // Work handed over before the worker existed (an agent opening volumes while UCX starts) fails with it.
+            for (LoopTask task; (task = tasks.poll()) != null; ) {
+                task.reject(new UcxTransportException("UCX worker could not start: " + e.getMessage()));
+            }
             started.accept(e);
             return;
         }

@@ -122,10 +122,16 @@ class DockerFilesTest {
 
         List<String> entrypoint = execForm(dockerfile, "ENTRYPOINT");
         List<String> cmd = execForm(dockerfile, "CMD");
-        // One process: the shell execs the JVM, which takes JAVA_OPTS and the CMD's arguments.
-        assertEquals(List.of("sh", "-c",
-                "exec java $JAVA_OPTS -jar /opt/seaweedfs-rdma/seaweedfs-rdma-sidecar.jar \"$@\"", "seaweedfs-rdma"),
-                entrypoint);
+        // One process: the launcher execs the JVM, which takes JAVA_OPTS and the CMD's arguments (LauncherTest), and
+        // maps the class-data archive the image recorded for the jar the entry point names.
+        assertEquals(List.of("/opt/seaweedfs-rdma/bin/seaweedfs-rdma",
+                "/opt/seaweedfs-rdma/seaweedfs-rdma-sidecar.jar"), entrypoint);
+        assertTrue(dockerfile.contains("COPY bin/seaweedfs-rdma /opt/seaweedfs-rdma/bin/seaweedfs-rdma"));
+        Matcher archive = Pattern.compile("(?m)^RUN /opt/seaweedfs-rdma/bin/seaweedfs-rdma --archive (\\S+)")
+                .matcher(dockerfile);
+        assertTrue(archive.find(), "the image records the class-data archive");
+        assertEquals(entrypoint.get(1), archive.group(1), "of the jar the entry point runs");
+        assertTrue(archive.start() < dockerfile.indexOf("\nUSER "), "as root, before the image's user");
         assertTrue(dockerfile.contains("COPY --from=build /src/target/seaweedfs-rdma-sidecar.jar "
                 + "/opt/seaweedfs-rdma/seaweedfs-rdma-sidecar.jar"));
         // The image's CMD, with its config path mapped to the file COPY puts there, parses and loads.
@@ -193,7 +199,7 @@ class DockerFilesTest {
     void dockerignoreSendsOnlyWhatTheBuildReads() throws Exception {
         List<String> lines = Files.readAllLines(Path.of(".dockerignore")).stream()
                 .filter(l -> !l.isBlank() && !l.startsWith("#")).toList();
-        assertEquals(List.of("*", "!pom.xml", "!src/main/", "!conf/"), lines);
+        assertEquals(List.of("*", "!pom.xml", "!src/main/", "!conf/", "!bin/"), lines);
     }
 
     /** Every seaweedfs_rdma_* series the dashboard queries is one the code registers (by its Micrometer name). */

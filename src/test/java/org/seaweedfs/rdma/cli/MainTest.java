@@ -120,6 +120,30 @@ class MainTest {
         assertTrue(missing.err().contains("no such configuration file"), missing.err());
     }
 
+    /** The launchers' command line skips the command tree, and answers as the tree's {@code serve} does. */
+    @Test
+    void serveWithItsFileAloneAnswersAsTheCommandTreeDoes() throws Exception {
+        assertEquals(Path.of("a.yaml"), Main.serveConf(new String[] {"serve", "--conf", "a.yaml"}));
+        assertEquals(Path.of("a.yaml"), Main.serveConf(new String[] {"serve", "--conf=a.yaml"}));
+        for (String[] other : List.of(new String[] {"serve"}, new String[] {"serve", "--conf"},
+                new String[] {"serve", "--conf="}, new String[] {"serve", "--conf", "--help"},
+                new String[] {"serve", "--conf", "a.yaml", "--help"}, new String[] {"demo", "--conf", "a.yaml"})) {
+            assertEquals(null, Main.serveConf(other), String.join(" ", other));
+        }
+        Path bad = dir.resolve("bad.yaml");
+        Files.writeString(bad, "http:\n  port: 8081\nhttp:\n  port: 8082\n");
+        for (Path conf : List.of(bad, dir.resolve("absent.yaml"))) {
+            Result shortPath = run("serve", "--conf", conf.toString());
+            ByteArrayOutputStream out = new ByteArrayOutputStream();
+            ByteArrayOutputStream err = new ByteArrayOutputStream();
+            int status = Main.commandLine(new PrintStream(out, true, StandardCharsets.UTF_8),
+                    new PrintStream(err, true, StandardCharsets.UTF_8)).execute("serve", "--conf", conf.toString());
+            assertEquals(2, shortPath.status(), shortPath.err());
+            assertEquals(new Result(status, out.toString(StandardCharsets.UTF_8), err.toString(StandardCharsets.UTF_8)),
+                    shortPath);
+        }
+    }
+
     @Test
     void genVolumeWritesAVolumeThatInspectReads() {
         Result gen = run("gen-volume", dir.toString(), "--vid", "9", "--count", "3", "--size", "100");

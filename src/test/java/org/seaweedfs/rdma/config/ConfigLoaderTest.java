@@ -68,11 +68,6 @@ class ConfigLoaderTest {
     }
 
     @Test
-    void eventBusInstances() {
-        assertEquals(1, parse("").sidecar().eventBusInstances());
-    }
-
-    @Test
     void idlePollMicros() {
         assertEquals(0, parse("idlePollMicros: 0").idlePollMicros());
         assertEquals(150,

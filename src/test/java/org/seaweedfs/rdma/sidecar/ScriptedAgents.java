@@ -165,6 +165,6 @@ public final class ScriptedAgents implements AgentPeer.Connector {
                 new SidecarConfig.Reconnect(Duration.ofMillis(10), Duration.ofMillis(100)),
                 new SidecarConfig.Breaker(50, 4, 4, Duration.ofMillis(200), 2),
                 new SidecarConfig.Retry(3, Duration.ofMillis(5)),
-                fallback, 1);
+                fallback);
     }
 }

@@ -238,17 +238,6 @@ class EventLoopLaneTest {
         assertEquals(0, pair.client.laneWorkers());
     }
 
-    @Test
-    void lanesTurnedOffLeaveEventLoopGetsOnTheOwnerThread() throws Exception {
-        UcxPair pair = pair(UcxSetup.DEFAULTS.ownerThreadOnly().settings());
-        UcxPair.GetSetup setup = pair.connectForGets(serverRegion(pair, "ucx", randomBytes(REGION, 7)), 4096);
-        onContext(setup.context(), () -> setup.channel().get(setup.remote().address(), setup.key(),
-                setup.local().address(), 4096));
-        assertEquals(1, pair.client.metrics().gets().sum());
-        assertEquals(0, pair.client.metrics().laneGets().sum());
-        assertEquals(0, pair.client.laneWorkers());
-    }
-
     @ParameterizedTest
     @ValueSource(strings = {"ucx", "file"})
     void concurrentGetsFromTwoEventLoopsRunOnALaneEach(String kind) throws Exception {

@@ -65,6 +65,15 @@ final class UcxPair implements AutoCloseable {
         return new GetSetup(clientContext, channel, key, remote, local);
     }
 
+    /**
+     * {@code setup} issued from a worker context of the client's Vert.x instead: no event loop, so every get takes the
+     * owner thread's path (event-loop lanes serve only the instance's event loops).
+     */
+    GetSetup onWorkerContext(GetSetup setup) {
+        Context worker = ((io.vertx.core.internal.VertxInternal) clientVertx).createWorkerContext();
+        return new GetSetup(worker, setup.channel(), setup.key(), setup.remote(), setup.local());
+    }
+
     @Override
     public void close() throws Exception {
         await(clientVertx.close()); // undeploys the verticle: must not hang

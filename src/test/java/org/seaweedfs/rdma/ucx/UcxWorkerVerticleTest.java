@@ -215,9 +215,9 @@ class UcxWorkerVerticleTest {
     @ParameterizedTest
     @ValueSource(ints = {0, PollingPolicy.DEFAULT_MICROS, 1_000})
     void anOwnerThreadServesEmulatedGetsWhateverItsIdlePollTime(int idlePollMicros) throws Exception {
-        startPair(UcxSetup.tls("tcp").idlePollMicros(idlePollMicros).ownerThreadOnly().settings());
+        startPair(UcxSetup.tls("tcp").idlePollMicros(idlePollMicros).settings());
         assertEquals(idlePollMicros, server.settings().idlePollMicros());
-        UcxPair.GetSetup setup = pair.connectForGets(1 << 16);
+        UcxPair.GetSetup setup = pair.onWorkerContext(pair.connectForGets(1 << 16));
         runGets(setup, 2_000);
         runGets(setup, 2_000);
     }
@@ -226,8 +226,6 @@ class UcxWorkerVerticleTest {
     void noRendezvousLanesUnlessTheConfigurationAsksForThem() {
         assertEquals("0", UcxSetup.defaults().contextConfig().get("MAX_RNDV_LANES"),
                 "rendezvous lanes give same-host endpoints TCP lanes that every progress call polls");
-        assertEquals("2", UcxSetup.DEFAULTS.extraConfig(java.util.Map.of("MAX_RNDV_LANES", "2")).settings()
-                .contextConfig().get("MAX_RNDV_LANES"));
     }
 
     @Test
@@ -248,13 +246,13 @@ class UcxWorkerVerticleTest {
     }
 
     /**
-     * The owner-thread path (lanes off; {@code EventLoopLaneTest} has the lane one). Shared memory (without error
-     * handling, see above) keeps this fast; gets that complete at once are covered.
+     * The owner-thread path (gets from a worker context; {@code EventLoopLaneTest} has the lane one). Shared memory
+     * (without error handling, see above) keeps this fast; gets that complete at once are covered.
      */
     @Test
     void heapStaysFlatOverAMillionOwnerThreadGets() throws Exception {
-        startPair(UcxSetup.ucx("tls: 'sm,tcp'", "errorHandling: none").ownerThreadOnly().settings());
-        UcxPair.GetSetup setup = pair.connectForGets(1 << 16);
+        startPair(UcxSetup.ucx("tls: 'sm,tcp'", "errorHandling: none").settings());
+        UcxPair.GetSetup setup = pair.onWorkerContext(pair.connectForGets(1 << 16));
         runGets(setup, 100_000);
         long before = usedHeapAfterGc();
         runGets(setup, 1_000_000);
@@ -262,17 +260,18 @@ class UcxWorkerVerticleTest {
         assertEquals(0, outstanding(client), "completed gets no longer count as in flight (the loop may sleep)");
         assertTrue(after - before < 48L << 20, "heap grew by " + ((after - before) >> 20) + " MiB over 1M gets");
         assertTrue(client.metrics().gets().sum() >= 1_100_000);
-        assertEquals(0, client.metrics().laneGets().sum(), "lanes are off");
+        assertEquals(0, client.metrics().laneGets().sum(), "no lane serves a worker context");
     }
 
     /**
-     * Keys are held per unpack and closed after the last release, never under a get in flight; the cache is bounded.
-     * Here every registration packs to the same bytes (no memory domain needs a key on sm/tcp), so distinct cache
-     * entries are made by appending bytes UCX does not read (a packed key carries no length).
+     * Keys are held per unpack and closed after the last release, never under a get in flight; the cache is bounded
+     * by {@link UcxSettings#MAX_REMOTE_KEYS}. Here every registration packs to the same bytes (no memory domain needs
+     * a key on sm/tcp), so distinct cache entries are made by appending bytes UCX does not read (a packed key carries
+     * no length): keys a and b, then fillers up to the bound.
      */
     @Test
     void remoteKeysAreReleasedAndBounded() throws Exception {
-        startPair(UcxSetup.DEFAULTS.maxRemoteKeys(2).settings());
+        startPair(UcxSetup.defaults());
         UcxPair.GetSetup setup = pair.connectForGets(1 << 20);
         Context ctx = setup.context();
         UcxChannel channel = setup.channel();
@@ -284,6 +283,15 @@ class UcxWorkerVerticleTest {
         UcxRemoteKey kb = onContext(ctx, () -> channel.unpackRemoteKey(packedB));
         assertNotSame(a, kb);
         assertEquals(2, onContext(ctx, channel::remoteKeyCount));
+        int max = UcxSettings.MAX_REMOTE_KEYS;
+        for (int from = 0; from < max - 2; from += 4096) {
+            int first = from;
+            int last = Math.min(max - 2, from + 4096);
+            onContext(ctx, () -> Future.all(java.util.stream.IntStream.range(first, last)
+                    .mapToObj(i -> channel.unpackRemoteKey(ByteBuffer.allocate(packed.length + 4).put(packed)
+                            .putInt(i).array())).toList()));
+        }
+        assertEquals(max, onContext(ctx, channel::remoteKeyCount));
 
         ExecutionException full = org.junit.jupiter.api.Assertions.assertThrows(ExecutionException.class,
                 () -> onContext(ctx, () -> channel.unpackRemoteKey(packedC)));
@@ -306,7 +314,7 @@ class UcxWorkerVerticleTest {
             await(get);
         }
         assertFalse(a.isValid());
-        assertEquals(1, onContext(ctx, channel::remoteKeyCount), "the released key left the cache");
+        assertEquals(max - 1, onContext(ctx, channel::remoteKeyCount), "the released key left the cache");
         ExecutionException late = org.junit.jupiter.api.Assertions.assertThrows(ExecutionException.class,
                 () -> onContext(ctx, () -> channel.get(setup.remote().address(), a, setup.local().address(), 64)));
         assertTrue(late.getCause().getMessage().contains("remote key is closed"), late.getCause().getMessage());
@@ -314,14 +322,14 @@ class UcxWorkerVerticleTest {
         UcxRemoteKey kc = onContext(ctx, () -> channel.unpackRemoteKey(packedC));
         onContext(ctx, () -> channel.get(setup.remote().address(), kc, setup.local().address(), 4096));
         assertThrows(ExecutionException.class, () -> onContext(ctx, () -> channel.unpackRemoteKey(packed)),
-                "full again: b and c are held");
+                "full again: b, c and the fillers are held");
         onContext(ctx, () -> channel.releaseRemoteKey(kb));
         onContext(ctx, () -> channel.releaseRemoteKey(kb)); // one release too many: ignored
         assertTrue(kc.isValid());
         UcxRemoteKey fresh = onContext(ctx, () -> channel.unpackRemoteKey(packed));
         assertNotSame(a, fresh, "a fully released key is unpacked afresh");
         onContext(ctx, () -> channel.get(setup.remote().address(), fresh, setup.local().address(), 4096));
-        assertEquals(2, onContext(ctx, channel::remoteKeyCount));
+        assertEquals(max, onContext(ctx, channel::remoteKeyCount));
     }
 
     /** The registration flag for InfiniBand's read-only mappings: derived from the transports, harmless here. */
@@ -335,9 +343,6 @@ class UcxWorkerVerticleTest {
         assertFalse(UcxSetup.tls("tcp,posix").settings().onDemandPaging());
         assertFalse(UcxSetup.ucx("tls: rc", "onDemandPaging: false").settings().onDemandPaging());
         assertTrue(UcxSetup.tls("dc,self").settings().onDemandPaging());
-        assertTrue(UcxSetup.tls("dc,self").ownerThreadOnly().settings().onDemandPaging(),
-                "derived once from the transports, kept by later changes");
-        assertEquals(10, UcxSetup.DEFAULTS.maxRemoteKeys(10).settings().maxRemoteKeys());
 
         startPair(UcxSetup.ucx("onDemandPaging: true").settings());
         byte[] content = randomBytes(64 << 10, 3);
@@ -353,6 +358,29 @@ class UcxWorkerVerticleTest {
         assertArrayEquals(content, got);
     }
 
+    /**
+     * Work handed to a worker while it starts (an agent opens its volumes while UCX starts) waits for it, and fails
+     * with its start when UCX cannot start (here: no such network device), instead of waiting forever.
+     */
+    @Test
+    void workHandedWhileTheWorkerStartsFailsWithItsStart() throws Exception {
+        Vertx vertx = Vertx.vertx();
+        try {
+            UcxWorkerVerticle ucx =
+                    new UcxWorkerVerticle(UcxSetup.ucx("tls: [tcp]", "netDevices: [no_such_device0]").settings());
+            Context context = vertx.getOrCreateContext();
+            CompletableFuture<Future<UcxMemoryRegion>> handed = new CompletableFuture<>();
+            context.runOnContext(v -> handed.complete(ucx.register(ByteBuffer.allocateDirect(4096))));
+            Future<UcxMemoryRegion> registration = handed.get(TIMEOUT_S, TimeUnit.SECONDS);
+            ExecutionException start = assertThrows(ExecutionException.class, () -> await(vertx.deployVerticle(ucx)));
+            assertTrue(start.getCause().getMessage().contains("UCX worker could not start"), start.getMessage());
+            ExecutionException failed = assertThrows(ExecutionException.class, () -> await(registration));
+            assertTrue(failed.getCause().getMessage().contains("UCX worker could not start"), failed.getMessage());
+        } finally {
+            await(vertx.close());
+        }
+    }
+
     @Test
     void settingsAreValidatedWithTheKeyName() {
         IllegalArgumentException e = org.junit.jupiter.api.Assertions.assertThrows(IllegalArgumentException.class,
@@ -361,17 +389,9 @@ class UcxWorkerVerticleTest {
         ConfigException refused = assertThrows(ConfigException.class,
                 () -> UcxSetup.DEFAULTS.idlePollMicros(-1).settings());
         assertTrue(refused.getMessage().contains("idlePollMicros"), refused.getMessage());
-        e = org.junit.jupiter.api.Assertions.assertThrows(IllegalArgumentException.class,
-                () -> UcxSetup.DEFAULTS.tcpSegments(65536, 32768).settings());
-        assertTrue(e.getMessage().contains("the TCP RX segment"), e.getMessage());
-        e = org.junit.jupiter.api.Assertions.assertThrows(IllegalArgumentException.class,
-                () -> UcxSetup.DEFAULTS.extraConfig(java.util.Map.of("UCX_TLS", "tcp")).settings());
-        assertTrue(e.getMessage().contains("extra UCX context settings"), e.getMessage());
-        UcxSettings s = UcxSetup.tls("tcp").extraConfig(java.util.Map.of("RNDV_THRESH", "64K"))
-                .tcpSegments(32768, 65536).settings();
+        UcxSettings s = UcxSetup.tls("tcp").settings();
         assertEquals("tcp", s.contextConfig().get("TLS"));
-        assertEquals("64K", s.contextConfig().get("RNDV_THRESH"));
-        assertEquals("32768", s.contextConfig().get("TX_SEG_SIZE"));
+        assertEquals(Integer.toString(UcxSettings.TCP_SEG_SIZE), s.contextConfig().get("TX_SEG_SIZE"));
     }
 
     @Test

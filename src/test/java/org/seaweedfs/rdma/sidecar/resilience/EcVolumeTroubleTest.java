@@ -91,7 +91,7 @@ class EcVolumeTroubleTest {
                     Duration.ofSeconds(5), new SidecarConfig.Ping(Duration.ofSeconds(10), Duration.ofSeconds(10)),
                     new SidecarConfig.Reconnect(Duration.ofMillis(20), Duration.ofMillis(300)),
                     new SidecarConfig.Breaker(50, 10, 5, Duration.ofMinutes(10), 2),
-                    new SidecarConfig.Retry(3, Duration.ofMillis(10)), List.of(), 1);
+                    new SidecarConfig.Retry(3, Duration.ofMillis(10)), List.of());
             ConnectionManagerVerticle manager = new ConnectionManagerVerticle(config,
                     ConnectionManagerVerticle.ucxConnector(side.vertx, side.ucx, config, "test-sidecar"), null,
                     new ReadMeters(registry));

@@ -97,7 +97,7 @@ class ResilientReadPathAgentTest {
                 new SidecarConfig.Reconnect(Duration.ofMillis(20), Duration.ofMillis(300)),
                 new SidecarConfig.Breaker(50, 10, 5, openDuration, 2),
                 new SidecarConfig.Retry(3, Duration.ofMillis(10)),
-                List.of(Fallback.READ_THROUGH, Fallback.HTTP), 1);
+                List.of(Fallback.READ_THROUGH, Fallback.HTTP));
     }
 
     private AgentHarness agent(int port) {
