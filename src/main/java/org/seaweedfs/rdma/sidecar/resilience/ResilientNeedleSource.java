@@ -65,7 +65,8 @@ import org.seaweedfs.rdma.volume.FileId;
  *       verifies its own copy; corrupt bytes are never served).</li>
  *   <li>Data gone ({@link ReadFailure#dataGone()}: the record where the agent's needle map points is no longer the
  *       needle, e.g. its .dat was truncated in place, and looking it up again did not help): retried (a new lookup
- *       answers NOT_FOUND once the agent reopened the volume) and then the fallbacks, <b>not</b> counted against
+ *       answers once the agent reopened the volume; UNAVAILABLE while the record is still cut away) and then the
+ *       fallbacks, <b>not</b> counted against
  *       the breaker.</li>
  *   <li>Any other trouble of one volume (an EC volume short of shards or switching generation, an agent answering
  *       it cannot serve the volume now): not counted either ({@link BreakerBlame}).</li>
@@ -599,9 +600,11 @@ public final class ResilientNeedleSource implements NeedleSource, ReadPathStatus
         rdmaAttempt(op, route).onComplete(ar -> {
             long nanos = hedging.clock().nanoTime() - start;
             if (race.lostRace()) {
-                // Counted failed when the hedge won (that used its permission): only its latency is news.
+                // Counted failed when the hedge won (that used its permission): its latency is news, and that the
+                // agent answers again.
                 if (ar.succeeded()) {
                     guard.hedgeDelay().record(nanos);
+                    answersAgain(peer, guard);
                     race.rdmaSucceeded(ar.result());
                 } else {
                     race.rdmaGaveUp(ar.cause());
@@ -619,12 +622,15 @@ public final class ResilientNeedleSource implements NeedleSource, ReadPathStatus
             ReadFailure failure = asReadFailure(ar.cause());
             if (failure.kind() == ReadFailure.Kind.CORRUPT) {
                 breaker.releasePermission();
+                race.rdmaExcused();
                 corruptReads(peer.name()).increment();
             } else if (!BreakerBlame.blamesConnection(failure)) {
                 // This sidecar's own bound (pool, reads in flight), bytes gone from under the agent's needle map (a
                 // .dat cut in place) or one volume's trouble: the connection is fine, so none may open the agent's
-                // breaker and send every later read of every volume to the slower paths.
+                // breaker and send every later read of every volume to the slower paths; nor may a hedge that wins
+                // while the retry is out.
                 breaker.releasePermission();
+                race.rdmaExcused();
             } else if (isAnswer(failure)) {
                 guard.succeeded(nanos);
                 guard.hedgeDelay().record(nanos);
@@ -643,6 +649,19 @@ public final class ResilientNeedleSource implements NeedleSource, ReadPathStatus
                 vertx.setTimer(wait, t -> attempt(op, route.current(), guard, retry, race, deadline));
             }
         });
+    }
+
+    /**
+     * A read that lost its race to a hedge was answered after all: the agent serves again. A breaker that lost races
+     * opened (a stall: a pause, a stop, a burst on a loaded host) goes half-open at once, as on a reconnection, rather
+     * than after {@code openDuration}: new reads are back on RDMA as soon as the stall ends, and the half-open trials
+     * close the breaker or open it again. While the agent stays stopped no answer lands, and it stays open.
+     */
+    private static void answersAgain(AgentPeer peer, AgentGuard guard) {
+        if (peer.isUp() && guard.breaker().getState() == CircuitBreaker.State.OPEN) {
+            guard.breaker().transitionToHalfOpenState();
+            guard.transitions().observe();
+        }
     }
 
     /**
