@@ -600,13 +600,16 @@ public final class ResilientNeedleSource implements NeedleSource, ReadPathStatus
         rdmaAttempt(op, route).onComplete(ar -> {
             long nanos = hedging.clock().nanoTime() - start;
             if (race.lostRace()) {
-                // Counted failed when the hedge won (that used its permission): its latency is news, and that the
-                // agent answers again.
+                // Counted failed when the hedge won (that used its permission): its latency is news, and whether the
+                // agent answered after all (with the needle, or about its bytes or volume).
                 if (ar.succeeded()) {
                     guard.hedgeDelay().record(nanos);
                     answersAgain(peer, guard);
                     race.rdmaSucceeded(ar.result());
                 } else {
+                    if (BreakerBlame.agentAnswered(asReadFailure(ar.cause()))) {
+                        answersAgain(peer, guard);
+                    }
                     race.rdmaGaveUp(ar.cause());
                 }
                 return;
@@ -652,7 +655,8 @@ public final class ResilientNeedleSource implements NeedleSource, ReadPathStatus
     }
 
     /**
-     * A read that lost its race to a hedge was answered after all: the agent serves again. A breaker that lost races
+     * A read that lost its race to a hedge was answered after all (the needle, or that its bytes are gone, as when its
+     * .dat was cut under the agent mid-read): the agent serves again. A breaker that lost races
      * opened (a stall: a pause, a stop, a burst on a loaded host) goes half-open at once, as on a reconnection, rather
      * than after {@code openDuration}: new reads are back on RDMA as soon as the stall ends, and the half-open trials
      * close the breaker or open it again. While the agent stays stopped no answer lands, and it stays open.

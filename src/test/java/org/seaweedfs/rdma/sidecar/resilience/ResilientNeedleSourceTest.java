@@ -427,6 +427,24 @@ class ResilientNeedleSourceTest {
      */
     @Test
     void theFirstLateAnswerAfterAStallTurnsTheBreakerItsLostRacesOpenedHalfOpen(Vertx vertx, VertxTestContext ctx) {
+        stalledThenAnswered(vertx, ctx, null);
+    }
+
+    /**
+     * The same when the late answers say the needle's bytes are gone (a .dat cut in place under the agent, which
+     * stalled on the cut pages): the agent answered, so it serves again.
+     */
+    @Test
+    void aLateAnswerThatTheBytesAreGoneTurnsTheBreakerHalfOpenToo(Vertx vertx, VertxTestContext ctx) {
+        stalledThenAnswered(vertx, ctx, ReadFailure.dataGone("looking up " + FID + ": agent answered INTERNAL: "
+                + "record holds needle 0, the index says 15", null));
+    }
+
+    /**
+     * Reads held by RDMA until they lose their races and open the breaker, then answered ({@code landing} null) or
+     * failed with {@code landing}: the breaker is half-open; the next read is served over RDMA when they were served.
+     */
+    private void stalledThenAnswered(Vertx vertx, VertxTestContext ctx, ReadFailure landing) {
         rdma.delegate().hold(true);
         SidecarConfig c = ScriptedAgents.config(List.of(A), null, List.of(Fallback.HTTP));
         SidecarConfig.Breaker b = c.breaker();
@@ -448,12 +466,16 @@ class ResilientNeedleSourceTest {
                         assertEquals(List.of("http"), all.list().stream().distinct().toList());
                         assertEquals(CircuitBreaker.State.OPEN, breaker.getState(), "the lost races opened it");
                     });
+                    if (landing != null) {
+                        rdma.delegate().fail(FID, landing);
+                    }
                     rdma.delegate().releaseHeld();
-                    return until(vertx, () -> rdma.delegate().unreleased() == 0);
+                    return until(vertx, () -> rdma.delegate().unreleased() == 0
+                            && breaker.getState() != CircuitBreaker.State.OPEN);
                 })
                 .compose(v -> {
                     ctx.verify(() -> assertEquals(CircuitBreaker.State.HALF_OPEN, breaker.getState()));
-                    return sourceOf(source.read(FID));
+                    return landing == null ? sourceOf(source.read(FID)) : Future.succeededFuture("rdma");
                 })
                 .onComplete(ctx.succeeding(s -> ctx.verify(() -> {
                     assertEquals("rdma", s, "back on RDMA, long before openDuration");
