@@ -433,6 +433,20 @@ public final class ResilientNeedleSource implements NeedleSource, ReadPathStatus
         return null;
     }
 
+    /**
+     * Whether an agent that listed {@code route}'s EC volume when last up is down now (the route's own, or another
+     * holder of its shards). Once down it no longer lists the volume, so it is not found late any more, but a read
+     * started before may still wait on its shard gets: a rebuild around it, started now, does not.
+     */
+    private boolean holderDown(AgentRoute route) {
+        for (AgentPeer peer : manager.peers()) {
+            if (!peer.isUp() && peer.volumes().contains(route.volumeId())) {
+                return true;
+            }
+        }
+        return false;
+    }
+
     /** Whether a read of {@code route}'s volume, started now, would rebuild around a late agent. */
     private boolean rebuildsAround(AgentRoute route) {
         return erasureCoded(route) && ecShards.rebuildsAround(route.volume());
@@ -451,7 +465,7 @@ public final class ResilientNeedleSource implements NeedleSource, ReadPathStatus
 
             @Override
             public String hedgeSource() {
-                if (erasureCoded(route) && (rebuildsAround(route) || !route.peer().isUp())
+                if (erasureCoded(route) && (rebuildsAround(route) || holderDown(route))
                         && ecHedgeRoute(route) != null) {
                     return EC_REBUILD;
                 }
