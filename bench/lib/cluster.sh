@@ -63,7 +63,7 @@ stand_in() {
     host_ready "$host" "$before"
 }
 
-agent_yaml() {
+cluster_agent_yaml() {
     cat <<YAML
 roles: [agent]
 http: {host: $(netns_ip "$1"), port: 18090}
@@ -86,7 +86,7 @@ YAML
 # predecessor's port is still held.
 start_cluster_agent() {
     local host=$1 tries=0
-    until serve_on "$host" "$(agent_yaml "$host" "$CLUSTER_OUT/$host")" 2> /dev/null; do
+    until serve_on "$host" "$(cluster_agent_yaml "$host" "$CLUSTER_OUT/$host")" 2> /dev/null; do
         tries=$((tries + 1))
         if [ $tries -ge 100 ] || ! tail -n 3 "$(host_log "$host")" | grep -q 'cannot listen'; then
             echo "the agent on $host did not start, see $(host_log "$host")" >&2
