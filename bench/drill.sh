@@ -3,8 +3,9 @@
 #   bench/drill.sh            faults under HTTP load: kill -9 + restart of the agent, SIGSTOP/SIGCONT, truncation,
 #                             and SIGSTOP/SIGCONT of one of four agents serving an erasure-coded volume's shards
 #   bench/drill.sh soak       steady load at half capacity for DURATION; RSS, heap after GC and open fds over time
-#   bench/drill.sh cluster    faults across hosts (network namespaces, root): cables out, a killed agent, a sidecar cut
-#                             off from the master, a partial partition (lib/cluster.sh)
+#   bench/drill.sh cluster    faults across hosts (network namespaces, root): cables out, a killed agent, a hung agent,
+#                             a sidecar cut off from the master, a partial partition, a stopped EC shard agent
+#                             (lib/cluster.sh)
 #   bench/drill.sh cluster-perf   throughput across hosts: sidecar against nginx on the agent's host (lib/cluster.sh)
 # Agent and sidecar are separate `serve` processes; the load (lib/drill_checker.py) checks every byte of every
 # answer against the plain files gen-volume --plain wrote. Stand-ins for a volume server (serving a replica of the
@@ -85,21 +86,27 @@ drill_agent() {
 # .vif), each its own JVM on DRILL_EC_PORT + N; their pids in EC_PIDS, the first the one the drill stops.
 start_ec_agents() {
     [ "$DRILL_EC" = 1 ] || return 0
-    local n=0 shards id dir log
+    local n=0 shards dir log
     IFS='|' read -r -a shards <<< "$DRILL_EC_SHARDS"
     for n in "${!shards[@]}"; do
         dir=$DRILL_OUT/ec/$n
-        rm -rf "$dir"; mkdir -p "$dir"
-        cp "$BENCH_DATA/volumes/11.ecx" "$BENCH_DATA/volumes/11.ecj" "$BENCH_DATA/volumes/11.vif" "$dir/" 2> /dev/null || true
-        for id in ${shards[$n]}; do
-            cp "$BENCH_DATA/volumes/11.ec$(printf '%02d' "$id")" "$dir/"
-        done
+        ec_shard_dir "$dir" "${shards[$n]}"
         agent_yaml $((DRILL_EC_PORT + n)) "$dir" > "$DRILL_OUT/ec-agent-$n.yaml"
         log=$DRILL_OUT/logs/ec-agent-$n.log
         # shellcheck disable=SC2086
         java $JAVA_OPTS $AGENT_JAVA_OPTS -jar "$JAR" serve --conf "$DRILL_OUT/ec-agent-$n.yaml" > "$log" 2>&1 &
         EC_PIDS+=($!)
         wait_ready $! "$log" 0
+    done
+}
+
+# ec_shard_dir DIR SHARDS — DIR afresh with volume 11's .ecx, .ecj and .vif and the shards SHARDS lists ("0 1 2 3").
+ec_shard_dir() {
+    local dir=$1 id
+    rm -rf "$dir"; mkdir -p "$dir"
+    cp "$BENCH_DATA/volumes/11.ecx" "$BENCH_DATA/volumes/11.ecj" "$BENCH_DATA/volumes/11.vif" "$dir/" 2> /dev/null || true
+    for id in $2; do
+        cp "$BENCH_DATA/volumes/11.ec$(printf '%02d' "$id")" "$dir/"
     done
 }
 

@@ -11,7 +11,8 @@ event and its mark, of the event's scope: "<time> <name> *:/11," for volume 11's
 answered before the first event, all of them and those of the event's scope); the sidecar's hedge meters
 (DIR/hedges.txt) as hedged reads per hundred.
 cluster: as drill, over the reads of both client hosts (a seventh column names the host) and events whose third
-field scopes the fault ("HOST:PATH-PREFIX", * for any host): time back on RDMA is measured over the reads in scope.
+field scopes the fault ("HOST:PATH-PREFIX", * for any host): time back on RDMA is measured over the reads in scope;
+the hedge meters of both sidecars (DIR/hedges.txt) summed.
 cluster-perf: DIR/results.jsonl (wrk runs across hosts) as a table, sidecar against nginx.
 soak: DIR/soak.jsonl (samples) into DIR/soak.png (RSS, heap after GC, open fds over time) and a table on stdout.
 """
@@ -153,10 +154,7 @@ def drill(directory):
               f"{e['unanswered']} | {100 * (e['success_rate'] or 0):.2f} % | {s('outage_s')} | {s('back_on_rdma_s')} "
               f"| {s('last_failure_after_reachable_s')} | {lat} |")
     print()
-    if hedges:
-        total = result["total"]["reads"] or 1
-        print(f"hedges started: {hedges['started']:,.0f} ({100 * hedges['started'] / total:.2f} % of reads), won: "
-              f"{hedges['won']:,.0f}, reads past the deadline: {hedges['past_deadline']:,.0f}")
+    print_hedges(result, hedges)
     print("sources of right answers:", json.dumps(result["total"]["by_source"]),
           "| agent after truncation:", result.get("agent_after_truncation", "?"),
           "| agent at end:", result.get("agent_at_end", "?"))
@@ -178,6 +176,14 @@ def hedge_meters(directory):
     return out
 
 
+def print_hedges(result, hedges):
+    """The hedges as a share of all reads, and the reads past the deadline (nothing without hedges.txt)."""
+    if hedges:
+        total = result["total"]["reads"] or 1
+        print(f"hedges started: {hedges['started']:,.0f} ({100 * hedges['started'] / total:.2f} % of reads), won: "
+              f"{hedges['won']:,.0f}, reads past the deadline: {hedges['past_deadline']:,.0f}")
+
+
 def in_scope(read, scope):
     host, _, prefix = scope.partition(":")
     return (host == "*" or (len(read) > 6 and read[6] == host)) and read[5].startswith(prefix)
@@ -185,6 +191,9 @@ def in_scope(read, scope):
 
 def cluster(directory):
     result = phases(directory)
+    hedges = hedge_meters(directory)
+    if hedges:
+        result["hedges"] = hedges
     with open(os.path.join(directory, "drill.json"), "w") as f:
         json.dump(result, f, indent=2)
     print("| phase | fault on | reads | wrong bytes | failed (status) | unanswered | served by fallback | slowest "
@@ -200,6 +209,7 @@ def cluster(directory):
               f"{e['unanswered']} | {fallback:,} | {s('slowest_s')} | {s('outage_s')} | {s('back_on_rdma_s')} "
               f"| {s('last_failure_after_reachable_s')} | {latency_cell(e)} |")
     print()
+    print_hedges(result, hedges)
     print("sources of right answers:", json.dumps(result["total"]["by_source"]))
     lanes = os.path.join(directory, "lanes.txt")
     if os.path.exists(lanes):

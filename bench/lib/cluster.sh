@@ -63,7 +63,7 @@ stand_in() {
     host_ready "$host" "$before"
 }
 
-agent_yaml() {
+cluster_agent_yaml() {
     cat <<YAML
 roles: [agent]
 http: {host: $(netns_ip "$1"), port: 18090}
@@ -86,7 +86,7 @@ YAML
 # predecessor's port is still held.
 start_cluster_agent() {
     local host=$1 tries=0
-    until serve_on "$host" "$(agent_yaml "$host" "$CLUSTER_OUT/$host")" 2> /dev/null; do
+    until serve_on "$host" "$(cluster_agent_yaml "$host" "$CLUSTER_OUT/$host")" 2> /dev/null; do
         tries=$((tries + 1))
         if [ $tries -ge 100 ] || ! tail -n 3 "$(host_log "$host")" | grep -q 'cannot listen'; then
             echo "the agent on $host did not start, see $(host_log "$host")" >&2
@@ -128,24 +128,40 @@ run_cluster_drill() {
     mkdir -p "$CLUSTER_OUT/agent1" "$CLUSTER_OUT/agent2"
     cp "$BENCH_DATA"/volumes/1.dat "$BENCH_DATA"/volumes/1.idx "$CLUSTER_OUT/agent1/"
     cp "$BENCH_DATA"/volumes/3.dat "$BENCH_DATA"/volumes/3.idx "$CLUSTER_OUT/agent2/"
-    netns_up master agent1 agent2 sidecar1 sidecar2
+    # Volume 11 erasure-coded 10 + 4 over hosts ec1, ec2, ... of their own, one agent each, as DRILL_EC_SHARDS
+    # splits the shards (ec1, stopped by the drill, holds four); the master lists it on all of them.
+    local ec_hosts=() shards n paths=("$BENCH_DATA/vid1.paths" "$BENCH_DATA/vid3.paths")
+    if [ "$DRILL_EC" = 1 ]; then
+        gen_volume 11 4096 "$COUNT_4K" --ec
+        IFS='|' read -r -a shards <<< "$DRILL_EC_SHARDS"
+        for n in "${!shards[@]}"; do
+            ec_hosts+=("ec$((n + 1))")
+            ec_shard_dir "$CLUSTER_OUT/ec$((n + 1))" "${shards[$n]}"
+        done
+        paths+=("$BENCH_DATA/vid11.paths")
+    fi
+    netns_up master agent1 agent2 sidecar1 sidecar2 "${ec_hosts[@]}"
     log "hosts: $(for h in "${NETNS_HOSTS[@]}"; do printf '%s=%s ' "$h" "$(netns_ip "$h")"; done)"
-    local a1 a2
+    local a1 a2 h ec_servers=()
     a1=$(netns_ip agent1); a2=$(netns_ip agent2)
-    stand_in master master "$(netns_ip master):9333" "1=$a1:$CLUSTER_VS_PORT" "3=$a2:$CLUSTER_VS_PORT"
+    for h in "${ec_hosts[@]}"; do ec_servers+=("$(netns_ip "$h"):$CLUSTER_VS_PORT"); done
+    # shellcheck disable=SC2046
+    stand_in master master "$(netns_ip master):9333" "1=$a1:$CLUSTER_VS_PORT" "3=$a2:$CLUSTER_VS_PORT" \
+        $([ ${#ec_servers[@]} -eq 0 ] || (IFS=,; echo "11=${ec_servers[*]}"))
     stand_in agent1 volume-server "$a1:$CLUSTER_VS_PORT" "$CLUSTER_OUT/agent1"
     HOST_PID[vs1]=${HOST_PID[agent1]}
     stand_in agent2 volume-server "$a2:$CLUSTER_VS_PORT" "$CLUSTER_OUT/agent2"
     HOST_PID[vs2]=${HOST_PID[agent2]}
     start_cluster_agent agent1
     start_cluster_agent agent2
+    for h in "${ec_hosts[@]}"; do start_cluster_agent "$h"; done
     # sidecar1 knows agent1 up front; sidecar2 finds both through the master.
     local master; master=$(netns_ip master):9333
     serve_on sidecar1 "$(sidecar_yaml "['$a1:$CLUSTER_AGENT_PORT']" '[read-through, http]' "$master")"
     serve_on sidecar2 "$(sidecar_yaml '[]' '[read-through, http]' "$master")"
     local s
     for s in sidecar1 sidecar2; do
-        for vid in 1 3; do wait_for_rdma_on "$s" "$(head -n1 "$BENCH_DATA/vid$vid.paths")"; done
+        for vid in "${paths[@]}"; do wait_for_rdma_on "$s" "$(head -n1 "$vid")"; done
     done
 
     python3 -c 'import json, os; print(json.dumps({"kind": "meta", "loadavg_at_start": os.getloadavg()[0], "cpus": os.cpu_count()}))' \
@@ -154,7 +170,7 @@ run_cluster_drill() {
     for s in sidecar1 sidecar2; do
         ip netns exec "$(netns_name "$s")" python3 "$BENCH_LIB/drill_checker.py" --base "http://127.0.0.1:$CLUSTER_HTTP_PORT" \
             --plain "$BENCH_DATA/plain" --threads "$CLUSTER_THREADS" --out "$CLUSTER_OUT/reads-$s.txt" \
-            "$BENCH_DATA/vid1.paths" "$BENCH_DATA/vid3.paths" > "$CLUSTER_OUT/reads-$s.summary" &
+            "${paths[@]}" > "$CLUSTER_OUT/reads-$s.summary" &
         pids+=($!)
     done
     cmark start
@@ -195,9 +211,22 @@ run_cluster_drill() {
     cmark partial.reachable
     sleep "$CLUSTER_STEADY"
 
+    if [ ${#ec_hosts[@]} -gt 0 ]; then
+        cmark ec-hang "*:/11,"              # ec1's agent, holding four of volume 11's shards, stops answering
+        kill -STOP "${HOST_PID[ec1]}"
+        sleep "$CLUSTER_DOWN"
+        kill -CONT "${HOST_PID[ec1]}"
+        cmark ec-hang.reachable
+        sleep "$CLUSTER_STEADY"
+    fi
+
     cmark end
     local pid
     for pid in "${pids[@]}"; do kill -TERM "$pid" 2> /dev/null || true; done
+    for s in sidecar1 sidecar2; do                  # hedges and reads past the deadline, both sidecars
+        netns_exec "$s" curl -s "http://127.0.0.1:$CLUSTER_HTTP_PORT/metrics" \
+            | grep -E '^seaweedfs_rdma_(hedges_|hedge_delay|reads_past_deadline)' || true
+    done > "$CLUSTER_OUT/hedges.txt"
     for pid in "${pids[@]}"; do wait "$pid" || true; done
     for s in sidecar1 sidecar2; do
         awk -v c="$s" '{ print $0, c }' "$CLUSTER_OUT/reads-$s.txt"

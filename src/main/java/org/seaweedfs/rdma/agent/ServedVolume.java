@@ -469,6 +469,7 @@ final class ServedVolume implements SyncedIndex, Closeable {
      */
     LookupResult lookup(long requestId, long key, int cookie) {
         if (!live(requestId, key, cookie)) {
+            missIsAnAnswer(requestId, key);
             return LookupResult.notFound(requestId, epoch);
         }
         int size = hit.size();
@@ -478,9 +479,30 @@ final class ServedVolume implements SyncedIndex, Closeable {
     /** Writes result {@code i} of a batch lookup, read straight from the needle map (nothing copied). */
     void lookupInto(byte[] results, int i, long requestId, long key, int cookie) {
         if (!live(requestId, key, cookie)) {
+            missIsAnAnswer(requestId, key);
             LookupBatchResult.put(results, i, LookupBatchResult.NOT_FOUND, epoch, 0, 0);
         } else {
             LookupBatchResult.put(results, i, LookupBatchResult.FOUND, epoch, hit.offset(), hit.size());
+        }
+    }
+
+    /**
+     * A needle the map lacks is missing only when the map holds every complete .idx entry. While some wait (their
+     * records lie past the end of the .dat: it was cut in place, or the volume server appended since the last poll)
+     * the needle may be one of them, and its volume server serves it: UNAVAILABLE (retriable), never NOT_FOUND. In a
+     * batch this fails every id of it; it lasts until the entries are applied (the .dat written again) or a reopen.
+     */
+    private void missIsAnAnswer(long requestId, long key) {
+        long complete;
+        try {
+            complete = heldBack ? Long.MAX_VALUE : tail.completeEnd(idx.size());
+        } catch (IOException e) {
+            complete = Long.MAX_VALUE; // the .idx cannot be read now: nor can a miss be vouched for
+        }
+        if (complete > applied) {
+            throw new ProtocolException(ErrorCode.UNAVAILABLE, requestId, "needle " + Long.toHexString(key)
+                    + " of volume " + volumeId() + " may be in the .idx entries from byte " + applied
+                    + " that are not applied yet (their records are not in the .dat): ask again or elsewhere");
         }
     }
 
@@ -493,6 +515,7 @@ final class ServedVolume implements SyncedIndex, Closeable {
     ReadThroughData readThrough(ReadThrough request) {
         long requestId = request.requestId();
         if (!live(requestId, request.key(), request.cookie())) {
+            missIsAnAnswer(requestId, request.key());
             throw new ProtocolException(ErrorCode.NOT_FOUND, requestId, "needle " + Long.toHexString(request.key())
                     + " of volume " + volumeId() + " is missing, deleted or has another cookie");
         }

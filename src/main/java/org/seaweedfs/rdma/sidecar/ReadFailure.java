@@ -75,8 +75,9 @@ public final class ReadFailure extends RuntimeException {
     /**
      * Whether the agent answered, but the bytes its needle map points at are no longer the needle (the .dat was cut
      * or rewritten in place and the agent has not reopened the volume yet), or the volume cannot give them right now
-     * ({@link #volumeTrouble}): UNAVAILABLE and retriable (a new lookup answers NOT_FOUND once it has, a re-list finds
-     * the volume's new epoch), but no sign that the agent or the transport is failing.
+     * ({@link #volumeTrouble}): UNAVAILABLE and retriable (a new lookup answers once it has: where the needle is
+     * now, or UNAVAILABLE while its record is still cut away; a re-list finds the volume's new epoch), but no sign
+     * that the agent or the transport is failing.
      */
     public boolean dataGone() {
         return gone;

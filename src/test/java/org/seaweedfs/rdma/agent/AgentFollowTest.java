@@ -3,8 +3,11 @@ package org.seaweedfs.rdma.agent;
 import org.seaweedfs.rdma.testing.AgentSetup;
 import org.junit.jupiter.api.Test;
 import org.seaweedfs.rdma.testing.AgentHarness;
+import org.seaweedfs.rdma.protocol.ControlMessage;
 import org.seaweedfs.rdma.protocol.ErrorCode;
+import org.seaweedfs.rdma.protocol.ErrorReply;
 import org.seaweedfs.rdma.protocol.Lookup;
+import org.seaweedfs.rdma.protocol.ReadThrough;
 import org.seaweedfs.rdma.protocol.Segment;
 import org.seaweedfs.rdma.protocol.LookupResult;
 import org.seaweedfs.rdma.protocol.SyncEntries;
@@ -158,8 +161,12 @@ class AgentFollowTest extends AgentTestBase {
         }
         long polls = h.agent.metrics().polls().sum();
         until("two passes over the grown .idx", () -> h.agent.metrics().polls().sum() >= polls + 2);
-        assertFalse(client.request(r -> new Lookup(r, 2, 0x3000, 9), LookupResult.class).found(),
-                "an entry whose record is not in the mapped .dat is not served");
+        // Not served, nor answered not found: the .idx lists the needle, its volume server has it.
+        ErrorReply waiting = AgentProtocolTest.assertError(ErrorCode.UNAVAILABLE,
+                client.request(r -> new Lookup(r, 2, 0x3000, 9)));
+        assertTrue(waiting.retriable(), waiting.toString());
+        AgentProtocolTest.assertError(ErrorCode.UNAVAILABLE,
+                client.request(r -> new ReadThrough(r, 2, 0x3000, 9, 0, 8)));
         try (FileChannel ch = FileChannel.open(dat, StandardOpenOption.WRITE)) {
             ch.write(NeedleEncoder.encode(needle, 3), offset);
         }
@@ -286,10 +293,13 @@ class AgentFollowTest extends AgentTestBase {
         return until("volume " + volumeId + " as expected", () -> volume(client, volumeId), ready);
     }
 
+    /** Until the needle is found; meanwhile the agent may answer UNAVAILABLE (its .idx grew, not yet applied). */
     static LookupResult awaitFound(AgentTestClient client, long volumeId, long key, int cookie) {
-        return until("needle " + Long.toHexString(key) + " found",
-                () -> client.request(r -> new Lookup(r, volumeId, key, cookie), LookupResult.class),
-                        LookupResult::found);
+        ControlMessage found = until("needle " + Long.toHexString(key) + " found",
+                () -> client.request(r -> new Lookup(r, volumeId, key, cookie)),
+                answer -> answer instanceof LookupResult r ? r.found()
+                        : AgentProtocolTest.assertError(ErrorCode.UNAVAILABLE, answer) == null);
+        return (LookupResult) found;
     }
 
     static long sizeOf(Path file) {

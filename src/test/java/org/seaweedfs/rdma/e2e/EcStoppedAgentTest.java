@@ -15,6 +15,7 @@ import org.seaweedfs.rdma.sidecar.NeedleSource;
 import org.seaweedfs.rdma.sidecar.NeedleStat;
 import org.seaweedfs.rdma.sidecar.ReadFailure;
 import org.seaweedfs.rdma.sidecar.ReadPathHarness;
+import org.seaweedfs.rdma.sidecar.connection.AgentPeer;
 import org.seaweedfs.rdma.sidecar.connection.ConnectionManagerVerticle;
 import org.seaweedfs.rdma.sidecar.ec.EcShardHolders;
 import org.seaweedfs.rdma.sidecar.ec.EcShardReader;
@@ -71,6 +72,7 @@ class EcStoppedAgentTest {
     private HostProcess stoppable;
     private RegisteredBufferPool pool;
     private ResilientNeedleSource source;
+    private ConnectionManagerVerticle manager;
     private ReadPathHarness.SidecarSide side;
 
     @AfterEach
@@ -133,6 +135,41 @@ class EcStoppedAgentTest {
         until("the late gets landed and their buffers came back", () -> pool.inUse() == 0);
     }
 
+    /**
+     * The pings declare the stopped agent down (here well before its gets are late): it no longer lists the volume, so
+     * it is not found late, yet a read started before still waits on its shard gets (their lane drains before it
+     * closes). Its hedge goes to a rebuild around the down agent, not only to the volume server that cannot serve it.
+     */
+    @Test
+    void aReadWaitingOnAnAgentThePingsDeclaredDownIsRebuiltAroundIt() throws Exception {
+        NeedleSource noSuchVolume = new NeedleSource() {
+            @Override
+            public Future<NeedleStat> stat(FileId fid) {
+                return Future.failedFuture(ReadFailure.unavailable("no volume server lists volume 1", null));
+            }
+
+            @Override
+            public Future<NeedleContent> read(FileId fid) {
+                return Future.failedFuture(ReadFailure.unavailable("no volume server lists volume 1", null));
+            }
+        };
+        List<Map.Entry<FileId, byte[]>> needles = start(REBUILDABLE, Duration.ofSeconds(4), noSuchVolume,
+                Duration.ofMillis(400));
+        needles.forEach(this::readsRight);
+        AgentPeer onTime = manager.routeFor(1).peer();
+        String stopped = manager.peers().stream().filter(p -> p != onTime).findFirst().orElseThrow().name();
+        stoppable.stop(true);
+        Map.Entry<FileId, byte[]> needle = needles.get(0);
+        Future<byte[]> waiting = readAsync(needle.getKey());
+        until("the stopped agent declared down", () -> !manager.peer(stopped).isUp());
+        assertArrayEquals(needle.getValue(), await(waiting), needle.getKey().toString());
+        assertTrue(counter("seaweedfs.rdma.hedges.won", "source", "ec-rebuild") >= 1,
+                "a hedge rebuilt around the down agent");
+        assertEquals(0.0, counter("seaweedfs.rdma.reads.past.deadline"));
+        stoppable.stop(false);
+        until("the late gets landed and their buffers came back", () -> pool.inUse() == 0);
+    }
+
     @Test
     void withTooFewShardsElsewhereAReadWaitingOnAStoppedAgentIsNotHedged() throws Exception {
         List<Map.Entry<FileId, byte[]>> needles = start(NOT_REBUILDABLE, Duration.ofSeconds(2));
@@ -158,6 +195,12 @@ class EcStoppedAgentTest {
     /** As above, with {@code http} (when not null) as the HTTP fallback. */
     private List<Map.Entry<FileId, byte[]>> start(List<Integer> stopped, Duration readTimeout, NeedleSource http)
             throws Exception {
+        return start(stopped, readTimeout, http, Duration.ofHours(1));
+    }
+
+    /** As above, pinging every agent every {@code ping} (one that has not answered within half of it is down). */
+    private List<Map.Entry<FileId, byte[]>> start(List<Integer> stopped, Duration readTimeout, NeedleSource http,
+                                                  Duration ping) throws Exception {
         EcWriter.Result ec =
                 EcTestVolumes.encodeFixtureRealBlocks(Files.createDirectories(tmp.resolve("src")), "", 10, 4);
         Path[] dirs = EcShardSplit.overTwo(ec.files().ecx().getParent(), 14, tmp, id -> !stopped.contains(id));
@@ -175,10 +218,10 @@ class EcStoppedAgentTest {
         // The pings are far off: only the hedge can help a read waiting on the stopped agent.
         SidecarConfig config = ConfigLoader.parse("roles: [sidecar]\nsidecar:\n"
                 + "  agents: ['127.0.0.1:" + onTime.port() + "', '127.0.0.1:" + stoppablePort + "']\n"
-                + "  readTimeout: " + readTimeout.toMillis() + "ms\n  ping: {interval: 1h}\n"
+                + "  readTimeout: " + readTimeout.toMillis() + "ms\n  ping: {interval: " + ping.toMillis() + "ms}\n"
                 + (http == null ? "  fallback: []\n" : "  fallback: [http]\n"),
                 "test", Map.of()).sidecar();
-        ConnectionManagerVerticle manager = new ConnectionManagerVerticle(config,
+        manager = new ConnectionManagerVerticle(config,
                 ConnectionManagerVerticle.ucxConnector(side.vertx, side.ucx, config, "test-sidecar"), null,
                 new ReadMeters(registry));
         await(side.vertx.deployVerticle(manager));
@@ -200,6 +243,11 @@ class EcStoppedAgentTest {
 
     /** The needle's bytes over RDMA, read on an event loop of the sidecar's. */
     private byte[] read(FileId fid) {
+        return await(readAsync(fid));
+    }
+
+    /** As {@link #read}, not waited for. */
+    private Future<byte[]> readAsync(FileId fid) {
         Promise<byte[]> bytes = Promise.promise();
         side.vertx.getOrCreateContext().runOnContext(v -> source.read(fid).onComplete(ar -> {
             if (ar.failed()) {
@@ -217,7 +265,7 @@ class EcStoppedAgentTest {
                 bytes.fail(new AssertionError(fid + " served by " + from));
             }
         }));
-        return await(bytes.future());
+        return bytes.future();
     }
 
     private double counter(String name, String... tags) {

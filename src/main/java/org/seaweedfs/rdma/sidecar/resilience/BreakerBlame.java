@@ -16,6 +16,14 @@ final class BreakerBlame {
     private BreakerBlame() {
     }
 
+    /**
+     * Whether an attempt that failed so was answered by the agent (its bytes or volume in trouble, or corrupt): the
+     * agent serves; not a refusal at this sidecar's own bounds, which never reached it.
+     */
+    static boolean agentAnswered(ReadFailure failure) {
+        return !failure.overload() && !blamesConnection(failure);
+    }
+
     /** False for a failure of the data, the volume or this sidecar's bounds; true for the connection's. */
     static boolean blamesConnection(ReadFailure failure) {
         if (failure.kind() == ReadFailure.Kind.CORRUPT || failure.overload() || failure.dataGone()) {

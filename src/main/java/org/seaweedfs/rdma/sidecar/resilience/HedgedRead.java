@@ -16,8 +16,8 @@ import org.seaweedfs.rdma.internals.VertxInternals;
  * {@link HedgeBudget}, or at once when the agent is known bad: down, its breaker not closed, or for an EC read a
  * shard agent found late); the first answer is used and the other is given back when it lands ({@link Paths#discard}:
  * pooled memory and in-flight slots return). A hedge that wins counts against the agent's closed breaker
- * ({@link Paths#blamesAgent}), so an agent that stopped answering is soon skipped by new reads. At the deadline an
- * unanswered read fails TIMEOUT.
+ * ({@link Paths#blamesAgent}), so an agent that stopped answering is soon skipped by new reads; not after an attempt
+ * of the read failed with the agent answering ({@link #rdmaExcused}). At the deadline an unanswered read fails TIMEOUT.
  *
  * <p>Confined to its caller's context: every step runs there (the queues' wake-ups are emitted on it).
  */
@@ -78,6 +78,8 @@ final class HedgedRead<T> {
     private boolean settled;
     private boolean rdmaOver;
     private boolean lostRace;
+    /** An RDMA attempt failed for a reason not held against the agent's connection (the agent answered). */
+    private boolean rdmaExcused;
     private Future<T> hedge;
     private String hedgeSource;
     /** A hedge that failed while RDMA was still out, and its source (not tried again for this read). */
@@ -146,6 +148,15 @@ final class HedgedRead<T> {
         if (hedgeAtNanos - deadlineNanos < 0) {
             hedging.hedges(context, peer.name()).add(this);
         }
+    }
+
+    /**
+     * An RDMA attempt failed for a reason not held against the agent's connection: the agent answered about the
+     * volume or the data (bytes gone, a volume it cannot serve now), or this sidecar's own bound refused it. A hedge
+     * that wins while a retry is out shows nothing against the agent then: its breaker is not told.
+     */
+    void rdmaExcused() {
+        rdmaExcused = true;
     }
 
     /** An RDMA attempt answered. */
@@ -232,7 +243,8 @@ final class HedgedRead<T> {
         long now = hedging.clock().nanoTime();
         // A trial call of a half-open breaker is judged by its own answer when it lands: an agent just back (cold, on
         // a loaded host) that answers late is not shut out again for losing a race.
-        if (!rdmaOver && paths.blamesAgent() && guard.breaker().getState() == CircuitBreaker.State.CLOSED) {
+        if (!rdmaOver && !rdmaExcused && paths.blamesAgent()
+                && guard.breaker().getState() == CircuitBreaker.State.CLOSED) {
             lostRace = true;
             guard.failed(now - hedgeStartNanos + guard.hedgeDelay().nanos(), new ReadFailure(ReadFailure.Kind.TIMEOUT,
                     "agent " + peer.name() + " lost a read to " + source + " (no answer within its hedge delay)"));

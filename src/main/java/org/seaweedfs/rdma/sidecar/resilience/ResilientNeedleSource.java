@@ -65,7 +65,8 @@ import org.seaweedfs.rdma.volume.FileId;
  *       verifies its own copy; corrupt bytes are never served).</li>
  *   <li>Data gone ({@link ReadFailure#dataGone()}: the record where the agent's needle map points is no longer the
  *       needle, e.g. its .dat was truncated in place, and looking it up again did not help): retried (a new lookup
- *       answers NOT_FOUND once the agent reopened the volume) and then the fallbacks, <b>not</b> counted against
+ *       answers once the agent reopened the volume; UNAVAILABLE while the record is still cut away) and then the
+ *       fallbacks, <b>not</b> counted against
  *       the breaker.</li>
  *   <li>Any other trouble of one volume (an EC volume short of shards or switching generation, an agent answering
  *       it cannot serve the volume now): not counted either ({@link BreakerBlame}).</li>
@@ -432,6 +433,20 @@ public final class ResilientNeedleSource implements NeedleSource, ReadPathStatus
         return null;
     }
 
+    /**
+     * Whether an agent that listed {@code route}'s EC volume when last up is down now (the route's own, or another
+     * holder of its shards). Once down it no longer lists the volume, so it is not found late any more, but a read
+     * started before may still wait on its shard gets: a rebuild around it, started now, does not.
+     */
+    private boolean holderDown(AgentRoute route) {
+        for (AgentPeer peer : manager.peers()) {
+            if (!peer.isUp() && peer.volumes().contains(route.volumeId())) {
+                return true;
+            }
+        }
+        return false;
+    }
+
     /** Whether a read of {@code route}'s volume, started now, would rebuild around a late agent. */
     private boolean rebuildsAround(AgentRoute route) {
         return erasureCoded(route) && ecShards.rebuildsAround(route.volume());
@@ -450,7 +465,7 @@ public final class ResilientNeedleSource implements NeedleSource, ReadPathStatus
 
             @Override
             public String hedgeSource() {
-                if (erasureCoded(route) && (rebuildsAround(route) || !route.peer().isUp())
+                if (erasureCoded(route) && (rebuildsAround(route) || holderDown(route))
                         && ecHedgeRoute(route) != null) {
                     return EC_REBUILD;
                 }
@@ -599,11 +614,16 @@ public final class ResilientNeedleSource implements NeedleSource, ReadPathStatus
         rdmaAttempt(op, route).onComplete(ar -> {
             long nanos = hedging.clock().nanoTime() - start;
             if (race.lostRace()) {
-                // Counted failed when the hedge won (that used its permission): only its latency is news.
+                // Counted failed when the hedge won (that used its permission): its latency is news, and whether the
+                // agent answered after all (with the needle, or about its bytes or volume).
                 if (ar.succeeded()) {
                     guard.hedgeDelay().record(nanos);
+                    answersAgain(peer, guard);
                     race.rdmaSucceeded(ar.result());
                 } else {
+                    if (BreakerBlame.agentAnswered(asReadFailure(ar.cause()))) {
+                        answersAgain(peer, guard);
+                    }
                     race.rdmaGaveUp(ar.cause());
                 }
                 return;
@@ -619,12 +639,15 @@ public final class ResilientNeedleSource implements NeedleSource, ReadPathStatus
             ReadFailure failure = asReadFailure(ar.cause());
             if (failure.kind() == ReadFailure.Kind.CORRUPT) {
                 breaker.releasePermission();
+                race.rdmaExcused();
                 corruptReads(peer.name()).increment();
             } else if (!BreakerBlame.blamesConnection(failure)) {
                 // This sidecar's own bound (pool, reads in flight), bytes gone from under the agent's needle map (a
                 // .dat cut in place) or one volume's trouble: the connection is fine, so none may open the agent's
-                // breaker and send every later read of every volume to the slower paths.
+                // breaker and send every later read of every volume to the slower paths; nor may a hedge that wins
+                // while the retry is out.
                 breaker.releasePermission();
+                race.rdmaExcused();
             } else if (isAnswer(failure)) {
                 guard.succeeded(nanos);
                 guard.hedgeDelay().record(nanos);
@@ -643,6 +666,20 @@ public final class ResilientNeedleSource implements NeedleSource, ReadPathStatus
                 vertx.setTimer(wait, t -> attempt(op, route.current(), guard, retry, race, deadline));
             }
         });
+    }
+
+    /**
+     * A read that lost its race to a hedge was answered after all (the needle, or that its bytes are gone, as when its
+     * .dat was cut under the agent mid-read): the agent serves again. A breaker that lost races
+     * opened (a stall: a pause, a stop, a burst on a loaded host) goes half-open at once, as on a reconnection, rather
+     * than after {@code openDuration}: new reads are back on RDMA as soon as the stall ends, and the half-open trials
+     * close the breaker or open it again. While the agent stays stopped no answer lands, and it stays open.
+     */
+    private static void answersAgain(AgentPeer peer, AgentGuard guard) {
+        if (peer.isUp() && guard.breaker().getState() == CircuitBreaker.State.OPEN) {
+            guard.breaker().transitionToHalfOpenState();
+            guard.transitions().observe();
+        }
     }
 
     /**

@@ -392,6 +392,98 @@ class ResilientNeedleSourceTest {
     }
 
     /**
+     * A read whose first attempt the agent answered with its bytes gone (a .dat cut in place) is retried, and a hedge
+     * that wins while the retry is out says nothing against the agent: its breaker is not told.
+     */
+    @Test
+    void aHedgeThatWinsAfterTheAgentSaidTheBytesAreGoneIsNotHeldAgainstIt(Vertx vertx, VertxTestContext ctx) {
+        rdma.failNext(1, ReadFailure.dataGone("looking up " + FID + ": agent answered UNAVAILABLE: entries wait",
+                null));
+        rdma.delegate().hold(true);
+        ResilientNeedleSource source = resilient(vertx, List.of(Fallback.HTTP),
+                new ScriptedNeedleSource(memory(vertx, "http")));
+        CircuitBreaker breaker = source.breaker(A.toString());
+        readPastTheHedgeDelay(vertx, source)
+                .compose(s -> {
+                    ctx.verify(() -> {
+                        assertEquals("http", s);
+                        assertEquals(2, rdma.calls(), "the retry was out when the hedge won");
+                        assertEquals(0, breaker.getMetrics().getNumberOfFailedCalls());
+                    });
+                    rdma.delegate().releaseHeld();
+                    return until(vertx, () -> rdma.delegate().unreleased() == 0);
+                })
+                .onComplete(ctx.succeeding(v -> ctx.verify(() -> {
+                    assertEquals(0, breaker.getMetrics().getNumberOfFailedCalls());
+                    assertEquals(CircuitBreaker.State.CLOSED, breaker.getState());
+                    ctx.completeNow();
+                })));
+    }
+
+    /**
+     * A stall (the agent paused, stopped, or the host busy) makes the reads in flight lose their races, and their
+     * losses open the breaker. The first of their answers to land shows the agent serves again: the breaker goes
+     * half-open at once, not after openDuration (ten minutes here), and the next read is served over RDMA.
+     */
+    @Test
+    void theFirstLateAnswerAfterAStallTurnsTheBreakerItsLostRacesOpenedHalfOpen(Vertx vertx, VertxTestContext ctx) {
+        stalledThenAnswered(vertx, ctx, null);
+    }
+
+    /**
+     * The same when the late answers say the needle's bytes are gone (a .dat cut in place under the agent, which
+     * stalled on the cut pages): the agent answered, so it serves again.
+     */
+    @Test
+    void aLateAnswerThatTheBytesAreGoneTurnsTheBreakerHalfOpenToo(Vertx vertx, VertxTestContext ctx) {
+        stalledThenAnswered(vertx, ctx, ReadFailure.dataGone("looking up " + FID + ": agent answered INTERNAL: "
+                + "record holds needle 0, the index says 15", null));
+    }
+
+    /**
+     * Reads held by RDMA until they lose their races and open the breaker, then answered ({@code landing} null) or
+     * failed with {@code landing}: the breaker is half-open; the next read is served over RDMA when they were served.
+     */
+    private void stalledThenAnswered(Vertx vertx, VertxTestContext ctx, ReadFailure landing) {
+        rdma.delegate().hold(true);
+        SidecarConfig c = ScriptedAgents.config(List.of(A), null, List.of(Fallback.HTTP));
+        SidecarConfig.Breaker b = c.breaker();
+        ResilientNeedleSource source = new ResilientNeedleSource(vertx, manager, rdma, readThrough,
+                new ScriptedNeedleSource(memory(vertx, "http")), new ResilienceSettings(new SidecarConfig.Breaker(
+                        b.failureRateThreshold(), b.slidingWindowSize(), b.minimumCalls(), Duration.ofMinutes(10),
+                        b.halfOpenCalls()), c.retry(), List.of(Fallback.HTTP)), registry, clock);
+        CircuitBreaker breaker = source.breaker(A.toString());
+        int stalled = b.minimumCalls();
+        List<Future<String>> reads = new java.util.ArrayList<>();
+        for (int i = 0; i < stalled; i++) {
+            reads.add(sourceOf(source.read(FID)));
+        }
+        until(vertx, () -> rdma.delegate().heldReads() == stalled)
+                .compose(v -> clock.advance(Duration.ofNanos(hedgeDelay(source))))
+                .compose(v -> Future.all(reads))
+                .compose(all -> {
+                    ctx.verify(() -> {
+                        assertEquals(List.of("http"), all.list().stream().distinct().toList());
+                        assertEquals(CircuitBreaker.State.OPEN, breaker.getState(), "the lost races opened it");
+                    });
+                    if (landing != null) {
+                        rdma.delegate().fail(FID, landing);
+                    }
+                    rdma.delegate().releaseHeld();
+                    return until(vertx, () -> rdma.delegate().unreleased() == 0
+                            && breaker.getState() != CircuitBreaker.State.OPEN);
+                })
+                .compose(v -> {
+                    ctx.verify(() -> assertEquals(CircuitBreaker.State.HALF_OPEN, breaker.getState()));
+                    return landing == null ? sourceOf(source.read(FID)) : Future.succeededFuture("rdma");
+                })
+                .onComplete(ctx.succeeding(s -> ctx.verify(() -> {
+                    assertEquals("rdma", s, "back on RDMA, long before openDuration");
+                    ctx.completeNow();
+                })));
+    }
+
+    /**
      * With the hedge budget used up, a read past its hedge delay waits while its agent looks healthy, and is hedged at
      * once when the agent is known bad (its breaker open): reads already queued on a stopped agent fail over.
      */

@@ -28,7 +28,9 @@ import io.vertx.core.Future;
 import io.vertx.core.Promise;
 import io.vertx.core.Vertx;
 import io.vertx.core.json.JsonObject;
+import java.nio.ByteBuffer;
 import java.nio.channels.FileChannel;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
 import java.time.Duration;
@@ -122,6 +124,11 @@ class ResilientReadPathAgentTest {
         }
 
         Sidecar(int agentPort, Duration openDuration, Duration ping) {
+            this(agentPort, openDuration, ping, dir);
+        }
+
+        /** @param volumeServerDir the volumes the stand-in volume server serves (a replica, or the agent's own) */
+        Sidecar(int agentPort, Duration openDuration, Duration ping, Path volumeServerDir) {
             open.add(side);
             SidecarConfig config = config(agentPort, openDuration, ping);
             agentName = config.agents().get(0).toString();
@@ -131,7 +138,7 @@ class ResilientReadPathAgentTest {
                     ConnectionManagerVerticle.ucxConnector(side.vertx, side.ucx, config, "test-sidecar"), null,
                     new ReadMeters(registry));
             await(side.vertx.deployVerticle(manager));
-            volumeServer = await(new StubVolumeServer(side.vertx).start(dir));
+            volumeServer = await(new StubVolumeServer(side.vertx).start(volumeServerDir));
             open.add(() -> await(volumeServer.stop()));
             ReadPathOptions options = new ReadPathOptions(config.readTimeout().toMillis(), config.maxNeedleBytes());
             source = new ResilientNeedleSource(side.vertx, manager, side.reader(manager, options),
@@ -349,6 +356,8 @@ class ResilientReadPathAgentTest {
     private static final List<FileId> CUT_AWAY = List.of(FileId.parse("2,159d9a9497"), FileId.parse("2,273b6306d2"),
             FileId.parse("2,30436c9573"));
     private static final long CUT = 400_000;
+    /** The ETags (CRCs) of {@link #CUT_AWAY} as read over RDMA before the cut. */
+    private final Map<FileId, String> cutEtags = new ConcurrentHashMap<>();
 
     /**
      * A served .dat truncated in place (as SeaweedFS does to a torn tail, or an operator) before the agent notices
@@ -378,25 +387,59 @@ class ResilientReadPathAgentTest {
     }
 
     /**
-     * The same cut with the agent polling as usual: whenever its poll comes, it reopens the volume under a new epoch
-     * without the cut needles, and from then on they answer NOT_FOUND; the rest is served over RDMA throughout.
+     * The same cut with the agent polling as usual and the volume server holding its own whole copy (a replica): the
+     * agent reopens the volume under a new epoch whose needle map stops at the first .idx entry past the cut, so the
+     * cut needles are missing from it but still listed by the .idx. They exist: each read is served by the volume
+     * server, none answers NOT_FOUND. Once the bytes are written back in place the agent applies the waiting entries
+     * and serves the cut needles over RDMA again; the kept ones are served over RDMA throughout.
      */
     @Test
-    void needlesCutFromADatAnswerNotFoundOnceTheAgentReopenedTheVolume() throws Exception {
+    void needlesCutFromADatAreServedByTheirReplicaAfterTheReopenAndOverRdmaOnceWrittenBack() throws Exception {
+        Path replica = Files.createDirectories(dir.resolve("replica"));
+        Fixtures.copyDir("volumes", replica);
         Fixtures.copyDir("volumes", dir);
+        byte[] whole = Files.readAllBytes(dir.resolve("2.dat"));
         AgentHarness agent = agent(0);
         open.add(agent);
-        Sidecar sidecar = truncatedUnderTheSidecar(agent);
+        Sidecar sidecar = truncatedUnderTheSidecar(agent, replica);
         long epoch = sidecar.manager.routeFor(2).volume().epoch();
         List<Throwable> heldAgainstTheAgent = heldAgainstTheAgent(sidecar);
 
         boolean reopened;
         do { // the last round runs once the sidecar sees the new epoch
             reopened = sidecar.manager.routeFor(2).volume().epoch() != epoch;
-            readsAfterTheCut(sidecar, reopened);
+            for (FileId fid : CUT_AWAY) {
+                assertEquals("http", readCut(sidecar, fid), fid + ": served by the replica");
+            }
+            for (FileId fid : KEPT) {
+                assertEquals("rdma", sidecar.readSource(fid), fid.toString());
+            }
         } while (!reopened);
+
+        try (FileChannel ch = FileChannel.open(dir.resolve("2.dat"), StandardOpenOption.WRITE)) {
+            ch.write(ByteBuffer.wrap(whole), 0); // in place, the same inode, as an operator restores it
+        }
+        for (FileId fid : CUT_AWAY) {
+            until(fid + " over RDMA again", () -> readCut(sidecar, fid), "rdma"::equals, Duration.ofSeconds(60));
+        }
         assertEquals(List.of(), heldAgainstTheAgent, "no read was held against the agent");
         assertEquals(CircuitBreaker.State.CLOSED, sidecar.breaker().getState());
+    }
+
+    /** A cut needle read and checked against its CRC (anything else fails the test); the path that served it. */
+    private String readCut(Sidecar sidecar, FileId fid) {
+        AsyncResult<NeedleContent> ar = await(sidecar.source.read(fid, sidecar.volumeServer.url())
+                .transform(r -> Future.succeededFuture(r)));
+        if (ar.failed()) {
+            fail(fid + " failed: " + ar.cause());
+        }
+        NeedleContent c = ar.result();
+        try {
+            assertEquals(cutEtags.get(fid), c.stat().etag(), fid + ": the bytes read over RDMA before the cut");
+            return c.stat().source();
+        } finally {
+            c.release();
+        }
     }
 
     /**
@@ -404,11 +447,16 @@ class ResilientReadPathAgentTest {
      * {@link #CUT} in place. Pings get a generous timeout: a stall of the loaded machine must not pass for the cut's.
      */
     private Sidecar truncatedUnderTheSidecar(AgentHarness agent) throws Exception {
-        Sidecar sidecar = new Sidecar(agent.port(), LONG_OPEN, Duration.ofSeconds(20));
+        return truncatedUnderTheSidecar(agent, dir);
+    }
+
+    private Sidecar truncatedUnderTheSidecar(AgentHarness agent, Path volumeServerDir) throws Exception {
+        Sidecar sidecar = new Sidecar(agent.port(), LONG_OPEN, Duration.ofSeconds(20), volumeServerDir);
         until("agent up", () -> sidecar.peer().isUp());
         for (FileId fid : CUT_AWAY) {
             NeedleContent c = await(sidecar.source.read(fid, sidecar.volumeServer.url()));
             assertEquals("rdma", c.stat().source(), fid.toString());
+            cutEtags.put(fid, c.stat().etag());
             c.release();
         }
         KEPT.forEach(fid -> assertEquals("rdma", sidecar.readSource(fid)));

@@ -25,6 +25,8 @@ final class ScriptedNeedleSource implements NeedleSource, RoutedNeedleSource {
     private final InMemoryNeedleSource delegate;
     private final AtomicInteger calls = new AtomicInteger();
     private volatile ReadFailure failure;
+    private volatile ReadFailure failNext;
+    private final AtomicInteger failuresLeft = new AtomicInteger();
 
     ScriptedNeedleSource(InMemoryNeedleSource delegate) {
         this.delegate = delegate;
@@ -33,6 +35,12 @@ final class ScriptedNeedleSource implements NeedleSource, RoutedNeedleSource {
     /** Every call fails with {@code f} (null: serve again). */
     void failWith(ReadFailure f) {
         failure = f;
+    }
+
+    /** The next {@code n} reads fail with {@code f}, the ones after them are served (or held) as before. */
+    void failNext(int n, ReadFailure f) {
+        failNext = f;
+        failuresLeft.set(n);
     }
 
     int calls() {
@@ -81,7 +89,7 @@ final class ScriptedNeedleSource implements NeedleSource, RoutedNeedleSource {
     @Override
     public Future<NeedleContent> read(FileId fid, String volumeServerHint) {
         calls.incrementAndGet();
-        ReadFailure f = failure;
+        ReadFailure f = failuresLeft.getAndUpdate(n -> Math.max(0, n - 1)) > 0 ? failNext : failure;
         return f != null ? Future.failedFuture(f) : delegate.read(fid, volumeServerHint);
     }
 }
