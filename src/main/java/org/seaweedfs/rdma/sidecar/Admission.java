@@ -20,12 +20,17 @@ public final class Admission {
     }
 
     public boolean tryAcquire() {
+        return tryAcquire(1);
+    }
+
+    /** Takes {@code count} slots at once, or none when fewer are free. */
+    public boolean tryAcquire(int count) {
         for (;;) {
             int n = inFlight.get();
-            if (n >= limit) {
+            if (n > limit - count) {
                 return false;
             }
-            if (inFlight.compareAndSet(n, n + 1)) {
+            if (inFlight.compareAndSet(n, n + count)) {
                 return true;
             }
         }
@@ -33,6 +38,10 @@ public final class Admission {
 
     public void release() {
         inFlight.decrementAndGet();
+    }
+
+    public void release(int count) {
+        inFlight.addAndGet(-count);
     }
 
     public int inFlight() {

@@ -2,6 +2,8 @@ package org.seaweedfs.rdma.sidecar;
 
 import io.vertx.core.Future;
 import io.vertx.core.Vertx;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.function.Supplier;
 import org.seaweedfs.rdma.internals.VertxInternals;
 import org.seaweedfs.rdma.volume.FileId;
@@ -48,11 +50,41 @@ public final class AdmittedSource implements NeedleSource {
         return admitted(() -> source.readSlice(fid, volumeServerHint, offset, length, maxPlainBytes));
     }
 
+    /**
+     * The reads of many needles take their slots at once, one per needle, or, when fewer are free, each fails as a
+     * read beyond the bound would; each slot returns as its needle's answer is ready.
+     */
+    @Override
+    public List<Future<NeedleContent>> readMany(List<FileId> fids, long maxPlainBytes) {
+        if (!admission.tryAcquire(fids.size())) {
+            List<Future<NeedleContent>> refused = new ArrayList<>(fids.size());
+            for (int i = 0; i < fids.size(); i++) {
+                refused.add(refused());
+            }
+            return refused;
+        }
+        List<Future<NeedleContent>> reads;
+        try {
+            reads = source.readMany(fids, maxPlainBytes);
+        } catch (RuntimeException e) {
+            admission.release(fids.size());
+            throw e;
+        }
+        for (Future<NeedleContent> read : reads) {
+            read.onComplete(ar -> admission.release());
+        }
+        return reads;
+    }
+
+    private <T> Future<T> refused() {
+        return VertxInternals.onCallerContext(vertx, Future.failedFuture(ReadFailure.overloaded(
+                "too many reads in flight (sidecar.maxInFlightReads=" + admission.limit() + ")",
+                RETRY_AFTER_SECONDS)));
+    }
+
     private <T> Future<T> admitted(Supplier<Future<T>> read) {
         if (!admission.tryAcquire()) {
-            return VertxInternals.onCallerContext(vertx, Future.failedFuture(ReadFailure.overloaded(
-                    "too many reads in flight (sidecar.maxInFlightReads=" + admission.limit() + ")",
-                    RETRY_AFTER_SECONDS)));
+            return refused();
         }
         Future<T> answer;
         try {

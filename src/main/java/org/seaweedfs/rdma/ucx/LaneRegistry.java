@@ -51,6 +51,26 @@ final class LaneRegistry {
         return worker.get(caller, channel, remoteAddress, key, localAddress, length);
     }
 
+    /** Any thread: the batch on the calling event loop's lane, or null when it must take the owner path. */
+    Future<Void> getAll(UcxChannel channel, GetBatch batch) {
+        LaneWorker worker = workerOfCaller(channel);
+        Context caller = worker == null ? null : VertxInternals.currentEventLoopOf(vertx);
+        return caller == null ? null : worker.getAll(caller, channel, batch);
+    }
+
+    /** The calling event loop's lane worker (made on first use), or null when its gets must take the owner path. */
+    private LaneWorker workerOfCaller(UcxChannel channel) {
+        if (!enabled || closed || channel.peerWorkerAddress() == null) {
+            return null;
+        }
+        Context caller = VertxInternals.currentEventLoopOf(vertx);
+        if (caller == null) {
+            return null;
+        }
+        LaneWorker worker = workers.get(Thread.currentThread());
+        return worker != null ? worker : open(caller);
+    }
+
     /** Under the lock, so that {@link #closeAll} sees every worker made before it and none after. */
     private synchronized LaneWorker open(Context caller) {
         if (closed) {

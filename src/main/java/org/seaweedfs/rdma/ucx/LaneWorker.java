@@ -132,6 +132,43 @@ final class LaneWorker {
         return op.future();
     }
 
+    /**
+     * On the event loop, on {@code context}: posts the batch's gets implicit on the channel's lane and flushes the lane
+     * at once, so one flush completes them all; null when this loop cannot serve it (the owner path must). A batch
+     * that completes within this call (shared memory) is handed over before it returns while the sync budget lasts,
+     * as one completion: callers chaining batches still let the event loop serve its other work.
+     */
+    Future<Void> getAll(Context context, UcxChannel channel, GetBatch batch) {
+        EventLoopLane lane = laneFor(channel);
+        if (lane == null) {
+            return null;
+        }
+        LaneGetOp op = lane.issueAll(context, batch);
+        pending++;
+        idle.event(System.nanoTime());
+        if (!op.isDone()) {
+            lane.flush();
+        }
+        for (int i = 0; !op.isDone() && i < idle.progressCallsOnIssue(); i++) {
+            progressOnce();
+        }
+        if (!failedLanes.isEmpty()) {
+            retireFailedLanes();
+        }
+        boolean sync = op.isDone() && syncBudget > 0 && completed.removeLastOccurrence(op);
+        if (sync) {
+            syncBudget--;
+            settle(op);
+        }
+        if (pending > 0 || sync || idle.windowNanos() > 0) {
+            schedulePoll();
+        }
+        if (sync) {
+            op.handle(null);
+        }
+        return op.future();
+    }
+
     /** Inside progress (or the issuing call): a get finished; delivered after the pass. */
     void completed(LaneGetOp op) {
         completed.add(op);
@@ -397,7 +434,7 @@ final class LaneWorker {
         op.lane.untrack(op);
         pending--;
         if (op.succeeded()) {
-            owner.metrics().laneGetCompleted(op.length);
+            owner.metrics().laneGetsCompleted(op.count, op.length);
         } else {
             owner.metrics().error();
         }
