@@ -159,8 +159,7 @@ final class BatchFetch {
             handOn(k);
             return;
         }
-        gate.counters().started();
-        gate.counters().served(record.stat().size());
+        gate.counters().servedInBatch(record.stat().size());
         NeedleContent whole = new VerifiedNeedle(record, List.of(buffers[k]));
         if (record.stat().compressed()) {
             NeedleSlice.ofPlain(vertx, whole, 0, -1, maxPlainBytes).onComplete(promises[k]);
