@@ -113,18 +113,25 @@ final class LaneWorker {
                 progressOnce();
             }
         }
+        return handOver(op);
+    }
+
+    /**
+     * After issuing: the op's outcome goes to its caller now when it completed here and the sync budget lasts, else
+     * with the polling task. Only the caller's own op completes here: other completions wait for the polling task, so
+     * no other continuation runs inside the issuing call.
+     */
+    private Future<Void> handOver(LaneGetOp op) {
         if (!failedLanes.isEmpty()) {
             retireFailedLanes();
         }
-        // Only the caller's own get completes here: other completions wait for the polling task, so no other
-        // continuation runs inside this call.
         boolean sync = op.isDone() && syncBudget > 0 && completed.removeLastOccurrence(op);
         if (sync) {
             syncBudget--;
             settle(op);
         }
         if (pending > 0 || sync || idle.windowNanos() > 0) {
-            schedulePoll(); // after a get that completed here: to restore the budget and keep the loop awake
+            schedulePoll(); // after an op that completed here: to restore the budget and keep the loop awake
         }
         if (sync) {
             op.handle(null);
@@ -152,21 +159,7 @@ final class LaneWorker {
         for (int i = 0; !op.isDone() && i < idle.progressCallsOnIssue(); i++) {
             progressOnce();
         }
-        if (!failedLanes.isEmpty()) {
-            retireFailedLanes();
-        }
-        boolean sync = op.isDone() && syncBudget > 0 && completed.removeLastOccurrence(op);
-        if (sync) {
-            syncBudget--;
-            settle(op);
-        }
-        if (pending > 0 || sync || idle.windowNanos() > 0) {
-            schedulePoll();
-        }
-        if (sync) {
-            op.handle(null);
-        }
-        return op.future();
+        return handOver(op);
     }
 
     /** Inside progress (or the issuing call): a get finished; delivered after the pass. */
