@@ -20,18 +20,19 @@ public final class Admission {
     }
 
     public boolean tryAcquire() {
-        return tryAcquire(1);
+        return tryAcquireUpTo(1) == 1;
     }
 
-    /** Takes {@code count} slots at once, or none when fewer are free. */
-    public boolean tryAcquire(int count) {
+    /** Takes up to {@code count} slots at once, as many as are free; returns how many it took. */
+    public int tryAcquireUpTo(int count) {
         for (;;) {
             int n = inFlight.get();
-            if (n > limit - count) {
-                return false;
+            int taken = Math.min(count, limit - n);
+            if (taken <= 0) {
+                return 0;
             }
-            if (inFlight.compareAndSet(n, n + count)) {
-                return true;
+            if (inFlight.compareAndSet(n, n + taken)) {
+                return taken;
             }
         }
     }

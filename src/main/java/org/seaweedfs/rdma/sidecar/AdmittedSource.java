@@ -51,29 +51,33 @@ public final class AdmittedSource implements NeedleSource {
     }
 
     /**
-     * The reads of many needles take their slots at once, one per needle, or, when fewer are free, each fails as a
-     * read beyond the bound would; each slot returns as its needle's answer is ready.
+     * The reads of many needles take their slots at once, one per needle, in order: when fewer are free, the needles
+     * past them fail as reads beyond the bound would (as if read one after the other). Each slot returns as its
+     * needle's answer is ready.
      */
     @Override
     public List<Future<NeedleContent>> readMany(List<FileId> fids, long maxPlainBytes) {
-        if (!admission.tryAcquire(fids.size())) {
-            List<Future<NeedleContent>> refused = new ArrayList<>(fids.size());
-            for (int i = 0; i < fids.size(); i++) {
-                refused.add(refused());
-            }
-            return refused;
-        }
+        int admitted = admission.tryAcquireUpTo(fids.size());
         List<Future<NeedleContent>> reads;
         try {
-            reads = source.readMany(fids, maxPlainBytes);
+            reads = admitted == 0 ? List.of()
+                    : source.readMany(admitted == fids.size() ? fids : fids.subList(0, admitted), maxPlainBytes);
         } catch (RuntimeException e) {
-            admission.release(fids.size());
+            admission.release(admitted);
             throw e;
         }
         for (Future<NeedleContent> read : reads) {
             read.onComplete(ar -> admission.release());
         }
-        return reads;
+        if (admitted == fids.size()) {
+            return reads;
+        }
+        List<Future<NeedleContent>> all = new ArrayList<>(fids.size());
+        all.addAll(reads);
+        while (all.size() < fids.size()) {
+            all.add(refused());
+        }
+        return all;
     }
 
     private <T> Future<T> refused() {
