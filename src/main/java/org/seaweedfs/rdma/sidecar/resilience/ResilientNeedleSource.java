@@ -294,12 +294,8 @@ public final class ResilientNeedleSource implements NeedleSource, ReadPathStatus
         long deadline = hedging.clock().nanoTime() + readTimeoutNanos;
         @SuppressWarnings("unchecked")
         Future<NeedleContent>[] reads = new Future[fids.size()];
-        Map<Long, List<Integer>> byVolume = new LinkedHashMap<>();
-        for (int i = 0; i < reads.length; i++) {
-            byVolume.computeIfAbsent(fids.get(i).volumeId(), v -> new ArrayList<>()).add(i);
-        }
-        for (List<Integer> indexes : byVolume.values()) {
-            AgentRoute route = batchRoute(fids.get(indexes.get(0)).volumeId());
+        for (int[] indexes : byVolume(fids)) {
+            AgentRoute route = batchRoute(fids.get(indexes[0]).volumeId());
             AgentGuard guard = route == null ? null : guard(route.peer().name());
             if (guard == null || !guard.breaker().tryAcquirePermission()) {
                 for (int i : indexes) {
@@ -307,14 +303,18 @@ public final class ResilientNeedleSource implements NeedleSource, ReadPathStatus
                 }
                 continue;
             }
-            List<FileId> some = new ArrayList<>(indexes.size());
-            indexes.forEach(i -> some.add(fids.get(i)));
+            List<FileId> some = indexes.length == fids.size() ? fids : new ArrayList<>(indexes.length);
+            if (some != fids) {
+                for (int i : indexes) {
+                    some.add(fids.get(i));
+                }
+            }
             long start = hedging.clock().nanoTime();
             long giveUpMillis = TimeUnit.NANOSECONDS.toMillis(Math.min(guard.hedgeDelay().nanos(), deadline - start));
             RoutedNeedleSource.Batch batch = rdma.readMany(route, some, maxPlainBytes, giveUpMillis,
                     k -> readOne(some.get(k), maxPlainBytes, deadline));
             for (int k = 0; k < some.size(); k++) {
-                reads[indexes.get(k)] = batch.reads().get(k);
+                reads[indexes[k]] = batch.reads().get(k);
             }
             if (batch.gets() == null) {
                 guard.breaker().releasePermission();
@@ -330,6 +330,27 @@ public final class ResilientNeedleSource implements NeedleSource, ReadPathStatus
             }
         }
         return Arrays.asList(reads);
+    }
+
+    /** The indexes of the fids of each volume, in request order (most calls read one volume or a few). */
+    private static List<int[]> byVolume(List<FileId> fids) {
+        long first = fids.isEmpty() ? 0 : fids.get(0).volumeId();
+        int same = 0;
+        while (same < fids.size() && fids.get(same).volumeId() == first) {
+            same++;
+        }
+        if (same == fids.size()) {
+            int[] all = new int[same];
+            Arrays.setAll(all, i -> i);
+            return same == 0 ? List.of() : List.<int[]>of(all);
+        }
+        Map<Long, List<Integer>> byVolume = new LinkedHashMap<>();
+        for (int i = 0; i < fids.size(); i++) {
+            byVolume.computeIfAbsent(fids.get(i).volumeId(), v -> new ArrayList<>()).add(i);
+        }
+        List<int[]> groups = new ArrayList<>(byVolume.size());
+        byVolume.values().forEach(g -> groups.add(g.stream().mapToInt(Integer::intValue).toArray()));
+        return groups;
     }
 
     /** The route a batch of the volume's reads may take: an up, ready agent listing it, not EC, breaker closed. */
