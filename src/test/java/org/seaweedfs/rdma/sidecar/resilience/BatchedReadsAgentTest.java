@@ -53,6 +53,7 @@ import org.seaweedfs.rdma.sidecar.read.ReadPathOptions;
 import org.seaweedfs.rdma.sidecar.read.ReadThroughSource;
 import org.seaweedfs.rdma.testing.AgentHarness;
 import org.seaweedfs.rdma.testing.AgentSetup;
+import org.seaweedfs.rdma.ucx.OwnerThreadHold;
 import org.seaweedfs.rdma.volume.FileId;
 import org.seaweedfs.rdma.volume.IndexFormat;
 import org.seaweedfs.rdma.volume.NewNeedle;
@@ -306,5 +307,28 @@ class BatchedReadsAgentTest {
             }
         }
         until("every read buffer went back", () -> side.pool.inUse() == 0);
+    }
+
+    /**
+     * The agent stops answering (its owner thread held) with a batch's gets posted over TCP: past the agent's hedge
+     * delay each needle is the single read's, hedged to the volume server within the batch's deadline; the batch's
+     * buffers go back once its gets land.
+     */
+    @ParameterizedTest
+    @ValueSource(strings = {"tcp"})
+    void aBatchWhoseGetsDoNotLandIsAnsweredByTheHedges(String tls) throws Exception {
+        start(tls);
+        List<FileId> good = new ArrayList<>(truth.keySet()).subList(0, 20);
+        readMany(source, good); // the locations cached
+        long batched = reader.counters().batched();
+        List<Outcome> got;
+        try (OwnerThreadHold hold = new OwnerThreadHold(agent.ucx)) {
+            got = readMany(source, good);
+            // Each needle holds two buffers: the batch's get and the single read's RDMA get, both waiting.
+            assertEquals(2 * good.size(), side.pool.inUse(), "the stalled gets keep their buffers");
+        }
+        assertRight(good, got);
+        assertEquals(batched, reader.counters().batched(), "no needle was served by the stalled gets");
+        until("every read buffer went back once the gets landed", () -> side.pool.inUse() == 0);
     }
 }
