@@ -146,7 +146,7 @@ public final class NeedleFrame {
             long length = frame.getUnsignedInt(at + 2);
             at += 6;
             if (status != OK) {
-                String text = frame.getString(at, Math.toIntExact(at + length), "UTF-8");
+                String text = frame.getString(at, Math.toIntExact(at + length));
                 results.add(NeedleResult.failed(fid, new NeedleException(NeedleException.Kind.ofCode(status), text)));
                 at += (int) length;
                 continue;
@@ -154,7 +154,7 @@ public final class NeedleFrame {
             String[] strings = new String[4];
             for (int i = 0; i < strings.length; i++) {
                 int n = frame.getUnsignedShort(at);
-                strings[i] = frame.getString(at + 2, at + 2 + n, "UTF-8");
+                strings[i] = frame.getString(at + 2, at + 2 + n);
                 at += 2 + n;
             }
             long lastModified = frame.getLong(at);

@@ -9,6 +9,7 @@ import java.util.List;
 import java.util.function.Supplier;
 import org.seaweedfs.rdma.sidecar.NeedleSource;
 import org.seaweedfs.rdma.sidecar.batch.ManyReads;
+import org.seaweedfs.rdma.sidecar.batch.PlainRange;
 import org.seaweedfs.rdma.volume.FileId;
 
 /**
@@ -47,7 +48,7 @@ final class SourceNeedleClient implements NeedleClient {
     public Future<List<NeedleResult>> readMany(List<String> fids) {
         List<String> asked = new ArrayList<>(fids); // the caller may change its list meanwhile
         return onContext(() -> ManyReads.collect(asked.size(), window,
-                i -> source.readSlice(NeedleWire.fileId(asked.get(i)), null, 0, -1, maxNeedleBytes),
+                PlainRange.of(source, maxNeedleBytes, i -> NeedleWire.fileId(asked.get(i))),
                 (i, ar) -> ar.succeeded()
                         ? NeedleResult.of(NeedleWire.needle(asked.get(i), ar.result().stat(),
                                 NeedleWire.takeBody(ar.result())))

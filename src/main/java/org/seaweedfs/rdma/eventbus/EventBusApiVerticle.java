@@ -21,6 +21,7 @@ import org.seaweedfs.rdma.sidecar.NeedleSource;
 import org.seaweedfs.rdma.sidecar.NeedleStat;
 import org.seaweedfs.rdma.sidecar.ReadFailure;
 import org.seaweedfs.rdma.sidecar.batch.ManyReads;
+import org.seaweedfs.rdma.sidecar.batch.PlainRange;
 
 /**
  * The event-bus API for Vert.x applications (same JVM or clustered).
@@ -169,7 +170,7 @@ public final class EventBusApiVerticle extends VerticleBase {
         }
         NeedleFrame.Writer frame = new NeedleFrame.Writer(fids.size(), batch.maxReplyBytes());
         ManyReads.collect(fids.size(), batch.window(),
-                i -> source.readSlice(NeedleWire.fileId(fids.get(i)), null, 0, -1, maxNeedleBytes),
+                PlainRange.of(source, maxNeedleBytes, i -> NeedleWire.fileId(fids.get(i))),
                 (i, ar) -> entry(frame, ar, start)).onComplete(ar -> {
                     if (ar.failed()) {
                         fail(message, ar.cause(), start);

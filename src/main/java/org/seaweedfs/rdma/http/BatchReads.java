@@ -1,9 +1,12 @@
 package org.seaweedfs.rdma.http;
 
 import io.vertx.core.Future;
+import java.util.List;
 import org.seaweedfs.rdma.sidecar.NeedleContent;
 import org.seaweedfs.rdma.sidecar.NeedleSource;
 import org.seaweedfs.rdma.sidecar.ReadFailure;
+import org.seaweedfs.rdma.sidecar.batch.OrderedReads;
+import org.seaweedfs.rdma.sidecar.batch.PlainRange;
 
 /**
  * The reads of one {@code POST /batch}: each line's token checked as a GET's would be (the line's, else the
@@ -22,7 +25,15 @@ final class BatchReads {
         this.requestToken = requestToken;
     }
 
-    Future<NeedleContent> read(BatchRequest.Line line) {
+    /** The reads of a range of lines: together (one batch of the read path) when no token is to be checked. */
+    OrderedReads.Range range(List<BatchRequest.Line> lines) {
+        if (!auth.required()) {
+            return PlainRange.of(api.source(), api.maxNeedleBytes(), i -> lines.get(i).fid());
+        }
+        return OrderedReads.oneByOne(i -> read(lines.get(i)));
+    }
+
+    private Future<NeedleContent> read(BatchRequest.Line line) {
         if (!auth.required()) {
             return plain(line);
         }

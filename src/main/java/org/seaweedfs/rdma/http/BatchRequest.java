@@ -4,6 +4,7 @@ import io.vertx.core.buffer.Buffer;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.regex.Pattern;
 import org.seaweedfs.rdma.volume.FileId;
 
 /**
@@ -12,6 +13,9 @@ import org.seaweedfs.rdma.volume.FileId;
  * whole, naming the line, before anything is read.
  */
 record BatchRequest(List<Line> lines) {
+
+    /** What separates a line's fid from its token. */
+    private static final Pattern BLANKS = Pattern.compile("[ \\t]+");
 
     /**
      * One fid asked for.
@@ -60,7 +64,8 @@ record BatchRequest(List<Line> lines) {
     }
 
     private static Line line(String line, int number) {
-        String[] words = line.split("[ \\t]+");
+        // Most lines are a fid alone: no pattern to run.
+        String[] words = line.indexOf(' ') < 0 && line.indexOf('\t') < 0 ? new String[] {line} : BLANKS.split(line);
         if (words.length > 2) {
             throw malformed(number, "expected '<fid>' or '<fid> <jwt>', got " + words.length + " words");
         }

@@ -66,7 +66,7 @@ final class BatchStream {
         this.response = request.response();
         this.lines = batch.lines();
         this.meters = api.meters();
-        this.ordered = new OrderedReads(lines.size(), window, index -> reads.read(lines.get(index)));
+        this.ordered = new OrderedReads(lines.size(), window, reads.range(lines));
     }
 
     void start() {

@@ -20,19 +20,29 @@ public final class Admission {
     }
 
     public boolean tryAcquire() {
+        return tryAcquireUpTo(1) == 1;
+    }
+
+    /** Takes up to {@code count} slots at once, as many as are free; returns how many it took. */
+    public int tryAcquireUpTo(int count) {
         for (;;) {
             int n = inFlight.get();
-            if (n >= limit) {
-                return false;
+            int taken = Math.min(count, limit - n);
+            if (taken <= 0) {
+                return 0;
             }
-            if (inFlight.compareAndSet(n, n + 1)) {
-                return true;
+            if (inFlight.compareAndSet(n, n + taken)) {
+                return taken;
             }
         }
     }
 
     public void release() {
         inFlight.decrementAndGet();
+    }
+
+    public void release(int count) {
+        inFlight.addAndGet(-count);
     }
 
     public int inFlight() {

@@ -2,6 +2,8 @@ package org.seaweedfs.rdma.sidecar;
 
 import io.vertx.core.Future;
 import io.vertx.core.Vertx;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.function.Supplier;
 import org.seaweedfs.rdma.internals.VertxInternals;
 import org.seaweedfs.rdma.volume.FileId;
@@ -48,11 +50,45 @@ public final class AdmittedSource implements NeedleSource {
         return admitted(() -> source.readSlice(fid, volumeServerHint, offset, length, maxPlainBytes));
     }
 
+    /**
+     * The reads of many needles take their slots at once, one per needle, in order: when fewer are free, the needles
+     * past them fail as reads beyond the bound would (as if read one after the other). Each slot returns as its
+     * needle's answer is ready.
+     */
+    @Override
+    public List<Future<NeedleContent>> readMany(List<FileId> fids, long maxPlainBytes) {
+        int admitted = admission.tryAcquireUpTo(fids.size());
+        List<Future<NeedleContent>> reads;
+        try {
+            reads = admitted == 0 ? List.of()
+                    : source.readMany(admitted == fids.size() ? fids : fids.subList(0, admitted), maxPlainBytes);
+        } catch (RuntimeException e) {
+            admission.release(admitted);
+            throw e;
+        }
+        for (Future<NeedleContent> read : reads) {
+            read.onComplete(ar -> admission.release());
+        }
+        if (admitted == fids.size()) {
+            return reads;
+        }
+        List<Future<NeedleContent>> all = new ArrayList<>(fids.size());
+        all.addAll(reads);
+        while (all.size() < fids.size()) {
+            all.add(refused());
+        }
+        return all;
+    }
+
+    private <T> Future<T> refused() {
+        return VertxInternals.onCallerContext(vertx, Future.failedFuture(ReadFailure.overloaded(
+                "too many reads in flight (sidecar.maxInFlightReads=" + admission.limit() + ")",
+                RETRY_AFTER_SECONDS)));
+    }
+
     private <T> Future<T> admitted(Supplier<Future<T>> read) {
         if (!admission.tryAcquire()) {
-            return VertxInternals.onCallerContext(vertx, Future.failedFuture(ReadFailure.overloaded(
-                    "too many reads in flight (sidecar.maxInFlightReads=" + admission.limit() + ")",
-                    RETRY_AFTER_SECONDS)));
+            return refused();
         }
         Future<T> answer;
         try {

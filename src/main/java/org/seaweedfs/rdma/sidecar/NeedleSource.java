@@ -3,6 +3,8 @@ package org.seaweedfs.rdma.sidecar;
 import io.vertx.core.Context;
 import io.vertx.core.Future;
 import io.vertx.core.Vertx;
+import java.util.ArrayList;
+import java.util.List;
 import org.seaweedfs.rdma.volume.FileId;
 
 /**
@@ -26,6 +28,26 @@ public interface NeedleSource {
      */
     default Future<NeedleContent> read(FileId fid, String volumeServerHint) {
         return read(fid);
+    }
+
+    /**
+     * The whole plain bytes of each needle of {@code fids}, as {@link #readSlice readSlice(fid, null, 0, -1,
+     * maxPlainBytes)} of each would answer: one future per fid, in order, each that needle's result alone. A source
+     * that can serve many needles at once (one admission, one lookup of each agent, gets posted together) overrides
+     * it; the default reads them one by one. Call it on a Vert.x context.
+     */
+    default List<Future<NeedleContent>> readMany(List<FileId> fids, long maxPlainBytes) {
+        List<Future<NeedleContent>> reads = new ArrayList<>(fids.size());
+        for (FileId fid : fids) {
+            Future<NeedleContent> read;
+            try {
+                read = readSlice(fid, null, 0, -1, maxPlainBytes);
+            } catch (RuntimeException e) {
+                read = Future.failedFuture(e);
+            }
+            reads.add(read);
+        }
+        return reads;
     }
 
     /**

@@ -13,9 +13,11 @@ import org.openucx.jucx.ucp.UcpWorker;
 
 import java.nio.ByteBuffer;
 import java.util.ArrayList;
+import java.util.Collections;
 import java.util.IdentityHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 
 /**
  * One channel's endpoint on an event loop's {@link LaneWorker}: connected by the peer's worker address (from the
@@ -137,6 +139,79 @@ final class EventLoopLane {
         return false;
     }
 
+    /**
+     * Posts every get of {@code batch} implicit, as one op which the lane's next {@link #flush} completes (the caller
+     * flushes at once); gets from a peer's memory mapped here are copied at once instead ({@link PeerMemory}). The op is always returned, finished at once when no get could be posted; when posting fails
+     * part way, the flush still waits for the gets posted, and the op fails then.
+     */
+    LaneGetOp issueAll(Context context, GetBatch batch) {
+        LaneKey[] copies = new LaneKey[batch.size()];
+        Throwable failure = null;
+        for (int i = 0; i < copies.length && failure == null; i++) {
+            UcxRemoteKey key = batch.key(i);
+            if (key.isReleased()) {
+                failure = new UcxTransportException("remote key is closed on " + channel);
+                break;
+            }
+            try {
+                copies[i] = keyCopy(key);
+            } catch (UcxException e) {
+                failure = channel.operationError("remote key unpack (event-loop lane)", e.getStatus(), e.getMessage());
+            }
+        }
+        LaneGetOp op = new LaneGetOp(this, context, failure == null ? copies[0] : null, batch.remoteAddress(0),
+                batch.bytes(), batch.size());
+        if (failure == null) {
+            op.moreKeys = otherKeys(copies);
+        }
+        track(op);
+        if (failure != null) {
+            op.finish(failure);
+            return op;
+        }
+        boolean posted = false; // a get that only the flush completes
+        try {
+            for (int i = 0; i < copies.length; i++) {
+                LaneKey copy = copies[i];
+                if (copy.notMappedHere || !copyFromPeerMemory(copy, batch.remoteAddress(i), batch.localAddress(i),
+                        batch.length(i))) {
+                    posted = true;
+                    endpoint.getNonBlockingImplicit(batch.remoteAddress(i), copy.ucpKey, batch.localAddress(i),
+                            batch.length(i));
+                }
+            }
+        } catch (UcxException e) {
+            op.postFailure = channel.operationError(op.describe(), e.getStatus(), e.getMessage());
+        }
+        if (posted) {
+            unflushed.add(op);
+        } else {
+            op.finish(null); // every get was a copy from the peer's memory mapped here
+        }
+        return op;
+    }
+
+    /** The key copies of a batch other than its first, each once (null when it used one key, the common case). */
+    private static LaneKey[] otherKeys(LaneKey[] copies) {
+        LaneKey first = copies[0];
+        int others = 0;
+        for (LaneKey copy : copies) {
+            if (copy != first) {
+                others++;
+            }
+        }
+        if (others == 0) {
+            return null;
+        }
+        Set<LaneKey> distinct = Collections.newSetFromMap(new IdentityHashMap<>());
+        for (LaneKey copy : copies) {
+            if (copy != first) {
+                distinct.add(copy);
+            }
+        }
+        return distinct.toArray(new LaneKey[0]);
+    }
+
     /** Implicit gets issued and not yet flushed; from the first, the worker must {@link #flush} this lane. */
     int unflushedGets() {
         return unflushed.size();
@@ -152,7 +227,11 @@ final class EventLoopLane {
         }
         LaneFlush flush = new LaneFlush(unflushed);
         unflushed = new ArrayList<>();
-        channel.metrics().laneGetsFlushed(flush.ops.size());
+        int gets = 0;
+        for (LaneGetOp op : flush.ops) {
+            gets += op.count;
+        }
+        channel.metrics().laneGetsFlushed(gets);
         try {
             endpoint.flushNonBlocking(flush);
         } catch (UcxException e) {
@@ -171,7 +250,7 @@ final class EventLoopLane {
         @Override
         public void onSuccess(UcpRequest request) {
             for (LaneGetOp op : ops) {
-                op.finish(null);
+                op.finish(op.postFailure);
             }
         }
 
@@ -197,6 +276,11 @@ final class EventLoopLane {
         if (op.key != null) {
             op.key.inFlight++;
         }
+        if (op.moreKeys != null) {
+            for (LaneKey copy : op.moreKeys) {
+                copy.inFlight++;
+            }
+        }
         op.next = head;
         if (head != null) {
             head.prev = op;
@@ -219,6 +303,12 @@ final class EventLoopLane {
         if (op.key != null) {
             op.key.inFlight--;
             op.key.closeIfUnused();
+        }
+        if (op.moreKeys != null) {
+            for (LaneKey copy : op.moreKeys) {
+                copy.inFlight--;
+                copy.closeIfUnused();
+            }
         }
     }
 
@@ -286,6 +376,11 @@ final class EventLoopLane {
             op.finish(cause);
             if (op.key != null) {
                 op.key.close(); // a released key waiting for these gets goes with the endpoint too
+            }
+            if (op.moreKeys != null) {
+                for (LaneKey copy : op.moreKeys) {
+                    copy.close();
+                }
             }
         }
         UcpRequest closing = null;

@@ -17,8 +17,15 @@ final class LaneGetOp extends UcxCallback implements Handler<Void> {
     final EventLoopLane lane;
     final Context context; // an event loop's, current on the lane's thread
     final EventLoopLane.LaneKey key; // null when the get failed before it was issued
+    /** A batch's other key copies (each held once), null for one get. */
+    EventLoopLane.LaneKey[] moreKeys;
     final long remoteAddress;
+    /** Bytes of its gets. */
     final long length;
+    /** Gets it stands for: 1, or a batch's size. */
+    final int count;
+    /** A batch whose posting failed part way: its outcome once the gets posted are flushed. */
+    Throwable postFailure;
     private final Promise<Void> promise = Promise.promise();
     private boolean done;
     private Throwable failure;
@@ -27,11 +34,18 @@ final class LaneGetOp extends UcxCallback implements Handler<Void> {
     LaneGetOp next;
 
     LaneGetOp(EventLoopLane lane, Context context, EventLoopLane.LaneKey key, long remoteAddress, long length) {
+        this(lane, context, key, remoteAddress, length, 1);
+    }
+
+    /** A batch of {@code count} gets of {@code length} bytes in all, the first at {@code remoteAddress}. */
+    LaneGetOp(EventLoopLane lane, Context context, EventLoopLane.LaneKey key, long remoteAddress, long length,
+              int count) {
         this.lane = lane;
         this.context = context;
         this.key = key;
         this.remoteAddress = remoteAddress;
         this.length = length;
+        this.count = count;
     }
 
     Future<Void> future() {
@@ -68,7 +82,8 @@ final class LaneGetOp extends UcxCallback implements Handler<Void> {
     }
 
     String describe() {
-        return "get of " + length + " bytes at 0x" + Long.toHexString(remoteAddress) + " (event-loop lane)";
+        return (count == 1 ? "get of " : count + " gets of ") + length + " bytes at 0x"
+                + Long.toHexString(remoteAddress) + (count == 1 ? "" : "...") + " (event-loop lane)";
     }
 
     /** On the caller's context: hands the outcome to the caller. */

@@ -34,19 +34,33 @@ final class LaneRegistry {
 
     /** Any thread: the get on the calling event loop's lane, or null when it must take the owner path. */
     Future<Void> get(UcxChannel channel, long remoteAddress, UcxRemoteKey key, long localAddress, long length) {
+        Context caller = laneCaller(channel);
+        LaneWorker worker = caller == null ? null : workerOf(caller);
+        return worker == null ? null : worker.get(caller, channel, remoteAddress, key, localAddress, length);
+    }
+
+    /** Any thread: the batch on the calling event loop's lane, or null when it must take the owner path. */
+    Future<Void> getAll(UcxChannel channel, GetBatch batch) {
+        Context caller = laneCaller(channel);
+        LaneWorker worker = caller == null ? null : workerOf(caller);
+        return worker == null ? null : worker.getAll(caller, channel, batch);
+    }
+
+    /**
+     * The calling event loop's context when a lane may serve its gets to the channel's peer, else null. Event loops of
+     * this verticle's Vert.x only: their lifetime covers the verticle's, so stop can close lanes.
+     */
+    private Context laneCaller(UcxChannel channel) {
         if (closed || channel.peerWorkerAddress() == null) {
             return null;
         }
-        // Event loops of this verticle's Vert.x only: their lifetime covers the verticle's, so stop can close lanes.
-        Context caller = VertxInternals.currentEventLoopOf(vertx);
-        if (caller == null) {
-            return null;
-        }
+        return VertxInternals.currentEventLoopOf(vertx);
+    }
+
+    /** The calling event loop's lane worker, made on first use; null once the registry closed. */
+    private LaneWorker workerOf(Context caller) {
         LaneWorker worker = workers.get(Thread.currentThread());
-        if (worker == null && (worker = open(caller)) == null) {
-            return null;
-        }
-        return worker.get(caller, channel, remoteAddress, key, localAddress, length);
+        return worker != null ? worker : open(caller);
     }
 
     /** Under the lock, so that {@link #closeAll} sees every worker made before it and none after. */

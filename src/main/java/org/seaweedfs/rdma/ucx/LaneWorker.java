@@ -112,23 +112,53 @@ final class LaneWorker {
                 progressOnce();
             }
         }
+        return handOver(op);
+    }
+
+    /**
+     * After issuing: the op's outcome goes to its caller now when it completed here and the sync budget lasts, else
+     * with the polling task. Only the caller's own op completes here: other completions wait for the polling task, so
+     * no other continuation runs inside the issuing call.
+     */
+    private Future<Void> handOver(LaneGetOp op) {
         if (!failedLanes.isEmpty()) {
             retireFailedLanes();
         }
-        // Only the caller's own get completes here: other completions wait for the polling task, so no other
-        // continuation runs inside this call.
         boolean sync = op.isDone() && syncBudget > 0 && completed.removeLastOccurrence(op);
         if (sync) {
             syncBudget--;
             settle(op);
         }
         if (pending > 0 || sync || idle.windowNanos() > 0) {
-            schedulePoll(); // after a get that completed here: to restore the budget and keep the loop awake
+            schedulePoll(); // after an op that completed here: to restore the budget and keep the loop awake
         }
         if (sync) {
             op.handle(null);
         }
         return op.future();
+    }
+
+    /**
+     * On the event loop, on {@code context}: posts the batch's gets implicit on the channel's lane and flushes the lane
+     * at once, so one flush completes them all; null when this loop cannot serve it (the owner path must). A batch
+     * that completes within this call (shared memory) is handed over before it returns while the sync budget lasts,
+     * as one completion: callers chaining batches still let the event loop serve its other work.
+     */
+    Future<Void> getAll(Context context, UcxChannel channel, GetBatch batch) {
+        EventLoopLane lane = laneFor(channel);
+        if (lane == null) {
+            return null;
+        }
+        LaneGetOp op = lane.issueAll(context, batch);
+        pending++;
+        idle.event(System.nanoTime());
+        if (!op.isDone()) {
+            lane.flush();
+        }
+        for (int i = 0; !op.isDone() && i < idle.progressCallsOnIssue(); i++) {
+            progressOnce();
+        }
+        return handOver(op);
     }
 
     /** Inside progress (or the issuing call): a get finished; delivered after the pass. */
@@ -396,7 +426,7 @@ final class LaneWorker {
         op.lane.untrack(op);
         pending--;
         if (op.succeeded()) {
-            owner.metrics().laneGetCompleted(op.length);
+            owner.metrics().laneGetsCompleted(op.count, op.length);
         } else {
             owner.metrics().error();
         }

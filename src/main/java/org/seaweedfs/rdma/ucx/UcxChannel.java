@@ -9,6 +9,8 @@ import org.openucx.jucx.ucp.UcpEndpoint;
 import org.openucx.jucx.ucs.UcsConstants;
 
 import java.net.InetSocketAddress;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.concurrent.atomic.AtomicLong;
 
 /**
@@ -193,6 +195,37 @@ public final class UcxChannel {
         GetOp op = new GetOp(this, owner.callerContext(), remoteAddress, key, localAddress, length);
         loop().execute(op);
         return op.future();
+    }
+
+    /**
+     * Every get of {@code batch} (each key unpacked on this channel); completes once all are done, failed when any
+     * failed (the caller cannot tell which bytes arrived, so it must treat them all as unread). On an event loop with
+     * a lane, they are posted implicit with one flush; elsewhere each takes the owner path as {@link #get} does.
+     */
+    public Future<Void> getAll(GetBatch batch) {
+        for (int i = 0; i < batch.size(); i++) {
+            if (batch.key(i).channel() != this) {
+                return Future.failedFuture(new IllegalArgumentException(
+                        "remote key must have been unpacked on this channel (" + this + ")"));
+            }
+        }
+        if (batch.size() == 0) {
+            return Future.succeededFuture();
+        }
+        UcxTransportException unusable = unusableReason();
+        if (unusable != null) {
+            return Future.failedFuture(unusable);
+        }
+        LaneRegistry lanes = owner.lanes();
+        Future<Void> onLane = lanes == null ? null : lanes.getAll(this, batch);
+        if (onLane != null) {
+            return onLane;
+        }
+        List<Future<Void>> gets = new ArrayList<>(batch.size());
+        for (int i = 0; i < batch.size(); i++) {
+            gets.add(get(batch.remoteAddress(i), batch.key(i), batch.localAddress(i), batch.length(i)));
+        }
+        return Future.all(gets).mapEmpty();
     }
 
     /** Flushes outstanding operations, then closes the endpoint; completes once it is closed. */

@@ -25,10 +25,11 @@ public final class UcxMetrics {
         getBytes.add(bytes);
     }
 
-    /** A get that completed on an event-loop lane (also counted in {@link #gets()}). */
-    void laneGetCompleted(long bytes) {
-        getCompleted(bytes);
-        laneGets.increment();
+    /** Gets that completed on an event-loop lane, one or a batch (also counted in {@link #gets()}). */
+    void laneGetsCompleted(int count, long bytes) {
+        gets.add(count);
+        getBytes.add(bytes);
+        laneGets.add(count);
     }
 
     /** Implicit gets handed to a lane's flush, whose outcome is theirs (counted when the flush is issued). */

@@ -127,6 +127,49 @@ class EventLoopLaneTest {
     }
 
     /**
+     * A batch of gets posted together on the lane (implicit, one flush): each lands its own bytes at its own place, the
+     * batch completes once on the issuing loop, and a batch with a released key fails as a whole without posting.
+     */
+    @ParameterizedTest
+    @ValueSource(strings = {"ucx", "file"})
+    void aBatchOfGetsIsPostedTogetherAndCompletesOnceOnTheLane(String kind) throws Exception {
+        UcxPair pair = pair(UcxSetup.defaults());
+        byte[] content = randomBytes(REGION, 11);
+        UcxPair.GetSetup setup = pair.connectForGets(serverRegion(pair, kind, content), 64 << 10);
+        Context context = setup.context();
+        Random random = new Random(12);
+        int count = 24;
+        int slot = (64 << 10) / count;
+        int[] offsets = new int[count];
+        int[] lengths = new int[count];
+        GetBatch batch = new GetBatch(4); // grows as gets are added
+        for (int i = 0; i < count; i++) {
+            lengths[i] = 1 + random.nextInt(slot);
+            offsets[i] = random.nextInt(REGION - lengths[i] + 1);
+            batch.add(setup.remote().address() + offsets[i], setup.key(), setup.local().address() + (long) i * slot,
+                    lengths[i]);
+        }
+        Thread[] completedOn = new Thread[1];
+        onContext(context, () -> setup.channel().getAll(batch).onSuccess(v -> completedOn[0] = Thread.currentThread()));
+        assertSame(threadOf(context), completedOn[0], "completed on the issuing event loop's thread");
+        for (int i = 0; i < count; i++) {
+            byte[] got = new byte[lengths[i]];
+            setup.local().buffer().get(i * slot, got);
+            byte[] expected = new byte[lengths[i]];
+            System.arraycopy(content, offsets[i], expected, 0, lengths[i]);
+            assertArrayEquals(expected, got, "get " + i);
+        }
+        assertEquals(count, pair.client.metrics().laneGets().sum(), "every get of the batch ran on the lane");
+        assertEquals(count, pair.client.metrics().laneImplicitGets(), "posted implicit, completed by one flush");
+        onContext(context, () -> setup.channel().releaseRemoteKey(setup.key()));
+        ExecutionException released = assertThrows(ExecutionException.class,
+                () -> onContext(context, () -> setup.channel().getAll(batch)));
+        assertTrue(released.getCause().getMessage().contains("remote key is closed"),
+                released.getCause().getMessage());
+        assertEquals(count, pair.client.metrics().laneGets().sum(), "nothing more was posted");
+    }
+
+    /**
      * Independent events queued on one loop (event-bus requests arriving at once): a budget of one-sided gets complete
      * inside their call, the others are issued implicit and complete with the polling task's flush, and each has the
      * right bytes.

@@ -25,9 +25,17 @@ public final class ManyReads {
      */
     public static <T> Future<List<T>> collect(int count, int window, IntFunction<Future<NeedleContent>> read,
                                               Take<T> take) {
+        return collect(count, new OrderedReads(count, window, read), take);
+    }
+
+    /** As {@link #collect(int, int, IntFunction, Take)}, the reads started a range at a time. */
+    public static <T> Future<List<T>> collect(int count, int window, OrderedReads.Range read, Take<T> take) {
+        return collect(count, new OrderedReads(count, window, read), take);
+    }
+
+    private static <T> Future<List<T>> collect(int count, OrderedReads reads, Take<T> take) {
         List<T> values = new ArrayList<>(count);
         Promise<List<T>> done = Promise.promise();
-        OrderedReads reads = new OrderedReads(count, window, read);
         reads.onReady(v -> {
             try {
                 while (reads.ready()) {

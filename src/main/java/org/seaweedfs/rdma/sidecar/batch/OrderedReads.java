@@ -3,20 +3,27 @@ package org.seaweedfs.rdma.sidecar.batch;
 import io.vertx.core.AsyncResult;
 import io.vertx.core.Future;
 import io.vertx.core.Handler;
+import java.util.List;
 import java.util.function.IntFunction;
 import org.seaweedfs.rdma.sidecar.NeedleContent;
 
 /**
  * The reads of one call for many needles, handed on in request order, with at most {@code window} of them held at
- * once: started and not yet {@link #finished() finished} by the consumer. Every read of a pass (the start, or the
- * reads a completion lets in) is issued in that pass on the caller's context, so the read path posts their gets and
- * batches their location lookups together. A failed read is that needle's result only.
+ * once: started and not yet {@link #finished() finished} by the consumer. Reads are started a range at a time: the
+ * whole window first, then, once half of it (at least one) is free, as many as fit, in one call of the
+ * {@link Range}, so the read path admits, posts and verifies them as one batch. A failed read is that needle's result
+ * only.
  *
  * <p>Confined to one context: the read path completes every read on its caller's context.
  */
 public final class OrderedReads {
 
-    private final IntFunction<Future<NeedleContent>> read;
+    /** Starts the reads of indexes {@code [from, to)} on the caller's context: one future per index, in order. */
+    public interface Range {
+        List<Future<NeedleContent>> read(int from, int to);
+    }
+
+    private final Range read;
     private final Future<NeedleContent>[] results;
     /** Whose completion handler has run (a completion from another thread reaches this context later). */
     private final boolean[] arrived;
@@ -34,13 +41,36 @@ public final class OrderedReads {
      * @param window reads held at most (started, not yet finished)
      * @param read   starts the read of an index on the caller's context; it may fail at once
      */
-    @SuppressWarnings("unchecked")
     public OrderedReads(int count, int window, IntFunction<Future<NeedleContent>> read) {
+        this(count, window, oneByOne(read));
+    }
+
+    /** Reads started one index at a time; one that throws fails its own index. */
+    public static Range oneByOne(IntFunction<Future<NeedleContent>> read) {
+        return (from, to) -> {
+            Future<NeedleContent>[] some = newArray(to - from);
+            for (int i = from; i < to; i++) {
+                try {
+                    some[i - from] = read.apply(i);
+                } catch (RuntimeException e) {
+                    some[i - from] = Future.failedFuture(e);
+                }
+            }
+            return List.of(some);
+        };
+    }
+
+    /**
+     * @param count  reads in all, index 0 first
+     * @param window reads held at most (started, not yet finished)
+     * @param read   starts the reads of a range of indexes on the caller's context; each may fail at once
+     */
+    public OrderedReads(int count, int window, Range read) {
         if (window < 1) {
             throw new IllegalArgumentException("window must be at least 1, got " + window);
         }
         this.read = read;
-        this.results = new Future[count];
+        this.results = newArray(count);
         this.arrived = new boolean[count];
         this.window = window;
     }
@@ -92,10 +122,10 @@ public final class OrderedReads {
         return result;
     }
 
-    /** One taken result is let go: its place in the window goes to the next read. */
+    /** One taken result is let go: its place in the window goes to the next reads once half the window is free. */
     public void finished() {
         held--;
-        if (!cancelled) {
+        if (!cancelled && window - held >= Math.max(1, window / 2)) {
             fill();
         }
     }
@@ -117,18 +147,34 @@ public final class OrderedReads {
     }
 
     private void fill() {
-        while (held < window && started < results.length) {
-            int index = started++;
-            held++;
-            Future<NeedleContent> result;
-            try {
-                result = read.apply(index);
-            } catch (RuntimeException e) {
-                result = Future.failedFuture(e);
-            }
-            results[index] = result;
-            result.onComplete(ar -> completed(index, ar));
+        int from = started;
+        int to = Math.min(results.length, from + window - held);
+        if (to <= from) {
+            return;
         }
+        started = to;
+        held += to - from;
+        List<Future<NeedleContent>> some;
+        try {
+            some = read.read(from, to);
+        } catch (RuntimeException e) {
+            some = null;
+            for (int i = from; i < to; i++) {
+                results[i] = Future.failedFuture(e);
+            }
+        }
+        for (int i = from; i < to; i++) {
+            if (some != null) {
+                results[i] = some.get(i - from);
+            }
+            int index = i;
+            results[i].onComplete(ar -> completed(index, ar));
+        }
+    }
+
+    @SuppressWarnings("unchecked")
+    private static Future<NeedleContent>[] newArray(int n) {
+        return new Future[n];
     }
 
     private void completed(int index, AsyncResult<NeedleContent> ar) {

@@ -20,6 +20,7 @@ import java.nio.ByteBuffer;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Set;
+import java.util.function.IntFunction;
 import org.seaweedfs.rdma.protocol.EcInfo;
 import org.seaweedfs.rdma.protocol.ErrorCode;
 import org.seaweedfs.rdma.protocol.Segment;
@@ -45,6 +46,7 @@ public final class NeedleReader extends GatedReadPath {
     /** A location the cache or the agent gave (not read from the agent's exposed index). */
     private static final long CONFIRMED = -1;
 
+    private final Vertx vertx;
     private final RegisteredBufferPool pool;
     private final EcShardReader ec;
 
@@ -60,8 +62,19 @@ public final class NeedleReader extends GatedReadPath {
     public NeedleReader(Vertx vertx, AgentRouter router, RegisteredBufferPool pool, ReadPathOptions options,
                         EcShardReader ec) {
         super(router, new ReadGate(vertx, options, new ReadCounters(), ReadPath.RDMA));
+        this.vertx = vertx;
         this.pool = pool;
         this.ec = ec;
+    }
+
+    /** Reads the needles whose locations are cached with gets posted together ({@link BatchFetch}). */
+    @Override
+    public Batch readMany(AgentRoute route, List<FileId> fids, long maxPlainBytes, long giveUpMillis,
+                          IntFunction<Future<NeedleContent>> single) {
+        if (route.volume() == null || route.volume().info().ec() != null || Vertx.currentContext() == null) {
+            return super.readMany(route, fids, maxPlainBytes, giveUpMillis, single);
+        }
+        return new BatchFetch(vertx, gate, pool, route, fids, maxPlainBytes, single).start(giveUpMillis);
     }
 
     @Override

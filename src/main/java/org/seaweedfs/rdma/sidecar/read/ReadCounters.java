@@ -16,6 +16,7 @@ public final class ReadCounters {
     private final LongAdder oneSided = new LongAdder();
     private final LongAdder retries = new LongAdder();
     private final LongAdder ecRereads = new LongAdder();
+    private final LongAdder batched = new LongAdder();
     private final Map<ReadFailure.Kind, LongAdder> failures = new EnumMap<>(ReadFailure.Kind.class);
 
     public ReadCounters() {
@@ -51,6 +52,18 @@ public final class ReadCounters {
 
     void ecReread() {
         ecRereads.increment();
+    }
+
+    /** A read served by the gets of a batch (also counted as started and served). */
+    void servedInBatch(long dataBytes) {
+        started();
+        served(dataBytes);
+        batched.increment();
+    }
+
+    /** Reads served by the gets of a batch, posted together ({@code readMany}). */
+    public long batched() {
+        return batched.sum();
     }
 
     /** Reads asked for (including those refused at once). */

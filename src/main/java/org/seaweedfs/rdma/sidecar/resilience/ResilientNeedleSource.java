@@ -29,9 +29,12 @@ import io.vertx.core.Vertx;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.Comparator;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
+import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentMap;
 import java.util.concurrent.TimeUnit;
@@ -277,6 +280,92 @@ public final class ResilientNeedleSource implements NeedleSource, ReadPathStatus
                                            long maxPlainBytes) {
         return execute(fid,
                 contentOp(source -> source.readSlice(fid, volumeServerHint, offset, length, maxPlainBytes)));
+    }
+
+    /**
+     * Many needles with one deadline ({@code sidecar.readTimeout} from now) for all. The needles of each volume whose
+     * agent is up, listed, not erasure-coded and has a closed breaker are read together through it
+     * ({@link RoutedNeedleSource#readMany}): one breaker permission and one outcome for their gets, which, not landed
+     * within the agent's hedge delay, hand their needles to the single-read path. Every needle the batch does not
+     * serve itself, and every needle of any other volume, is read as {@link #readSlice} reads it, within the batch's
+     * deadline: fallbacks, retries, hedges and errors are exactly those of one read.
+     */
+    @Override
+    public List<Future<NeedleContent>> readMany(List<FileId> fids, long maxPlainBytes) {
+        long deadline = hedging.clock().nanoTime() + readTimeoutNanos;
+        @SuppressWarnings("unchecked")
+        Future<NeedleContent>[] reads = new Future[fids.size()];
+        for (int[] indexes : byVolume(fids)) {
+            AgentRoute route = batchRoute(fids.get(indexes[0]).volumeId());
+            AgentGuard guard = route == null ? null : guard(route.peer().name());
+            if (guard == null || !guard.breaker().tryAcquirePermission()) {
+                for (int i : indexes) {
+                    reads[i] = readOne(fids.get(i), maxPlainBytes, deadline);
+                }
+                continue;
+            }
+            List<FileId> some = indexes.length == fids.size() ? fids : new ArrayList<>(indexes.length);
+            if (some != fids) {
+                for (int i : indexes) {
+                    some.add(fids.get(i));
+                }
+            }
+            long start = hedging.clock().nanoTime();
+            long giveUpMillis = TimeUnit.NANOSECONDS.toMillis(Math.min(guard.hedgeDelay().nanos(), deadline - start));
+            RoutedNeedleSource.Batch batch = rdma.readMany(route, some, maxPlainBytes, giveUpMillis,
+                    k -> readOne(some.get(k), maxPlainBytes, deadline));
+            for (int k = 0; k < some.size(); k++) {
+                reads[indexes[k]] = batch.reads().get(k);
+            }
+            if (batch.gets() == null) {
+                guard.breaker().releasePermission();
+            } else {
+                batch.gets().onComplete(ar -> {
+                    if (ar.succeeded()) {
+                        guard.succeeded(hedging.clock().nanoTime() - start);
+                    } else {
+                        guard.breaker().releasePermission(); // each needle's own read tells the breaker
+                    }
+                    guard.transitions().observe();
+                });
+            }
+        }
+        return Arrays.asList(reads);
+    }
+
+    /** The indexes of the fids of each volume, in request order (most calls read one volume or a few). */
+    private static List<int[]> byVolume(List<FileId> fids) {
+        long first = fids.isEmpty() ? 0 : fids.get(0).volumeId();
+        int same = 0;
+        while (same < fids.size() && fids.get(same).volumeId() == first) {
+            same++;
+        }
+        if (same == fids.size()) {
+            int[] all = new int[same];
+            Arrays.setAll(all, i -> i);
+            return same == 0 ? List.of() : List.<int[]>of(all);
+        }
+        Map<Long, List<Integer>> byVolume = new LinkedHashMap<>();
+        for (int i = 0; i < fids.size(); i++) {
+            byVolume.computeIfAbsent(fids.get(i).volumeId(), v -> new ArrayList<>()).add(i);
+        }
+        List<int[]> groups = new ArrayList<>(byVolume.size());
+        byVolume.values().forEach(g -> groups.add(g.stream().mapToInt(Integer::intValue).toArray()));
+        return groups;
+    }
+
+    /** The route a batch of the volume's reads may take: an up, ready agent listing it, not EC, breaker closed. */
+    private AgentRoute batchRoute(long volumeId) {
+        AgentRoute route = manager.routeFor(volumeId);
+        boolean usable = route != null && route.volume() != null && route.volume().info().ec() == null
+                && route.connection() != null && route.connection().isReady() && route.peer().isUp()
+                && guard(route.peer().name()).breaker().getState() == CircuitBreaker.State.CLOSED;
+        return usable ? route : null;
+    }
+
+    /** One needle of a batch, as {@link #readSlice} of the whole plain needle, within the batch's deadline. */
+    private Future<NeedleContent> readOne(FileId fid, long maxPlainBytes, long deadline) {
+        return execute(fid, contentOp(source -> source.readSlice(fid, null, 0, -1, maxPlainBytes)), deadline);
     }
 
     /** A read of content, which a late answer must give back. */

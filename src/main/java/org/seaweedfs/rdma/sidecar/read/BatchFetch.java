@@ -1,0 +1,189 @@
+package org.seaweedfs.rdma.sidecar.read;
+
+import io.vertx.core.AsyncResult;
+import io.vertx.core.Context;
+import io.vertx.core.Future;
+import io.vertx.core.Promise;
+import io.vertx.core.Vertx;
+import java.util.Arrays;
+import java.util.List;
+import java.util.function.IntFunction;
+import org.seaweedfs.rdma.internals.VertxInternals;
+import org.seaweedfs.rdma.protocol.Segment;
+import org.seaweedfs.rdma.sidecar.NeedleContent;
+import org.seaweedfs.rdma.sidecar.NeedleSlice;
+import org.seaweedfs.rdma.sidecar.ReadPath;
+import org.seaweedfs.rdma.sidecar.connection.AgentRoute;
+import org.seaweedfs.rdma.sidecar.connection.RemoteVolume;
+import org.seaweedfs.rdma.sidecar.locations.NeedleLocation;
+import org.seaweedfs.rdma.sidecar.memory.PooledBuffer;
+import org.seaweedfs.rdma.sidecar.memory.RegisteredBufferPool;
+import org.seaweedfs.rdma.ucx.GetBatch;
+import org.seaweedfs.rdma.ucx.UcxChannel;
+import org.seaweedfs.rdma.ucx.UcxRemoteKey;
+import org.seaweedfs.rdma.volume.FileId;
+import org.seaweedfs.rdma.volume.NeedleLayout;
+
+/**
+ * One batch of RDMA reads through one agent: every needle whose location is cached and whose record fits one pooled
+ * buffer within one segment is read with one get, all posted together ({@link UcxChannel#getAll}: one flush), then
+ * each verified as a single read verifies it. Anything else goes to the single-read path, which then answers for that
+ * needle alone: needles it cannot post, all of them when the gets fail or do not land within the give-up time (their
+ * buffers return when they land), and any whose record does not check (the single read reads it again and answers
+ * exactly as it would have: a miss, a moved or corrupt record, a wrong cookie). Confined to its caller's context.
+ */
+final class BatchFetch {
+
+    private final Vertx vertx;
+    private final ReadGate gate;
+    private final RegisteredBufferPool pool;
+    private final RemoteVolume volume;
+    private final List<FileId> fids;
+    private final long maxPlainBytes;
+    private final IntFunction<Future<NeedleContent>> single;
+    private final Context context;
+    // The posted reads, 0 .. posted-1: the fid's index, its buffer, record and promise.
+    private final int[] index;
+    private final PooledBuffer[] buffers;
+    private final long[] offsets;
+    private final long[] sizes;
+    private final int[] lengths;
+    private final Promise<NeedleContent>[] promises;
+    private int posted;
+    /** The remote address of the record {@link #postable} found last. */
+    private long remoteAddress;
+    private long timer = -1;
+    private boolean handedOn;
+
+    @SuppressWarnings("unchecked")
+    BatchFetch(Vertx vertx, ReadGate gate, RegisteredBufferPool pool, AgentRoute route, List<FileId> fids,
+               long maxPlainBytes, IntFunction<Future<NeedleContent>> single) {
+        this.vertx = vertx;
+        this.gate = gate;
+        this.pool = pool;
+        this.volume = route.volume();
+        this.fids = fids;
+        this.maxPlainBytes = maxPlainBytes;
+        this.single = single;
+        this.context = VertxInternals.callerContext(vertx);
+        int n = fids.size();
+        index = new int[n];
+        buffers = new PooledBuffer[n];
+        offsets = new long[n];
+        sizes = new long[n];
+        lengths = new int[n];
+        promises = new Promise[n];
+    }
+
+    RoutedNeedleSource.Batch start(long giveUpMillis) {
+        @SuppressWarnings("unchecked")
+        Future<NeedleContent>[] reads = new Future[fids.size()];
+        GetBatch gets = new GetBatch(fids.size());
+        UcxChannel channel = null;
+        for (int i = 0; i < reads.length; i++) {
+            UcxRemoteKey key = postable(fids.get(i), channel);
+            PooledBuffer buffer = key == null ? null : pool.acquire(lengths[posted]);
+            if (buffer == null) {
+                reads[i] = single.apply(i);
+                continue;
+            }
+            channel = key.channel();
+            gets.add(remoteAddress, key, buffer.address(), lengths[posted]);
+            index[posted] = i;
+            buffers[posted] = buffer;
+            promises[posted] = VertxInternals.promise(context);
+            reads[i] = promises[posted].future();
+            posted++;
+        }
+        if (posted == 0) {
+            return new RoutedNeedleSource.Batch(Arrays.asList(reads), null);
+        }
+        Future<Void> landed = channel.getAll(gets);
+        if (!landed.isComplete()) {
+            timer = vertx.setTimer(Math.max(1, giveUpMillis), t -> giveUp());
+        }
+        landed.onComplete(this::landed);
+        return new RoutedNeedleSource.Batch(Arrays.asList(reads), landed);
+    }
+
+    /**
+     * The key to get the fid's record with, its location noted at {@link #posted}; null when this batch cannot read it
+     * with one get on {@code channel} (null: any).
+     */
+    private UcxRemoteKey postable(FileId fid, UcxChannel channel) {
+        NeedleLocation at = volume.locations().find(fid.key());
+        if (at == null || at.size() > gate.options().maxNeedleBytes()) {
+            return null;
+        }
+        long used = NeedleLayout.usedLength(at.size(), volume.version());
+        Segment segment = used > pool.largeBufferBytes() ? null : volume.info().segmentAt(at.offset());
+        if (segment == null || at.offset() + used > segment.end()) {
+            return null;
+        }
+        UcxRemoteKey key = volume.keyOf(segment);
+        if (key == null || !key.isValid() || channel != null && key.channel() != channel) {
+            return null;
+        }
+        remoteAddress = segment.addressOf(at.offset());
+        offsets[posted] = at.offset();
+        sizes[posted] = at.size();
+        lengths[posted] = (int) used;
+        return key;
+    }
+
+    private void landed(AsyncResult<Void> gets) {
+        if (timer >= 0) {
+            vertx.cancelTimer(timer);
+        }
+        for (int k = 0; k < posted; k++) {
+            if (handedOn || gets.failed()) {
+                buffers[k].release();
+                if (!handedOn) {
+                    handOn(k);
+                }
+            } else {
+                verify(k);
+            }
+        }
+    }
+
+    private void verify(int k) {
+        FileId fid = fids.get(index[k]);
+        VerifiedRecord record;
+        try {
+            record = VerifiedRecord.check(fid, sizes[k], volume.version(),
+                    List.of(buffers[k].buffer().limit(lengths[k])), System::currentTimeMillis, ReadPath.RDMA.wire,
+                    volume.where(), offsets[k]);
+        } catch (RuntimeException e) {
+            buffers[k].release();
+            handOn(k);
+            return;
+        }
+        gate.counters().servedInBatch(record.stat().size());
+        NeedleContent whole = new VerifiedNeedle(record, List.of(buffers[k]));
+        if (record.stat().compressed()) {
+            NeedleSlice.ofPlain(vertx, whole, 0, -1, maxPlainBytes).onComplete(promises[k]);
+        } else {
+            promises[k].complete(whole);
+        }
+    }
+
+    /** The gets did not land in time: each needle is the single path's now; the buffers return when they land. */
+    private void giveUp() {
+        timer = -1;
+        handedOn = true;
+        for (int k = 0; k < posted; k++) {
+            handOn(k);
+        }
+    }
+
+    private void handOn(int k) {
+        Future<NeedleContent> read;
+        try {
+            read = single.apply(index[k]);
+        } catch (RuntimeException e) {
+            read = Future.failedFuture(e);
+        }
+        read.onComplete(promises[k]);
+    }
+}
