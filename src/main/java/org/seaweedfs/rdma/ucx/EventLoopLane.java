@@ -141,8 +141,9 @@ final class EventLoopLane {
 
     /**
      * Posts every get of {@code batch} implicit, as one op which the lane's next {@link #flush} completes (the caller
-     * flushes at once); gets from a peer's memory mapped here are copied at once instead ({@link PeerMemory}). The op is always returned, finished at once when no get could be posted; when posting fails
-     * part way, the flush still waits for the gets posted, and the op fails then.
+     * flushes at once); gets from a peer's memory mapped here are copied at once instead ({@link PeerMemory}). The op
+     * is always returned, finished at once when no get needs the flush; when posting fails part way, the flush still
+     * waits for the gets posted, and the op fails then.
      */
     LaneGetOp issueAll(Context context, GetBatch batch) {
         LaneKey[] copies = new LaneKey[batch.size()];

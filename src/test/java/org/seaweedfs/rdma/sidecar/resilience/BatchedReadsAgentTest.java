@@ -162,7 +162,7 @@ class BatchedReadsAgentTest {
                 new SidecarConfig.Reconnect(Duration.ofMillis(20), Duration.ofMillis(300)),
                 new SidecarConfig.Breaker(50, 10, 5, Duration.ofMillis(300), 2),
                 new SidecarConfig.Retry(3, Duration.ofMillis(10)),
-                List.of(Fallback.READ_THROUGH, Fallback.HTTP), 1);
+                List.of(Fallback.READ_THROUGH, Fallback.HTTP));
         SimpleMeterRegistry registry = new SimpleMeterRegistry();
         ConnectionManagerVerticle manager = new ConnectionManagerVerticle(config,
                 ConnectionManagerVerticle.ucxConnector(side.vertx, side.ucx, config, "test-sidecar"), null,
