@@ -39,6 +39,8 @@ class ServeProcessEndToEndTest {
                 assertTrue(agent.process.isAlive(), "serve ended: " + agent);
                 return agent.stdout();
             }, out -> out.startsWith("ready: "), Duration.ofSeconds(120));
+            // Once ready, the process runs ucx_info once to log UCX's lanes; after that line it has no child at all.
+            Await.until("the UCX lanes line", agent::stderr, err -> err.contains("UCX lanes"), Duration.ofSeconds(30));
             assertEquals(List.of(), agent.process.descendants().map(ProcessHandle::pid).toList(),
                     "serve started another process: " + agent);
             // The variables UCX read, read back from the process's own environment, are the ones it needs...
