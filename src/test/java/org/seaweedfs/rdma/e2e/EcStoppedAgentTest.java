@@ -63,6 +63,18 @@ class EcStoppedAgentTest {
     private static final List<Integer> REBUILDABLE = List.of(0, 1, 2, 3);
     /** Five shards: the other agent's nine are too few to rebuild from. */
     private static final List<Integer> NOT_REBUILDABLE = List.of(0, 1, 2, 3, 4);
+    /** The HTTP fallback of a volume server that does not hold the EC volume (the master lists none of it). */
+    private static final NeedleSource NO_SUCH_VOLUME = new NeedleSource() {
+        @Override
+        public Future<NeedleStat> stat(FileId fid) {
+            return Future.failedFuture(ReadFailure.unavailable("no volume server lists volume 1", null));
+        }
+
+        @Override
+        public Future<NeedleContent> read(FileId fid) {
+            return Future.failedFuture(ReadFailure.unavailable("no volume server lists volume 1", null));
+        }
+    };
 
     @TempDir
     Path tmp;
@@ -110,18 +122,7 @@ class EcStoppedAgentTest {
      */
     @Test
     void aHedgeThatFailsEarlyLeavesTheReadToTheRebuildOnceTheAgentIsLate() throws Exception {
-        NeedleSource noSuchVolume = new NeedleSource() {
-            @Override
-            public Future<NeedleStat> stat(FileId fid) {
-                return Future.failedFuture(ReadFailure.unavailable("no volume server lists volume 1", null));
-            }
-
-            @Override
-            public Future<NeedleContent> read(FileId fid) {
-                return Future.failedFuture(ReadFailure.unavailable("no volume server lists volume 1", null));
-            }
-        };
-        List<Map.Entry<FileId, byte[]>> needles = start(REBUILDABLE, Duration.ofSeconds(4), noSuchVolume);
+        List<Map.Entry<FileId, byte[]>> needles = start(REBUILDABLE, Duration.ofSeconds(4), NO_SUCH_VOLUME);
         int warm = Math.max(1, needles.size() - 4); // the rest stay unread: not cached
         needles.subList(0, warm).forEach(this::readsRight);
         stoppable.stop(true);
@@ -142,18 +143,7 @@ class EcStoppedAgentTest {
      */
     @Test
     void aReadWaitingOnAnAgentThePingsDeclaredDownIsRebuiltAroundIt() throws Exception {
-        NeedleSource noSuchVolume = new NeedleSource() {
-            @Override
-            public Future<NeedleStat> stat(FileId fid) {
-                return Future.failedFuture(ReadFailure.unavailable("no volume server lists volume 1", null));
-            }
-
-            @Override
-            public Future<NeedleContent> read(FileId fid) {
-                return Future.failedFuture(ReadFailure.unavailable("no volume server lists volume 1", null));
-            }
-        };
-        List<Map.Entry<FileId, byte[]>> needles = start(REBUILDABLE, Duration.ofSeconds(4), noSuchVolume,
+        List<Map.Entry<FileId, byte[]>> needles = start(REBUILDABLE, Duration.ofSeconds(4), NO_SUCH_VOLUME,
                 Duration.ofMillis(400));
         needles.forEach(this::readsRight);
         AgentPeer onTime = manager.routeFor(1).peer();
