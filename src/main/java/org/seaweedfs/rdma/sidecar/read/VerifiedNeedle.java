@@ -24,11 +24,16 @@ final class VerifiedNeedle implements NeedleContent {
     /** @param pooled the pool buffers the data lies in, returned on {@link #release()} (empty for heap data) */
     VerifiedNeedle(VerifiedRecord record, List<PooledBuffer> pooled) {
         this.stat = record.stat();
-        List<Buffer> wrapped = new ArrayList<>(record.data().size());
-        for (ByteBuffer slice : record.data()) {
-            wrapped.add(VertxInternals.wrap(Unpooled.wrappedBuffer(slice)));
+        List<ByteBuffer> data = record.data();
+        if (data.size() == 1) { // the common case: one piece, no list to build
+            this.chunks = List.of(VertxInternals.wrap(Unpooled.wrappedBuffer(data.get(0))));
+        } else {
+            List<Buffer> wrapped = new ArrayList<>(data.size());
+            for (ByteBuffer slice : data) {
+                wrapped.add(VertxInternals.wrap(Unpooled.wrappedBuffer(slice)));
+            }
+            this.chunks = List.copyOf(wrapped);
         }
-        this.chunks = List.copyOf(wrapped);
         this.pooled = pooled;
     }
 
