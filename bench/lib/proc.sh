@@ -1,8 +1,16 @@
 # Processes: waiting for one, stopping one, their figures from /proc; sourced by run.sh, turns.sh, ab.sh, scale.sh.
 
 # cpu_ticks PID — utime + stime of the whole process (all threads) and its children, in clock ticks (a bench main may
-# start helper processes; `serve` runs in the JVM launched).
-cpu_ticks() { local p t=0; for p in $1 $(pgrep -P "$1"); do t=$((t + $(awk '{ print $14 + $15 }' "/proc/$p/stat"))); done; echo $t; }
+# start helper processes; `serve` runs in the JVM launched). A child gone meanwhile (the short-lived `ucx_info` a server
+# runs after its ready line) counts as 0.
+cpu_ticks() {
+    local p t=0 v
+    for p in $1 $(pgrep -P "$1"); do
+        v=$(awk '{ print $14 + $15 }' "/proc/$p/stat" 2> /dev/null) || v=0
+        t=$((t + ${v:-0}))
+    done
+    echo $t
+}
 
 # serving_pid PID — the JVM that serves: PID, or its child when an older build's `serve` relaunched itself.
 serving_pid() { local child; child=$(pgrep -P "$1" java | head -n1 || true); echo "${child:-$1}"; }
