@@ -70,6 +70,7 @@ public final class AgentVerticle extends VerticleBase {
     private VolumeFollower follower;
     private EcFollower ecFollower;
     private RetiredMappings retired;
+    private SegmentMemory memory;
     private volatile UcxListener listener;
     private long pollTimer = -1;
     private Future<Void> pass = Future.succeededFuture();
@@ -159,7 +160,7 @@ public final class AgentVerticle extends VerticleBase {
             log.warn(noGuard);
         }
         ControlCodec codec = new ControlCodec(limits.maxFrameBytes());
-        SegmentMemory memory = new SegmentMemory(ucx, settings.volumeMemory(), settings.volumeMemoryLimit(), metrics);
+        memory = new SegmentMemory(ucx, settings.volumeMemory(), settings.volumeMemoryLimit(), metrics);
         retired = new RetiredMappings(vertx, memory, limits.retireGrace().toMillis());
         server = new ControlServer(settings, limits.maxRepliesInFlight(), instanceId, codec, metrics,
                 ucx.settings().peerSettings());
@@ -205,8 +206,14 @@ public final class AgentVerticle extends VerticleBase {
         return follower.poll(startUp).compose(v -> ecFollower.poll(startUp, id -> follower.volume(id) != null));
     }
 
-    /** Listener, channels, then memory: no new reader can arrive while the registrations go. */
+    /**
+     * Listener, channels, then memory: no new reader can arrive while the registrations go. Those are left to the UCX
+     * worker, which stops after the agent ({@link SegmentMemory#leaveToWorker}).
+     */
     private Future<Void> release() {
+        if (memory != null) {
+            memory.leaveToWorker();
+        }
         UcxListener l = listener;
         Future<Void> closed = l == null ? Future.succeededFuture() : l.close().otherwiseEmpty();
         return closed

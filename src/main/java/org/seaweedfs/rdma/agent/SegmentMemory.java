@@ -31,6 +31,8 @@ final class SegmentMemory {
     private final AgentMetrics metrics;
     private final Set<Long> warned = new HashSet<>();
     private long held;
+    /** The agent is stopping: registrations are left to the UCX worker's own stop ({@link #leaveToWorker}). */
+    private boolean leftToWorker;
 
     SegmentMemory(UcxWorkerVerticle ucx, VolumeMemory kind, long limit, AgentMetrics metrics) {
         this.ucx = ucx;
@@ -147,14 +149,28 @@ final class SegmentMemory {
         }
     }
 
-    /** Deregisters (and for a copy, frees) the segment's memory now. */
+    /**
+     * Deregisters (and for a copy, frees) the segment's memory now; once the agent is stopping, leaves that to the UCX
+     * worker ({@link #leaveToWorker}).
+     */
     Future<Void> release(ServedSegment segment) {
         if (segment.isCopy() && segment.counted()) {
             unreserve(segment.capacity());
         } else {
             SigbusGuard.unregister(segment.region().address());
         }
-        return ucx.deregister(segment.region());
+        return leftToWorker ? Future.succeededFuture() : ucx.deregister(segment.region());
+    }
+
+    /**
+     * The agent is stopping, and its UCX worker stops after it: from now on {@link #release} leaves each registration
+     * to the worker, which deregisters (and frees) what is left only after it has served its peers until they are
+     * quiet. A sidecar's event-loop lanes reach the worker by its address, not through the agent's channels, so
+     * their emulated gets still arrive after the agent closed its channels, and UCX copies a get's bytes from its
+     * address unchecked: memory freed before the worker stops would be read freed.
+     */
+    void leaveToWorker() {
+        leftToWorker = true;
     }
 
     /** Bytes of UCX memory held for copies, spare capacity and retired copies included. */
