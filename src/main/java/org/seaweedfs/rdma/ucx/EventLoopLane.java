@@ -97,22 +97,17 @@ final class EventLoopLane {
     LaneGetOp issue(Context context, long remoteAddress, UcxRemoteKey key, long localAddress, long length,
                     boolean implicit) {
         LaneKey copy = null;
-        UcxException unpackFailure = null;
-        if (!key.isReleased()) {
-            try {
-                copy = keyCopy(key);
-            } catch (UcxException e) {
-                unpackFailure = e;
-            }
+        UcxTransportException unusable = null;
+        try {
+            copy = usableCopy(key);
+        } catch (UcxTransportException e) {
+            unusable = e;
         }
         LaneGetOp op = new LaneGetOp(this, context, copy, remoteAddress, length);
         track(op);
-        if (unpackFailure != null) {
-            op.finish(channel.operationError("remote key unpack (event-loop lane)", unpackFailure.getStatus(),
-                    unpackFailure.getMessage()));
-        } else if (copy == null) {
-            op.finish(new UcxTransportException("remote key is closed on " + channel));
-        } else if (!copy.notMappedHere && copyFromPeerMemory(copy, remoteAddress, localAddress, length)) {
+        if (unusable != null) {
+            op.finish(unusable);
+        } else if (copyFromPeerMemory(copy, remoteAddress, localAddress, length)) {
             op.finish(null);
         } else {
             try {
@@ -129,8 +124,14 @@ final class EventLoopLane {
         return op;
     }
 
-    /** A get served by copying from the peer's memory mapped here ({@link PeerMemory}); false the first time not. */
+    /**
+     * A get served by copying from the peer's memory mapped here ({@link PeerMemory}); false when that memory is not
+     * mapped here (found once per key copy, then not asked again).
+     */
     private boolean copyFromPeerMemory(LaneKey copy, long remoteAddress, long localAddress, long length) {
+        if (copy.notMappedHere) {
+            return false;
+        }
         if (PeerMemory.copy(copy.ucpKey, remoteAddress, localAddress, length)) {
             channel.metrics().laneGetCopied();
             return true;
@@ -147,18 +148,13 @@ final class EventLoopLane {
      */
     LaneGetOp issueAll(Context context, GetBatch batch) {
         LaneKey[] copies = new LaneKey[batch.size()];
-        Throwable failure = null;
-        for (int i = 0; i < copies.length && failure == null; i++) {
-            UcxRemoteKey key = batch.key(i);
-            if (key.isReleased()) {
-                failure = new UcxTransportException("remote key is closed on " + channel);
-                break;
+        UcxTransportException failure = null;
+        try {
+            for (int i = 0; i < copies.length; i++) {
+                copies[i] = usableCopy(batch.key(i));
             }
-            try {
-                copies[i] = keyCopy(key);
-            } catch (UcxException e) {
-                failure = channel.operationError("remote key unpack (event-loop lane)", e.getStatus(), e.getMessage());
-            }
+        } catch (UcxTransportException e) {
+            failure = e;
         }
         LaneGetOp op = new LaneGetOp(this, context, failure == null ? copies[0] : null, batch.remoteAddress(0),
                 batch.bytes(), batch.size());
@@ -174,8 +170,7 @@ final class EventLoopLane {
         try {
             for (int i = 0; i < copies.length; i++) {
                 LaneKey copy = copies[i];
-                if (copy.notMappedHere || !copyFromPeerMemory(copy, batch.remoteAddress(i), batch.localAddress(i),
-                        batch.length(i))) {
+                if (!copyFromPeerMemory(copy, batch.remoteAddress(i), batch.localAddress(i), batch.length(i))) {
                     posted = true;
                     endpoint.getNonBlockingImplicit(batch.remoteAddress(i), copy.ucpKey, batch.localAddress(i),
                             batch.length(i));
@@ -260,6 +255,18 @@ final class EventLoopLane {
             for (LaneGetOp op : ops) {
                 op.finish(channel.operationError(op.describe() + ", flushed", ucsStatus, errorMsg));
             }
+        }
+    }
+
+    /** The lane's copy of {@code key} for a get; throws when the key is released or UCX cannot unpack it. */
+    private LaneKey usableCopy(UcxRemoteKey key) {
+        if (key.isReleased()) {
+            throw new UcxTransportException("remote key is closed on " + channel);
+        }
+        try {
+            return keyCopy(key);
+        } catch (UcxException e) {
+            throw channel.operationError("remote key unpack (event-loop lane)", e.getStatus(), e.getMessage());
         }
     }
 
