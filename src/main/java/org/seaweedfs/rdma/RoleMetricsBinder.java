@@ -90,6 +90,8 @@ public final class RoleMetricsBinder {
                 tags, ucx.laneGets());
         counter("seaweedfs.rdma.ucx.lane.copied.gets", "Lane gets served by one copy from a same-host peer's"
                 + " shared memory mapped into this process", tags, ucx.laneCopiedGets());
+        counter("seaweedfs.rdma.ucx.lane.views", "Reads that used a same-host peer's shared memory where it lies"
+                + " (mapped into this process): no get and no copy", tags, ucx.laneViews());
         Gauge.builder("seaweedfs.rdma.ucx.lanes", ucx, UcxMetrics::lanes)
                 .description("Event-loop lanes open (an endpoint per event loop and channel)").tags(tags)
                         .register(registry);

@@ -34,11 +34,15 @@ final class EventLoopLane {
 
     private static final Logger log = LoggerFactory.getLogger(EventLoopLane.class);
 
-    /** The lane's copy of a channel key; closed once the key is released and no lane get uses it. */
+    /**
+     * The lane's copy of a channel key; closed once the key is released and neither a lane get nor a {@link PeerView}
+     * uses it. Closing it detaches the peer memory UCX mapped here, so a view's key copy outlives the lane if need be.
+     */
     static final class LaneKey {
         private final UcxMetrics metrics;
         private UcpRemoteKey ucpKey;
         private int inFlight;
+        private int views;
         private boolean retired;
         private boolean notMappedHere; // a copy from the peer's memory failed once: it is not mapped here
 
@@ -54,12 +58,21 @@ final class EventLoopLane {
             }
         }
 
+        /** Closes the copy now, or when its last view is released. */
         private void close() {
             retired = true;
-            if (ucpKey != null) {
+            if (ucpKey != null && views == 0) {
                 ucpKey.close();
                 ucpKey = null;
                 metrics.laneKeyClosed();
+            }
+        }
+
+        /** On the lane's thread (or once its loop stopped): a view of this key's memory was released. */
+        void viewReleased(LaneWorker worker) {
+            views--;
+            if (!worker.isClosed()) { // a closed worker's keys go with it: UCX's worker end, not a close after it
+                closeIfUnused();
             }
         }
     }
@@ -122,6 +135,31 @@ final class EventLoopLane {
             }
         }
         return op;
+    }
+
+    /**
+     * The peer's memory at {@code remoteAddress} where it lies, when UCX mapped it here ({@link PeerView}); null when
+     * it is not mapped here (found once per key copy, then not asked again) or the key cannot be used (a get reports
+     * why).
+     */
+    PeerView view(UcxRemoteKey key, long remoteAddress, int length) {
+        LaneKey copy;
+        try {
+            copy = usableCopy(key);
+        } catch (UcxTransportException e) {
+            return null;
+        }
+        if (copy.notMappedHere) {
+            return null;
+        }
+        long address = PeerMemory.address(copy.ucpKey, remoteAddress);
+        if (address == 0) {
+            copy.notMappedHere = true;
+            return null;
+        }
+        copy.views++;
+        channel.metrics().laneView();
+        return new PeerView(this, copy, address, length);
     }
 
     /**

@@ -46,6 +46,13 @@ final class LaneRegistry {
         return worker == null ? null : worker.getAll(caller, channel, batch);
     }
 
+    /** Any thread: the peer's memory where it lies, on the calling event loop's lane, or null ({@link PeerView}). */
+    PeerView view(UcxChannel channel, UcxRemoteKey key, long remoteAddress, int length) {
+        Context caller = laneCaller(channel);
+        LaneWorker worker = caller == null ? null : workerOf(caller);
+        return worker == null ? null : worker.view(channel, key, remoteAddress, length);
+    }
+
     /**
      * The calling event loop's context when a lane may serve its gets to the channel's peer, else null. Event loops of
      * this verticle's Vert.x only: their lifetime covers the verticle's, so stop can close lanes.

@@ -40,7 +40,6 @@ import java.util.concurrent.TimeUnit;
 final class LaneWorker {
 
     private static final Logger log = LoggerFactory.getLogger(LaneWorker.class);
-    /** How long a lane of a closed channel waits for its gets in flight before it force-closes. */
 
     private final UcxWorkerVerticle owner;
     private final EventLoop eventLoop;
@@ -159,6 +158,25 @@ final class LaneWorker {
             progressOnce();
         }
         return handOver(op);
+    }
+
+    /**
+     * On the event loop: the channel's peer memory at {@code remoteAddress} where it lies, when it is mapped here
+     * ({@link PeerView}); null when it is not, or this loop cannot reach the peer (the caller then gets the bytes).
+     */
+    PeerView view(UcxChannel channel, UcxRemoteKey key, long remoteAddress, int length) {
+        EventLoopLane lane = laneFor(channel);
+        return lane == null ? null : lane.view(key, remoteAddress, length);
+    }
+
+    /** Whether the caller runs on this worker's event loop. */
+    boolean runsHere() {
+        return eventLoop.inEventLoop();
+    }
+
+    /** Once closing starts, key copies still held by views are left to the worker's end, never closed after it. */
+    boolean isClosed() {
+        return closed;
     }
 
     /** Inside progress (or the issuing call): a get finished; delivered after the pass. */

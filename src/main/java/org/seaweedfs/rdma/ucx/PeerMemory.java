@@ -10,6 +10,7 @@ import org.slf4j.LoggerFactory;
  * {@code ucp_rkey_ptr} says where. Copying from there is what UCX's own shared-memory get does, without the request
  * object, the JNI callback and the worker progress JUCX spends on each get: the peer's CPU takes no part either way.
  * Memory UCX has not mapped here (another host, a peer's file mapping) is not copied; the caller issues a get.
+ * Readers that can use the bytes where they lie take the {@link #address} instead, and copy nothing.
  *
  * <p>Only on the thread that owns the key's worker, between unpacking and closing the key: closing it detaches the
  * memory.
@@ -30,6 +31,11 @@ final class PeerMemory {
         return AVAILABLE && copy0(key.getNativeId(), remoteAddress, localAddress, length);
     }
 
+    /** Where the peer's {@code remoteAddress} under {@code key} lies in this process; 0 when it is not mapped here. */
+    static long address(UcpRemoteKey key, long remoteAddress) {
+        return AVAILABLE ? address0(key.getNativeId(), remoteAddress) : 0;
+    }
+
     private static boolean resolve() {
         String absence = UcxNativeLibrary.absence();
         if (absence != null) {
@@ -47,4 +53,6 @@ final class PeerMemory {
     private static native boolean resolve0();
 
     private static native boolean copy0(long key, long remoteAddress, long localAddress, long length);
+
+    private static native long address0(long key, long remoteAddress);
 }

@@ -198,6 +198,20 @@ public final class UcxChannel {
     }
 
     /**
+     * The {@code length} bytes at {@code remoteAddress} of the peer's memory where they lie, when UCX has mapped that
+     * memory into this process (a same-host peer's shared memory) and the caller runs on an event loop with a lane
+     * to the peer; held until the view is released ({@link PeerView}). Null otherwise, or when the key or channel is
+     * no longer usable: the caller then {@link #get}s the bytes, which also reports why.
+     */
+    public PeerView view(long remoteAddress, UcxRemoteKey key, int length) {
+        if (key == null || key.channel() != this || length <= 0 || unusableReason() != null) {
+            return null;
+        }
+        LaneRegistry lanes = owner.lanes();
+        return lanes == null ? null : lanes.view(this, key, remoteAddress, length);
+    }
+
+    /**
      * Every get of {@code batch} (each key unpacked on this channel); completes once all are done, failed when any
      * failed (the caller cannot tell which bytes arrived, so it must treat them all as unread). On an event loop with
      * a lane, they are posted implicit with one flush; elsewhere each takes the owner path as {@link #get} does.

@@ -19,6 +19,7 @@ public final class UcxMetrics {
     private final LongAdder laneKeys = new LongAdder();
     private final LongAdder laneImplicitGets = new LongAdder();
     private final LongAdder laneCopiedGets = new LongAdder();
+    private final LongAdder laneViews = new LongAdder();
 
     void getCompleted(long bytes) {
         gets.increment();
@@ -40,6 +41,11 @@ public final class UcxMetrics {
     /** A lane get served by one copy from the peer's memory mapped here (also counted when it completes). */
     void laneGetCopied() {
         laneCopiedGets.increment();
+    }
+
+    /** Bytes used where they lie in a peer's memory mapped here, with no get and no copy ({@link PeerView}). */
+    void laneView() {
+        laneViews.increment();
     }
 
     long laneImplicitGets() {
@@ -100,6 +106,10 @@ public final class UcxMetrics {
     }
 
     /** Lane gets served by one copy from a same-host peer's memory mapped here (part of {@link #laneGets()}). */
+    public LongAdder laneViews() {
+        return laneViews;
+    }
+
     public LongAdder laneCopiedGets() {
         return laneCopiedGets;
     }

@@ -127,6 +127,51 @@ class EventLoopLaneTest {
     }
 
     /**
+     * A view of a same-host peer's UCX memory is its bytes where they lie (no get): it holds the lane's key copy open,
+     * and the mapping with it, through the key's release and the channel's close, until the view is released (here
+     * from a thread that is not the lane's). A file mapping is not mapped here: no view, the caller gets the bytes.
+     */
+    @ParameterizedTest
+    @ValueSource(strings = {"ucx", "file"})
+    void aViewUsesThePeersMemoryWhereItLiesAndHoldsItUntilReleased(String kind) throws Exception {
+        UcxPair pair = pair(UcxSetup.defaults());
+        byte[] content = randomBytes(REGION, 12);
+        UcxPair.GetSetup setup = pair.connectForGets(serverRegion(pair, kind, content), 64);
+        UcxChannel channel = setup.channel();
+        int offset = 4096 + 17;
+        int length = 100_000;
+        PeerView view = onContext(setup.context(),
+                () -> Future.succeededFuture(channel.view(setup.remote().address() + offset, setup.key(), length)));
+        PeerView offLoop = channel.view(setup.remote().address() + offset, setup.key(), length);
+        assertEquals(null, offLoop, "no view off the verticle's event loops: no lane there");
+        if (kind.equals("file")) {
+            assertEquals(null, view, "a file mapping is not mapped here");
+            assertEquals(0, pair.client.metrics().laneViews().sum());
+            onContext(setup.context(),
+                    () -> channel.get(setup.remote().address(), setup.key(), setup.local().address(), 64));
+            byte[] got = new byte[64];
+            setup.local().buffer().get(0, got);
+            assertArrayEquals(Arrays.copyOf(content, 64), got, "the get still reads it");
+            return;
+        }
+        byte[] expected = Arrays.copyOfRange(content, offset, offset + length);
+        assertEquals(1, pair.client.metrics().laneViews().sum());
+        assertEquals(0, pair.client.metrics().laneGets().sum(), "no get");
+        assertEquals(1, pair.client.metrics().laneRemoteKeys());
+        onContext(setup.context(), () -> channel.releaseRemoteKey(setup.key()));
+        onContext(setup.context(), channel::close);
+        awaitCondition(pair.clientVertx, () -> pair.client.metrics().lanes() == 0, "the lane closed");
+        assertEquals(1, pair.client.metrics().laneRemoteKeys(), "the view holds the lane's key copy open");
+        byte[] seen = new byte[length];
+        view.bytes().get(seen);
+        assertArrayEquals(expected, seen, "the peer's bytes, still mapped");
+        view.release();
+        view.release(); // idempotent
+        awaitCondition(pair.clientVertx, () -> pair.client.metrics().laneRemoteKeys() == 0,
+                "the key copy closed with its last view");
+    }
+
+    /**
      * A batch of gets posted together on the lane (implicit, one flush; copies where the peer's memory is mapped here):
      * each lands its own bytes at its own place, the batch completes once on the issuing loop, and a batch with a
      * released key fails as a whole without posting.

@@ -25,6 +25,7 @@ import org.seaweedfs.rdma.protocol.EcInfo;
 import org.seaweedfs.rdma.protocol.ErrorCode;
 import org.seaweedfs.rdma.protocol.Segment;
 import org.seaweedfs.rdma.protocol.VolumeInfo;
+import org.seaweedfs.rdma.ucx.PeerView;
 import org.seaweedfs.rdma.ucx.UcxRemoteKey;
 import org.seaweedfs.rdma.volume.FileId;
 import org.seaweedfs.rdma.volume.NeedleLayout;
@@ -35,7 +36,8 @@ import org.seaweedfs.rdma.sidecar.locations.NeedleLocation;
  * other misses and shared with concurrent misses of the same needle), one UCX get of the
  * whole record into a pooled registered buffer (one get per segment it touches), verify it as a volume server
  * would, and hand the data back wrapping the pooled memory. Records larger than a large pool buffer are read
- * in chunks of that size, all at once, and verified across them.
+ * in chunks of that size, all at once, and verified across them. A record in a same-host agent's shared memory,
+ * which UCX maps into this process, is verified and handed back where it lies ({@link PeerView}): no get, no copy.
  *
  * <p>Threads: callable from any thread; each read runs on, and completes on, its caller's Vert.x context. Reads
  * finding the pool used up fail at once with a retriable UNAVAILABLE; a read past its deadline fails TIMEOUT (its
@@ -201,6 +203,13 @@ public final class NeedleReader extends GatedReadPath {
             return;
         }
         long used = NeedleLayout.usedLength(size, volume.version());
+        if (volume.info().ec() == null) {
+            PeerView view = viewOf(volume, offset, used);
+            if (view != null) {
+                verify(read, route, offset, size, view::release, List.of(view.bytes()), fromIndex, null);
+                return;
+            }
+        }
         int chunk = pool.largeBufferBytes();
         List<PooledBuffer> buffers = used <= chunk ? single(pool.acquire(used))
                 : pool.acquireLarge((int) ((used + chunk - 1) / chunk));
@@ -249,7 +258,8 @@ public final class NeedleReader extends GatedReadPath {
                     read.fail(distrust == null ? ar.cause() : distrust.first());
                 }
             } else {
-                verify(read, route, offset, size, buffers, pieces, fromIndex, distrust);
+                verify(read, route, offset, size, () -> buffers.forEach(PooledBuffer::release), pieces, fromIndex,
+                        distrust);
             }
         }));
     }
@@ -283,7 +293,8 @@ public final class NeedleReader extends GatedReadPath {
         return true;
     }
 
-    private void verify(ReadAttempt read, AgentRoute route, long offset, long size, List<PooledBuffer> buffers,
+    /** Checks the record read into {@code pieces}; {@code release} returns the memory they lie in. */
+    private void verify(ReadAttempt read, AgentRoute route, long offset, long size, Runnable release,
                         List<ByteBuffer> pieces, long fromIndex, EcRetry distrust) {
         RemoteVolume volume = route.volume();
         VerifiedRecord record;
@@ -291,7 +302,7 @@ public final class NeedleReader extends GatedReadPath {
             record = VerifiedRecord.check(read.fid(), size, volume.version(), pieces, System::currentTimeMillis,
                     ReadPath.RDMA.wire, volume.where(), offset);
         } catch (RuntimeException e) {
-            buffers.forEach(PooledBuffer::release);
+            release.run();
             // In an EC record the bytes (the header's too) may come from a rotten shard: read it from other shards.
             ReadFailure corrupt = e instanceof ReadFailure f && f.kind() == ReadFailure.Kind.CORRUPT ? f
                     : e instanceof StaleLocation ? ReadFailure.corrupt("needle " + read.fid() + ": " + e.getMessage())
@@ -318,7 +329,7 @@ public final class NeedleReader extends GatedReadPath {
             volume.locations().cache().oneSided();
             gate.counters().foundOneSided();
         }
-        read.succeed(new VerifiedNeedle(record, buffers));
+        read.succeed(new VerifiedNeedle(record, release));
     }
 
     /** Gets {@code [datOffset, datOffset + length)} of the volume into the buffer: one get per segment touched. */
@@ -342,6 +353,20 @@ public final class NeedleReader extends GatedReadPath {
             gets.add(key.channel().get(segment.addressOf(at), key, buffer.address() + (at - datOffset), n));
             at += n;
         }
+    }
+
+    /**
+     * The record's bytes where they lie, when they lie in one segment of a same-host agent's shared memory that UCX
+     * mapped here and this thread has a lane to the agent; null otherwise (the record is then read with gets, which
+     * also report any problem with its location or key).
+     */
+    private static PeerView viewOf(RemoteVolume volume, long datOffset, long used) {
+        Segment segment = volume.info().segmentAt(datOffset);
+        if (segment == null || datOffset + used > segment.end() || used > Integer.MAX_VALUE) {
+            return null;
+        }
+        UcxRemoteKey key = volume.keyOf(segment);
+        return key.isValid() ? key.channel().view(segment.addressOf(datOffset), key, (int) used) : null;
     }
 
     private static List<PooledBuffer> single(PooledBuffer buffer) {

@@ -13,16 +13,21 @@ import java.util.List;
 import java.util.concurrent.atomic.AtomicBoolean;
 import org.seaweedfs.rdma.internals.VertxInternals;
 
-/** A verified needle whose chunks wrap the memory it was read into (pooled or heap), without a copy. */
+/** A verified needle whose chunks wrap the memory it lies in (pooled, a peer's mapped here, or heap), uncopied. */
 final class VerifiedNeedle implements NeedleContent {
 
     private final NeedleStat stat;
     private final List<Buffer> chunks;
-    private final List<PooledBuffer> pooled;
+    private final Runnable release;
     private final AtomicBoolean released = new AtomicBoolean();
 
     /** @param pooled the pool buffers the data lies in, returned on {@link #release()} (empty for heap data) */
     VerifiedNeedle(VerifiedRecord record, List<PooledBuffer> pooled) {
+        this(record, pooled.isEmpty() ? () -> { } : () -> pooled.forEach(PooledBuffer::release));
+    }
+
+    /** @param release returns the memory the data lies in, run once by {@link #release()} */
+    VerifiedNeedle(VerifiedRecord record, Runnable release) {
         this.stat = record.stat();
         List<ByteBuffer> data = record.data();
         if (data.size() == 1) { // the common case: one piece, no list to build
@@ -34,7 +39,7 @@ final class VerifiedNeedle implements NeedleContent {
             }
             this.chunks = List.copyOf(wrapped);
         }
-        this.pooled = pooled;
+        this.release = release;
     }
 
     /** The metadata of a read, its memory released at once (the record is still read and verified). */
@@ -58,7 +63,7 @@ final class VerifiedNeedle implements NeedleContent {
     @Override
     public void release() {
         if (released.compareAndSet(false, true)) {
-            pooled.forEach(PooledBuffer::release);
+            release.run();
         }
     }
 }

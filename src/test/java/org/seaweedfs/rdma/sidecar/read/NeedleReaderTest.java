@@ -180,6 +180,8 @@ class NeedleReaderTest {
             again.release();
         }
         assertEquals(lookups, reader.counters().lookups(), "the second pass looks nothing up again");
+        // A same-host agent's UCX copies are mapped here: every record was verified and handed back where it lies.
+        assertEquals(memory == VolumeMemory.UCX ? 2L * expected.size() : 0, sidecar.ucx.metrics().laneViews().sum());
         ReadFailure wrongCookie = failure(reader.read(new FileId(2, expected.get(300).fid().key(), 12345)));
         assertEquals(ReadFailure.Kind.NOT_FOUND, wrongCookie.kind());
         assertEquals(ReadFailure.Kind.NOT_FOUND, failure(reader.read(new FileId(2, 0xdeadbeefL, 1))).kind());
@@ -281,8 +283,9 @@ class NeedleReaderTest {
         }, Optional::isPresent, java.time.Duration.ofMillis(limitMs)).get();
     }
 
-    @Test
-    void aFlippedDataByteOnDiskIsCorruptNeverTheBytes() throws Exception {
+    @ParameterizedTest(name = "agent.volumeMemory {0}")
+    @EnumSource(VolumeMemory.class)
+    void aFlippedDataByteOnDiskIsCorruptNeverTheBytes(VolumeMemory memory) throws Exception {
         long offset;
         try (VolumeWriter writer = newVolume(4)) {
             offset = writer.append(NewNeedle.builder(5, 55, random(2000, 5)).build());
@@ -295,10 +298,12 @@ class NeedleReaderTest {
             one.put(0, (byte) (one.get(0) ^ 0x40)).rewind();
             dat.write(one, at);
         }
-        AgentHarness agent = agent(AgentSetup.DEFAULTS);
+        AgentHarness agent = agent(servedFrom(memory));
         ReadPathHarness.SidecarSide sidecar = sidecar(POOL);
         NeedleReader reader = reader(sidecar, sidecar.connect(agent.port(), null));
         ReadFailure f = failure(reader.read(new FileId(4, 5, 55)));
+        assertEquals(memory == VolumeMemory.UCX ? 1 : 0, sidecar.ucx.metrics().laneViews().sum(),
+                "checked where it lies in the agent's copy");
         assertEquals(ReadFailure.Kind.CORRUPT, f.kind());
         assertEquals(502, f.code());
         assertEquals(0, sidecar.pool.inUse());

@@ -1,0 +1,48 @@
+package org.seaweedfs.rdma.ucx;
+
+import org.openucx.jucx.UcxUtils;
+
+import java.nio.ByteBuffer;
+
+/**
+ * Bytes of a same-host peer's memory read where they lie: the range is mapped into this process
+ * ({@link PeerMemory}), and this view holds its lane's copy of the key open, so the mapping stays until
+ * {@link #release()}, whatever the peer, the channel or the key do meanwhile.
+ *
+ * <p>A peer serves only ranges it no longer writes (a volume's served bytes; growth goes past them), so the bytes a
+ * reader checked are the bytes it later sends. Made on the lane's event loop; {@link #release()} may come from any
+ * thread.
+ */
+public final class PeerView {
+
+    private final EventLoopLane lane;
+    private final EventLoopLane.LaneKey key;
+    private final ByteBuffer bytes;
+    private boolean released; // lane's thread
+
+    PeerView(EventLoopLane lane, EventLoopLane.LaneKey key, long address, int length) {
+        this.lane = lane;
+        this.key = key;
+        this.bytes = UcxUtils.getByteBufferView(address, length);
+    }
+
+    /** The range's bytes (a direct buffer over the mapping); not to be used after {@link #release()}. */
+    public ByteBuffer bytes() {
+        return bytes.duplicate();
+    }
+
+    /** Lets the key's copy close once nothing else holds it. Idempotent; from any thread. */
+    public void release() {
+        if (!lane.worker.runsHere() && lane.worker.execute(this::releaseHere)) {
+            return;
+        }
+        releaseHere(); // on the lane's thread, or its loop stopped: the key copy is left to the worker's end
+    }
+
+    private void releaseHere() {
+        if (!released) {
+            released = true;
+            key.viewReleased(lane.worker);
+        }
+    }
+}
