@@ -5,6 +5,7 @@ import io.vertx.core.Context;
 import io.vertx.core.Future;
 import io.vertx.core.Promise;
 import io.vertx.core.Vertx;
+import java.nio.ByteBuffer;
 import java.util.Arrays;
 import java.util.List;
 import java.util.function.IntFunction;
@@ -19,6 +20,7 @@ import org.seaweedfs.rdma.sidecar.locations.NeedleLocation;
 import org.seaweedfs.rdma.sidecar.memory.PooledBuffer;
 import org.seaweedfs.rdma.sidecar.memory.RegisteredBufferPool;
 import org.seaweedfs.rdma.ucx.GetBatch;
+import org.seaweedfs.rdma.ucx.PeerView;
 import org.seaweedfs.rdma.ucx.UcxChannel;
 import org.seaweedfs.rdma.ucx.UcxRemoteKey;
 import org.seaweedfs.rdma.volume.FileId;
@@ -30,7 +32,9 @@ import org.seaweedfs.rdma.volume.NeedleLayout;
  * each verified as a single read verifies it. Anything else goes to the single-read path, which then answers for that
  * needle alone: needles it cannot post, all of them when the gets fail or do not land within the give-up time (their
  * buffers return when they land), and any whose record does not check (the single read reads it again and answers
- * exactly as it would have: a miss, a moved or corrupt record, a wrong cookie). Confined to its caller's context.
+ * exactly as it would have: a miss, a moved or corrupt record, a wrong cookie). A record in a same-host agent's
+ * shared memory mapped here is verified where it lies instead ({@link PeerView}): no get, no buffer, no copy.
+ * Confined to its caller's context.
  */
 final class BatchFetch {
 
@@ -82,6 +86,11 @@ final class BatchFetch {
         UcxChannel channel = null;
         for (int i = 0; i < reads.length; i++) {
             UcxRemoteKey key = postable(fids.get(i), channel);
+            PeerView view = key == null ? null : key.channel().view(remoteAddress, key, lengths[posted]);
+            if (view != null) {
+                reads[i] = whereItLies(i, view);
+                continue;
+            }
             PooledBuffer buffer = key == null ? null : pool.acquire(lengths[posted]);
             if (buffer == null) {
                 reads[i] = single.apply(i);
@@ -148,24 +157,38 @@ final class BatchFetch {
     }
 
     private void verify(int k) {
-        FileId fid = fids.get(index[k]);
+        PooledBuffer buffer = buffers[k];
+        Future<NeedleContent> read = checked(index[k], k, buffer.buffer().limit(lengths[k]), buffer::release);
+        if (read == null) {
+            handOn(k);
+        } else {
+            read.onComplete(promises[k]);
+        }
+    }
+
+    /** The needle {@code i} (noted at {@link #posted}) checked where it lies; the single path's when it does not. */
+    private Future<NeedleContent> whereItLies(int i, PeerView view) {
+        Future<NeedleContent> read = checked(i, posted, view.bytes(), view::release);
+        return read != null ? read : single.apply(i);
+    }
+
+    /**
+     * The record of needle {@code i}, noted at {@code k}, verified in {@code bytes} as a single read verifies it (the
+     * plain bytes of a compressed one); null, its memory released, when it does not check.
+     */
+    private Future<NeedleContent> checked(int i, int k, ByteBuffer bytes, Runnable release) {
         VerifiedRecord record;
         try {
-            record = VerifiedRecord.check(fid, sizes[k], volume.version(),
-                    List.of(buffers[k].buffer().limit(lengths[k])), System::currentTimeMillis, ReadPath.RDMA.wire,
-                    volume.where(), offsets[k]);
+            record = VerifiedRecord.check(fids.get(i), sizes[k], volume.version(), List.of(bytes),
+                    System::currentTimeMillis, ReadPath.RDMA.wire, volume.where(), offsets[k]);
         } catch (RuntimeException e) {
-            buffers[k].release();
-            handOn(k);
-            return;
+            release.run();
+            return null;
         }
         gate.counters().servedInBatch(record.stat().size());
-        NeedleContent whole = new VerifiedNeedle(record, List.of(buffers[k]));
-        if (record.stat().compressed()) {
-            NeedleSlice.ofPlain(vertx, whole, 0, -1, maxPlainBytes).onComplete(promises[k]);
-        } else {
-            promises[k].complete(whole);
-        }
+        NeedleContent whole = new VerifiedNeedle(record, release);
+        return record.stat().compressed() ? NeedleSlice.ofPlain(vertx, whole, 0, -1, maxPlainBytes)
+                : Future.succeededFuture(whole);
     }
 
     /** The gets did not land in time: each needle is the single path's now; the buffers return when they land. */

@@ -346,6 +346,33 @@ class NeedleReaderTest {
         assertEquals(1, small.pool.exhausted());
     }
 
+    /**
+     * A record read where it lies in the agent's UCX copy holds that memory: the agent stops (its copies deregistered,
+     * the channel and its lane closed) while the content is held, and the content still has the needle's bytes; once
+     * released, the lane's key copy closes.
+     */
+    @Test
+    void aRecordReadWhereItLiesStaysUntilReleasedThoughTheAgentStops() throws Exception {
+        byte[] data = random(3 * 1024 * 1024 + 5, 21);
+        try (VolumeWriter writer = newVolume(4)) {
+            writer.append(NewNeedle.builder(9, 99, data).build());
+        }
+        AgentHarness agent = new AgentHarness(dir, TLS, servedFrom(VolumeMemory.UCX));
+        ReadPathHarness.SidecarSide sidecar = sidecar(POOL);
+        AgentConnection connection = sidecar.connect(agent.port(), null);
+        NeedleReader reader = reader(sidecar, connection);
+        NeedleContent held = await(reader.read(new FileId(4, 9, 99)));
+        assertEquals(1, sidecar.ucx.metrics().laneViews().sum(), "read where it lies");
+        assertEquals(0, sidecar.pool.inUse(), "no pool buffer");
+        agent.close();
+        await(connection.closeFuture());
+        until("the lane to the stopped agent closed", () -> sidecar.ucx.metrics().lanes() == 0);
+        assertTrue(sidecar.ucx.metrics().laneRemoteKeys() > 0, "the held record keeps its key copy");
+        assertArrayEquals(data, bytesOf(held));
+        held.release();
+        until("the key copy closed with the release", () -> sidecar.ucx.metrics().laneRemoteKeys() == 0);
+    }
+
     @Test
     void stoppingTheAgentFailsReadsFastAndRetriablyAndANewConnectionReadsAgain() throws Exception {
         copyFixtures();

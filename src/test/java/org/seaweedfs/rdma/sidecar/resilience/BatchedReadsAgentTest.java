@@ -150,9 +150,12 @@ class BatchedReadsAgentTest {
         return out.toByteArray();
     }
 
-    private void start(String tls) throws IOException {
+    /** {@code setup}: the transports, and " copies" when the agent serves UCX copies (read where they lie). */
+    private void start(String setup) throws IOException {
         writeVolume();
-        agent = new AgentHarness(dir, tls, AgentSetup.DEFAULTS);
+        String tls = setup.replace(" copies", "");
+        agent = new AgentHarness(dir, tls, setup.endsWith(" copies") ? AgentSetup.config("volumeMemory: ucx")
+                : AgentSetup.DEFAULTS);
         open.add(agent);
         side = new ReadPathHarness.SidecarSide(tls, POOL);
         open.add(side);
@@ -233,9 +236,9 @@ class BatchedReadsAgentTest {
     }
 
     @ParameterizedTest
-    @ValueSource(strings = {"sm,tcp,self", "tcp"})
-    void aBatchAnswersAsOneReadOfEachNeedleWouldWithTheCachedOnesReadTogether(String tls) throws IOException {
-        start(tls);
+    @ValueSource(strings = {"sm,tcp,self", "tcp", "sm,tcp,self copies"})
+    void aBatchAnswersAsOneReadOfEachNeedleWouldWithTheCachedOnesReadTogether(String setup) throws IOException {
+        start(setup);
         List<FileId> fids = mixed();
         assertRight(fids, readMany(source, fids)); // cold: every location a miss, each read alone
         long batched = reader.counters().batched();
@@ -251,6 +254,9 @@ class BatchedReadsAgentTest {
         }
         assertEquals(ReadFailure.Kind.NOT_FOUND.name(), warm.get(9).failure(), "the deleted needle");
         until("every read buffer went back", () -> side.pool.inUse() == 0);
+        // From the agent's UCX copies the records were checked where they lie; file mappings are never mapped here.
+        long views = side.ucx.metrics().laneViews().sum();
+        assertEquals(setup.endsWith(" copies"), views > 0, views + " views");
     }
 
     @ParameterizedTest
