@@ -47,13 +47,13 @@ import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
-import org.seaweedfs.rdma.config.Fallback;
 import org.seaweedfs.rdma.config.HostPort;
 import org.seaweedfs.rdma.config.SidecarConfig;
 import org.seaweedfs.rdma.metrics.ReadMeters;
 import org.seaweedfs.rdma.volume.FileId;
 import org.seaweedfs.rdma.volume.Fixtures;
 import org.seaweedfs.rdma.testing.AgentHarness;
+import org.seaweedfs.rdma.testing.SidecarSetup;
 
 /**
  * The whole degraded read path with a real agent over UCX loopback: the connection manager, NeedleReader,
@@ -89,17 +89,14 @@ class ResilientReadPathAgentTest {
 
     /** The breaker's open duration; long enough that only the reconnection can let reads back to RDMA before it. */
     private static final Duration LONG_OPEN = Duration.ofMinutes(10);
-    /** The ping interval and timeout of the test whose agent hangs. */
-    private static final Duration HANG_PINGS = Duration.ofSeconds(2);
+    /** The ping interval of the test whose agent hangs: a pong not back within 2 s marks it down. */
+    private static final Duration HANG_PINGS = Duration.ofSeconds(4);
 
     private static SidecarConfig config(int agentPort, Duration openDuration, Duration ping) {
-        return new SidecarConfig(List.of(new HostPort("127.0.0.1", agentPort)), null, List.of(), null, 64L << 20,
-                new SidecarConfig.BufferPool(1 << 20, 16L << 20), 64, Duration.ofSeconds(3),
-                new SidecarConfig.Ping(ping, ping),
-                new SidecarConfig.Reconnect(Duration.ofMillis(20), Duration.ofMillis(300)),
-                new SidecarConfig.Breaker(50, 10, 5, openDuration, 2),
-                new SidecarConfig.Retry(3, Duration.ofMillis(10)),
-                List.of(Fallback.READ_THROUGH, Fallback.HTTP));
+        return SidecarSetup.config(SidecarSetup.agents(List.of(new HostPort("127.0.0.1", agentPort))),
+                "maxInFlightReads: 64", SidecarSetup.SMALL_POOL, "readTimeout: 3s",
+                SidecarSetup.duration("ping.interval", ping),
+                SidecarSetup.duration("breaker.openDuration", openDuration));
     }
 
     private AgentHarness agent(int port) {
@@ -305,7 +302,8 @@ class ResilientReadPathAgentTest {
                 "the handshake turned the breaker half-open");
         assertEquals("rdma", sidecar.readSource(fid), "the first read after the reconnection");
         assertEquals("rdma", sidecar.readSource(FileId.parse("2,0306bfd555")));
-        assertEquals(CircuitBreaker.State.CLOSED, sidecar.breaker().getState(), "its half-open trials closed it");
+        assertEquals("rdma", sidecar.readSource(fid));
+        assertEquals(CircuitBreaker.State.CLOSED, sidecar.breaker().getState(), "its three half-open trials closed it");
         assertEquals(ReadPathStatus.Health.HEALTHY, sidecar.source.health());
     }
 
@@ -333,7 +331,8 @@ class ResilientReadPathAgentTest {
         }
         try {
             assertTrue(started.await(30, TimeUnit.SECONDS), "agent workers blocked");
-            until("hang detected", () -> sawEvent("down", "no pong within " + HANG_PINGS.toMillis() + " ms"));
+            long pongTimeout = new SidecarConfig.Ping(HANG_PINGS).timeout().toMillis();
+            until("hang detected", () -> sawEvent("down", "no pong within " + pongTimeout + " ms"));
             assertEquals(PeerState.DOWN, sidecar.peer().state());
             assertEquals(CircuitBreaker.State.OPEN, sidecar.breaker().getState(), "a down agent opens its breaker");
             // Reads still work: the HTTP fallback (read-through needs the agent, which is not answering).
