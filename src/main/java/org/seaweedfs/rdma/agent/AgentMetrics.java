@@ -114,7 +114,7 @@ public final class AgentMetrics {
         return overloaded;
     }
 
-    /** Passes over the volume directories completed after start-up (one every {@link AgentLimits#pollInterval}). */
+    /** Passes over the volume directories completed after start-up (one every {@link AgentVerticle#POLL_INTERVAL}). */
     public LongAdder polls() {
         return polls;
     }

@@ -9,7 +9,8 @@ import org.seaweedfs.rdma.protocol.ProtocolLimits;
 
 /**
  * How an {@link AgentVerticle} serves the volumes of one volume server: the {@code agent.*} configuration keys, typed.
- * Built from the configuration ({@code RoleSettings.agent}); what the agent fixes itself is {@link AgentLimits}.
+ * Built from the configuration ({@code RoleSettings.agent}); what the agent fixes itself is {@link AgentLayout} and
+ * {@link AgentVerticle}'s constants.
  *
  * @param host          address the control listener binds ({@code agent.listen})
  * @param port          its port, 0 = any free port ({@code agent.listen})

@@ -11,6 +11,7 @@ import org.seaweedfs.rdma.ucx.UcxWorkerVerticle;
 
 import java.net.InetSocketAddress;
 import java.security.SecureRandom;
+import java.time.Duration;
 import java.util.HexFormat;
 import java.util.Objects;
 import java.util.StringJoiner;
@@ -32,7 +33,7 @@ import java.util.StringJoiner;
  * {@code agent.volumeMemoryLimit} bytes (volumes beyond it are served mapped, with one warning each). The copies are
  * made on this worker context, never on an event loop.
  *
- * <p><b>Following the volume server.</b> Every {@link AgentLimits#pollInterval} a pass serves the growth of each
+ * <p><b>Following the volume server.</b> Every {@link #POLL_INTERVAL} a pass serves the growth of each
  * {@code .dat} (the short tail segment is mapped or copied again larger, or a copied tail takes the new bytes into its
  * spare room, and new segments are added; {@code VolumeChanged GROWN} is pushed), then applies the new {@code .idx}
  * entries, but only those whose record lies inside the served segments, so a sidecar is never told of a record it
@@ -45,7 +46,7 @@ import java.util.StringJoiner;
  * <p><b>Why old mappings are released late.</b> A sidecar may have started a get on a segment just before the agent
  * replaced it (growth) or its whole epoch (compaction). The bytes behind an old mapping never change: the
  * {@code .dat} only grows, and a compaction renames a new file over the path while the old mapping keeps the old
- * file's pages. So a replaced mapping stays registered for {@link AgentLimits#retireGrace} and serves such late gets
+ * file's pages. So a replaced mapping stays registered for {@link #RETIRE_GRACE} and serves such late gets
  * correctly. After the grace it is deregistered: on RDMA hardware a get with its remote key then fails on the
  * reader's side with a remote access error, which the reader treats as retriable (re-fetch the volume list, read
  * again); it can never return other bytes, because the key no longer names any memory. Over TCP or shared memory,
@@ -57,11 +58,19 @@ import java.util.StringJoiner;
  */
 public final class AgentVerticle extends VerticleBase {
 
+    /**
+     * How often the volume files are checked for growth, deletions, new volumes and compaction: changes are served
+     * well within 1 s, and a pass over idle volumes costs a few file stats.
+     */
+    public static final Duration POLL_INTERVAL = Duration.ofMillis(250);
+    /** How long a replaced mapping stays registered (and then mapped), so reads that started before can finish. */
+    public static final Duration RETIRE_GRACE = Duration.ofSeconds(10);
+
     private static final Logger log = LoggerFactory.getLogger(AgentVerticle.class);
 
     private final UcxWorkerVerticle ucx;
     private final AgentSettings settings;
-    private final AgentLimits limits;
+    private final AgentLayout layout;
     private final AgentMetrics metrics = new AgentMetrics();
     private final String instanceId;
 
@@ -79,14 +88,14 @@ public final class AgentVerticle extends VerticleBase {
 
     /** @param ucx an already deployed UCX worker verticle (any Vert.x instance) */
     public AgentVerticle(UcxWorkerVerticle ucx, AgentSettings settings) {
-        this(ucx, settings, AgentLimits.FIXED);
+        this(ucx, settings, AgentLayout.FIXED);
     }
 
-    /** With other limits than {@link AgentLimits#FIXED} (tests reaching a bound with small volumes). */
-    public AgentVerticle(UcxWorkerVerticle ucx, AgentSettings settings, AgentLimits limits) {
+    /** With another layout than {@link AgentLayout#FIXED} (tests reaching a bound with small volumes). */
+    public AgentVerticle(UcxWorkerVerticle ucx, AgentSettings settings, AgentLayout layout) {
         this.ucx = Objects.requireNonNull(ucx, "ucx");
         this.settings = Objects.requireNonNull(settings, "settings");
-        this.limits = Objects.requireNonNull(limits, "limits");
+        this.layout = Objects.requireNonNull(layout, "layout");
         byte[] nonce = new byte[8];
         new SecureRandom().nextBytes(nonce);
         this.instanceId = settings.agentId() + "/" + HexFormat.of().formatHex(nonce);
@@ -119,8 +128,8 @@ public final class AgentVerticle extends VerticleBase {
         return settings;
     }
 
-    public AgentLimits limits() {
-        return limits;
+    public AgentLayout layout() {
+        return layout;
     }
 
     public AgentMetrics metrics() {
@@ -150,23 +159,23 @@ public final class AgentVerticle extends VerticleBase {
             return Future.failedFuture(new IllegalStateException("AgentVerticle must be deployed as a WORKER verticle "
                     + "(DeploymentOptions.setThreadingModel(ThreadingModel.WORKER)): it does file I/O on its context"));
         }
-        if (limits.maxFrameBytes() > UcxSettings.MAX_FRAME_BYTES) {
+        if (layout.maxFrameBytes() > UcxSettings.MAX_FRAME_BYTES) {
             return Future.failedFuture(new IllegalArgumentException("the agent's largest control frame ("
-                    + limits.maxFrameBytes() + " bytes) must not exceed its UCX worker's ("
+                    + layout.maxFrameBytes() + " bytes) must not exceed its UCX worker's ("
                     + UcxSettings.MAX_FRAME_BYTES + ")"));
         }
         String noGuard = SigbusGuard.absenceWarning();
         if (noGuard != null) {
             log.warn(noGuard);
         }
-        ControlCodec codec = new ControlCodec(limits.maxFrameBytes());
+        ControlCodec codec = new ControlCodec(layout.maxFrameBytes());
         memory = new SegmentMemory(ucx, settings.volumeMemory(), settings.volumeMemoryLimit(), metrics);
-        retired = new RetiredMappings(vertx, memory, limits.retireGrace().toMillis());
-        server = new ControlServer(settings, limits.maxRepliesInFlight(), instanceId, codec, metrics,
+        retired = new RetiredMappings(vertx, memory, RETIRE_GRACE.toMillis());
+        server = new ControlServer(settings, layout.maxRepliesInFlight(), instanceId, codec, metrics,
                 ucx.settings().peerSettings());
         server.speakAtMost(protocolVersion);
-        follower = new VolumeFollower(settings, limits, memory, retired, metrics, server);
-        ecFollower = new EcFollower(settings, limits, memory, retired, follower::nextEpoch, server);
+        follower = new VolumeFollower(settings, layout, memory, retired, metrics, server);
+        ecFollower = new EcFollower(settings, layout, memory, retired, follower::nextEpoch, server);
         server.serve(follower, ecFollower);
         long opening = System.nanoTime();
         return poll(true)
@@ -192,7 +201,7 @@ public final class AgentVerticle extends VerticleBase {
         if (stopping) {
             return;
         }
-        pollTimer = vertx.setTimer(limits.pollInterval().toMillis(), t -> {
+        pollTimer = vertx.setTimer(POLL_INTERVAL.toMillis(), t -> {
             pass = poll(false);
             pass.onComplete(x -> {
                 metrics.polls().increment();
@@ -237,6 +246,6 @@ public final class AgentVerticle extends VerticleBase {
                 + "; SIGBUS guard " + (SigbusGuard.active() ? "active" : "ABSENT")
                 + "; " + (settings.authToken() == null ? "no token required" : "token required")
                 + "; index entries " + (settings.offset5() ? "17" : "16") + " bytes; polling every "
-                + limits.pollInterval().toMillis() + " ms";
+                + POLL_INTERVAL.toMillis() + " ms";
     }
 }

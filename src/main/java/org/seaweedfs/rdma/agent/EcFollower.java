@@ -55,7 +55,7 @@ final class EcFollower {
     private static final Logger log = LoggerFactory.getLogger(EcFollower.class);
 
     private final AgentSettings settings;
-    private final AgentLimits limits;
+    private final AgentLayout layout;
     private final IndexFormat format;
     private final SegmentMemory memory;
     private final RetiredMappings retired;
@@ -67,10 +67,10 @@ final class EcFollower {
     private final Set<String> reported = new HashSet<>();
     private boolean closed;
 
-    EcFollower(AgentSettings settings, AgentLimits limits, SegmentMemory memory, RetiredMappings retired,
+    EcFollower(AgentSettings settings, AgentLayout layout, SegmentMemory memory, RetiredMappings retired,
                LongSupplier epochs, Events events) {
         this.settings = settings;
-        this.limits = limits;
+        this.layout = layout;
         this.format = IndexFormat.of(settings.offset5());
         this.memory = memory;
         this.retired = retired;
@@ -257,8 +257,8 @@ final class EcFollower {
     private Future<EcServedVolume> open(EcFileSet files, Set<Object> olderShards) {
         EcServedVolume volume;
         try {
-            volume = EcServedVolume.open(files, format, epochs.getAsLong(), limits.ecLargeBlock(),
-                    limits.ecSmallBlock(), limits.segmentBytes(), memory, olderShards);
+            volume = EcServedVolume.open(files, format, epochs.getAsLong(), layout.ecLargeBlock(),
+                    layout.ecSmallBlock(), layout.segmentBytes(), memory, olderShards);
             volume.followDeletions();
         } catch (IOException | RuntimeException e) {
             return Future.failedFuture(e);

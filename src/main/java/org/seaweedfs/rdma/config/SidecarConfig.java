@@ -2,6 +2,7 @@ package org.seaweedfs.rdma.config;
 
 import java.time.Duration;
 import java.util.List;
+import java.util.Objects;
 
 /**
  * The sidecar role's read path.
@@ -14,6 +15,8 @@ import java.util.List;
  * @param maxInFlightReads reads served at once, over UCX and the fallbacks: the HTTP face answers 503 with
  *                         Retry-After beyond it, the read path fails event-bus reads beyond it OVERLOADED (503)
  * @param readTimeout      one read, end to end, before it fails with 504
+ * @param ping             health pings per agent
+ * @param breaker          the circuit breaker per agent
  * @param fallback         where reads degrade to, in order, when RDMA cannot serve them
  * @param locationCacheMaxBytes heap budget of the needle-location cache (all agents together)
  * @param ecRebuild        what a read needing a shard no agent lists does
@@ -31,9 +34,7 @@ public record SidecarConfig(
         int maxInFlightReads,
         Duration readTimeout,
         Ping ping,
-        Reconnect reconnect,
         Breaker breaker,
-        Retry retry,
         List<Fallback> fallback,
         long locationCacheMaxBytes,
         EcRebuild ecRebuild,
@@ -56,98 +57,42 @@ public record SidecarConfig(
         agents = List.copyOf(agents);
         volumeServers = List.copyOf(volumeServers);
         fallback = List.copyOf(fallback);
-        java.util.Objects.requireNonNull(ecRebuild, "sidecar.ecRebuild");
-        java.util.Objects.requireNonNull(batch, "sidecar.batch");
-    }
-
-    /** Everything but {@code sidecar.batch.*}, left at their defaults. */
-    public SidecarConfig(List<HostPort> agents, HostPort master, List<HostPort> volumeServers, String authToken,
-                         long maxNeedleBytes, BufferPool bufferPool, int maxInFlightReads, Duration readTimeout,
-                         Ping ping, Reconnect reconnect, Breaker breaker, Retry retry, List<Fallback> fallback,
-                         long locationCacheMaxBytes, EcRebuild ecRebuild, String securityToml) {
-        this(agents, master, volumeServers, authToken, maxNeedleBytes, bufferPool, maxInFlightReads, readTimeout,
-                ping, reconnect, breaker, retry, fallback, locationCacheMaxBytes, ecRebuild, securityToml,
-                Batch.DEFAULT);
-    }
-
-    /**
-     * Everything but {@code sidecar.locationCache.maxBytes} and {@code ecRebuild}, left at their defaults.
-     */
-    public SidecarConfig(List<HostPort> agents, HostPort master, List<HostPort> volumeServers, String authToken,
-                         long maxNeedleBytes, BufferPool bufferPool, int maxInFlightReads, Duration readTimeout,
-                         Ping ping, Reconnect reconnect, Breaker breaker, Retry retry, List<Fallback> fallback) {
-        this(agents, master, volumeServers, authToken, maxNeedleBytes, bufferPool, maxInFlightReads, readTimeout,
-                ping, reconnect, breaker, retry, fallback, DEFAULT_LOCATION_CACHE_BYTES, EcRebuild.RDMA, null);
+        Objects.requireNonNull(ecRebuild, "sidecar.ecRebuild");
+        Objects.requireNonNull(batch, "sidecar.batch");
     }
 
     /** Registered read buffers: {@code totalBytes / bufferSize} of them. */
     public record BufferPool(int bufferSize, long totalBytes) {
     }
 
-    /** Health pings per agent; an agent silent for {@code timeout} is down. */
-    public record Ping(Duration interval, Duration timeout) {
+    /**
+     * Health pings per agent ({@code sidecar.ping.interval}); an agent silent for {@link #timeout} is down.
+     */
+    public record Ping(Duration interval) {
+
+        public Ping {
+            Objects.requireNonNull(interval, "sidecar.ping.interval");
+        }
 
         /**
-         * The pings the configuration file gives ({@code sidecar.ping.interval}): the timeout is half the interval.
-         * A pong costs the agent microseconds, so one not back by then means a hung or lost agent; each ping is
-         * settled before the next is due, and a hang is noticed within one and a half intervals.
+         * Half the interval. A pong costs the agent microseconds, so one not back by then means a hung or lost agent;
+         * each ping is settled before the next is due, and a hang is noticed within one and a half intervals.
          */
-        public static Ping every(Duration interval) {
-            return new Ping(interval, interval.dividedBy(2));
+        public Duration timeout() {
+            return interval.dividedBy(2);
         }
     }
 
     /**
-     * Backoff with jitter between reconnection attempts: for {@code quickPeriod} after an agent is lost the waits
-     * are at most {@code quickBackoff} (an agent back from a restart or a hang is found again at once), then they
-     * grow with the time it has been down, up to {@code maxBackoff}.
+     * The circuit breaker per agent ({@code sidecar.breaker.openDuration}): how long it stays open before trial calls
+     * may tell a recovered agent from one that still fails. Its window and thresholds are fixed where the breaker is
+     * built ({@code ResilienceSettings}).
      */
-    public record Reconnect(Duration baseBackoff, Duration maxBackoff, Duration quickBackoff, Duration quickPeriod) {
+    public record Breaker(Duration openDuration) {
 
-        /** Waits in the quick phase: an agent back from a restart or a short hang is found within about this. */
-        public static final Duration DEFAULT_QUICK_BACKOFF = Duration.ofMillis(250);
-        /** The quick phase: long enough for a restart or a hang under load, short enough not to hammer a dead agent. */
-        public static final Duration DEFAULT_QUICK_PERIOD = Duration.ofSeconds(30);
-
-        /**
-         * The backoff a sidecar uses: a first retry within 200 ms and 30 s of waits of at most 250 ms after an agent
-         * is lost, so an agent back from a restart or a hang is read over RDMA again at once; then exponential waits
-         * of up to 30 s, so an agent that stays down costs a connection attempt every 15 s or so on average, and
-         * comes back into use within 30 s of its return. Full jitter spreads the reconnections of many sidecars.
-         */
-        public static final Reconnect DEFAULT = new Reconnect(Duration.ofMillis(200), Duration.ofSeconds(30));
-
-        /** The fixed quick phase (30 s of waits of at most 250 ms, or maxBackoff if lower). */
-        public Reconnect(Duration baseBackoff, Duration maxBackoff) {
-            this(baseBackoff, maxBackoff,
-                    DEFAULT_QUICK_BACKOFF.compareTo(maxBackoff) < 0 ? DEFAULT_QUICK_BACKOFF : maxBackoff,
-                    DEFAULT_QUICK_PERIOD);
+        public Breaker {
+            Objects.requireNonNull(openDuration, "sidecar.breaker.openDuration");
         }
-    }
-
-    /** Resilience4j circuit breaker per agent (count-based window). */
-    public record Breaker(int failureRateThreshold, int slidingWindowSize, int minimumCalls,
-                          Duration openDuration, int halfOpenCalls) {
-
-        /**
-         * The breaker the configuration file gives ({@code sidecar.breaker.openDuration}): it opens when half of the
-         * last 20 calls failed (at least 10 counted, so a single failure after start-up does not open it) and lets 3
-         * trial calls through when half open, enough to tell a recovered agent from one that still fails.
-         */
-        public static Breaker opening(Duration openDuration) {
-            return new Breaker(50, 20, 10, openDuration, 3);
-        }
-    }
-
-    /** Retries of retriable failures only (unavailable, timeout). */
-    public record Retry(int maxAttempts, Duration waitDuration) {
-
-        /**
-         * Three attempts 50 ms apart: a read that failed because an agent restarted or a breaker was half open
-         * usually succeeds on another agent or the next try, and three keep a dead path's cost within the read
-         * timeout.
-         */
-        public static final Retry DEFAULT = new Retry(3, Duration.ofMillis(50));
     }
 
     /**

@@ -32,7 +32,6 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
 import java.nio.file.StandardOpenOption;
-import java.time.Duration;
 import java.util.Arrays;
 import java.util.List;
 import java.util.Random;
@@ -109,9 +108,7 @@ class AgentFollowTest extends AgentTestBase {
     @Test
     void growthOfASmallSegmentedVolumeAddsSegmentsAndKeepsTheOldOnes() throws Exception {
         long segmentBytes = 64 << 10;
-        AgentHarness h = start(AgentSetup.limits(new AgentLimits(AgentSetup.QUICK.pollInterval(), segmentBytes,
-                Duration.ofSeconds(60), AgentSetup.QUICK.maxFrameBytes(), AgentSetup.QUICK.maxRepliesInFlight(),
-                AgentSetup.QUICK.ecLargeBlock(), AgentSetup.QUICK.ecSmallBlock())));
+        AgentHarness h = start(AgentSetup.layout(AgentSetup.segments(segmentBytes)));
         AgentTestClient client = sidecar(h);
         VolumeInfo before = volume(client, 2);
         assertEquals(15, before.segments().size(), "942856 bytes in 64 KiB segments");

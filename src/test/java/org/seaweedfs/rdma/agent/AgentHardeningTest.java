@@ -116,10 +116,10 @@ class AgentHardeningTest {
         try (VolumeWriter writer = VolumeWriter.create(dir, "", 8, 3, IndexFormat.OFFSET4)) {
             writer.append(NewNeedle.builder(1, 0x11, bytes(1 << 20, 1)).build());
         }
-        AgentLimits twoReplies = new AgentLimits(AgentSetup.QUICK.pollInterval(), AgentSetup.QUICK.segmentBytes(),
-                AgentSetup.QUICK.retireGrace(), AgentSetup.QUICK.maxFrameBytes(), 2,
-                AgentSetup.QUICK.ecLargeBlock(), AgentSetup.QUICK.ecSmallBlock());
-        harness = new AgentHarness(dir, AgentTestClient.ucxSettings(), AgentSetup.limits(twoReplies));
+        AgentLayout f = AgentLayout.FIXED;
+        AgentLayout twoReplies = new AgentLayout(f.segmentBytes(), f.ecLargeBlock(), f.ecSmallBlock(),
+                f.maxFrameBytes(), 2);
+        harness = new AgentHarness(dir, AgentTestClient.ucxSettings(), AgentSetup.layout(twoReplies));
         AgentTestClient client = sidecar(harness);
         LookupResult at = client.request(id -> new Lookup(id, 8, 1, 0x11), LookupResult.class);
         List<CompletableFuture<ControlMessage>> replies = new ArrayList<>();

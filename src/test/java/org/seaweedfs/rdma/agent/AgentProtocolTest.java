@@ -201,10 +201,9 @@ class AgentProtocolTest extends AgentTestBase {
 
     @Test
     void aLargeSyncIsCutIntoFramesOfTheMaximumSize() throws Exception {
-        AgentHarness h = start(AgentSetup.limits(new AgentLimits(AgentSetup.QUICK.pollInterval(),
-                AgentSetup.QUICK.segmentBytes(), AgentSetup.QUICK.retireGrace(), 4096, // (4096 - 64) / 20 = 201 entries
-                AgentSetup.QUICK.maxRepliesInFlight(), AgentSetup.QUICK.ecLargeBlock(),
-                AgentSetup.QUICK.ecSmallBlock())));
+        AgentLayout f = AgentLayout.FIXED;
+        AgentHarness h = start(AgentSetup.layout(new AgentLayout(f.segmentBytes(), f.ecLargeBlock(), f.ecSmallBlock(),
+                4096, f.maxRepliesInFlight()))); // (4096 - 64) / 20 = 201 entries
         List<SyncEntries> frames = fullSync(sidecar(h), 1, 0);
         assertEquals(2, frames.size());
         assertTrue(frames.get(0).more());
@@ -216,7 +215,7 @@ class AgentProtocolTest extends AgentTestBase {
     @ParameterizedTest(name = "segmentBytes {0}")
     @ValueSource(longs = {1L << 30, 64 << 10, 16 << 10})
     void everyLiveRecordReadWithGetsEqualsTheFile(long segmentBytes) throws Exception {
-        AgentHarness h = start(AgentSetup.limits(AgentSetup.segments(segmentBytes)));
+        AgentHarness h = start(AgentSetup.layout(AgentSetup.segments(segmentBytes)));
         AgentTestClient client = sidecar(h);
         int straddling = 0;
         for (long vid : new long[] {1, 2}) {

@@ -33,12 +33,12 @@ class AgentSettingsTest {
     }
 
     @Test
-    void theFixedLimits() {
-        assertEquals(Duration.ofMillis(250), AgentLimits.FIXED.pollInterval());
-        assertEquals(1L << 30, AgentLimits.FIXED.segmentBytes());
-        assertEquals(Duration.ofSeconds(10), AgentLimits.FIXED.retireGrace());
-        assertEquals(4 << 20, AgentLimits.FIXED.maxFrameBytes());
-        assertEquals(32, AgentLimits.FIXED.maxRepliesInFlight());
+    void theFixedLayoutAndTimes() {
+        assertEquals(Duration.ofMillis(250), AgentVerticle.POLL_INTERVAL);
+        assertEquals(Duration.ofSeconds(10), AgentVerticle.RETIRE_GRACE);
+        assertEquals(1L << 30, AgentLayout.FIXED.segmentBytes());
+        assertEquals(4 << 20, AgentLayout.FIXED.maxFrameBytes());
+        assertEquals(32, AgentLayout.FIXED.maxRepliesInFlight());
     }
 
     @Test
@@ -55,21 +55,20 @@ class AgentSettingsTest {
     }
 
     @Test
-    void limitsAreChecked() {
-        assertRejected("the poll interval", () -> limits(Duration.ZERO, 4096, Duration.ZERO, 1 << 20));
-        assertRejected("the poll interval", () -> limits(Duration.ofMinutes(2), 4096, Duration.ZERO, 1 << 20));
-        assertRejected("a segment", () -> limits(Duration.ofSeconds(1), 1000, Duration.ZERO, 1 << 20));
-        assertRejected("a segment", () -> limits(Duration.ofSeconds(1), 64 * 1024 + 8, Duration.ZERO, 1 << 20));
-        assertRejected("a segment", () -> limits(Duration.ofSeconds(1), 2L << 30, Duration.ZERO, 1 << 20));
-        assertRejected("the retire grace", () -> limits(Duration.ofSeconds(1), 4096, Duration.ofSeconds(-1), 1 << 20));
-        assertRejected("the largest control frame", () -> limits(Duration.ofSeconds(1), 4096, Duration.ZERO, 100));
+    void aLayoutIsChecked() {
+        assertRejected("a segment", () -> layout(1000, 1 << 20, 32));
+        assertRejected("a segment", () -> layout(64 * 1024 + 8, 1 << 20, 32));
+        assertRejected("a segment", () -> layout(2L << 30, 1 << 20, 32));
+        assertRejected("the largest control frame", () -> layout(4096, 100, 32));
+        assertRejected("the large replies in flight", () -> layout(4096, 1 << 20, 0));
+        assertRejected("EC block sizes", () -> new AgentLayout(4096, 10, 20, 1 << 20, 32));
     }
 
     @Test
     void segmentsUpToJustBelowTwoGibAndDownToOnePage() {
         assertEquals(4096, AgentSetup.segments(4096).segmentBytes());
-        assertEquals(AgentLimits.MAX_SEGMENT_BYTES, AgentSetup.segments(AgentLimits.MAX_SEGMENT_BYTES).segmentBytes());
-        assertTrue(AgentLimits.MAX_SEGMENT_BYTES < (2L << 30));
+        assertEquals(AgentLayout.MAX_SEGMENT_BYTES, AgentSetup.segments(AgentLayout.MAX_SEGMENT_BYTES).segmentBytes());
+        assertTrue(AgentLayout.MAX_SEGMENT_BYTES < (2L << 30));
     }
 
     @Test
@@ -77,9 +76,9 @@ class AgentSettingsTest {
         assertFalse(AgentSetup.config("authToken: s3cret").settings(DATA).toString().contains("s3cret"));
     }
 
-    private static AgentLimits limits(Duration poll, long segment, Duration grace, int frame) {
-        return new AgentLimits(poll, segment, grace, frame, 32, AgentLimits.FIXED.ecLargeBlock(),
-                AgentLimits.FIXED.ecSmallBlock());
+    private static AgentLayout layout(long segment, int frame, int repliesInFlight) {
+        return new AgentLayout(segment, AgentLayout.FIXED.ecLargeBlock(), AgentLayout.FIXED.ecSmallBlock(), frame,
+                repliesInFlight);
     }
 
     private static void assertRejected(String start, Supplier<?> make) {

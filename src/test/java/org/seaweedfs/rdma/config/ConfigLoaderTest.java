@@ -57,11 +57,9 @@ class ConfigLoaderTest {
         assertEquals(64L << 20, c.sidecar().maxNeedleBytes());
         assertEquals(new SidecarConfig.BufferPool(1 << 20, 256L << 20), c.sidecar().bufferPool());
         assertEquals(Duration.ofSeconds(5), c.sidecar().readTimeout());
-        assertEquals(new SidecarConfig.Ping(Duration.ofSeconds(2), Duration.ofSeconds(1)), c.sidecar().ping());
-        assertEquals(new SidecarConfig.Reconnect(Duration.ofMillis(200), Duration.ofSeconds(30),
-                Duration.ofMillis(250), Duration.ofSeconds(30)), c.sidecar().reconnect());
-        assertEquals(new SidecarConfig.Retry(3, Duration.ofMillis(50)), c.sidecar().retry());
-        assertEquals(new SidecarConfig.Breaker(50, 20, 10, Duration.ofSeconds(10), 3), c.sidecar().breaker());
+        assertEquals(new SidecarConfig.Ping(Duration.ofSeconds(2)), c.sidecar().ping());
+        assertEquals(Duration.ofSeconds(1), c.sidecar().ping().timeout(), "half the interval");
+        assertEquals(new SidecarConfig.Breaker(Duration.ofSeconds(10)), c.sidecar().breaker());
         assertEquals(List.of(Fallback.READ_THROUGH, Fallback.HTTP), c.sidecar().fallback());
         assertEquals(new UcxConfig(List.of(), List.of(), "peer", "auto"), c.ucx());
         assertTrue(c.metrics().enabled());
@@ -184,7 +182,8 @@ class ConfigLoaderTest {
         assertTrue(c.agent().offset5());
         assertEquals(new HostPort("master", 9333), c.sidecar().master());
         assertEquals(new SidecarConfig.BufferPool(65536, 1_000_000), c.sidecar().bufferPool());
-        assertEquals(new SidecarConfig.Ping(Duration.ofMinutes(1), Duration.ofSeconds(30)), c.sidecar().ping());
+        assertEquals(new SidecarConfig.Ping(Duration.ofMinutes(1)), c.sidecar().ping());
+        assertEquals(Duration.ofSeconds(30), c.sidecar().ping().timeout());
         assertEquals(List.of(Fallback.HTTP), c.sidecar().fallback());
     }
 

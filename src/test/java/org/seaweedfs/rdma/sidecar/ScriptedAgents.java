@@ -15,6 +15,7 @@ import java.util.concurrent.atomic.AtomicInteger;
 import org.seaweedfs.rdma.config.Fallback;
 import org.seaweedfs.rdma.config.HostPort;
 import org.seaweedfs.rdma.config.SidecarConfig;
+import org.seaweedfs.rdma.testing.SidecarSetup;
 
 /**
  * TEST DOUBLE of the agents' control channels (the connector the connection manager uses), scripted per agent:
@@ -148,7 +149,7 @@ public final class ScriptedAgents implements AgentPeer.Connector {
         return Future.succeededFuture(link);
     }
 
-    /** A sidecar configuration with short test intervals (the production defaults are in conf/config.yaml). */
+    /** A sidecar configuration with short pings and a short open breaker (their defaults are in conf/config.yaml). */
     public static SidecarConfig config(List<HostPort> agents, HostPort master, List<Fallback> fallback) {
         return config(agents, master, fallback, Duration.ofSeconds(2));
     }
@@ -159,12 +160,8 @@ public final class ScriptedAgents implements AgentPeer.Connector {
      */
     public static SidecarConfig config(List<HostPort> agents, HostPort master, List<Fallback> fallback,
                                        Duration readTimeout) {
-        return new SidecarConfig(agents, master, List.of(), null, 64L << 20,
-                new SidecarConfig.BufferPool(1 << 20, 16L << 20), 64, readTimeout,
-                new SidecarConfig.Ping(Duration.ofMillis(50), Duration.ofMillis(50)),
-                new SidecarConfig.Reconnect(Duration.ofMillis(10), Duration.ofMillis(100)),
-                new SidecarConfig.Breaker(50, 4, 4, Duration.ofMillis(200), 2),
-                new SidecarConfig.Retry(3, Duration.ofMillis(5)),
-                fallback);
+        return SidecarSetup.config(SidecarSetup.agents(agents), master == null ? "" : "master: '" + master + "'",
+                SidecarSetup.fallback(fallback), SidecarSetup.duration("readTimeout", readTimeout),
+                "maxInFlightReads: 64", SidecarSetup.SMALL_POOL, "ping.interval: 100ms", "breaker.openDuration: 200ms");
     }
 }

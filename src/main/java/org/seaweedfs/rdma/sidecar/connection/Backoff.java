@@ -20,6 +20,15 @@ import java.util.function.DoubleSupplier;
  */
 public final class Backoff {
 
+    /**
+     * The backoff a sidecar reconnects to a lost agent with: a first retry within 200 ms and 30 s of waits of at most
+     * 250 ms after an agent is lost, so an agent back from a restart or a hang is read over RDMA again at once; then
+     * waits growing to 30 s, so an agent that stays down costs a connection attempt every 15 s or so on average, and
+     * comes back into use within 30 s of its return.
+     */
+    public static final Backoff RECONNECTION = new Backoff(Duration.ofMillis(200), Duration.ofSeconds(30),
+            Duration.ofMillis(250), Duration.ofSeconds(30));
+
     private final long baseMillis;
     private final long maxMillis;
     private final long quickMillis;

@@ -98,8 +98,7 @@ public final class ConnectionManagerVerticle extends VerticleBase implements Age
         Duration connectTimeout = (config.readTimeout().compareTo(config.ping().timeout()) > 0
                 ? config.readTimeout() : config.ping().timeout()).multipliedBy(CONNECT_TIMEOUT_FACTOR);
         timing = new AgentPeer.Timing(config.ping().interval(), config.ping().timeout(), connectTimeout,
-                new Backoff(config.reconnect().baseBackoff(), config.reconnect().maxBackoff(),
-                        config.reconnect().quickBackoff(), config.reconnect().quickPeriod()));
+                Backoff.RECONNECTION);
         config.agents().forEach(this::addPeer);
         if (startup.isOpen()) {
             vertx.setTimer(Math.max(1, config.readTimeout().toMillis()), t -> {

@@ -42,7 +42,7 @@ class AgentConnectionKeysTest {
     @Test
     void keysOfReplacedAndDroppedMirrorsAreReleased() throws Exception {
         try (VolumeWriter writer = VolumeWriter.create(dir, "", 9, 3, IndexFormat.of(false));
-             AgentHarness agent = new AgentHarness(dir, "sm,tcp,self", AgentSetup.limits(AgentSetup.segments(4096)));
+             AgentHarness agent = new AgentHarness(dir, "sm,tcp,self", AgentSetup.layout(AgentSetup.segments(4096)));
              ReadPathHarness.SidecarSide sidecar = new ReadPathHarness.SidecarSide("sm,tcp,self", POOL)) {
             writer.append(NewNeedle.builder(1, 11, bytes(1000, 1)).build());
             writer.force();

@@ -8,7 +8,6 @@ import java.time.Duration;
 import java.util.Arrays;
 import java.util.Random;
 import org.junit.jupiter.api.Test;
-import org.seaweedfs.rdma.config.SidecarConfig;
 
 class BackoffTest {
 
@@ -74,8 +73,7 @@ class BackoffTest {
     /** The sidecar's fixed backoff: at most 200 ms, then 250 ms for 30 s after the loss, then up to 30 s. */
     @Test
     void theSidecarsBackoffIsQuickForThirtySecondsThenGrowsToThirtySeconds() {
-        SidecarConfig.Reconnect r = SidecarConfig.Reconnect.DEFAULT;
-        Backoff b = new Backoff(r.baseBackoff(), r.maxBackoff(), r.quickBackoff(), r.quickPeriod(), () -> 0.5);
+        Backoff b = Backoff.RECONNECTION;
         // {failures, time down in ms, ceiling in ms}
         long[][] expected = {{0, 0, 200}, {1, 200, 250}, {150, 29_999, 250}, {151, 30_100, 250},
                 {160, 40_000, 10_000}, {170, 60_000, 30_000}, {200, 3_600_000, 30_000}};

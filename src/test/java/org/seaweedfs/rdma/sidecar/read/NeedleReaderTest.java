@@ -316,7 +316,7 @@ class NeedleReaderTest {
         try (VolumeWriter writer = newVolume(6)) {
             writer.append(NewNeedle.builder(1, 1, big).name("big.bin").build());
         }
-        AgentHarness agent = agent(AgentSetup.limits(AgentSetup.segments(1 << 20)));
+        AgentHarness agent = agent(AgentSetup.layout(AgentSetup.segments(1 << 20)));
         ReadPathHarness.SidecarSide sidecar = sidecar(POOL);
         AgentConnection connection = sidecar.connect(agent.port(), null);
         NeedleReader reader = reader(sidecar, connection);

@@ -32,7 +32,6 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 import org.junit.jupiter.api.io.TempDir;
-import org.seaweedfs.rdma.config.Fallback;
 import org.seaweedfs.rdma.config.HostPort;
 import org.seaweedfs.rdma.config.SidecarConfig;
 import org.seaweedfs.rdma.metrics.ReadMeters;
@@ -53,6 +52,7 @@ import org.seaweedfs.rdma.sidecar.read.ReadPathOptions;
 import org.seaweedfs.rdma.sidecar.read.ReadThroughSource;
 import org.seaweedfs.rdma.testing.AgentHarness;
 import org.seaweedfs.rdma.testing.AgentSetup;
+import org.seaweedfs.rdma.testing.SidecarSetup;
 import org.seaweedfs.rdma.ucx.OwnerThreadHold;
 import org.seaweedfs.rdma.volume.FileId;
 import org.seaweedfs.rdma.volume.IndexFormat;
@@ -159,13 +159,9 @@ class BatchedReadsAgentTest {
         open.add(agent);
         side = new ReadPathHarness.SidecarSide(tls, POOL);
         open.add(side);
-        SidecarConfig config = new SidecarConfig(List.of(new HostPort("127.0.0.1", agent.port())), null, List.of(),
-                null, MAX_NEEDLE, new SidecarConfig.BufferPool(1 << 20, 16L << 20), 256, Duration.ofSeconds(5),
-                new SidecarConfig.Ping(Duration.ofSeconds(30), Duration.ofSeconds(30)),
-                new SidecarConfig.Reconnect(Duration.ofMillis(20), Duration.ofMillis(300)),
-                new SidecarConfig.Breaker(50, 10, 5, Duration.ofMillis(300), 2),
-                new SidecarConfig.Retry(3, Duration.ofMillis(10)),
-                List.of(Fallback.READ_THROUGH, Fallback.HTTP));
+        SidecarConfig config = SidecarSetup.config(
+                SidecarSetup.agents(List.of(new HostPort("127.0.0.1", agent.port()))), "maxNeedleBytes: " + MAX_NEEDLE,
+                "maxInFlightReads: 256", SidecarSetup.SMALL_POOL, "ping.interval: 60s", "breaker.openDuration: 300ms");
         SimpleMeterRegistry registry = new SimpleMeterRegistry();
         ConnectionManagerVerticle manager = new ConnectionManagerVerticle(config,
                 ConnectionManagerVerticle.ucxConnector(side.vertx, side.ucx, config, "test-sidecar"), null,

@@ -23,6 +23,7 @@ import org.seaweedfs.rdma.sidecar.read.NeedleReader;
 import org.seaweedfs.rdma.sidecar.read.ReadPathOptions;
 import org.seaweedfs.rdma.testing.AgentHarness;
 import org.seaweedfs.rdma.testing.AgentSetup;
+import org.seaweedfs.rdma.testing.SidecarSetup;
 import org.seaweedfs.rdma.testing.StoredNeedles;
 import org.seaweedfs.rdma.volume.FileId;
 import org.seaweedfs.rdma.volume.Fixtures;
@@ -32,7 +33,6 @@ import org.seaweedfs.rdma.volume.ec.IndependentEcWriter;
 import java.io.ByteArrayOutputStream;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
@@ -86,12 +86,9 @@ class EcVolumeTroubleTest {
         try (AgentHarness agent = new AgentHarness(dir, "tcp", AgentSetup.DEFAULTS);
              ReadPathHarness.SidecarSide side = new ReadPathHarness.SidecarSide("tcp",
                      new RegisteredBufferPool.Settings(64 << 10, 64, 1 << 20, 16))) {
-            SidecarConfig config = new SidecarConfig(List.of(new HostPort("127.0.0.1", agent.port())), null,
-                    List.of(), null, 64L << 20, new SidecarConfig.BufferPool(1 << 20, 16L << 20), 64,
-                    Duration.ofSeconds(5), new SidecarConfig.Ping(Duration.ofSeconds(10), Duration.ofSeconds(10)),
-                    new SidecarConfig.Reconnect(Duration.ofMillis(20), Duration.ofMillis(300)),
-                    new SidecarConfig.Breaker(50, 10, 5, Duration.ofMinutes(10), 2),
-                    new SidecarConfig.Retry(3, Duration.ofMillis(10)), List.of());
+            SidecarConfig config = SidecarSetup.config(
+                    SidecarSetup.agents(List.of(new HostPort("127.0.0.1", agent.port()))), "maxInFlightReads: 64",
+                    SidecarSetup.SMALL_POOL, "ping.interval: 20s", "breaker.openDuration: 10m", "fallback: []");
             ConnectionManagerVerticle manager = new ConnectionManagerVerticle(config,
                     ConnectionManagerVerticle.ucxConnector(side.vertx, side.ucx, config, "test-sidecar"), null,
                     new ReadMeters(registry));

@@ -103,7 +103,7 @@ class ResilientNeedleSourceTest {
     private ResilientNeedleSource resilient(Vertx vertx, List<Fallback> order, NeedleSource volumeServer) {
         SidecarConfig c = ScriptedAgents.config(List.of(A), null, order);
         return new ResilientNeedleSource(vertx, manager, rdma, readThrough, volumeServer,
-                new ResilienceSettings(c.breaker(), c.retry(), order), registry, clock);
+                new ResilienceSettings(c.breaker(), order), registry, clock);
     }
 
     /** Completes once {@code condition} holds, checked on an event loop (so the periodic is set before it runs). */
@@ -446,14 +446,11 @@ class ResilientNeedleSourceTest {
      */
     private void stalledThenAnswered(Vertx vertx, VertxTestContext ctx, ReadFailure landing) {
         rdma.delegate().hold(true);
-        SidecarConfig c = ScriptedAgents.config(List.of(A), null, List.of(Fallback.HTTP));
-        SidecarConfig.Breaker b = c.breaker();
         ResilientNeedleSource source = new ResilientNeedleSource(vertx, manager, rdma, readThrough,
-                new ScriptedNeedleSource(memory(vertx, "http")), new ResilienceSettings(new SidecarConfig.Breaker(
-                        b.failureRateThreshold(), b.slidingWindowSize(), b.minimumCalls(), Duration.ofMinutes(10),
-                        b.halfOpenCalls()), c.retry(), List.of(Fallback.HTTP)), registry, clock);
+                new ScriptedNeedleSource(memory(vertx, "http")), new ResilienceSettings(
+                        new SidecarConfig.Breaker(Duration.ofMinutes(10)), List.of(Fallback.HTTP)), registry, clock);
         CircuitBreaker breaker = source.breaker(A.toString());
-        int stalled = b.minimumCalls();
+        int stalled = ResilienceSettings.BREAKER_MINIMUM_CALLS;
         List<Future<String>> reads = new java.util.ArrayList<>();
         for (int i = 0; i < stalled; i++) {
             reads.add(sourceOf(source.read(FID)));
@@ -615,13 +612,15 @@ class ResilientNeedleSourceTest {
                 new ScriptedNeedleSource(memory(vertx, "http")));
         CircuitBreaker breaker = source.breaker(A.toString());
         rdma.failWith(ReadFailure.unavailable("endpoint error", null));
-        // Window of 4 calls, 50 %: the first read makes 3 failed attempts, the second a 4th, which opens it.
-        sourceOf(source.read(FID))
-                .compose(s -> sourceOf(source.read(FID)))
-                .compose(s -> {
+        // At least 10 calls, 50 %: three reads make 3 failed attempts each, the fourth a 10th, which opens it.
+        Future<String> failing = sourceOf(source.read(FID));
+        for (int i = 1; i < 4; i++) {
+            failing = failing.compose(s -> sourceOf(source.read(FID)));
+        }
+        failing.compose(s -> {
                     ctx.verify(() -> {
                         assertEquals(CircuitBreaker.State.OPEN, breaker.getState());
-                        assertEquals(4, rdma.calls());
+                        assertEquals(ResilienceSettings.BREAKER_MINIMUM_CALLS, rdma.calls());
                         assertEquals(ReadPathStatus.Health.DEGRADED, source.health());
                         assertEquals("open", source.agents().get(0).breaker());
                     });
@@ -630,16 +629,16 @@ class ResilientNeedleSourceTest {
                 .compose(s -> {
                     ctx.verify(() -> {
                         assertEquals("http", s, "read-through goes over the agent's failing connection: HTTP first");
-                        assertEquals(4, rdma.calls(), "an open breaker sends nothing over RDMA");
-                        // The second read's retry already met the open breaker.
+                        assertEquals(10, rdma.calls(), "an open breaker sends nothing over RDMA");
+                        // The fourth read's retry already met the open breaker.
                         assertEquals(2.0,
                                 counter("seaweedfs.rdma.fallback.reads", "path", "http", "reason",
                                 "breaker_open"));
-                        assertEquals(1, readThrough.calls(), "only the first read's, its retries exhausted");
+                        assertEquals(3, readThrough.calls(), "the first three reads', their retries exhausted");
                         assertTrue(registry.find("resilience4j.circuitbreaker.state").tag("name",
                                 A.toString()).gauges().size() > 0);
                         // Resilience4j's call meters, recorded by the read path itself (no breaker events).
-                        assertEquals(4, registry.get("resilience4j.circuitbreaker.calls").tag("name", A.toString())
+                        assertEquals(10, registry.get("resilience4j.circuitbreaker.calls").tag("name", A.toString())
                                 .tag("kind", "failed").functionTimer().count());
                         assertEquals(2.0,
                                 counter("resilience4j.circuitbreaker.not.permitted.calls", "name", A.toString()));

@@ -82,7 +82,7 @@ class UnknownVolumeTest {
         VolumeServerSource http = new VolumeServerSource(client, masterClient, volumeServers, 1 << 20,
                 Duration.ofSeconds(5));
         return new ResilientNeedleSource(vertx, manager, rdma, null, http,
-                new ResilienceSettings(config.breaker(), config.retry(), fallback),
+                new ResilienceSettings(config.breaker(), fallback),
                 new SimpleMeterRegistry(), clock);
     }
 
