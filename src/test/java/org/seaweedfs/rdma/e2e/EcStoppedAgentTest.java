@@ -76,6 +76,19 @@ class EcStoppedAgentTest {
         }
     };
 
+    /** The HTTP fallback of a volume server that stopped answering: its reads never complete. */
+    private static final NeedleSource HUNG_VOLUME_SERVER = new NeedleSource() {
+        @Override
+        public Future<NeedleStat> stat(FileId fid) {
+            return Promise.<NeedleStat>promise().future();
+        }
+
+        @Override
+        public Future<NeedleContent> read(FileId fid) {
+            return Promise.<NeedleContent>promise().future();
+        }
+    };
+
     @TempDir
     Path tmp;
 
@@ -137,6 +150,29 @@ class EcStoppedAgentTest {
     }
 
     /**
+     * As above with a volume server that hangs too: the first hedge of a read whose location is not cached goes there,
+     * before the stopped agent is found late, and never answers. The read is followed by a rebuild around the stopped
+     * agent all the same: a hedge that stalls does not end the read's search for a source.
+     */
+    @Test
+    void aHedgeThatStallsIsFollowedByARebuildAroundTheStoppedAgent() throws Exception {
+        List<Map.Entry<FileId, byte[]>> needles = start(REBUILDABLE, Duration.ofSeconds(4), HUNG_VOLUME_SERVER);
+        int warm = Math.max(1, needles.size() - 4); // the rest stay unread: not cached
+        needles.subList(0, warm).forEach(this::readsRight);
+        stoppable.stop(true);
+        for (Map.Entry<FileId, byte[]> needle : needles.subList(warm, needles.size())) {
+            readsRight(needle);
+        }
+        assertTrue(counter("seaweedfs.rdma.hedges.started", "source", "http") >= 1,
+                "a hedge went to the hung volume server first");
+        assertTrue(counter("seaweedfs.rdma.hedges.won", "source", "ec-rebuild") >= 1,
+                "a later hedge rebuilt around the stopped agent");
+        assertEquals(0.0, counter("seaweedfs.rdma.reads.past.deadline"));
+        stoppable.stop(false);
+        until("the late gets landed and their buffers came back", () -> pool.inUse() == 0);
+    }
+
+    /**
      * The pings declare the stopped agent down (here well before its gets are late): it no longer lists the volume, so
      * it is not found late, yet a read started before still waits on its shard gets (their lane drains before it
      * closes). Its hedge goes to a rebuild around the down agent, not only to the volume server that cannot serve it.
@@ -158,6 +194,41 @@ class EcStoppedAgentTest {
         assertEquals(0.0, counter("seaweedfs.rdma.reads.past.deadline"));
         stoppable.stop(false);
         until("the late gets landed and their buffers came back", () -> pool.inUse() == 0);
+    }
+
+    /**
+     * The drill's shape: the stopped agent is the one reads look needles up at, clients keep reading while it stays
+     * stopped past a read's deadline, and the pings declare it down meanwhile. Every read is answered over RDMA,
+     * none at its deadline: whatever the stopped agent's state when a read starts, its shards are rebuilt around it.
+     */
+    @Test
+    void clientsReadingThroughAStopOfTheAgentTheyLookUpAtAreAllAnswered() throws Exception {
+        List<Map.Entry<FileId, byte[]>> needles = start(REBUILDABLE, Duration.ofSeconds(2), null,
+                Duration.ofMillis(600), true);
+        needles.forEach(this::readsRight);
+        String stopped = manager.routeFor(1).peer().name();
+        stoppable.stop(true);
+        List<Future<Void>> clients = new ArrayList<>();
+        for (int c = 0; c < 4; c++) {
+            int first = c;
+            clients.add(readInTurn(needles, 5 * first, 20 * needles.size()));
+        }
+        await(Future.all(clients));
+        assertEquals(0.0, counter("seaweedfs.rdma.reads.past.deadline"));
+        stoppable.stop(false);
+        until("the late gets landed and their buffers came back", () -> pool.inUse() == 0);
+    }
+
+    /** Reads {@code count} needles one after another from {@code first} on, each checked; fails at the first wrong. */
+    private Future<Void> readInTurn(List<Map.Entry<FileId, byte[]>> needles, int first, int count) {
+        if (count == 0) {
+            return Future.succeededFuture();
+        }
+        Map.Entry<FileId, byte[]> needle = needles.get(first % needles.size());
+        return readAsync(needle.getKey()).compose(bytes -> {
+            assertArrayEquals(needle.getValue(), bytes, needle.getKey().toString());
+            return readInTurn(needles, first + 1, count - 1);
+        });
     }
 
     @Test
@@ -191,6 +262,15 @@ class EcStoppedAgentTest {
     /** As above, pinging every agent every {@code ping} (one that has not answered within half of it is down). */
     private List<Map.Entry<FileId, byte[]>> start(List<Integer> stopped, Duration readTimeout, NeedleSource http,
                                                   Duration ping) throws Exception {
+        return start(stopped, readTimeout, http, ping, false);
+    }
+
+    /**
+     * As above; {@code stoppedFirst}: the stoppable agent is listed first, so reads look needles up there and wait on
+     * its control channel too.
+     */
+    private List<Map.Entry<FileId, byte[]>> start(List<Integer> stopped, Duration readTimeout, NeedleSource http,
+                                                  Duration ping, boolean stoppedFirst) throws Exception {
         EcWriter.Result ec =
                 EcTestVolumes.encodeFixtureRealBlocks(Files.createDirectories(tmp.resolve("src")), "", 10, 4);
         Path[] dirs = EcShardSplit.overTwo(ec.files().ecx().getParent(), 14, tmp, id -> !stopped.contains(id));
@@ -206,8 +286,11 @@ class EcStoppedAgentTest {
         open.add(side);
         pool = side.pool;
         // The pings are far off: only the hedge can help a read waiting on the stopped agent.
+        String onTimeAgent = "'127.0.0.1:" + onTime.port() + "'";
+        String stoppableAgent = "'127.0.0.1:" + stoppablePort + "'";
         SidecarConfig config = ConfigLoader.parse("roles: [sidecar]\nsidecar:\n"
-                + "  agents: ['127.0.0.1:" + onTime.port() + "', '127.0.0.1:" + stoppablePort + "']\n"
+                + "  agents: [" + (stoppedFirst ? stoppableAgent + ", " + onTimeAgent : onTimeAgent + ", "
+                + stoppableAgent) + "]\n"
                 + "  readTimeout: " + readTimeout.toMillis() + "ms\n  ping: {interval: " + ping.toMillis() + "ms}\n"
                 + (http == null ? "  fallback: []\n" : "  fallback: [http]\n"),
                 "test", Map.of()).sidecar();
