@@ -239,6 +239,15 @@ public final class EcShardReader {
     }
 
     /**
+     * Claims a hedge around {@code agent} (late or down) free of the hedge budget: as many as it has gets out, until it
+     * answers one. False when they are claimed: a read that is slow while going around it takes the budget.
+     */
+    public boolean claimFreeHedgeAround(String agent) {
+        LateAgents.Gets gets = late.find(agent);
+        return gets != null && gets.claimFreeHedge();
+    }
+
+    /**
      * The shortest time after which an agent holding shards of {@code primary}'s volume, or any agent with gets out
      * (one that went down may still hold a read's gets), may be found late.
      */

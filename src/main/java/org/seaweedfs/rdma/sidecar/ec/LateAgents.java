@@ -27,6 +27,8 @@ final class LateAgents {
         private volatile long progressNanos;
         /** A read went around the agent, which has not answered since: it is late until it does. */
         private volatile boolean goneAround;
+        /** Hedges around the agent that took no budget since it last answered (or had nothing out). */
+        private final AtomicInteger freeHedges = new AtomicInteger();
 
         Gets(HedgeDelay delay) {
             this.delay = delay;
@@ -38,6 +40,7 @@ final class LateAgents {
             if (out.getAndIncrement() == 0) {
                 progressNanos = now;
                 goneAround = false; // nothing of it was out: whatever it was gone around for is over
+                freeHedges.set(0);
             }
             return now;
         }
@@ -48,6 +51,7 @@ final class LateAgents {
                 delay.record(now - startNanos);
                 progressNanos = now;
                 goneAround = false;
+                freeHedges.set(0);
             }
             out.decrementAndGet();
         }
@@ -69,6 +73,21 @@ final class LateAgents {
         /** Whether the agent has gets out (answered or not). */
         boolean busy() {
             return out.get() > 0;
+        }
+
+        /**
+         * Claims a hedge around the agent free of the budget: at most one per get it has out, which is at most one per
+         * read waiting on it (reads that merely go around it and are slow themselves are held to the budget).
+         */
+        boolean claimFreeHedge() {
+            int claimed;
+            do {
+                claimed = freeHedges.get();
+                if (claimed >= out.get()) {
+                    return false;
+                }
+            } while (!freeHedges.compareAndSet(claimed, claimed + 1));
+            return true;
         }
 
         /** A read goes around the agent: it is late until it answers a get (or none of its gets is out). */

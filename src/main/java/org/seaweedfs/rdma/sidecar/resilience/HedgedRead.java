@@ -58,7 +58,7 @@ final class HedgedRead<T> {
         /**
          * Whether a hedge to {@code source} goes around an agent known bad for this read: one found late (gets or
          * lookups out, none landed within its own p99) or down. Such a hedge needs no budget, as for a read whose
-         * agent's breaker is open.
+         * agent's breaker is open; a true answer claims it (one per get the bad agent has out).
          */
         boolean goesAroundKnownBad(String source);
 

@@ -601,11 +601,14 @@ public final class ResilientNeedleSource implements NeedleSource, ReadPathStatus
                 }
                 for (String agent : offeredAround) {
                     AgentPeer peer = manager.peer(agent);
-                    if (peer == null || !peer.isUp() || ecShards.late(agent)) {
+                    boolean bad = peer == null || !peer.isUp() || ecShards.late(agent);
+                    if (bad && ecShards.claimFreeHedgeAround(agent)) {
                         return true;
                     }
                 }
-                return false; // merely slower than this read's delay: within the budget
+                // Merely slower than this read's delay, or every read waiting on the bad agent is hedged already (this
+                // one, going around it, is slow itself): within the budget.
+                return false;
             }
 
             @Override
