@@ -40,6 +40,8 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.BooleanSupplier;
 
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
@@ -76,24 +78,13 @@ class EcStoppedAgentTest {
         }
     };
 
-    /** The HTTP fallback of a volume server that stopped answering: its reads never complete. */
-    private static final NeedleSource HUNG_VOLUME_SERVER = new NeedleSource() {
-        @Override
-        public Future<NeedleStat> stat(FileId fid) {
-            return Promise.<NeedleStat>promise().future();
-        }
-
-        @Override
-        public Future<NeedleContent> read(FileId fid) {
-            return Promise.<NeedleContent>promise().future();
-        }
-    };
-
     @TempDir
     Path tmp;
 
     private final List<AutoCloseable> open = new ArrayList<>();
     private final SimpleMeterRegistry registry = new SimpleMeterRegistry();
+    /** The agent processes a test may stop, and the first of them. */
+    private final List<HostProcess> stoppables = new ArrayList<>();
     private HostProcess stoppable;
     private RegisteredBufferPool pool;
     private ResilientNeedleSource source;
@@ -102,8 +93,8 @@ class EcStoppedAgentTest {
 
     @AfterEach
     void closeAll() throws Exception {
-        if (stoppable != null) {
-            stoppable.stop(false);
+        for (HostProcess agent : stoppables) {
+            agent.stop(false);
         }
         for (int i = open.size() - 1; i >= 0; i--) {
             open.get(i).close();
@@ -150,25 +141,26 @@ class EcStoppedAgentTest {
     }
 
     /**
-     * As above with a volume server that hangs too: the first hedge of a read whose location is not cached goes there,
-     * before the stopped agent is found late, and never answers. The read is followed by a rebuild around the stopped
-     * agent all the same: a hedge that stalls does not end the read's search for a source.
+     * Two agents stopped, one holding the needle's shard and one holding two of the shards a rebuild reads first: the
+     * read's first hedge, a rebuild around the agent it waits on, reads from the other stopped agent and stalls too.
+     * A later look goes around both, and the read is answered by a rebuild from the shards of the agent that runs.
      */
     @Test
-    void aHedgeThatStallsIsFollowedByARebuildAroundTheStoppedAgent() throws Exception {
-        List<Map.Entry<FileId, byte[]>> needles = start(REBUILDABLE, Duration.ofSeconds(4), HUNG_VOLUME_SERVER);
-        int warm = Math.max(1, needles.size() - 4); // the rest stay unread: not cached
-        needles.subList(0, warm).forEach(this::readsRight);
-        stoppable.stop(true);
-        for (Map.Entry<FileId, byte[]> needle : needles.subList(warm, needles.size())) {
-            readsRight(needle);
+    void aRebuildHedgeThatStallsOnAnotherStoppedAgentIsFollowedByOneAroundBoth() throws Exception {
+        List<Map.Entry<FileId, byte[]>> needles = startGroups(List.of(List.of(0, 1), List.of(2, 3)),
+                Duration.ofSeconds(6), null, Duration.ofHours(1), false);
+        needles.forEach(this::readsRight);
+        for (HostProcess agent : stoppables) {
+            agent.stop(true);
         }
-        assertTrue(counter("seaweedfs.rdma.hedges.started", "source", "http") >= 1,
-                "a hedge went to the hung volume server first");
-        assertTrue(counter("seaweedfs.rdma.hedges.won", "source", "ec-rebuild") >= 1,
-                "a later hedge rebuilt around the stopped agent");
+        readsRight(needles.get(0));
+        assertTrue(counter("seaweedfs.rdma.hedges.started", "source", "ec-rebuild") >= 2,
+                "the first rebuild stalled on the second stopped agent and was followed by another");
+        assertEquals(1.0, counter("seaweedfs.rdma.hedges.won", "source", "ec-rebuild"));
         assertEquals(0.0, counter("seaweedfs.rdma.reads.past.deadline"));
-        stoppable.stop(false);
+        for (HostProcess agent : stoppables) {
+            agent.stop(false);
+        }
         until("the late gets landed and their buffers came back", () -> pool.inUse() == 0);
     }
 
@@ -204,14 +196,16 @@ class EcStoppedAgentTest {
     @Test
     void clientsReadingThroughAStopOfTheAgentTheyLookUpAtAreAllAnswered() throws Exception {
         List<Map.Entry<FileId, byte[]>> needles = start(REBUILDABLE, Duration.ofSeconds(2), null,
-                Duration.ofMillis(600), true);
+                Duration.ofSeconds(2), true);
         needles.forEach(this::readsRight);
-        String stopped = manager.routeFor(1).peer().name();
+        AgentPeer stopped = manager.routeFor(1).peer();
         stoppable.stop(true);
+        AtomicInteger afterDown = new AtomicInteger();
+        // Until the pings declared the agent down and every needle was read once more after that.
+        BooleanSupplier more = () -> (stopped.isUp() ? 0 : afterDown.incrementAndGet()) <= needles.size();
         List<Future<Void>> clients = new ArrayList<>();
-        for (int c = 0; c < 4; c++) {
-            int first = c;
-            clients.add(readInTurn(needles, 5 * first, 20 * needles.size()));
+        for (int c = 0; c < 3; c++) {
+            clients.add(readWhile(needles, 7 * c, more));
         }
         await(Future.all(clients));
         assertEquals(0.0, counter("seaweedfs.rdma.reads.past.deadline"));
@@ -219,15 +213,15 @@ class EcStoppedAgentTest {
         until("the late gets landed and their buffers came back", () -> pool.inUse() == 0);
     }
 
-    /** Reads {@code count} needles one after another from {@code first} on, each checked; fails at the first wrong. */
-    private Future<Void> readInTurn(List<Map.Entry<FileId, byte[]>> needles, int first, int count) {
-        if (count == 0) {
+    /** Reads the needles in turn from {@code first} on, each checked, while {@code more} says so. */
+    private Future<Void> readWhile(List<Map.Entry<FileId, byte[]>> needles, int first, BooleanSupplier more) {
+        if (!more.getAsBoolean()) {
             return Future.succeededFuture();
         }
         Map.Entry<FileId, byte[]> needle = needles.get(first % needles.size());
         return readAsync(needle.getKey()).compose(bytes -> {
             assertArrayEquals(needle.getValue(), bytes, needle.getKey().toString());
-            return readInTurn(needles, first + 1, count - 1);
+            return readWhile(needles, first + 1, more);
         });
     }
 
@@ -271,26 +265,46 @@ class EcStoppedAgentTest {
      */
     private List<Map.Entry<FileId, byte[]>> start(List<Integer> stopped, Duration readTimeout, NeedleSource http,
                                                   Duration ping, boolean stoppedFirst) throws Exception {
+        return startGroups(List.of(stopped), readTimeout, http, ping, stoppedFirst);
+    }
+
+    /** As above, an agent process for each group of shards in {@code stoppedGroups} ({@link #stoppable}: the first). */
+    private List<Map.Entry<FileId, byte[]>> startGroups(List<List<Integer>> stoppedGroups, Duration readTimeout,
+                                                        NeedleSource http, Duration ping, boolean stoppedFirst)
+            throws Exception {
         EcWriter.Result ec =
                 EcTestVolumes.encodeFixtureRealBlocks(Files.createDirectories(tmp.resolve("src")), "", 10, 4);
-        Path[] dirs = EcShardSplit.overTwo(ec.files().ecx().getParent(), 14, tmp, id -> !stopped.contains(id));
+        Path[] dirs = EcShardSplit.over(ec.files().ecx().getParent(), 14, tmp, stoppedGroups.size() + 1, id -> {
+            for (int g = 0; g < stoppedGroups.size(); g++) {
+                if (stoppedGroups.get(g).contains(id)) {
+                    return g + 1;
+                }
+            }
+            return 0;
+        });
         AgentHarness onTime = new AgentHarness(dirs[0], "tcp", AgentSetup.DEFAULTS);
         open.add(onTime);
-        stoppable = HostProcess.serve(tmp, "stoppable", "roles: [agent]\n"
-                + "http: {host: 127.0.0.1, port: 0}\n"
-                + "agent: {listen: '127.0.0.1:0', volumeDirs: ['" + dirs[1] + "']}\n"
-                + "ucx: {tls: [tcp]}\n");
-        open.add(stoppable);
-        int stoppablePort = stoppable.awaitAgentPort();
+        List<String> stoppableAgents = new ArrayList<>();
+        for (int g = 0; g < stoppedGroups.size(); g++) {
+            HostProcess agent = HostProcess.serve(tmp, "stoppable-" + g, "roles: [agent]\n"
+                    + "http: {host: 127.0.0.1, port: 0}\n"
+                    + "agent: {listen: '127.0.0.1:0', volumeDirs: ['" + dirs[g + 1] + "']}\n"
+                    + "ucx: {tls: [tcp]}\n");
+            open.add(agent);
+            stoppables.add(agent);
+        }
+        stoppable = stoppables.get(0);
+        for (HostProcess agent : stoppables) {
+            stoppableAgents.add("'127.0.0.1:" + agent.awaitAgentPort() + "'");
+        }
         side = new ReadPathHarness.SidecarSide("tcp", new RegisteredBufferPool.Settings(64 << 10, 128, 1 << 20, 16));
         open.add(side);
         pool = side.pool;
         // The pings are far off: only the hedge can help a read waiting on the stopped agent.
-        String onTimeAgent = "'127.0.0.1:" + onTime.port() + "'";
-        String stoppableAgent = "'127.0.0.1:" + stoppablePort + "'";
+        List<String> agents = new ArrayList<>(stoppableAgents);
+        agents.add(stoppedFirst ? agents.size() : 0, "'127.0.0.1:" + onTime.port() + "'");
         SidecarConfig config = ConfigLoader.parse("roles: [sidecar]\nsidecar:\n"
-                + "  agents: [" + (stoppedFirst ? stoppableAgent + ", " + onTimeAgent : onTimeAgent + ", "
-                + stoppableAgent) + "]\n"
+                + "  agents: [" + String.join(", ", agents) + "]\n"
                 + "  readTimeout: " + readTimeout.toMillis() + "ms\n  ping: {interval: " + ping.toMillis() + "ms}\n"
                 + (http == null ? "  fallback: []\n" : "  fallback: [http]\n"),
                 "test", Map.of()).sidecar();
@@ -305,7 +319,7 @@ class EcStoppedAgentTest {
         source = new ResilientNeedleSource(side.vertx, manager, reader, null, http, ResilienceSettings.from(config),
                 registry);
         source.ecShards(shards);
-        until("both agents list the EC volume", () -> manager.volumesOf(1).size() == 2
+        until("every agent lists the EC volume", () -> manager.volumesOf(1).size() == agents.size()
                 && manager.routeFor(1).peer().name().equals(config.agents().get(0).toString()));
         return new ArrayList<>(StoredNeedles.of(Fixtures.volumes().resolve("1.dat"), 1).values());
     }
