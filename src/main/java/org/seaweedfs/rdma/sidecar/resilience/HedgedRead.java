@@ -95,8 +95,8 @@ final class HedgedRead<T> {
     private boolean lostRace;
     /** An RDMA attempt failed for a reason not held against the agent's connection (the agent answered). */
     private boolean rdmaExcused;
-    /** The sources of the hedges started, in order (a handful at most). */
-    private final Set<String> tried = new LinkedHashSet<>(MAX_HEDGES);
+    /** The sources of the hedges started, in order (a handful at most; none for nearly every read). */
+    private Set<String> tried = Set.of();
     private int hedgesOut;
     /** The last hedge that failed, and its source. */
     private Future<T> failedHedge;
@@ -247,6 +247,9 @@ final class HedgedRead<T> {
             }
             hedging.started(source);
             long startNanos = hedging.clock().nanoTime();
+            if (tried.isEmpty()) {
+                tried = new LinkedHashSet<>(MAX_HEDGES);
+            }
             tried.add(source);
             hedgesOut++;
             Future<T> hedge = paths.hedge(source);

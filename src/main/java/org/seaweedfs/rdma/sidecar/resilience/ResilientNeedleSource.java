@@ -31,7 +31,6 @@ import org.slf4j.LoggerFactory;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.Comparator;
-import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
@@ -551,7 +550,7 @@ public final class ResilientNeedleSource implements NeedleSource, ReadPathStatus
             /** The agents the EC rebuild {@link #hedgeSource} offered goes around. */
             private Set<String> offeredAround = Set.of();
             /** The agents this read's EC rebuild hedges went around so far. */
-            private final Set<String> around = new HashSet<>();
+            private Set<String> around = Set.of();
 
             @Override
             public Future<T> afterRdma(Throwable failure, String hedged) {
@@ -614,7 +613,7 @@ public final class ResilientNeedleSource implements NeedleSource, ReadPathStatus
             @Override
             public Future<T> hedge(String source) {
                 if (EC_REBUILD.equals(source)) {
-                    around.addAll(offeredAround);
+                    around = offeredAround; // those of its earlier rebuilds and more
                     ecShards.goAround(around); // the hedge's own shard gets, and reads started meanwhile, avoid them
                     AgentRoute other = ecHedgeRoute(route, around);
                     if (other != null) {
