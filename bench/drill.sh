@@ -152,7 +152,7 @@ wait_ready() {
 # no_relaunch PID — the drill signals PID: it must be the serving JVM, with no child process of its own.
 no_relaunch() {
     # ucx_info, which serve runs at start-up to report UCX's settings, may still run then: it is no relaunch.
-    if pgrep -P "$1" | xargs -r ps -o comm= -p | grep -qvx ucx_info; then
+    if pgrep -P "$1" | xargs -r -n1 ps -o comm= -p | grep -qvx ucx_info; then
         echo "process $1 started a child process: serve must run in the JVM launched" >&2
         return 1
     fi
