@@ -1,11 +1,12 @@
 #!/usr/bin/env bash
 # The fault drill and the soak (see bench/README.md, "Fault drill and soak"; results in docs/reliability.md).
 #   bench/drill.sh            faults under HTTP load: kill -9 + restart of the agent, SIGSTOP/SIGCONT, truncation,
-#                             and SIGSTOP/SIGCONT of one of four agents serving an erasure-coded volume's shards
+#                             and SIGSTOP/SIGCONT of one of four agents serving an erasure-coded volume's shards,
+#                             then that agent's four shards deleted from disk (and put back)
 #   bench/drill.sh soak       steady load at half capacity for DURATION; RSS, heap after GC and open fds over time
 #   bench/drill.sh cluster    faults across hosts (network namespaces, root): cables out, a killed agent, a hung agent,
-#                             a sidecar cut off from the master, a partial partition, a stopped EC shard agent
-#                             (lib/cluster.sh)
+#                             a sidecar cut off from the master, a partial partition, a stopped EC shard agent,
+#                             its shards deleted (lib/cluster.sh)
 #   bench/drill.sh cluster-perf   throughput across hosts: sidecar against nginx on the agent's host (lib/cluster.sh)
 # Agent and sidecar are separate `serve` processes; the load (lib/drill_checker.py) checks every byte of every
 # answer against the plain files gen-volume --plain wrote. Stand-ins for a volume server (serving a replica of the
@@ -30,6 +31,7 @@ DRILL_STACKS=${DRILL_STACKS:-0}                           # 1: the sidecar's thr
 DRILL_DOWN=${DRILL_DOWN:-2}                               # seconds between kill -9 and the restart
 DRILL_HANG=${DRILL_HANG:-5}                               # seconds between SIGSTOP and SIGCONT
 DRILL_TRUNCATED=${DRILL_TRUNCATED:-5}                     # seconds the .dat stays cut
+DRILL_EC_DELETED=${DRILL_EC_DELETED:-10}                  # seconds the stopped EC agent's shards stay deleted
 DURATION=${DURATION:-30m}                                 # soak length: 90, 90s, 30m, 2h
 SOAK_SAMPLE=${SOAK_SAMPLE:-15}                            # seconds between soak samples
 SOAK_PROBE=${SOAK_PROBE:-5}                               # seconds of full-speed load to find the capacity
@@ -110,6 +112,22 @@ ec_shard_dir() {
     done
 }
 
+# ec_shards_gone DIR SHARDS — the shards SHARDS lists ("0 1 2 3") deleted from DIR: the agent serving DIR drops them
+# at its next poll and sidecars rebuild their bytes from the other shards. ec_shards_back DIR SHARDS copies them back.
+ec_shards_gone() {
+    local id
+    for id in $2; do rm -f "$1/11.ec$(printf '%02d' "$id")"; done
+}
+
+ec_shards_back() {
+    local id name
+    for id in $2; do
+        name=11.ec$(printf '%02d' "$id")
+        # Written aside and renamed: the agent takes a shard that appears with its full size.
+        cp "$BENCH_DATA/volumes/$name" "$1/.$name" && mv "$1/.$name" "$1/$name"
+    done
+}
+
 # drill_agents — the sidecar's agents: the drill's agent, then the EC agents (the stopped one first: its reads look
 # needles up there, so a stop hangs the lookups too).
 drill_agents() {
@@ -133,7 +151,8 @@ wait_ready() {
 
 # no_relaunch PID — the drill signals PID: it must be the serving JVM, with no child process of its own.
 no_relaunch() {
-    if pgrep -P "$1" > /dev/null; then
+    # ucx_info, which serve runs at start-up to report UCX's settings, may still run then: it is no relaunch.
+    if pgrep -P "$1" | xargs -r -n1 ps -o comm= -p | grep -qvx ucx_info; then
         echo "process $1 started a child process: serve must run in the JVM launched" >&2
         return 1
     fi
@@ -326,6 +345,13 @@ run_drill() {
         sleep "$DRILL_HANG"
         kill -CONT "${EC_PIDS[0]}"
         mark ec-hang.reachable
+        sleep "$DRILL_STEADY"
+
+        mark ec-deleted "$EC_SCOPE"                 # the same agent's four shards go from disk; it keeps running
+        ec_shards_gone "$DRILL_OUT/ec/0" "${DRILL_EC_SHARDS%%|*}"
+        sleep "$DRILL_EC_DELETED"
+        ec_shards_back "$DRILL_OUT/ec/0" "${DRILL_EC_SHARDS%%|*}"
+        mark ec-deleted.reachable
         sleep "$DRILL_STEADY"
     fi
 

@@ -8,7 +8,8 @@ timeout, or the connection failed), and, from its "<event>.reachable" mark (agen
 restored): the time to the first right answer with X-Source rdma among reads started after the mark, and to the
 end of the last failed read started after it. Read latency p50/p99/max during each fault (reads started between the
 event and its mark, of the event's scope: "<time> <name> *:/11," for volume 11's) next to the healthy figures (reads
-answered before the first event, all of them and those of the event's scope); the sidecar's hedge meters
+answered before the first event, all of them and those of the event's scope), and counting the reads that clients
+stalled by a slow read would have sent meanwhile at their healthy pace; the sidecar's hedge meters
 (DIR/hedges.txt) as hedged reads per hundred.
 cluster: as drill, over the reads of both client hosts (a seventh column names the host) and events whose third
 field scopes the fault ("HOST:PATH-PREFIX", * for any host): time back on RDMA is measured over the reads in scope;
@@ -72,6 +73,24 @@ def latency(reads):
     return {"p50_ms": at(0.50), "p99_ms": at(0.99), "max_ms": round(1000 * times[-1], 1)}
 
 
+def with_stalled(reads, interval):
+    """The reads' latencies (as latency()) counting the reads their stalled clients would have sent meanwhile: each
+    client sends its next read when one is answered, so a read that took L held back reads it would have sent every
+    `interval` (the healthy mean time of a read); each counts as waiting from when it would have been sent (L - I,
+    L - 2I, ... down to I: HdrHistogram's correction for coordinated omission)."""
+    if not reads or not interval:
+        return latency(reads)
+    times = []
+    for r in reads:
+        t = r[1] - r[0]
+        times.append(t)
+        missed = t - interval
+        while missed >= interval:
+            times.append(missed)
+            missed -= interval
+    return latency([(0.0, t) for t in times])
+
+
 def latency_cell(e):
     """A phase's "p50 / p99 / max ms": the healthy reads', or those made during its fault (then the healthy reads' of
     the same scope after them, in brackets)."""
@@ -81,7 +100,9 @@ def latency_cell(e):
     if lat is None:
         return "-"
     healthy = e.get("healthy_latency_in_scope")
-    return cell(lat) + ("" if healthy is None else f" (healthy {cell(healthy)})")
+    stalled = e.get("latency_with_stalled_clients")
+    return cell(lat) + ("" if stalled is None or stalled == lat else f"; with stalled clients' reads {cell(stalled)}") \
+        + ("" if healthy is None else f" (healthy {cell(healthy)})")
 
 
 def cells(e):
@@ -104,10 +125,13 @@ def phases(directory):
     result = {"total": tally(reads), "events": {}}
     faults = [t for t, n in events if "." not in n and n not in ("start", "end")]
     healthy = []
+    pace = None
     if "start" in times:
         healthy = [r for r in reads if times["start"] <= r[0] and r[1] < (min(faults) if faults else float("inf"))]
         result["healthy"] = tally(healthy)
         result["healthy"]["latency"] = latency(healthy)
+        # A client's healthy pace: the mean time of a read (each client sends its next when one is answered).
+        pace = sum(r[1] - r[0] for r in healthy) / len(healthy) if healthy else None
     meta = os.path.join(directory, "meta.json")
     if os.path.exists(meta):
         result["meta"] = json.load(open(meta))
@@ -123,7 +147,9 @@ def phases(directory):
             rdma = [r[1] - back for r in after if r[3] == "rdma" and r[4] == "ok"]
             failed = [r[1] - back for r in after if r[4] != "ok"]
             e["outage_s"] = round(back - t, 3)
-            e["latency_during_fault"] = latency([r for r in window if r[0] < back and in_scope(r, e["scope"])])
+            during = [r for r in window if r[0] < back and in_scope(r, e["scope"])]
+            e["latency_during_fault"] = latency(during)
+            e["latency_with_stalled_clients"] = with_stalled(during, pace)
             e["healthy_latency_in_scope"] = latency([r for r in healthy if in_scope(r, e["scope"])])
             e["back_on_rdma_s"] = round(min(rdma), 3) if rdma else None
             e["last_failure_after_reachable_s"] = round(max(failed), 3) if failed else None

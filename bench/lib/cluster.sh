@@ -218,6 +218,13 @@ run_cluster_drill() {
         kill -CONT "${HOST_PID[ec1]}"
         cmark ec-hang.reachable
         sleep "$CLUSTER_STEADY"
+
+        cmark ec-deleted "*:/11,"           # ec1's four shards go from its disk; its agent keeps running
+        ec_shards_gone "$CLUSTER_OUT/ec1" "${DRILL_EC_SHARDS%%|*}"
+        sleep "$DRILL_EC_DELETED"
+        ec_shards_back "$CLUSTER_OUT/ec1" "${DRILL_EC_SHARDS%%|*}"
+        cmark ec-deleted.reachable
+        sleep "$CLUSTER_STEADY"
     fi
 
     cmark end

@@ -5,6 +5,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.function.IntPredicate;
+import java.util.function.IntUnaryOperator;
 
 /** EC volume 1's files spread over two agents' directories, as ec.encode and the shell's balancing leave them. */
 final class EcShardSplit {
@@ -17,18 +18,27 @@ final class EcShardSplit {
      * else to {@code tmp}/b; the .ecx, .ecj and .vif present go to both. Returns {a, b}.
      */
     static Path[] overTwo(Path src, int shards, Path tmp, IntPredicate inA) throws IOException {
-        Path a = Files.createDirectories(tmp.resolve("a"));
-        Path b = Files.createDirectories(tmp.resolve("b"));
-        for (String shared : List.of("1.ecx", "1.ecj", "1.vif")) {
-            if (Files.exists(src.resolve(shared))) {
-                Files.copy(src.resolve(shared), a.resolve(shared));
-                Files.copy(src.resolve(shared), b.resolve(shared));
+        return over(src, shards, tmp, 2, id -> inA.test(id) ? 0 : 1);
+    }
+
+    /**
+     * Moves the shards of volume 1 in {@code src} ({@code shards} of them) to the directory {@code dirOf} names of
+     * {@code count}: {@code tmp}/a, {@code tmp}/b, ...; the .ecx, .ecj and .vif present go to each. Returns them.
+     */
+    static Path[] over(Path src, int shards, Path tmp, int count, IntUnaryOperator dirOf) throws IOException {
+        Path[] dirs = new Path[count];
+        for (int i = 0; i < count; i++) {
+            dirs[i] = Files.createDirectories(tmp.resolve(String.valueOf((char) ('a' + i))));
+            for (String shared : List.of("1.ecx", "1.ecj", "1.vif")) {
+                if (Files.exists(src.resolve(shared))) {
+                    Files.copy(src.resolve(shared), dirs[i].resolve(shared));
+                }
             }
         }
         for (int id = 0; id < shards; id++) {
             String shard = String.format("1.ec%02d", id);
-            Files.move(src.resolve(shard), (inA.test(id) ? a : b).resolve(shard));
+            Files.move(src.resolve(shard), dirs[dirOf.applyAsInt(id)].resolve(shard));
         }
-        return new Path[] {a, b};
+        return dirs;
     }
 }

@@ -40,6 +40,8 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.BooleanSupplier;
 
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
@@ -81,6 +83,8 @@ class EcStoppedAgentTest {
 
     private final List<AutoCloseable> open = new ArrayList<>();
     private final SimpleMeterRegistry registry = new SimpleMeterRegistry();
+    /** The agent processes a test may stop, and the first of them. */
+    private final List<HostProcess> stoppables = new ArrayList<>();
     private HostProcess stoppable;
     private RegisteredBufferPool pool;
     private ResilientNeedleSource source;
@@ -89,8 +93,8 @@ class EcStoppedAgentTest {
 
     @AfterEach
     void closeAll() throws Exception {
-        if (stoppable != null) {
-            stoppable.stop(false);
+        for (HostProcess agent : stoppables) {
+            agent.stop(false);
         }
         for (int i = open.size() - 1; i >= 0; i--) {
             open.get(i).close();
@@ -137,6 +141,30 @@ class EcStoppedAgentTest {
     }
 
     /**
+     * Two agents stopped, one holding the needle's shard and one holding two of the shards a rebuild reads first: the
+     * read's first hedge, a rebuild around the agent it waits on, reads from the other stopped agent and stalls too.
+     * A later look goes around both, and the read is answered by a rebuild from the shards of the agent that runs.
+     */
+    @Test
+    void aRebuildHedgeThatStallsOnAnotherStoppedAgentIsFollowedByOneAroundBoth() throws Exception {
+        List<Map.Entry<FileId, byte[]>> needles = startGroups(List.of(List.of(0, 1), List.of(2, 3)),
+                Duration.ofSeconds(6), null, Duration.ofHours(1), false);
+        needles.forEach(this::readsRight);
+        for (HostProcess agent : stoppables) {
+            agent.stop(true);
+        }
+        readsRight(needles.get(0));
+        assertTrue(counter("seaweedfs.rdma.hedges.started", "source", "ec-rebuild") >= 2,
+                "the first rebuild stalled on the second stopped agent and was followed by another");
+        assertEquals(1.0, counter("seaweedfs.rdma.hedges.won", "source", "ec-rebuild"));
+        assertEquals(0.0, counter("seaweedfs.rdma.reads.past.deadline"));
+        for (HostProcess agent : stoppables) {
+            agent.stop(false);
+        }
+        until("the late gets landed and their buffers came back", () -> pool.inUse() == 0);
+    }
+
+    /**
      * The pings declare the stopped agent down (here well before its gets are late): it no longer lists the volume, so
      * it is not found late, yet a read started before still waits on its shard gets (their lane drains before it
      * closes). Its hedge goes to a rebuild around the down agent, not only to the volume server that cannot serve it.
@@ -158,6 +186,43 @@ class EcStoppedAgentTest {
         assertEquals(0.0, counter("seaweedfs.rdma.reads.past.deadline"));
         stoppable.stop(false);
         until("the late gets landed and their buffers came back", () -> pool.inUse() == 0);
+    }
+
+    /**
+     * The drill's shape: the stopped agent is the one reads look needles up at, clients keep reading while it stays
+     * stopped past a read's deadline, and the pings declare it down meanwhile. Every read is answered over RDMA,
+     * none at its deadline: whatever the stopped agent's state when a read starts, its shards are rebuilt around it.
+     */
+    @Test
+    void clientsReadingThroughAStopOfTheAgentTheyLookUpAtAreAllAnswered() throws Exception {
+        List<Map.Entry<FileId, byte[]>> needles = start(REBUILDABLE, Duration.ofSeconds(2), null,
+                Duration.ofSeconds(2), true);
+        needles.forEach(this::readsRight);
+        AgentPeer stopped = manager.routeFor(1).peer();
+        stoppable.stop(true);
+        AtomicInteger afterDown = new AtomicInteger();
+        // Until the pings declared the agent down and every needle was read once more after that.
+        BooleanSupplier more = () -> (stopped.isUp() ? 0 : afterDown.incrementAndGet()) <= needles.size();
+        List<Future<Void>> clients = new ArrayList<>();
+        for (int c = 0; c < 3; c++) {
+            clients.add(readWhile(needles, 7 * c, more));
+        }
+        await(Future.all(clients));
+        assertEquals(0.0, counter("seaweedfs.rdma.reads.past.deadline"));
+        stoppable.stop(false);
+        until("the late gets landed and their buffers came back", () -> pool.inUse() == 0);
+    }
+
+    /** Reads the needles in turn from {@code first} on, each checked, while {@code more} says so. */
+    private Future<Void> readWhile(List<Map.Entry<FileId, byte[]>> needles, int first, BooleanSupplier more) {
+        if (!more.getAsBoolean()) {
+            return Future.succeededFuture();
+        }
+        Map.Entry<FileId, byte[]> needle = needles.get(first % needles.size());
+        return readAsync(needle.getKey()).compose(bytes -> {
+            assertArrayEquals(needle.getValue(), bytes, needle.getKey().toString());
+            return readWhile(needles, first + 1, more);
+        });
     }
 
     @Test
@@ -191,23 +256,55 @@ class EcStoppedAgentTest {
     /** As above, pinging every agent every {@code ping} (one that has not answered within half of it is down). */
     private List<Map.Entry<FileId, byte[]>> start(List<Integer> stopped, Duration readTimeout, NeedleSource http,
                                                   Duration ping) throws Exception {
+        return start(stopped, readTimeout, http, ping, false);
+    }
+
+    /**
+     * As above; {@code stoppedFirst}: the stoppable agent is listed first, so reads look needles up there and wait on
+     * its control channel too.
+     */
+    private List<Map.Entry<FileId, byte[]>> start(List<Integer> stopped, Duration readTimeout, NeedleSource http,
+                                                  Duration ping, boolean stoppedFirst) throws Exception {
+        return startGroups(List.of(stopped), readTimeout, http, ping, stoppedFirst);
+    }
+
+    /** As above, an agent process for each group of shards in {@code stoppedGroups} ({@link #stoppable}: the first). */
+    private List<Map.Entry<FileId, byte[]>> startGroups(List<List<Integer>> stoppedGroups, Duration readTimeout,
+                                                        NeedleSource http, Duration ping, boolean stoppedFirst)
+            throws Exception {
         EcWriter.Result ec =
                 EcTestVolumes.encodeFixtureRealBlocks(Files.createDirectories(tmp.resolve("src")), "", 10, 4);
-        Path[] dirs = EcShardSplit.overTwo(ec.files().ecx().getParent(), 14, tmp, id -> !stopped.contains(id));
+        Path[] dirs = EcShardSplit.over(ec.files().ecx().getParent(), 14, tmp, stoppedGroups.size() + 1, id -> {
+            for (int g = 0; g < stoppedGroups.size(); g++) {
+                if (stoppedGroups.get(g).contains(id)) {
+                    return g + 1;
+                }
+            }
+            return 0;
+        });
         AgentHarness onTime = new AgentHarness(dirs[0], "tcp", AgentSetup.DEFAULTS);
         open.add(onTime);
-        stoppable = HostProcess.serve(tmp, "stoppable", "roles: [agent]\n"
-                + "http: {host: 127.0.0.1, port: 0}\n"
-                + "agent: {listen: '127.0.0.1:0', volumeDirs: ['" + dirs[1] + "']}\n"
-                + "ucx: {tls: [tcp]}\n");
-        open.add(stoppable);
-        int stoppablePort = stoppable.awaitAgentPort();
+        List<String> stoppableAgents = new ArrayList<>();
+        for (int g = 0; g < stoppedGroups.size(); g++) {
+            HostProcess agent = HostProcess.serve(tmp, "stoppable-" + g, "roles: [agent]\n"
+                    + "http: {host: 127.0.0.1, port: 0}\n"
+                    + "agent: {listen: '127.0.0.1:0', volumeDirs: ['" + dirs[g + 1] + "']}\n"
+                    + "ucx: {tls: [tcp]}\n");
+            open.add(agent);
+            stoppables.add(agent);
+        }
+        stoppable = stoppables.get(0);
+        for (HostProcess agent : stoppables) {
+            stoppableAgents.add("'127.0.0.1:" + agent.awaitAgentPort() + "'");
+        }
         side = new ReadPathHarness.SidecarSide("tcp", new RegisteredBufferPool.Settings(64 << 10, 128, 1 << 20, 16));
         open.add(side);
         pool = side.pool;
         // The pings are far off: only the hedge can help a read waiting on the stopped agent.
+        List<String> agents = new ArrayList<>(stoppableAgents);
+        agents.add(stoppedFirst ? agents.size() : 0, "'127.0.0.1:" + onTime.port() + "'");
         SidecarConfig config = ConfigLoader.parse("roles: [sidecar]\nsidecar:\n"
-                + "  agents: ['127.0.0.1:" + onTime.port() + "', '127.0.0.1:" + stoppablePort + "']\n"
+                + "  agents: [" + String.join(", ", agents) + "]\n"
                 + "  readTimeout: " + readTimeout.toMillis() + "ms\n  ping: {interval: " + ping.toMillis() + "ms}\n"
                 + (http == null ? "  fallback: []\n" : "  fallback: [http]\n"),
                 "test", Map.of()).sidecar();
@@ -222,7 +319,7 @@ class EcStoppedAgentTest {
         source = new ResilientNeedleSource(side.vertx, manager, reader, null, http, ResilienceSettings.from(config),
                 registry);
         source.ecShards(shards);
-        until("both agents list the EC volume", () -> manager.volumesOf(1).size() == 2
+        until("every agent lists the EC volume", () -> manager.volumesOf(1).size() == agents.size()
                 && manager.routeFor(1).peer().name().equals(config.agents().get(0).toString()));
         return new ArrayList<>(StoredNeedles.of(Fixtures.volumes().resolve("1.dat"), 1).values());
     }

@@ -19,6 +19,8 @@ import org.seaweedfs.rdma.volume.ec.ReedSolomon;
 import java.nio.ByteBuffer;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Collection;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
@@ -35,10 +37,11 @@ import java.util.concurrent.ConcurrentHashMap;
  * volume's trouble, never held against the agent's connection). The caller verifies the assembled
  * record (key, cookie, CRC) exactly as for a normal needle, so wrong bytes are never served.
  *
- * <p>An agent that is late ({@link LateAgents}: gets out and none landed within the p99 of its recent shard gets, as a
- * stopped or hung agent) is not read from while the other agents list enough shards to rebuild its shards: its
- * intervals are rebuilt instead, so a read does not queue behind it ({@link #rebuildsAround} tells a read already
- * waiting on it that a second read would not).
+ * <p>An agent that is late ({@link LateAgents}: gets out and none answered within the p99 of its recent shard gets, as
+ * a stopped or hung agent, or one a read went around and that has not answered since) is not read from while the
+ * other agents list enough shards to rebuild its shards: its intervals are rebuilt instead, so a read does not queue
+ * behind it. A read already waiting on an agent learns from {@link #stalledHolders} which agents it may be waiting on
+ * in vain, and a second read started after {@link #goAround} rebuilds their shards from the others'.
  *
  * <p>Thread-safe; futures complete on the caller's context (the gets do), and only once every get it started has
  * finished (the caller may then reuse the buffer). The Reed-Solomon decode of a rebuilt interval (at most one
@@ -184,23 +187,79 @@ public final class EcShardReader {
     }
 
     /**
-     * Whether a read of the EC volume {@code primary} describes, started now, would go around a late agent: some agent
-     * holding its shards is late and the others list enough shards to rebuild them.
+     * The agents a read of the EC volume {@code primary} describes may be waiting on in vain: those of its holders
+     * (the agents listing it now, and {@code formerHolders}: agents that listed it and went down, whose gets may still
+     * be out) with gets out of which none answered for longer than {@code stallNanos}.
      */
-    public boolean rebuildsAround(RemoteVolume primary) {
-        EcInfo ec = primary.info().ec();
-        if (ec == null) {
-            return false;
+    public Set<String> stalledHolders(RemoteVolume primary, Collection<String> formerHolders, long stallNanos) {
+        long now = System.nanoTime();
+        Set<String> stalled = new HashSet<>();
+        for (RemoteVolume source : sources(primary)) {
+            addIfStalled(source.agent(), now, stallNanos, stalled);
         }
-        List<RemoteVolume> sources = sources(primary);
-        return avoidingLate(sources, ec, Set.of(), System.nanoTime()).size() < sources.size();
+        for (String agent : formerHolders) {
+            addIfStalled(agent, now, stallNanos, stalled);
+        }
+        return stalled;
     }
 
-    /** The shortest time after which an agent holding shards of {@code primary}'s volume may be found late. */
+    private void addIfStalled(String agent, long now, long stallNanos, Set<String> stalled) {
+        LateAgents.Gets gets = late.find(agent);
+        if (gets != null && gets.stalled(now, stallNanos)) {
+            stalled.add(agent);
+        }
+    }
+
+    /**
+     * Whether the agents listing {@code primary}'s EC volume but {@code around} list the {@code dataShards} shards a
+     * rebuild needs (with {@code sidecar.ecRebuild: rdma}).
+     */
+    public boolean rebuildsWithout(RemoteVolume primary, Set<String> around) {
+        EcInfo ec = primary.info().ec();
+        if (ec == null || rebuild == EcRebuild.FALLBACK) {
+            return false;
+        }
+        List<RemoteVolume> others = new ArrayList<>();
+        for (RemoteVolume source : sources(primary)) {
+            if (!around.contains(source.agent())) {
+                others.add(source);
+            }
+        }
+        return shardsListed(new Sources(others, Set.of(), true), ec) >= ec.dataShards();
+    }
+
+    /**
+     * A read goes around {@code agents}: each is late (its shards rebuilt by the reads that start meanwhile) until it
+     * answers a get, whatever its own delay.
+     */
+    public void goAround(Set<String> agents) {
+        for (String agent : agents) {
+            late.of(agent).goneAround();
+        }
+    }
+
+    /**
+     * Claims a hedge around {@code agent} (late or down) free of the hedge budget: as many as it has gets out, until it
+     * answers one. False when they are claimed: a read that is slow while going around it takes the budget.
+     */
+    public boolean claimFreeHedgeAround(String agent) {
+        LateAgents.Gets gets = late.find(agent);
+        return gets != null && gets.claimFreeHedge();
+    }
+
+    /**
+     * The shortest time after which an agent holding shards of {@code primary}'s volume, or any agent with gets out
+     * (one that went down may still hold a read's gets), may be found late.
+     */
     public long lateAfterNanos(RemoteVolume primary) {
         long shortest = Long.MAX_VALUE;
         for (RemoteVolume source : sources(primary)) {
             shortest = Math.min(shortest, late.of(source.agent()).delayNanos());
+        }
+        for (LateAgents.Gets gets : late.all()) {
+            if (gets.busy()) {
+                shortest = Math.min(shortest, gets.delayNanos());
+            }
         }
         return shortest;
     }

@@ -7,10 +7,12 @@ import java.util.concurrent.ConcurrentMap;
 import java.util.concurrent.atomic.AtomicInteger;
 
 /**
- * Which agents serving EC shards are late: an agent with shard gets (or lookups) out that has finished none of them
- * for longer than its {@link HedgeDelay} (the p99 of its recent ones). A stopped or hung agent is late once its delay
- * passes; an agent that is merely busy finishes gets all the time and is not. Thread-safe and wait-free: one
- * counter and one time per agent, touched by each get as it starts and lands.
+ * Which agents serving EC shards are late: an agent with shard gets (or lookups) out that has answered none of them
+ * for longer than its {@link HedgeDelay} (the p99 of its recent ones), or that a read has gone around since it last
+ * answered. A stopped or hung agent is late once its delay passes; an agent that is merely busy answers gets all the
+ * time and is not. Only an answer is progress: a get that fails (its channel closed, its lookup timed out) shows
+ * nothing of the agent answering, so a hung agent stays late while any of its gets is out. Thread-safe and wait-free:
+ * a counter, a time and a flag per agent, touched by each get as it starts and lands.
  */
 final class LateAgents {
 
@@ -21,8 +23,12 @@ final class LateAgents {
     static final class Gets {
         private final HedgeDelay delay;
         private final AtomicInteger out = new AtomicInteger();
-        /** When the agent last made progress: its last get landed, or the first of those now out started. */
+        /** When the agent last made progress: a get of it answered, or the first of those now out started. */
         private volatile long progressNanos;
+        /** A read went around the agent, which has not answered since: it is late until it does. */
+        private volatile boolean goneAround;
+        /** Hedges around the agent that took no budget since it last answered (or had nothing out). */
+        private final AtomicInteger freeHedges = new AtomicInteger();
 
         Gets(HedgeDelay delay) {
             this.delay = delay;
@@ -33,6 +39,8 @@ final class LateAgents {
             long now = System.nanoTime();
             if (out.getAndIncrement() == 0) {
                 progressNanos = now;
+                goneAround = false; // nothing of it was out: whatever it was gone around for is over
+                freeHedges.set(0);
             }
             return now;
         }
@@ -41,8 +49,10 @@ final class LateAgents {
             long now = System.nanoTime();
             if (succeeded) {
                 delay.record(now - startNanos);
+                progressNanos = now;
+                goneAround = false;
+                freeHedges.set(0);
             }
-            progressNanos = now;
             out.decrementAndGet();
         }
 
@@ -52,7 +62,37 @@ final class LateAgents {
         }
 
         boolean late(long now) {
-            return out.get() > 0 && now - progressNanos > delay.nanos();
+            return out.get() > 0 && (goneAround || now - progressNanos > delay.nanos());
+        }
+
+        /** Whether the agent has gets out and answered none of them for longer than {@code nanos}. */
+        boolean stalled(long now, long nanos) {
+            return out.get() > 0 && now - progressNanos > nanos;
+        }
+
+        /** Whether the agent has gets out (answered or not). */
+        boolean busy() {
+            return out.get() > 0;
+        }
+
+        /**
+         * Claims a hedge around the agent free of the budget: at most one per get it has out, which is at most one per
+         * read waiting on it (reads that merely go around it and are slow themselves are held to the budget).
+         */
+        boolean claimFreeHedge() {
+            int claimed;
+            do {
+                claimed = freeHedges.get();
+                if (claimed >= out.get()) {
+                    return false;
+                }
+            } while (!freeHedges.compareAndSet(claimed, claimed + 1));
+            return true;
+        }
+
+        /** A read goes around the agent: it is late until it answers a get (or none of its gets is out). */
+        void goneAround() {
+            goneAround = true;
         }
     }
 
@@ -66,9 +106,19 @@ final class LateAgents {
         return known != null ? known : agents.computeIfAbsent(agent, a -> new Gets(new HedgeDelay(deadlineNanos)));
     }
 
+    /** The agent's gets, null when it has had none. */
+    Gets find(String agent) {
+        return agents.get(agent);
+    }
+
     /** Whether {@code agent} is late now. */
     boolean late(String agent, long now) {
         Gets gets = agents.get(agent);
         return gets != null && gets.late(now);
+    }
+
+    /** Every agent's gets (a handful: the agents of the sidecar). */
+    Iterable<Gets> all() {
+        return agents.values();
     }
 }

@@ -10,18 +10,27 @@ import io.vertx.core.Future;
 import io.vertx.core.Promise;
 import org.seaweedfs.rdma.internals.VertxInternals;
 
+import java.util.LinkedHashSet;
+import java.util.Set;
+
 /**
- * One read's race between its RDMA attempts and a hedge, under the read's one deadline. When the attempts have not
- * answered within the agent's hedge delay and the read has another source, the hedge starts there (within the
+ * One read's race between its RDMA attempts and its hedges, under the read's one deadline. When the attempts have not
+ * answered within the agent's hedge delay and the read has another source, a hedge starts there (within the
  * {@link HedgeBudget}, or at once when the agent is known bad: down, its breaker not closed, or for an EC read a
- * shard agent found late); the first answer is used and the other is given back when it lands ({@link Paths#discard}:
- * pooled memory and in-flight slots return). A hedge that wins counts against the agent's closed breaker
- * ({@link Paths#blamesAgent}), so an agent that stopped answering is soon skipped by new reads; not after an attempt
- * of the read failed with the agent answering ({@link #rdmaExcused}). At the deadline an unanswered read fails TIMEOUT.
+ * shard agent found late or down); the first answer is used and the others are given back when they land
+ * ({@link Paths#discard}: pooled memory and in-flight slots return). A hedge that has not answered within a further
+ * hedge delay is followed by the next source the read has (one that did not fail it or stall it yet, or for an EC
+ * read a rebuild around more agents), up to {@value #MAX_HEDGES} hedges a read. A hedge that wins counts against the
+ * agent's closed breaker ({@link Paths#blamesAgent}), so an agent that stopped answering is soon skipped by new reads;
+ * not after an attempt of the read failed with the agent answering ({@link #rdmaExcused}). At the deadline an
+ * unanswered read fails TIMEOUT.
  *
  * <p>Confined to its caller's context: every step runs there (the queues' wake-ups are emitted on it).
  */
 final class HedgedRead<T> {
+
+    /** Hedges one read may start: a hedge that stalls is followed by another, but a read never fans out further. */
+    static final int MAX_HEDGES = 3;
 
     /** The read's other paths. */
     interface Paths<T> {
@@ -31,8 +40,11 @@ final class HedgedRead<T> {
          */
         Future<T> afterRdma(Throwable failure, String hedged);
 
-        /** The source a hedge would start now, null when the read has none. */
-        String hedgeSource();
+        /**
+         * The source a hedge would start now, null when the read has none: not one of {@code tried} (the sources of its
+         * earlier hedges), but a rebuild of an EC read around more agents than its earlier rebuilds went around.
+         */
+        String hedgeSource(Set<String> tried);
 
         /** Whether a source may come up while the read waits (a rebuild around an agent found late). */
         boolean mayHedgeLater();
@@ -46,7 +58,7 @@ final class HedgedRead<T> {
         /**
          * Whether a hedge to {@code source} goes around an agent known bad for this read: one found late (gets or
          * lookups out, none landed within its own p99) or down. Such a hedge needs no budget, as for a read whose
-         * agent's breaker is open.
+         * agent's breaker is open; a true answer claims it (one per get the bad agent has out).
          */
         boolean goesAroundKnownBad(String source);
 
@@ -74,18 +86,22 @@ final class HedgedRead<T> {
     private final Promise<T> outcome;
     private final long deadlineNanos;
     private long hedgeAtNanos;
-    private long hedgeStartNanos;
+    /** The read waits in its agent's hedge queue for {@link #hedgeAtNanos}. */
+    private boolean armed;
     private boolean settled;
     private boolean rdmaOver;
+    /** The read is on the fallbacks that follow RDMA: no hedge is started any more. */
+    private boolean onFallbacks;
     private boolean lostRace;
     /** An RDMA attempt failed for a reason not held against the agent's connection (the agent answered). */
     private boolean rdmaExcused;
-    private Future<T> hedge;
-    private String hedgeSource;
-    /** A hedge that failed while RDMA was still out, and its source (not tried again for this read). */
+    /** The sources of the hedges started, in order (a handful at most; none for nearly every read). */
+    private Set<String> tried = Set.of();
+    private int hedgesOut;
+    /** The last hedge that failed, and its source. */
     private Future<T> failedHedge;
     private String failedHedgeSource;
-    /** Why RDMA gave up while the hedge was still out. */
+    /** Why RDMA gave up while a hedge was still out. */
     private Throwable rdmaFailure;
 
     HedgedRead(Hedging hedging, ResilientNeedleSource.AgentGuard guard, AgentPeer peer, Paths<T> paths,
@@ -115,9 +131,12 @@ final class HedgedRead<T> {
         return settled;
     }
 
-    /** Nothing is left to decide about a hedge: the read is answered, RDMA is over, or the hedge runs. */
+    /**
+     * No hedge look is due: the read is not waiting for one, is answered, is on the fallbacks, or started all the
+     * hedges it may.
+     */
     boolean hedgeDecided() {
-        return settled || rdmaOver || hedge != null;
+        return !armed || settled || onFallbacks || tried.size() >= MAX_HEDGES;
     }
 
     /**
@@ -138,14 +157,20 @@ final class HedgedRead<T> {
             return;
         }
         hedging.deadlines(context).add(this);
-        if (!rdmaOver && (paths.hedgeSource() != null || paths.mayHedgeLater())) {
+        if (!rdmaOver && (paths.hedgeSource(tried) != null || paths.mayHedgeLater())) {
             armHedge(hedging.clock().nanoTime());
         }
     }
 
+    /** The read looks for a hedge a hedge delay from {@code now}, if that is before its deadline. */
     private void armHedge(long now) {
-        hedgeAtNanos = now + paths.hedgeDelayNanos();
-        if (hedgeAtNanos - deadlineNanos < 0) {
+        long at = now + paths.hedgeDelayNanos();
+        if (at - deadlineNanos >= 0 || settled || onFallbacks || tried.size() >= MAX_HEDGES) {
+            return;
+        }
+        hedgeAtNanos = at;
+        if (!armed) {
+            armed = true;
             hedging.hedges(context, peer.name()).add(this);
         }
     }
@@ -173,52 +198,69 @@ final class HedgedRead<T> {
         if (settled) {
             return;
         }
-        if (hedge == null && failedHedge == null) {
-            paths.afterRdma(failure, null).onComplete(this::settleOrDiscard);
+        if (hedgesOut == 0 && failedHedge == null) {
+            toFallbacks(failure, null);
         } else if (failure instanceof ReadFailure rf && ResilientNeedleSource.isAnswer(rf)) {
             settle(Future.failedFuture(failure));
-        } else if (hedge == null) {
+        } else if (hedgesOut == 0) {
             bothFailed(failure, failedHedge, failedHedgeSource);
-        } else if (hedge.failed()) {
-            bothFailed(failure, hedge, hedgeSource);
         } else {
-            rdmaFailure = failure; // the hedge may still answer
+            rdmaFailure = failure; // a hedge may still answer
         }
     }
 
-    /** RDMA and the hedge failed: the hedge's answer, or the fallbacks the hedge did not try. */
+    /** RDMA and the hedges failed: the last hedge's answer, or the fallbacks it did not try. */
     private void bothFailed(Throwable rdma, Future<T> failed, String source) {
         if (failed.cause() instanceof ReadFailure rf && ResilientNeedleSource.isAnswer(rf)) {
             settle(Future.failedFuture(rf));
         } else {
-            paths.afterRdma(rdma, source).onComplete(this::settleOrDiscard);
+            toFallbacks(rdma, source);
         }
     }
 
-    /** The hedge delay passed (a queue's wake-up, on the loop's thread). */
+    private void toFallbacks(Throwable rdma, String hedged) {
+        onFallbacks = true;
+        paths.afterRdma(rdma, hedged).onComplete(this::settleOrDiscard);
+    }
+
+    /** A hedge look fell due (a queue's wake-up, on the loop's thread). */
     void hedgeDue() {
         VertxInternals.emit(context, v -> {
             if (hedgeDecided()) {
                 return;
             }
-            String offered = paths.hedgeSource();
-            // A source that failed this read once is not tried again.
-            String source = offered != null && offered.equals(failedHedgeSource) ? null : offered;
+            if (hedging.clock().nanoTime() - hedgeAtNanos < 0) { // armed again later meanwhile: wait for that
+                hedging.hedges(context, peer.name()).add(this);
+                return;
+            }
+            armed = false;
+            String source = paths.hedgeSource(tried);
             boolean knownBad = !peer.isUp() || guard.breaker().getState() != CircuitBreaker.State.CLOSED
                     || source != null && paths.goesAroundKnownBad(source);
             if (source == null || !knownBad && !hedging.budget().tryTake()) {
-                armHedge(hedging.clock().nanoTime()); // no source yet, or the budget is dry: try again a delay later
+                // No source yet, or the budget is dry: look again a delay later while RDMA or a hedge is out and a
+                // source may still come up.
+                if (source != null || paths.mayHedgeLater()) {
+                    armHedge(hedging.clock().nanoTime());
+                }
                 return;
             }
             hedging.started(source);
-            hedgeStartNanos = hedging.clock().nanoTime();
-            hedgeSource = source;
-            hedge = paths.hedge(source);
-            hedge.onComplete(ar -> hedgeLanded(source, ar));
+            long startNanos = hedging.clock().nanoTime();
+            if (tried.isEmpty()) {
+                tried = new LinkedHashSet<>(MAX_HEDGES);
+            }
+            tried.add(source);
+            hedgesOut++;
+            Future<T> hedge = paths.hedge(source);
+            // Should this hedge stall too, the read looks for another source a delay later.
+            armHedge(startNanos);
+            hedge.onComplete(ar -> hedgeLanded(source, hedge, startNanos, ar));
         });
     }
 
-    private void hedgeLanded(String source, AsyncResult<T> ar) {
+    private void hedgeLanded(String source, Future<T> hedge, long startNanos, AsyncResult<T> ar) {
+        hedgesOut--;
         if (settled) {
             if (ar.succeeded()) {
                 paths.discard(ar.result());
@@ -226,14 +268,15 @@ final class HedgedRead<T> {
             return;
         }
         if (ar.failed()) {
+            failedHedge = hedge;
+            failedHedgeSource = source;
             if (rdmaOver) {
-                bothFailed(rdmaFailure, hedge, source);
+                if (hedgesOut == 0) {
+                    bothFailed(rdmaFailure, hedge, source);
+                }
             } else if (paths.mayHedgeLater()) {
-                // RDMA is still out and a source may come up meanwhile (a rebuild around a shard agent found late by
+                // RDMA is still out and a source may come up meanwhile (a rebuild around a shard agent found stalled by
                 // now): the read looks again a delay later; the failed source is not tried again.
-                failedHedge = hedge;
-                failedHedgeSource = source;
-                hedge = null;
                 armHedge(hedging.clock().nanoTime());
             }
             return;
@@ -246,10 +289,10 @@ final class HedgedRead<T> {
         if (!rdmaOver && !rdmaExcused && paths.blamesAgent()
                 && guard.breaker().getState() == CircuitBreaker.State.CLOSED) {
             lostRace = true;
-            guard.failed(now - hedgeStartNanos + guard.hedgeDelay().nanos(), new ReadFailure(ReadFailure.Kind.TIMEOUT,
+            guard.failed(now - startNanos + guard.hedgeDelay().nanos(), new ReadFailure(ReadFailure.Kind.TIMEOUT,
                     "agent " + peer.name() + " lost a read to " + source + " (no answer within its hedge delay)"));
         }
-        if (now - hedgeStartNanos < guard.hedgeDelay().nanos()) {
+        if (now - startNanos < guard.hedgeDelay().nanos()) {
             hedging.budget().giveBack();
         }
         settle(ar);

@@ -35,6 +35,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentMap;
 import java.util.concurrent.TimeUnit;
@@ -82,12 +83,14 @@ import org.seaweedfs.rdma.volume.FileId;
  * <p>Hedged reads ({@link HedgedRead}): a read has one deadline ({@code sidecar.readTimeout}) and no per-attempt
  * timer. An RDMA read not answered within its agent's hedge delay ({@link HedgeDelay}: the agent's recent p99,
  * bounded by the deadline) starts a second source, within a budget ({@link HedgeBudget}); the first answer is used
- * and the other given back when it lands. The second source is one that does not wait on the same agent: for an
- * erasure-coded volume, a read that rebuilds the shards of an agent found late from the other agents' shards
- * ({@link EcShardReader#rebuildsAround}); else the volume server ({@code http}). Read-through is no hedge: it asks the
- * agent the read is waiting on. A hedge that wins counts as a failure of the agent's breaker (not for an EC volume,
- * whose late agent may be another), so an agent that stopped answering is soon skipped; reads already in flight to
- * it are hedged without the budget once it is known bad.
+ * and the others given back when they land. The second source is one that does not wait on the same agent: for an
+ * erasure-coded volume, a read that rebuilds from the other agents' shards those of every shard agent that answered
+ * nothing for the read's hedge delay ({@link EcShardReader#stalledHolders}: late, down or merely stopped before it
+ * could be found so); else the volume server ({@code http}). Read-through is no hedge: it asks the agent the read is
+ * waiting on. A hedge that in turn answers nothing within a hedge delay is followed by the next source, a few at most
+ * per read. A hedge that wins counts as a failure of the agent's breaker (not for an EC volume, whose late agent may
+ * be another), so an agent that stopped answering is soon skipped; reads already in flight to it are hedged without
+ * the budget once it is known bad.
  *
  * <p>It also answers {@link ReadPathStatus} (healthy: every agent up with a closed breaker; degraded: some agent
  * down or breaker not closed, but RDMA, read-through or HTTP can still serve; unhealthy: no path).
@@ -493,10 +496,12 @@ public final class ResilientNeedleSource implements NeedleSource, ReadPathStatus
 
     /**
      * The route of an EC read's hedge: {@code route}, or through another agent listing the volume when its first agent
-     * is down or late (the hedge's lookup must not wait on it); null when there is no such agent.
+     * is down, late or among those the hedge goes {@code around} (the hedge's lookup must not wait on it); null when
+     * there is no such agent.
      */
-    private AgentRoute ecHedgeRoute(AgentRoute route) {
-        boolean firstBad = !route.peer().isUp() || ecShards.late(route.peer().name());
+    private AgentRoute ecHedgeRoute(AgentRoute route, Set<String> around) {
+        String first = route.peer().name();
+        boolean firstBad = !route.peer().isUp() || ecShards.late(first) || around.contains(first);
         return firstBad ? anotherHolder(route) : route;
     }
 
@@ -523,44 +528,53 @@ public final class ResilientNeedleSource implements NeedleSource, ReadPathStatus
     }
 
     /**
-     * Whether an agent that listed {@code route}'s EC volume when last up is down now (the route's own, or another
-     * holder of its shards). Once down it no longer lists the volume, so it is not found late any more, but a read
-     * started before may still wait on its shard gets: a rebuild around it, started now, does not.
+     * The agents that listed {@code route}'s EC volume when last up and are down now. Once down an agent no longer
+     * lists the volume, so it is not found late any more, but a read started before may still wait on its shard gets.
      */
-    private boolean holderDown(AgentRoute route) {
+    private List<String> downHolders(AgentRoute route) {
+        List<String> down = new ArrayList<>(1);
         for (AgentPeer peer : manager.peers()) {
             if (!peer.isUp() && peer.volumes().contains(route.volumeId())) {
-                return true;
+                down.add(peer.name());
             }
         }
-        return false;
-    }
-
-    /** Whether a read of {@code route}'s volume, started now, would rebuild around a late agent. */
-    private boolean rebuildsAround(AgentRoute route) {
-        return erasureCoded(route) && ecShards.rebuildsAround(route.volume());
+        return down;
     }
 
     /**
-     * What a raced read does besides RDMA: the fallbacks after it, a hedge to a rebuild around a late agent or to the
-     * first fallback that can serve without the agent.
+     * What a raced read does besides RDMA: the fallbacks after it, a hedge to a rebuild around the EC shard agents it
+     * may be waiting on in vain or to the first fallback that can serve without the agent.
      */
     private <T> HedgedRead.Paths<T> paths(Op<T> op, AgentRoute route, long deadline) {
         return new HedgedRead.Paths<>() {
+            /** The agents the EC rebuild {@link #hedgeSource} offered goes around. */
+            private Set<String> offeredAround = Set.of();
+            /** The agents this read's EC rebuild hedges went around so far. */
+            private Set<String> around = Set.of();
+
             @Override
             public Future<T> afterRdma(Throwable failure, String hedged) {
                 return afterAttempts(op, route, failure, deadline, hedged);
             }
 
             @Override
-            public String hedgeSource() {
-                if (erasureCoded(route) && (rebuildsAround(route) || holderDown(route))
-                        && ecHedgeRoute(route) != null) {
-                    return EC_REBUILD;
+            public String hedgeSource(Set<String> tried) {
+                if (erasureCoded(route)) {
+                    // Agents whose gets (or lookups) have answered nothing for as long as this read waited before
+                    // looking: whatever their own delay or state, a second read goes around them if the other agents
+                    // hold enough shards, and a third around more of them should the second stall as well.
+                    Set<String> stalled = ecShards.stalledHolders(route.volume(), downHolders(route),
+                            hedgeDelayNanos());
+                    stalled.addAll(around);
+                    if (stalled.size() > around.size() && ecShards.rebuildsWithout(route.volume(), stalled)
+                            && ecHedgeRoute(route, stalled) != null) {
+                        offeredAround = stalled;
+                        return EC_REBUILD;
+                    }
                 }
                 if (op.mayFallBack()) {
                     for (Fallback path : hedgeOrder) {
-                        if (fallbackSource(path, route) != null) {
+                        if (!tried.contains(path.configName) && fallbackSource(path, route) != null) {
                             return path.configName;
                         }
                     }
@@ -581,14 +595,30 @@ public final class ResilientNeedleSource implements NeedleSource, ReadPathStatus
 
             @Override
             public boolean goesAroundKnownBad(String source) {
-                return EC_REBUILD.equals(source); // chosen only around a late or down agent
+                if (!EC_REBUILD.equals(source)) {
+                    return false;
+                }
+                for (String agent : offeredAround) {
+                    AgentPeer peer = manager.peer(agent);
+                    boolean bad = peer == null || !peer.isUp() || ecShards.late(agent);
+                    if (bad && ecShards.claimFreeHedgeAround(agent)) {
+                        return true;
+                    }
+                }
+                // Merely slower than this read's delay, or every read waiting on the bad agent is hedged already (this
+                // one, going around it, is slow itself): within the budget.
+                return false;
             }
 
             @Override
             public Future<T> hedge(String source) {
-                AgentRoute other = EC_REBUILD.equals(source) ? ecHedgeRoute(route) : null;
-                if (other != null) {
-                    return start(op, rdma.via(other));
+                if (EC_REBUILD.equals(source)) {
+                    around = offeredAround; // those of its earlier rebuilds and more
+                    ecShards.goAround(around); // the hedge's own shard gets, and reads started meanwhile, avoid them
+                    AgentRoute other = ecHedgeRoute(route, around);
+                    if (other != null) {
+                        return start(op, rdma.via(other));
+                    }
                 }
                 return fallback(op, hedgeOrder, route, "hedge", ReadFailure.unavailable("agent " + route.peer().name()
                         + " did not answer within its hedge delay", null), 0, deadline, true);

@@ -261,6 +261,43 @@ class ResilientNeedleSourceTest {
                 })));
     }
 
+    /**
+     * A hedge that stalls too is followed only by a source the read has not tried: the volume server, its one other
+     * source, is not asked twice however long both wait, and the answer that comes first is used.
+     */
+    @Test
+    void aStalledHedgeIsNotFollowedByTheSameSourceAgain(Vertx vertx, VertxTestContext ctx) {
+        rdma.delegate().hold(true);
+        ScriptedNeedleSource volumeServerPath = new ScriptedNeedleSource(memory(vertx, "http"));
+        volumeServerPath.delegate().hold(true);
+        ResilientNeedleSource source = resilient(vertx, List.of(Fallback.HTTP), volumeServerPath);
+        Future<String> read = sourceOf(source.read(FID));
+        Duration delay = Duration.ofNanos(hedgeDelay(source));
+        until(vertx, () -> rdma.delegate().heldReads() == 1)
+                .compose(v -> clock.advance(delay))
+                .compose(v -> until(vertx, () -> volumeServerPath.delegate().heldReads() == 1))
+                .compose(v -> clock.advance(delay))
+                .compose(v -> clock.advance(delay))
+                .compose(v -> {
+                    ctx.verify(() -> {
+                        assertEquals(1.0, counter("seaweedfs.rdma.hedges.started", "source", "http"));
+                        assertEquals(1, volumeServerPath.calls(), "the stalled hedge's source is not asked again");
+                        assertEquals(false, read.isComplete());
+                    });
+                    volumeServerPath.delegate().releaseHeld();
+                    return read;
+                })
+                .compose(s -> {
+                    ctx.verify(() -> assertEquals("http", s, "the stalled hedge answered first"));
+                    rdma.delegate().releaseHeld();
+                    return until(vertx, () -> rdma.delegate().unreleased() == 0);
+                })
+                .onComplete(ctx.succeeding(v -> ctx.verify(() -> {
+                    assertEquals(0.0, counter("seaweedfs.rdma.reads.past.deadline"));
+                    ctx.completeNow();
+                })));
+    }
+
     /** The hedge answers while RDMA still hangs: it is used, the agent's breaker hears of it, RDMA's is given back. */
     @Test
     void aHedgeThatWinsIsUsedAndTheHungAttemptIsGivenBackWhenItLands(Vertx vertx, VertxTestContext ctx) {
