@@ -165,8 +165,19 @@ final class LaneWorker {
      * ({@link PeerView}); null when it is not, or this loop cannot reach the peer (the caller then gets the bytes).
      */
     PeerView view(UcxChannel channel, UcxRemoteKey key, long remoteAddress, int length) {
+        if (syncBudget == 0) {
+            // A read used where it lies completes inside its call, as a get within the budget does; past it, the get
+            // waits for the polling task, so a caller chaining reads from their completions lets the loop go on.
+            return null;
+        }
         EventLoopLane lane = laneFor(channel);
-        return lane == null ? null : lane.view(key, remoteAddress, length);
+        PeerView view = lane == null ? null : lane.view(key, remoteAddress, length);
+        if (view != null) {
+            syncBudget--;
+            idle.event(System.nanoTime());
+            schedulePoll(); // restores the budget
+        }
+        return view;
     }
 
     /** Whether the caller runs on this worker's event loop. */

@@ -309,6 +309,55 @@ class EventLoopLaneTest {
         assertTrue(depth[1] <= SYNC_COMPLETIONS + 1, "nested " + depth[1] + " deep");
     }
 
+    /**
+     * Reads used where they lie complete inside their call within the same budget as gets: a caller chaining reads from
+     * their completions (a view when one is given, else a get) nests no deeper than the budget, and past it takes gets
+     * that the polling task completes.
+     */
+    @Test
+    void aChainOfViewsRecursesNoDeeperThanTheBudget() throws Exception {
+        UcxPair pair = pair(UcxSetup.defaults());
+        UcxPair.GetSetup setup = pair.connectForGets(serverRegion(pair, "ucx", randomBytes(REGION, 13)), 4096);
+        Context context = setup.context();
+        UcxChannel channel = setup.channel();
+        int chain = 20 * SYNC_COMPLETIONS;
+        int[] depth = {0, 0, 0}; // now, deepest, reads done
+        Promise<Void> done = Promise.promise();
+        Runnable[] next = new Runnable[1];
+        Runnable step = () -> {
+            depth[1] = Math.max(depth[1], depth[0]);
+            if (++depth[2] == chain) {
+                done.complete();
+            } else {
+                next[0].run();
+            }
+        };
+        next[0] = () -> {
+            depth[0]++;
+            PeerView view = channel.view(setup.remote().address(), setup.key(), 64);
+            if (view != null) {
+                view.release();
+                step.run();
+            } else {
+                channel.get(setup.remote().address(), setup.key(), setup.local().address(), 64).onComplete(ar -> {
+                    if (ar.failed()) {
+                        done.tryFail(ar.cause());
+                    } else {
+                        step.run();
+                    }
+                });
+            }
+            depth[0]--;
+        };
+        onContext(context, () -> {
+            next[0].run();
+            return done.future();
+        });
+        assertTrue(depth[1] <= SYNC_COMPLETIONS + 1, "nested " + depth[1] + " deep");
+        assertTrue(pair.client.metrics().laneViews().sum() >= SYNC_COMPLETIONS, "views within the budget");
+        assertTrue(pair.client.metrics().laneGets().sum() > 0, "gets past it");
+    }
+
     @Test
     void getsOffTheVerticlesEventLoopsTakeTheOwnerPath() throws Exception {
         UcxPair pair = pair(UcxSetup.defaults());
