@@ -5,6 +5,7 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.openucx.jucx.UcxCallback;
 import org.openucx.jucx.UcxException;
+import org.openucx.jucx.UcxUtils;
 import org.openucx.jucx.ucp.UcpEndpoint;
 import org.openucx.jucx.ucp.UcpEndpointParams;
 import org.openucx.jucx.ucp.UcpRemoteKey;
@@ -45,6 +46,9 @@ final class EventLoopLane {
         private int views;
         private boolean retired;
         private boolean notMappedHere; // a copy from the peer's memory failed once: it is not mapped here
+        // The peer's region this key registers, as mapped here (made at the first view): views are slices of it.
+        private ByteBuffer mapping;
+        private long mappedBase;
 
         private LaneKey(UcxMetrics metrics, UcpRemoteKey ucpKey) {
             this.metrics = metrics;
@@ -139,10 +143,14 @@ final class EventLoopLane {
 
     /**
      * The peer's memory at {@code remoteAddress} where it lies, when UCX mapped it here ({@link PeerView}); null when
-     * it is not mapped here (found once per key copy, then not asked again) or the key cannot be used (a get reports
-     * why).
+     * it is not mapped here (found once per key copy, then not asked again), the key cannot be used (a get reports
+     * why) or the range is not within the region ({@code regionAddress}, {@code regionLength}) the key registers.
      */
-    PeerView view(UcxRemoteKey key, long remoteAddress, int length) {
+    PeerView view(UcxRemoteKey key, long regionAddress, long regionLength, long remoteAddress, int length) {
+        long at = remoteAddress - regionAddress;
+        if (at < 0 || at + length > regionLength || regionLength > Integer.MAX_VALUE) {
+            return null;
+        }
         LaneKey copy;
         try {
             copy = usableCopy(key);
@@ -152,14 +160,21 @@ final class EventLoopLane {
         if (copy.notMappedHere) {
             return null;
         }
-        long address = PeerMemory.address(copy.ucpKey, remoteAddress);
-        if (address == 0) {
-            copy.notMappedHere = true;
-            return null;
+        ByteBuffer mapping = copy.mapping;
+        if (mapping == null || copy.mappedBase != regionAddress || mapping.capacity() < at + length) {
+            // Once per key (again if the region grew in place): each view is then a slice, with no call into UCX.
+            long local = PeerMemory.address(copy.ucpKey, regionAddress);
+            if (local == 0) {
+                copy.notMappedHere = true;
+                return null;
+            }
+            mapping = UcxUtils.getByteBufferView(local, (int) regionLength);
+            copy.mapping = mapping;
+            copy.mappedBase = regionAddress;
         }
         copy.views++;
         channel.metrics().laneView();
-        return new PeerView(this, copy, address, length);
+        return new PeerView(this, copy, mapping.slice((int) at, length));
     }
 
     /**

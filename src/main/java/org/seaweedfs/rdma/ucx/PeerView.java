@@ -1,7 +1,5 @@
 package org.seaweedfs.rdma.ucx;
 
-import org.openucx.jucx.UcxUtils;
-
 import java.nio.ByteBuffer;
 
 /**
@@ -20,15 +18,15 @@ public final class PeerView {
     private final ByteBuffer bytes;
     private boolean released; // lane's thread
 
-    PeerView(EventLoopLane lane, EventLoopLane.LaneKey key, long address, int length) {
+    PeerView(EventLoopLane lane, EventLoopLane.LaneKey key, ByteBuffer bytes) {
         this.lane = lane;
         this.key = key;
-        this.bytes = UcxUtils.getByteBufferView(address, length);
+        this.bytes = bytes;
     }
 
-    /** The range's bytes (a direct buffer over the mapping); not to be used after {@link #release()}. */
+    /** The range's bytes: this view's own direct buffer over the mapping; not to be used after {@link #release()}. */
     public ByteBuffer bytes() {
-        return bytes.duplicate();
+        return bytes;
     }
 
     /** Lets the key's copy close once nothing else holds it. Idempotent; from any thread. */

@@ -200,15 +200,16 @@ public final class UcxChannel {
     /**
      * The {@code length} bytes at {@code remoteAddress} of the peer's memory where they lie, when UCX has mapped that
      * memory into this process (a same-host peer's shared memory) and the caller runs on an event loop with a lane
-     * to the peer; held until the view is released ({@link PeerView}). Null otherwise, or when the key or channel is
-     * no longer usable: the caller then {@link #get}s the bytes, which also reports why.
+     * to the peer; held until the view is released ({@link PeerView}). {@code regionAddress} and {@code regionLength}
+     * are the peer's region that {@code key} registers, in which the bytes lie. Null otherwise, or when the key or
+     * channel is no longer usable: the caller then {@link #get}s the bytes, which also reports why.
      */
-    public PeerView view(long remoteAddress, UcxRemoteKey key, int length) {
+    public PeerView view(long regionAddress, long regionLength, UcxRemoteKey key, long remoteAddress, int length) {
         if (key == null || key.channel() != this || length <= 0 || unusableReason() != null) {
             return null;
         }
         LaneRegistry lanes = owner.lanes();
-        return lanes == null ? null : lanes.view(this, key, remoteAddress, length);
+        return lanes == null ? null : lanes.view(this, key, regionAddress, regionLength, remoteAddress, length);
     }
 
     /**

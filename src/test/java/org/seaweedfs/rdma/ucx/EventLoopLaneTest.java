@@ -141,8 +141,13 @@ class EventLoopLaneTest {
         int offset = 4096 + 17;
         int length = 100_000;
         PeerView view = onContext(setup.context(),
-                () -> Future.succeededFuture(channel.view(setup.remote().address() + offset, setup.key(), length)));
-        PeerView offLoop = channel.view(setup.remote().address() + offset, setup.key(), length);
+                () -> Future.succeededFuture(channel.view(setup.remote().address(), REGION, setup.key(),
+                        setup.remote().address() + offset, length)));
+        PeerView offLoop = channel.view(setup.remote().address(), REGION, setup.key(),
+                setup.remote().address() + offset, length);
+        PeerView beyond = onContext(setup.context(), () -> Future.succeededFuture(channel.view(setup.remote().address(),
+                REGION, setup.key(), setup.remote().address() + REGION - 10, 64)));
+        assertEquals(null, beyond, "no view past the key's region");
         assertEquals(null, offLoop, "no view off the verticle's event loops: no lane there");
         if (kind.equals("file")) {
             assertEquals(null, view, "a file mapping is not mapped here");
@@ -334,7 +339,7 @@ class EventLoopLaneTest {
         };
         next[0] = () -> {
             depth[0]++;
-            PeerView view = channel.view(setup.remote().address(), setup.key(), 64);
+            PeerView view = channel.view(setup.remote().address(), REGION, setup.key(), setup.remote().address(), 64);
             if (view != null) {
                 view.release();
                 step.run();

@@ -54,8 +54,9 @@ final class BatchFetch {
     private final int[] lengths;
     private final Promise<NeedleContent>[] promises;
     private int posted;
-    /** The remote address of the record {@link #postable} found last. */
+    /** The remote address of the record {@link #postable} found last, and the segment it lies in. */
     private long remoteAddress;
+    private Segment segment;
     private long timer = -1;
     private boolean handedOn;
 
@@ -86,7 +87,8 @@ final class BatchFetch {
         UcxChannel channel = null;
         for (int i = 0; i < reads.length; i++) {
             UcxRemoteKey key = postable(fids.get(i), channel);
-            PeerView view = key == null ? null : key.channel().view(remoteAddress, key, lengths[posted]);
+            PeerView view = key == null ? null
+                    : key.channel().view(segment.address(), segment.length(), key, remoteAddress, lengths[posted]);
             if (view != null) {
                 reads[i] = whereItLies(i, view);
                 continue;
@@ -133,6 +135,7 @@ final class BatchFetch {
         if (key == null || !key.isValid() || channel != null && key.channel() != channel) {
             return null;
         }
+        this.segment = segment;
         remoteAddress = segment.addressOf(at.offset());
         offsets[posted] = at.offset();
         sizes[posted] = at.size();

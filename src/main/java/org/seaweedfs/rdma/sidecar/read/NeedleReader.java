@@ -366,7 +366,8 @@ public final class NeedleReader extends GatedReadPath {
             return null;
         }
         UcxRemoteKey key = volume.keyOf(segment);
-        return key.isValid() ? key.channel().view(segment.addressOf(datOffset), key, (int) used) : null;
+        return key.isValid() ? key.channel().view(segment.address(), segment.length(), key,
+                segment.addressOf(datOffset), (int) used) : null;
     }
 
     private static List<PooledBuffer> single(PooledBuffer buffer) {
