@@ -85,7 +85,7 @@ public final class ReadThroughSource extends GatedReadPath {
                 VerifiedRecord record = VerifiedRecord.check(read.fid(), recordSize, version, pieces,
                         System::currentTimeMillis, ReadPath.READ_THROUGH.wire,
                         "read-through from agent " + connection.peer(), 0);
-                read.succeed(new VerifiedNeedle(record, List.of()));
+                read.succeed(new VerifiedNeedle(record, VerifiedNeedle.NOTHING_HELD));
             } catch (StaleLocation e) {
                 read.fail(ReadFailure.unavailable("reading " + read.fid() + " through the agent: " + e.getMessage(),
                         null));

@@ -2,7 +2,6 @@ package org.seaweedfs.rdma.sidecar.read;
 
 import org.seaweedfs.rdma.sidecar.NeedleContent;
 import org.seaweedfs.rdma.sidecar.NeedleStat;
-import org.seaweedfs.rdma.sidecar.memory.PooledBuffer;
 
 import io.netty.buffer.Unpooled;
 import io.vertx.core.Future;
@@ -21,10 +20,8 @@ final class VerifiedNeedle implements NeedleContent {
     private final Runnable release;
     private final AtomicBoolean released = new AtomicBoolean();
 
-    /** @param pooled the pool buffers the data lies in, returned on {@link #release()} (empty for heap data) */
-    VerifiedNeedle(VerifiedRecord record, List<PooledBuffer> pooled) {
-        this(record, pooled.isEmpty() ? () -> { } : () -> pooled.forEach(PooledBuffer::release));
-    }
+    /** Heap data: nothing to return on {@link #release()}. */
+    static final Runnable NOTHING_HELD = () -> { };
 
     /** @param release returns the memory the data lies in, run once by {@link #release()} */
     VerifiedNeedle(VerifiedRecord record, Runnable release) {
