@@ -48,11 +48,11 @@ final class LaneRegistry {
 
     /** Any thread: the peer's memory where it lies, on the calling event loop's lane, or null ({@link PeerView}). */
     PeerView view(UcxChannel channel, UcxRemoteKey key, long regionAddress, long regionLength, long remoteAddress,
-                  int length) {
+                  int length, boolean sameCall) {
         Context caller = laneCaller(channel);
         LaneWorker worker = caller == null ? null : workerOf(caller);
         return worker == null ? null
-                : worker.view(channel, key, regionAddress, regionLength, remoteAddress, length);
+                : worker.view(channel, key, regionAddress, regionLength, remoteAddress, length, sameCall);
     }
 
     /**

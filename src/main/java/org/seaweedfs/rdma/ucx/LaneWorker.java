@@ -163,17 +163,19 @@ final class LaneWorker {
     /**
      * On the event loop: the channel's peer memory at {@code remoteAddress} where it lies, when it is mapped here
      * ({@link PeerView}); null when it is not, or this loop cannot reach the peer (the caller then gets the bytes).
+     * A view completes its read inside the call, so it takes one of the sync budget, as a get completing here does;
+     * the further views of one call ({@code sameCall}, a batch) take none: they complete with the first, as one.
      */
     PeerView view(UcxChannel channel, UcxRemoteKey key, long regionAddress, long regionLength, long remoteAddress,
-                  int length) {
-        if (syncBudget == 0) {
-            // A read used where it lies completes inside its call, as a get within the budget does; past it, the get
-            // waits for the polling task, so a caller chaining reads from their completions lets the loop go on.
+                  int length, boolean sameCall) {
+        if (syncBudget == 0 && !sameCall) {
+            // Past the budget the get waits for the polling task, so a caller chaining reads from their completions
+            // lets the loop go on.
             return null;
         }
         EventLoopLane lane = laneFor(channel);
         PeerView view = lane == null ? null : lane.view(key, regionAddress, regionLength, remoteAddress, length);
-        if (view != null) {
+        if (view != null && !sameCall) {
             syncBudget--;
             idle.event(System.nanoTime());
             schedulePoll(); // restores the budget

@@ -205,11 +205,21 @@ public final class UcxChannel {
      * channel is no longer usable: the caller then {@link #get}s the bytes, which also reports why.
      */
     public PeerView view(long regionAddress, long regionLength, UcxRemoteKey key, long remoteAddress, int length) {
+        return view(regionAddress, regionLength, key, remoteAddress, length, false);
+    }
+
+    /**
+     * As {@link #view(long, long, UcxRemoteKey, long, int)}; {@code sameCall}: another view for a call that already
+     * took one in this pass of the event loop (a batch), which completes with it as one, as a batch of gets does.
+     */
+    public PeerView view(long regionAddress, long regionLength, UcxRemoteKey key, long remoteAddress, int length,
+                         boolean sameCall) {
         if (key == null || key.channel() != this || length <= 0 || unusableReason() != null) {
             return null;
         }
         LaneRegistry lanes = owner.lanes();
-        return lanes == null ? null : lanes.view(this, key, regionAddress, regionLength, remoteAddress, length);
+        return lanes == null ? null
+                : lanes.view(this, key, regionAddress, regionLength, remoteAddress, length, sameCall);
     }
 
     /**

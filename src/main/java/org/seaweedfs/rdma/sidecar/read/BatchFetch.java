@@ -59,6 +59,8 @@ final class BatchFetch {
     private Segment segment;
     private long timer = -1;
     private boolean handedOn;
+    /** Whether this batch took a view: its further views complete with that one, in this call. */
+    private boolean viewed;
 
     @SuppressWarnings("unchecked")
     BatchFetch(Vertx vertx, ReadGate gate, RegisteredBufferPool pool, AgentRoute route, List<FileId> fids,
@@ -87,9 +89,10 @@ final class BatchFetch {
         UcxChannel channel = null;
         for (int i = 0; i < reads.length; i++) {
             UcxRemoteKey key = postable(fids.get(i), channel);
-            PeerView view = key == null ? null
-                    : key.channel().view(segment.address(), segment.length(), key, remoteAddress, lengths[posted]);
+            PeerView view = key == null ? null : key.channel().view(segment.address(), segment.length(), key,
+                    remoteAddress, lengths[posted], viewed);
             if (view != null) {
+                viewed = true;
                 reads[i] = whereItLies(i, view);
                 continue;
             }
