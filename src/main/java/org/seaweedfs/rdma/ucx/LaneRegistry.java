@@ -1,6 +1,7 @@
 package org.seaweedfs.rdma.ucx;
 
 import io.vertx.core.Context;
+import io.vertx.core.Handler;
 import io.vertx.core.Future;
 import io.vertx.core.Promise;
 import io.vertx.core.Vertx;
@@ -53,6 +54,15 @@ final class LaneRegistry {
         LaneWorker worker = caller == null ? null : workerOf(caller);
         return worker == null ? null
                 : worker.view(channel, key, regionAddress, regionLength, remoteAddress, length, sameCall);
+    }
+
+    /** Any thread: the peer's memory where it lies, on the calling event loop's lane, handed to {@code use}. */
+    boolean view(UcxChannel channel, UcxRemoteKey key, long regionAddress, long regionLength, long remoteAddress,
+                 int length, Handler<PeerView> use) {
+        Context caller = laneCaller(channel);
+        LaneWorker worker = caller == null ? null : workerOf(caller);
+        return worker != null
+                && worker.view(caller, channel, key, regionAddress, regionLength, remoteAddress, length, use);
     }
 
     /**

@@ -3,6 +3,7 @@ package org.seaweedfs.rdma.ucx;
 import io.netty.channel.EventLoop;
 import io.vertx.core.Context;
 import io.vertx.core.Future;
+import io.vertx.core.Handler;
 import io.vertx.core.Promise;
 import org.seaweedfs.rdma.internals.VertxInternals;
 import org.seaweedfs.rdma.polling.PollingPolicy;
@@ -49,6 +50,7 @@ final class LaneWorker {
     private final Map<UcxChannel, EventLoopLane> lanes = new HashMap<>();
     private final Set<UcxChannel> refused = new HashSet<>(); // channels whose lane could not be made here
     private final ArrayDeque<LaneGetOp> completed = new ArrayDeque<>();
+    private final ArrayDeque<DeferredView> deferredViews = new ArrayDeque<>(); // past the budget: for the next poll
     private final ArrayList<EventLoopLane> failedLanes = new ArrayList<>();
     private final ArrayList<EventLoopLane> toFlush = new ArrayList<>(); // lanes with implicit gets not yet flushed
     private final ArrayList<EventLoopLane> draining = new ArrayList<>(); // no new gets, waiting for the ones in flight
@@ -181,6 +183,39 @@ final class LaneWorker {
             schedulePoll(); // restores the budget
         }
         return view;
+    }
+
+    /**
+     * On the event loop, on {@code context}: the channel's peer memory at {@code remoteAddress} where it lies, when it
+     * is mapped here ({@link PeerView}), handed to {@code use}: within the sync budget now, as a get completing here
+     * would be; past it by the next polling task, on {@code context}, so a caller chaining reads from their
+     * completions lets the loop go on, and the read still takes no get, buffer or copy. False when the memory is not
+     * mapped here or this loop cannot reach the peer (the caller then gets the bytes); {@code use} is not called.
+     */
+    boolean view(Context context, UcxChannel channel, UcxRemoteKey key, long regionAddress, long regionLength,
+                 long remoteAddress, int length, Handler<PeerView> use) {
+        EventLoopLane lane = laneFor(channel);
+        PeerView view = lane == null ? null : lane.view(key, regionAddress, regionLength, remoteAddress, length);
+        if (view == null) {
+            return false;
+        }
+        idle.event(System.nanoTime());
+        schedulePoll(); // restores the budget, or hands the view over
+        if (syncBudget > 0) {
+            syncBudget--;
+            use.handle(view);
+        } else {
+            deferredViews.add(new DeferredView(context, view, use));
+        }
+        return true;
+    }
+
+    /** A view past the sync budget, handed over by the next polling task. */
+    private record DeferredView(Context context, PeerView view, Handler<PeerView> use) implements Handler<Void> {
+        @Override
+        public void handle(Void nothing) {
+            use.handle(view);
+        }
     }
 
     /** Whether the caller runs on this worker's event loop. */
@@ -449,7 +484,11 @@ final class LaneWorker {
             settle(op);
             VertxInternals.emit(op.context, op);
         }
-        if (!completed.isEmpty() && !closed) {
+        for (int n = deferredViews.size(); n > 0; n--) { // a view holds its key copy: valid after a close too
+            DeferredView deferred = deferredViews.poll();
+            VertxInternals.emit(deferred.context(), deferred);
+        }
+        if ((!completed.isEmpty() || !deferredViews.isEmpty()) && !closed) {
             schedulePoll();
         }
     }

@@ -209,6 +209,22 @@ public final class UcxChannel {
     }
 
     /**
+     * The {@code length} bytes at {@code remoteAddress} of the peer's memory where they lie, as
+     * {@link #view(long, long, UcxRemoteKey, long, int)} gives them, handed to {@code use} on the caller's context:
+     * at once, or, past the event loop's budget of completions inside their call, by its next polling task. False
+     * when the memory is not mapped here (or the key, channel or lane is not usable): the caller then gets the bytes,
+     * and {@code use} is never called.
+     */
+    public boolean view(long regionAddress, long regionLength, UcxRemoteKey key, long remoteAddress, int length,
+                        Handler<PeerView> use) {
+        if (key == null || key.channel() != this || length <= 0 || unusableReason() != null) {
+            return false;
+        }
+        LaneRegistry lanes = owner.lanes();
+        return lanes != null && lanes.view(this, key, regionAddress, regionLength, remoteAddress, length, use);
+    }
+
+    /**
      * As {@link #view(long, long, UcxRemoteKey, long, int)}; {@code sameCall}: another view for a call that already
      * took one in this pass of the event loop (a batch), which completes with it as one, as a batch of gets does.
      */

@@ -3,6 +3,7 @@ package org.seaweedfs.rdma.ucx;
 import io.vertx.core.Context;
 import io.vertx.core.Future;
 import io.vertx.core.Promise;
+import io.vertx.core.Vertx;
 import io.vertx.core.internal.VertxInternal;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
@@ -361,6 +362,55 @@ class EventLoopLaneTest {
         assertTrue(depth[1] <= SYNC_COMPLETIONS + 1, "nested " + depth[1] + " deep");
         assertTrue(pair.client.metrics().laneViews().sum() >= SYNC_COMPLETIONS, "views within the budget");
         assertTrue(pair.client.metrics().laneGets().sum() > 0, "gets past it");
+    }
+
+    /**
+     * The same chain with views handed to a handler: past the budget the next polling task hands them over, on the
+     * caller's context, so the chain stays as shallow and every read is still a view (no get, no buffer).
+     */
+    @Test
+    void aChainOfHandedViewsStaysShallowAndTakesNoGet() throws Exception {
+        UcxPair pair = pair(UcxSetup.defaults());
+        byte[] content = randomBytes(REGION, 14);
+        UcxPair.GetSetup setup = pair.connectForGets(serverRegion(pair, "ucx", content), 4096);
+        Context context = setup.context();
+        UcxChannel channel = setup.channel();
+        long remote = setup.remote().address();
+        int chain = 20 * SYNC_COMPLETIONS;
+        int[] depth = {0, 0, 0, 0}; // now, deepest, reads done, handed over off the caller's context
+        Promise<Void> done = Promise.promise();
+        Runnable[] next = new Runnable[1];
+        next[0] = () -> {
+            depth[0]++;
+            int at = (depth[2] * 64) % (REGION - 64);
+            boolean mapped = channel.view(remote, REGION, setup.key(), remote + at, 64, view -> {
+                if (Vertx.currentContext() != context) {
+                    depth[3]++;
+                }
+                depth[1] = Math.max(depth[1], depth[0]);
+                boolean right = view.bytes().get(0) == content[at] && view.bytes().remaining() == 64;
+                view.release();
+                if (!right) {
+                    done.tryFail("wrong bytes at " + at);
+                } else if (++depth[2] == chain) {
+                    done.complete();
+                } else {
+                    next[0].run();
+                }
+            });
+            if (!mapped) {
+                done.tryFail("UCX copies are mapped here");
+            }
+            depth[0]--;
+        };
+        onContext(context, () -> {
+            next[0].run();
+            return done.future();
+        });
+        assertTrue(depth[1] <= SYNC_COMPLETIONS + 1, "nested " + depth[1] + " deep");
+        assertEquals(0, depth[3], "handed over on the caller's context");
+        assertEquals(chain, pair.client.metrics().laneViews().sum(), "every read a view");
+        assertEquals(0, pair.client.metrics().laneGets().sum(), "no get");
     }
 
     @Test

@@ -203,12 +203,8 @@ public final class NeedleReader extends GatedReadPath {
             return;
         }
         long used = NeedleLayout.usedLength(size, volume.version());
-        if (volume.info().ec() == null) {
-            PeerView view = viewOf(volume, offset, used);
-            if (view != null) {
-                verify(read, route, offset, size, view::release, List.of(view.bytes()), fromIndex, null);
-                return;
-            }
+        if (volume.info().ec() == null && viewed(read, route, offset, size, used, fromIndex)) {
+            return;
         }
         int chunk = pool.largeBufferBytes();
         List<PooledBuffer> buffers = used <= chunk ? single(pool.acquire(used))
@@ -356,18 +352,25 @@ public final class NeedleReader extends GatedReadPath {
     }
 
     /**
-     * The record's bytes where they lie, when they lie in one segment of a same-host agent's shared memory that UCX
-     * mapped here and this thread has a lane to the agent; null otherwise (the record is then read with gets, which
-     * also report any problem with its location or key).
+     * Verifies the record where it lies, when it lies in one segment of a same-host agent's shared memory that UCX
+     * mapped here and this thread has a lane to the agent: true then (now, or from the lane's next polling task);
+     * false otherwise (the record is then read with gets, which also report any problem with its location or key).
      */
-    private static PeerView viewOf(RemoteVolume volume, long datOffset, long used) {
-        Segment segment = volume.info().segmentAt(datOffset);
-        if (segment == null || datOffset + used > segment.end() || used > Integer.MAX_VALUE) {
-            return null;
+    private boolean viewed(ReadAttempt read, AgentRoute route, long offset, long size, long used, long fromIndex) {
+        RemoteVolume volume = route.volume();
+        Segment segment = volume.info().segmentAt(offset);
+        if (segment == null || offset + used > segment.end() || used > Integer.MAX_VALUE) {
+            return false;
         }
         UcxRemoteKey key = volume.keyOf(segment);
-        return key.isValid() ? key.channel().view(segment.address(), segment.length(), key,
-                segment.addressOf(datOffset), (int) used) : null;
+        return key.isValid() && key.channel().view(segment.address(), segment.length(), key,
+                segment.addressOf(offset), (int) used, view -> read.run(() -> {
+                    if (read.isDone()) { // answered meanwhile (a hedge, the deadline): the view was not needed
+                        view.release();
+                    } else {
+                        verify(read, route, offset, size, view::release, List.of(view.bytes()), fromIndex, null);
+                    }
+                }));
     }
 
     private static List<PooledBuffer> single(PooledBuffer buffer) {
