@@ -23,10 +23,10 @@ import java.util.Set;
  * ({@link Paths#discard}: pooled memory and in-flight slots return). A hedge that has not answered within a further
  * hedge delay is followed by the next source the read has (one that did not fail it or stall it yet, or for an EC
  * read a rebuild around agents its earlier rebuilds did not all go around), up to {@value #MAX_HEDGES} sources a read
- * (and as many rebuilds). A hedge that wins counts against the
- * agent's closed breaker ({@link Paths#blamesAgent}), so an agent that stopped answering is soon skipped by new reads;
- * not after an attempt of the read failed with the agent answering ({@link #rdmaExcused}). At the deadline an
- * unanswered read fails TIMEOUT.
+ * (and as many rebuilds). A hedge that wins counts against the agent's closed breaker ({@link Paths#blamesAgent}),
+ * so an agent that stopped answering is soon skipped by new reads; not after an attempt of the read failed with the
+ * agent answering ({@link #rdmaExcused}). At the deadline an unanswered read fails TIMEOUT. Each hedge a read
+ * starts, and why it ends, is logged at DEBUG.
  *
  * <p>Confined to its caller's context: every step runs there (the queues' wake-ups are emitted on it).
  */
