@@ -165,6 +165,38 @@ class EcStoppedAgentTest {
     }
 
     /**
+     * The moment an agent stops, another may look stalled too (busy, or here stopped for a while): a read's first
+     * rebuild can go around that other agent while the read waits on the stopped one. Here the read looks its needle
+     * up at an agent stopped then (its first rebuild goes around it), which runs again while the agent holding the
+     * needle's shard stays stopped: the read and its first rebuild both wait on that one. The two agents together are
+     * more than the others can rebuild around, the stopped one alone is not: a later look goes around it, and the read
+     * is answered within its deadline.
+     */
+    @Test
+    void aReadWhoseFirstRebuildWentAroundAnotherAgentIsRebuiltAroundTheOneItWaitsOn() throws Exception {
+        // Listed first, so reads look needles up there: shards 4-6. Then the needle's shard 0 and 1-3; here 7-13.
+        List<Map.Entry<FileId, byte[]>> needles = startGroups(List.of(List.of(4, 5, 6), List.of(0, 1, 2, 3)),
+                Duration.ofSeconds(8), null, Duration.ofHours(1), true);
+        HostProcess lookedUpAt = stoppables.get(0);
+        HostProcess holding = stoppables.get(1);
+        Map.Entry<FileId, byte[]> unread = needles.get(0); // not cached: looked up at the first agent
+        needles.subList(1, needles.size()).forEach(this::readsRight);
+        lookedUpAt.stop(true);
+        holding.stop(true);
+        Future<byte[]> waiting = readAsync(unread.getKey());
+        until("the first rebuild went around the agent the read looks its needle up at",
+                () -> counter("seaweedfs.rdma.hedges.started", "source", "ec-rebuild") >= 1);
+        lookedUpAt.stop(false); // answers the lookup: the read waits on the holding agent, as its first rebuild does
+        assertArrayEquals(unread.getValue(), await(waiting), unread.getKey().toString());
+        assertTrue(counter("seaweedfs.rdma.hedges.started", "source", "ec-rebuild") >= 2,
+                "a second rebuild went around the agent the read waited on");
+        assertEquals(1.0, counter("seaweedfs.rdma.hedges.won", "source", "ec-rebuild"));
+        assertEquals(0.0, counter("seaweedfs.rdma.reads.past.deadline"));
+        holding.stop(false);
+        until("the late gets landed and their buffers came back", () -> pool.inUse() == 0);
+    }
+
+    /**
      * The pings declare the stopped agent down (here well before its gets are late): it no longer lists the volume, so
      * it is not found late, yet a read started before still waits on its shard gets (their lane drains before it
      * closes). Its hedge goes to a rebuild around the down agent, not only to the volume server that cannot serve it.

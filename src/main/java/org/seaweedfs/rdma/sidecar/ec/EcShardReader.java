@@ -20,7 +20,8 @@ import java.nio.ByteBuffer;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collection;
-import java.util.HashSet;
+import java.util.Comparator;
+import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
@@ -40,7 +41,7 @@ import java.util.concurrent.ConcurrentHashMap;
  * <p>An agent that is late ({@link LateAgents}: gets out and none answered within the p99 of its recent shard gets, as
  * a stopped or hung agent, or one a read went around and that has not answered since) is not read from while the
  * other agents list enough shards to rebuild its shards: its intervals are rebuilt instead, so a read does not queue
- * behind it. A read already waiting on an agent learns from {@link #stalledHolders} which agents it may be waiting on
+ * behind it. A read already waiting on an agent learns from {@link #rebuildAround} which agents it may be waiting on
  * in vain, and a second read started after {@link #goAround} rebuilds their shards from the others'.
  *
  * <p>Thread-safe; futures complete on the caller's context (the gets do), and only once every get it started has
@@ -187,40 +188,62 @@ public final class EcShardReader {
     }
 
     /**
-     * The agents a read of the EC volume {@code primary} describes may be waiting on in vain: those of its holders
-     * (the agents listing it now, and {@code formerHolders}: agents that listed it and went down, whose gets may still
-     * be out) with gets out of which none answered for longer than {@code stallNanos}.
+     * The agents a rebuild hedge of a read of the EC volume {@code primary} describes should go around next, null when
+     * there are none. Candidates are the agents the read may be waiting on in vain: those of its holders (the agents
+     * listing it now, and {@code formerHolders}: agents that listed it and went down, whose gets may still be out)
+     * with gets out of which none answered for longer than {@code stallNanos}. As many of them as the other agents can
+     * rebuild around together, the longest stalled first; but never a set one of {@code earlier} (the agents each
+     * earlier rebuild of the read went around) holds whole, which would wait on what that one waits on: then the
+     * next set, from an agent that stalled later. So a read whose first rebuild went around an agent merely slow at
+     * that moment still goes around the one it waits on once that one is found stalled, even when the two together
+     * are more than the others can rebuild around.
      */
-    public Set<String> stalledHolders(RemoteVolume primary, Collection<String> formerHolders, long stallNanos) {
-        long now = System.nanoTime();
-        Set<String> stalled = new HashSet<>();
-        for (RemoteVolume source : sources(primary)) {
-            addIfStalled(source.agent(), now, stallNanos, stalled);
-        }
-        for (String agent : formerHolders) {
-            addIfStalled(agent, now, stallNanos, stalled);
-        }
-        return stalled;
-    }
-
-    private void addIfStalled(String agent, long now, long stallNanos, Set<String> stalled) {
-        LateAgents.Gets gets = late.find(agent);
-        if (gets != null && gets.stalled(now, stallNanos)) {
-            stalled.add(agent);
-        }
-    }
-
-    /**
-     * Whether the agents listing {@code primary}'s EC volume but {@code around} list the {@code dataShards} shards a
-     * rebuild needs (with {@code sidecar.ecRebuild: rdma}).
-     */
-    public boolean rebuildsWithout(RemoteVolume primary, Set<String> around) {
+    public Set<String> rebuildAround(RemoteVolume primary, Collection<String> formerHolders, long stallNanos,
+                                     List<Set<String>> earlier) {
         EcInfo ec = primary.info().ec();
         if (ec == null || rebuild == EcRebuild.FALLBACK) {
-            return false;
+            return null;
         }
+        List<RemoteVolume> sources = sources(primary);
+        List<LateAgents.Stall> stalls = stalls(sources, formerHolders, stallNanos);
+        for (int first = 0; first < stalls.size(); first++) {
+            Set<String> around = new LinkedHashSet<>();
+            for (int i = 0; i < stalls.size(); i++) {
+                String agent = stalls.get((first + i) % stalls.size()).agent();
+                around.add(agent);
+                if (!rebuildsWithout(sources, ec, around)) {
+                    around.remove(agent);
+                }
+            }
+            if (!around.isEmpty() && earlier.stream().noneMatch(e -> e.containsAll(around))) {
+                return around;
+            }
+        }
+        return null;
+    }
+
+    /** The stalled agents among {@code sources}' and {@code formerHolders}, the longest stalled first. */
+    private List<LateAgents.Stall> stalls(List<RemoteVolume> sources, Collection<String> formerHolders,
+                                          long stallNanos) {
+        long now = System.nanoTime();
+        Set<String> agents = new LinkedHashSet<>();
+        sources.forEach(source -> agents.add(source.agent()));
+        agents.addAll(formerHolders);
+        List<LateAgents.Stall> stalls = new ArrayList<>();
+        for (String agent : agents) {
+            LateAgents.Gets gets = late.find(agent);
+            if (gets != null && gets.stalled(now, stallNanos)) {
+                stalls.add(new LateAgents.Stall(agent, gets.progressNanos()));
+            }
+        }
+        stalls.sort(Comparator.comparingLong(LateAgents.Stall::sinceNanos));
+        return stalls;
+    }
+
+    /** Whether {@code sources} but the views of {@code around} list the {@code dataShards} shards a rebuild needs. */
+    private static boolean rebuildsWithout(List<RemoteVolume> sources, EcInfo ec, Set<String> around) {
         List<RemoteVolume> others = new ArrayList<>();
-        for (RemoteVolume source : sources(primary)) {
+        for (RemoteVolume source : sources) {
             if (!around.contains(source.agent())) {
                 others.add(source);
             }

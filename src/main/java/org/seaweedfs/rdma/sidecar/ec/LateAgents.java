@@ -70,6 +70,11 @@ final class LateAgents {
             return out.get() > 0 && now - progressNanos > nanos;
         }
 
+        /** When the agent last made progress (see {@link #stalled}). */
+        long progressNanos() {
+            return progressNanos;
+        }
+
         /** Whether the agent has gets out (answered or not). */
         boolean busy() {
             return out.get() > 0;
@@ -94,6 +99,10 @@ final class LateAgents {
         void goneAround() {
             goneAround = true;
         }
+    }
+
+    /** An agent found stalled, and when it last made progress. */
+    record Stall(String agent, long sinceNanos) {
     }
 
     /** @param deadlineNanos a read's deadline, which bounds how late an agent is let to be */

@@ -9,6 +9,8 @@ import io.vertx.core.Context;
 import io.vertx.core.Future;
 import io.vertx.core.Promise;
 import org.seaweedfs.rdma.internals.VertxInternals;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 import java.util.LinkedHashSet;
 import java.util.Set;
@@ -20,16 +22,22 @@ import java.util.Set;
  * shard agent found late or down); the first answer is used and the others are given back when they land
  * ({@link Paths#discard}: pooled memory and in-flight slots return). A hedge that has not answered within a further
  * hedge delay is followed by the next source the read has (one that did not fail it or stall it yet, or for an EC
- * read a rebuild around more agents), up to {@value #MAX_HEDGES} hedges a read. A hedge that wins counts against the
- * agent's closed breaker ({@link Paths#blamesAgent}), so an agent that stopped answering is soon skipped by new reads;
- * not after an attempt of the read failed with the agent answering ({@link #rdmaExcused}). At the deadline an
- * unanswered read fails TIMEOUT.
+ * read a rebuild around agents its earlier rebuilds did not all go around), up to {@value #MAX_HEDGES} sources a read
+ * (and as many rebuilds). A hedge that wins counts against the agent's closed breaker ({@link Paths#blamesAgent}),
+ * so an agent that stopped answering is soon skipped by new reads; not after an attempt of the read failed with the
+ * agent answering ({@link #rdmaExcused}). At the deadline an unanswered read fails TIMEOUT. Each hedge a read
+ * starts, and why it ends, is logged at DEBUG.
  *
  * <p>Confined to its caller's context: every step runs there (the queues' wake-ups are emitted on it).
  */
 final class HedgedRead<T> {
 
-    /** Hedges one read may start: a hedge that stalls is followed by another, but a read never fans out further. */
+    private static final Logger LOG = LoggerFactory.getLogger(HedgedRead.class);
+
+    /**
+     * Sources one read may hedge to (and EC rebuilds it may start): a hedge that stalls is followed by another, but a
+     * read never fans out further.
+     */
     static final int MAX_HEDGES = 3;
 
     /** The read's other paths. */
@@ -42,7 +50,7 @@ final class HedgedRead<T> {
 
         /**
          * The source a hedge would start now, null when the read has none: not one of {@code tried} (the sources of its
-         * earlier hedges), but a rebuild of an EC read around more agents than its earlier rebuilds went around.
+         * earlier hedges), but a rebuild of an EC read around agents none of its earlier rebuilds went around all of.
          */
         String hedgeSource(Set<String> tried);
 
@@ -79,6 +87,8 @@ final class HedgedRead<T> {
     }
 
     private final Hedging hedging;
+    /** What is read, for the debug log. */
+    private final Object what;
     private final ResilientNeedleSource.AgentGuard guard;
     private final AgentPeer peer;
     private final Paths<T> paths;
@@ -104,9 +114,10 @@ final class HedgedRead<T> {
     /** Why RDMA gave up while a hedge was still out. */
     private Throwable rdmaFailure;
 
-    HedgedRead(Hedging hedging, ResilientNeedleSource.AgentGuard guard, AgentPeer peer, Paths<T> paths,
+    HedgedRead(Hedging hedging, Object what, ResilientNeedleSource.AgentGuard guard, AgentPeer peer, Paths<T> paths,
                Context context, long deadlineNanos) {
         this.hedging = hedging;
+        this.what = what;
         this.guard = guard;
         this.peer = peer;
         this.paths = paths;
@@ -198,6 +209,10 @@ final class HedgedRead<T> {
         if (settled) {
             return;
         }
+        if (LOG.isDebugEnabled()) {
+            LOG.debug("Read of {} via {}: RDMA gave up ({}), {} hedges out", what, peer.name(), failure.getMessage(),
+                    hedgesOut);
+        }
         if (hedgesOut == 0 && failedHedge == null) {
             toFallbacks(failure, null);
         } else if (failure instanceof ReadFailure rf && ResilientNeedleSource.isAnswer(rf)) {
@@ -220,6 +235,8 @@ final class HedgedRead<T> {
 
     private void toFallbacks(Throwable rdma, String hedged) {
         onFallbacks = true;
+        LOG.debug("Read of {} via {}: on the fallbacks, no more hedges (the failed hedge: {})", what, peer.name(),
+                hedged);
         paths.afterRdma(rdma, hedged).onComplete(this::settleOrDiscard);
     }
 
@@ -237,6 +254,10 @@ final class HedgedRead<T> {
             String source = paths.hedgeSource(tried);
             boolean knownBad = !peer.isUp() || guard.breaker().getState() != CircuitBreaker.State.CLOSED
                     || source != null && paths.goesAroundKnownBad(source);
+            if (LOG.isDebugEnabled()) {
+                LOG.debug("Read of {} via {}: hedge look found {} (known bad {}; tried {}, {} out)", what, peer.name(),
+                        source, knownBad, tried, hedgesOut);
+            }
             if (source == null || !knownBad && !hedging.budget().tryTake()) {
                 // No source yet, or the budget is dry: look again a delay later while RDMA or a hedge is out and a
                 // source may still come up.
@@ -261,6 +282,10 @@ final class HedgedRead<T> {
 
     private void hedgeLanded(String source, Future<T> hedge, long startNanos, AsyncResult<T> ar) {
         hedgesOut--;
+        if (LOG.isDebugEnabled()) {
+            LOG.debug("Read of {} via {}: hedge to {} {}", what, peer.name(), source,
+                    ar.succeeded() ? "answered" : "failed: " + ar.cause().getMessage());
+        }
         if (settled) {
             if (ar.succeeded()) {
                 paths.discard(ar.result());
@@ -302,6 +327,10 @@ final class HedgedRead<T> {
     void deadlinePassed() {
         VertxInternals.emit(context, v -> {
             if (!settled) {
+                if (LOG.isDebugEnabled()) {
+                    LOG.debug("Read of {} via {}: past its deadline; tried {}, {} out, RDMA over {}, on fallbacks {}, "
+                            + "armed {}", what, peer.name(), tried, hedgesOut, rdmaOver, onFallbacks, armed);
+                }
                 hedging.pastDeadline();
                 settle(Future.failedFuture(paths.pastDeadline()));
             }

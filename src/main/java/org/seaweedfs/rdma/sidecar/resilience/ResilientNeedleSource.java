@@ -84,9 +84,10 @@ import org.seaweedfs.rdma.volume.FileId;
  * timer. An RDMA read not answered within its agent's hedge delay ({@link HedgeDelay}: the agent's recent p99,
  * bounded by the deadline) starts a second source, within a budget ({@link HedgeBudget}); the first answer is used
  * and the others given back when they land. The second source is one that does not wait on the same agent: for an
- * erasure-coded volume, a read that rebuilds from the other agents' shards those of every shard agent that answered
- * nothing for the read's hedge delay ({@link EcShardReader#stalledHolders}: late, down or merely stopped before it
- * could be found so); else the volume server ({@code http}). Read-through is no hedge: it asks the agent the read is
+ * erasure-coded volume, a read that rebuilds from the other agents' shards those of the shard agents that answered
+ * nothing for the read's hedge delay ({@link EcShardReader#rebuildAround}: late, down or merely stopped before it
+ * could be found so), as many as can be gone around together and never only agents an earlier rebuild of the read
+ * went around; else the volume server ({@code http}). Read-through is no hedge: it asks the agent the read is
  * waiting on. A hedge that in turn answers nothing within a hedge delay is followed by the next source, a few at most
  * per read. A hedge that wins counts as a failure of the agent's breaker (not for an EC volume, whose late agent may
  * be another), so an agent that stopped answering is soon skipped; reads already in flight to it are hedged without
@@ -475,7 +476,7 @@ public final class ResilientNeedleSource implements NeedleSource, ReadPathStatus
         AgentGuard guard = guard(peer.name());
         // The attempts answer the race directly (a recover() layer on every read was measurable at 4 KiB); only a read
         // not answered within the call waits in the queues for its hedge and its deadline.
-        HedgedRead<T> race = new HedgedRead<>(hedging, guard, peer, paths(op, route, deadline),
+        HedgedRead<T> race = new HedgedRead<>(hedging, fid, guard, peer, paths(op, route, deadline),
                 VertxInternals.callerContext(vertx), deadline);
         attempt(op, route, guard, guard.retry().asyncContext(), race, deadline);
         race.arm();
@@ -549,8 +550,8 @@ public final class ResilientNeedleSource implements NeedleSource, ReadPathStatus
         return new HedgedRead.Paths<>() {
             /** The agents the EC rebuild {@link #hedgeSource} offered goes around. */
             private Set<String> offeredAround = Set.of();
-            /** The agents this read's EC rebuild hedges went around so far. */
-            private Set<String> around = Set.of();
+            /** The agents each EC rebuild hedge of this read went around, in order. */
+            private List<Set<String>> wentAround = List.of();
 
             @Override
             public Future<T> afterRdma(Throwable failure, String hedged) {
@@ -559,16 +560,18 @@ public final class ResilientNeedleSource implements NeedleSource, ReadPathStatus
 
             @Override
             public String hedgeSource(Set<String> tried) {
-                if (erasureCoded(route)) {
+                if (erasureCoded(route) && wentAround.size() < HedgedRead.MAX_HEDGES) {
                     // Agents whose gets (or lookups) have answered nothing for as long as this read waited before
                     // looking: whatever their own delay or state, a second read goes around them if the other agents
-                    // hold enough shards, and a third around more of them should the second stall as well.
-                    Set<String> stalled = ecShards.stalledHolders(route.volume(), downHolders(route),
-                            hedgeDelayNanos());
-                    stalled.addAll(around);
-                    if (stalled.size() > around.size() && ecShards.rebuildsWithout(route.volume(), stalled)
-                            && ecHedgeRoute(route, stalled) != null) {
-                        offeredAround = stalled;
+                    // hold enough shards; should it stall as well, a third goes around agents it did not.
+                    Set<String> around = ecShards.rebuildAround(route.volume(), downHolders(route), hedgeDelayNanos(),
+                            wentAround);
+                    if (LOG.isDebugEnabled()) {
+                        LOG.debug("EC hedge look via {}: a rebuild around {} (earlier around {})", route.peer().name(),
+                                around, wentAround);
+                    }
+                    if (around != null && ecHedgeRoute(route, around) != null) {
+                        offeredAround = around;
                         return EC_REBUILD;
                     }
                 }
@@ -613,9 +616,12 @@ public final class ResilientNeedleSource implements NeedleSource, ReadPathStatus
             @Override
             public Future<T> hedge(String source) {
                 if (EC_REBUILD.equals(source)) {
-                    around = offeredAround; // those of its earlier rebuilds and more
-                    ecShards.goAround(around); // the hedge's own shard gets, and reads started meanwhile, avoid them
-                    AgentRoute other = ecHedgeRoute(route, around);
+                    List<Set<String>> went = new ArrayList<>(wentAround);
+                    went.add(offeredAround);
+                    wentAround = went;
+                    // The hedge's own shard gets, and reads started meanwhile, avoid them.
+                    ecShards.goAround(offeredAround);
+                    AgentRoute other = ecHedgeRoute(route, offeredAround);
                     if (other != null) {
                         return start(op, rdma.via(other));
                     }
