@@ -3,6 +3,7 @@ package org.seaweedfs.rdma.client;
 import io.vertx.core.MultiMap;
 import io.vertx.core.buffer.Buffer;
 import io.vertx.core.eventbus.ReplyException;
+import java.util.List;
 import org.seaweedfs.rdma.sidecar.ByteChunks;
 import org.seaweedfs.rdma.sidecar.NeedleContent;
 import org.seaweedfs.rdma.sidecar.NeedleContentType;
@@ -54,7 +55,12 @@ public final class NeedleWire {
     /** The bytes out of (possibly pooled) content, as one heap buffer the caller owns; the content is released. */
     public static Buffer takeBody(NeedleContent content) {
         try {
-            return ByteChunks.of(content.chunks()).copy();
+            List<Buffer> chunks = content.chunks();
+            if (chunks.size() == 1) { // most needles: one heap copy, nothing more
+                Buffer only = chunks.get(0);
+                return Buffer.buffer(only.length()).appendBuffer(only);
+            }
+            return ByteChunks.of(chunks).copy();
         } finally {
             content.release();
         }

@@ -85,7 +85,7 @@ final class BatchFetch {
     RoutedNeedleSource.Batch start(long giveUpMillis) {
         @SuppressWarnings("unchecked")
         Future<NeedleContent>[] reads = new Future[fids.size()];
-        GetBatch gets = new GetBatch(fids.size());
+        GetBatch gets = null; // made at the first get: none when every record is read where it lies
         UcxChannel channel = null;
         for (int i = 0; i < reads.length; i++) {
             UcxRemoteKey key = postable(fids.get(i), channel);
@@ -102,6 +102,9 @@ final class BatchFetch {
                 continue;
             }
             channel = key.channel();
+            if (gets == null) {
+                gets = new GetBatch(reads.length - i);
+            }
             gets.add(remoteAddress, key, buffer.address(), lengths[posted]);
             index[posted] = i;
             buffers[posted] = buffer;
