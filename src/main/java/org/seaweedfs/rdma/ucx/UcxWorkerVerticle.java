@@ -72,6 +72,9 @@ public final class UcxWorkerVerticle extends VerticleBase {
 
     public UcxWorkerVerticle(UcxSettings settings) {
         this.settings = Objects.requireNonNull(settings, "settings");
+        // JUCX's utilities (addresses of buffers) are native too, and only loading a UCX context loads them: a
+        // registration may come before the worker thread made its context.
+        UcxEnvironment.loadUcx();
         this.loop = new WorkerLoop("ucx-worker-" + INSTANCES.incrementAndGet(), settings.idlePollMicros());
     }
 
