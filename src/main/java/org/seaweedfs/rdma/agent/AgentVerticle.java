@@ -6,8 +6,8 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.seaweedfs.rdma.protocol.ControlCodec;
 import org.seaweedfs.rdma.ucx.UcxListener;
-import org.seaweedfs.rdma.ucx.UcxSettings;
 import org.seaweedfs.rdma.ucx.UcxWorkerVerticle;
+import org.seaweedfs.rdma.volume.ec.EcLayout;
 
 import java.net.InetSocketAddress;
 import java.security.SecureRandom;
@@ -70,7 +70,9 @@ public final class AgentVerticle extends VerticleBase {
 
     private final UcxWorkerVerticle ucx;
     private final AgentSettings settings;
-    private final AgentLayout layout;
+    /** The block sizes the agent reads EC volumes with: SeaweedFS's, except for tests' small EC volumes. */
+    private final long ecLargeBlock;
+    private final long ecSmallBlock;
     private final AgentMetrics metrics = new AgentMetrics();
     private final String instanceId;
 
@@ -88,14 +90,18 @@ public final class AgentVerticle extends VerticleBase {
 
     /** @param ucx an already deployed UCX worker verticle (any Vert.x instance) */
     public AgentVerticle(UcxWorkerVerticle ucx, AgentSettings settings) {
-        this(ucx, settings, AgentLayout.FIXED);
+        this(ucx, settings, EcLayout.LARGE_BLOCK, EcLayout.SMALL_BLOCK);
     }
 
-    /** With another layout than {@link AgentLayout#FIXED} (tests reaching a bound with small volumes). */
-    public AgentVerticle(UcxWorkerVerticle ucx, AgentSettings settings, AgentLayout layout) {
+    /**
+     * With other EC block sizes than SeaweedFS's: the one thing tests cannot reach with real volumes of test size, as
+     * a large EC row is ten 1 GiB blocks. Their small blocks cross every kind of block boundary in a few KiB.
+     */
+    AgentVerticle(UcxWorkerVerticle ucx, AgentSettings settings, long ecLargeBlock, long ecSmallBlock) {
         this.ucx = Objects.requireNonNull(ucx, "ucx");
         this.settings = Objects.requireNonNull(settings, "settings");
-        this.layout = Objects.requireNonNull(layout, "layout");
+        this.ecLargeBlock = ecLargeBlock;
+        this.ecSmallBlock = ecSmallBlock;
         byte[] nonce = new byte[8];
         new SecureRandom().nextBytes(nonce);
         this.instanceId = settings.agentId() + "/" + HexFormat.of().formatHex(nonce);
@@ -128,10 +134,6 @@ public final class AgentVerticle extends VerticleBase {
         return settings;
     }
 
-    public AgentLayout layout() {
-        return layout;
-    }
-
     public AgentMetrics metrics() {
         return metrics;
     }
@@ -159,23 +161,18 @@ public final class AgentVerticle extends VerticleBase {
             return Future.failedFuture(new IllegalStateException("AgentVerticle must be deployed as a WORKER verticle "
                     + "(DeploymentOptions.setThreadingModel(ThreadingModel.WORKER)): it does file I/O on its context"));
         }
-        if (layout.maxFrameBytes() > UcxSettings.MAX_FRAME_BYTES) {
-            return Future.failedFuture(new IllegalArgumentException("the agent's largest control frame ("
-                    + layout.maxFrameBytes() + " bytes) must not exceed its UCX worker's ("
-                    + UcxSettings.MAX_FRAME_BYTES + ")"));
-        }
         String noGuard = SigbusGuard.absenceWarning();
         if (noGuard != null) {
             log.warn(noGuard);
         }
-        ControlCodec codec = new ControlCodec(layout.maxFrameBytes());
+        ControlCodec codec = new ControlCodec();
         memory = new SegmentMemory(ucx, settings.volumeMemory(), settings.volumeMemoryLimit(), metrics);
         retired = new RetiredMappings(vertx, memory, RETIRE_GRACE.toMillis());
-        server = new ControlServer(settings, layout.maxRepliesInFlight(), instanceId, codec, metrics,
-                ucx.settings().peerSettings());
+        server = new ControlServer(settings, instanceId, codec, metrics, ucx.settings().peerSettings());
         server.speakAtMost(protocolVersion);
-        follower = new VolumeFollower(settings, layout, memory, retired, metrics, server);
-        ecFollower = new EcFollower(settings, layout, memory, retired, follower::nextEpoch, server);
+        follower = new VolumeFollower(settings, memory, retired, metrics, server);
+        ecFollower = new EcFollower(settings, ecLargeBlock, ecSmallBlock, memory, retired, follower::nextEpoch,
+                server);
         server.serve(follower, ecFollower);
         long opening = System.nanoTime();
         return poll(true)

@@ -11,11 +11,12 @@ import java.util.List;
 
 /**
  * The {@code .dat} of one volume epoch as served segments: read-only mappings registered with UCX, or copies in
- * UCX-allocated memory (agent.volumeMemory). Segment {@code i} covers bytes [i·segmentBytes, min((i+1)·segmentBytes,
- * served end)): every segment but the last is full, so a file offset finds its segment by division. Nothing is ever
- * served past the file's size as it was read before mapping or copying (SeaweedFS only appends, so bytes below it are
- * stable). When the file grows, a copied tail with spare capacity takes the new bytes in place (readers of the shorter
- * segment still read the same bytes); any other short tail is replaced by a larger one, and new segments follow it.
+ * UCX-allocated memory (agent.volumeMemory). Segment {@code i} covers bytes [i·S, min((i+1)·S, served end)), S being
+ * {@link #SEGMENT_BYTES}: every segment but the last is full, so a file offset finds its segment by division. Nothing
+ * is ever served past the file's size as it was read before mapping or copying (SeaweedFS only appends, so bytes below
+ * it are stable). When the file grows, a copied tail with spare capacity takes the new bytes in place (readers of the
+ * shorter segment still read the same bytes); any other short tail is replaced by a larger one, and new segments
+ * follow it.
  *
  * <p>Copies are decided per volume epoch: when the whole file fits {@code agent.volumeMemoryLimit} at open it is
  * copied, otherwise mapped. A copied epoch whose growth no longer fits keeps its copies and serves the growth mapped.
@@ -23,6 +24,12 @@ import java.util.List;
  */
 final class DatSegments {
 
+    /**
+     * Bytes of one segment, every one but the last: 1 GiB, whole pages so every registration starts on a page
+     * boundary, and below the 2 GiB Java 17 maps at a time. A volume's 32 GiB (offset4) is then 32 segments, each
+     * one mapping, one registration and one remote key.
+     */
+    static final long SEGMENT_BYTES = 1L << 30;
     /** A growing copied tail gets at least this much room (or a whole segment), so small appends rarely re-copy. */
     private static final long MIN_TAIL_ROOM = 1 << 20;
     private static final long PAGE = 4096;
@@ -30,16 +37,14 @@ final class DatSegments {
     private final FileChannel dat;
     private final long volumeId;
     private final String source;
-    private final long segmentBytes;
     private final SegmentMemory memory;
     private boolean copying;
     private List<ServedSegment> segments = List.of();
 
-    DatSegments(FileChannel dat, long volumeId, String source, long segmentBytes, SegmentMemory memory) {
+    DatSegments(FileChannel dat, long volumeId, String source, SegmentMemory memory) {
         this.dat = dat;
         this.volumeId = volumeId;
         this.source = source;
-        this.segmentBytes = segmentBytes;
         this.memory = memory;
         this.copying = memory.copies();
     }
@@ -80,8 +85,8 @@ final class DatSegments {
         List<ServedSegment> kept = new ArrayList<>(segments);
         List<ServedSegment> replaced = new ArrayList<>(1);
         ServedSegment tail = kept.isEmpty() ? null : kept.get(kept.size() - 1);
-        if (tail != null && tail.length() < segmentBytes) {
-            long tailEnd = Math.min(tail.fileOffset() + segmentBytes, size);
+        if (tail != null && tail.length() < SEGMENT_BYTES) {
+            long tailEnd = Math.min(tail.fileOffset() + SEGMENT_BYTES, size);
             if (tail.capacity() >= tailEnd - tail.fileOffset()) {
                 try {
                     memory.fill(dat, source, tail, tailEnd);
@@ -94,10 +99,10 @@ final class DatSegments {
             }
         }
         long start = kept.isEmpty() ? 0 : kept.get(kept.size() - 1).end();
-        long newSegments = (size - start + segmentBytes - 1) / segmentBytes;
+        long newSegments = (size - start + SEGMENT_BYTES - 1) / SEGMENT_BYTES;
         if (kept.size() + newSegments > ProtocolLimits.MAX_SEGMENTS) {
             return Future.failedFuture(new IOException(source + ": " + size + " bytes need "
-                    + (kept.size() + newSegments) + " segments of " + segmentBytes + " bytes, more than the "
+                    + (kept.size() + newSegments) + " segments of " + SEGMENT_BYTES + " bytes, more than the "
                     + ProtocolLimits.MAX_SEGMENTS + " a volume may have"));
         }
         List<Future<ServedSegment>> made = serve(start, size, opening);
@@ -120,9 +125,9 @@ final class DatSegments {
     private List<Future<ServedSegment>> serve(long start, long size, boolean opening) {
         List<long[]> pieces = new ArrayList<>(); // {at, length, capacity}
         long reserve = 0;
-        for (long at = start; at < size; at += segmentBytes) {
-            long length = Math.min(segmentBytes, size - at);
-            long capacity = length == segmentBytes || opening ? length : tailCapacity(length);
+        for (long at = start; at < size; at += SEGMENT_BYTES) {
+            long length = Math.min(SEGMENT_BYTES, size - at);
+            long capacity = length == SEGMENT_BYTES || opening ? length : tailCapacity(length);
             pieces.add(new long[] {at, length, capacity});
             reserve += capacity;
         }
@@ -139,7 +144,7 @@ final class DatSegments {
     /** Room for a growing tail: twice what it holds (whole pages), at least MIN_TAIL_ROOM, at most a segment. */
     private long tailCapacity(long length) {
         long room = Math.max(2 * length, MIN_TAIL_ROOM);
-        return Math.min(segmentBytes, (room + PAGE - 1) / PAGE * PAGE);
+        return Math.min(SEGMENT_BYTES, (room + PAGE - 1) / PAGE * PAGE);
     }
 
     /** Copies served bytes [fileOffset, fileOffset + length) into {@code into} at {@code at}, across segments. */
@@ -149,7 +154,7 @@ final class DatSegments {
                     + " are not served (served end " + mappedEnd() + ")");
         }
         while (length > 0) {
-            ServedSegment segment = segments.get((int) (fileOffset / segmentBytes));
+            ServedSegment segment = segments.get((int) (fileOffset / SEGMENT_BYTES));
             int within = (int) (fileOffset - segment.fileOffset());
             int n = (int) Math.min(length, segment.length() - within);
             segment.bytes().get(within, into, at, n);

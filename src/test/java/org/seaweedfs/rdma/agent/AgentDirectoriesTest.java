@@ -109,7 +109,7 @@ class AgentDirectoriesTest {
         Files.move(ec.files().vif(), disks.get(1).resolve("1.vif"));
         try (AgentHarness h = new AgentHarness(disks.get(0), AgentTestClient.ucxSettings(),
                 new AgentSetup("volumeDirs: " + disks.stream().map(d -> "'" + d + "'").toList()
-                        + "\nvolumeIdxDir: '" + idxDir + "'", AgentSetup.ecVolumes(4096)))) {
+                        + "\nvolumeIdxDir: '" + idxDir + "'", true))) {
             AgentTestClient client = AgentTestClient.sidecar(h);
             VolumeInfo volume = AgentTestClient.volume(client, 1);
             EcInfo info = volume.ec();
