@@ -70,7 +70,8 @@ public final class AgentVerticle extends VerticleBase {
 
     private final UcxWorkerVerticle ucx;
     private final AgentSettings settings;
-    /** The block sizes the agent reads EC volumes with: SeaweedFS's, except for tests' small EC volumes. */
+    /** {@link DatSegments#SEGMENT_BYTES}, and SeaweedFS's EC blocks; less only in tests (see the constructor). */
+    private final long segmentBytes;
     private final long ecLargeBlock;
     private final long ecSmallBlock;
     private final AgentMetrics metrics = new AgentMetrics();
@@ -90,16 +91,19 @@ public final class AgentVerticle extends VerticleBase {
 
     /** @param ucx an already deployed UCX worker verticle (any Vert.x instance) */
     public AgentVerticle(UcxWorkerVerticle ucx, AgentSettings settings) {
-        this(ucx, settings, EcLayout.LARGE_BLOCK, EcLayout.SMALL_BLOCK);
+        this(ucx, settings, DatSegments.SEGMENT_BYTES, EcLayout.LARGE_BLOCK, EcLayout.SMALL_BLOCK);
     }
 
     /**
-     * With other EC block sizes than SeaweedFS's: the one thing tests cannot reach with real volumes of test size, as
-     * a large EC row is ten 1 GiB blocks. Their small blocks cross every kind of block boundary in a few KiB.
+     * With smaller pieces than the product's, for what tests cannot reach with them in reasonable time: copies of
+     * several segments ({@code agent.volumeMemory: ucx} copies a whole 1 GiB segment, seconds per test; mapped
+     * volumes reach several segments with sparse files), and large EC rows (ten 1 GiB blocks each).
      */
-    AgentVerticle(UcxWorkerVerticle ucx, AgentSettings settings, long ecLargeBlock, long ecSmallBlock) {
+    AgentVerticle(UcxWorkerVerticle ucx, AgentSettings settings, long segmentBytes, long ecLargeBlock,
+                  long ecSmallBlock) {
         this.ucx = Objects.requireNonNull(ucx, "ucx");
         this.settings = Objects.requireNonNull(settings, "settings");
+        this.segmentBytes = segmentBytes;
         this.ecLargeBlock = ecLargeBlock;
         this.ecSmallBlock = ecSmallBlock;
         byte[] nonce = new byte[8];
@@ -166,7 +170,8 @@ public final class AgentVerticle extends VerticleBase {
             log.warn(noGuard);
         }
         ControlCodec codec = new ControlCodec();
-        memory = new SegmentMemory(ucx, settings.volumeMemory(), settings.volumeMemoryLimit(), metrics);
+        memory = new SegmentMemory(ucx, settings.volumeMemory(), settings.volumeMemoryLimit(), segmentBytes,
+                metrics);
         retired = new RetiredMappings(vertx, memory, RETIRE_GRACE.toMillis());
         server = new ControlServer(settings, instanceId, codec, metrics, ucx.settings().peerSettings());
         server.speakAtMost(protocolVersion);

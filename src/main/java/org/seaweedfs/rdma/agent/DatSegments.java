@@ -38,6 +38,7 @@ final class DatSegments {
     private final long volumeId;
     private final String source;
     private final SegmentMemory memory;
+    private final long segmentBytes;
     private boolean copying;
     private List<ServedSegment> segments = List.of();
 
@@ -46,6 +47,7 @@ final class DatSegments {
         this.volumeId = volumeId;
         this.source = source;
         this.memory = memory;
+        this.segmentBytes = memory.segmentBytes();
         this.copying = memory.copies();
     }
 
@@ -85,8 +87,8 @@ final class DatSegments {
         List<ServedSegment> kept = new ArrayList<>(segments);
         List<ServedSegment> replaced = new ArrayList<>(1);
         ServedSegment tail = kept.isEmpty() ? null : kept.get(kept.size() - 1);
-        if (tail != null && tail.length() < SEGMENT_BYTES) {
-            long tailEnd = Math.min(tail.fileOffset() + SEGMENT_BYTES, size);
+        if (tail != null && tail.length() < segmentBytes) {
+            long tailEnd = Math.min(tail.fileOffset() + segmentBytes, size);
             if (tail.capacity() >= tailEnd - tail.fileOffset()) {
                 try {
                     memory.fill(dat, source, tail, tailEnd);
@@ -99,10 +101,10 @@ final class DatSegments {
             }
         }
         long start = kept.isEmpty() ? 0 : kept.get(kept.size() - 1).end();
-        long newSegments = (size - start + SEGMENT_BYTES - 1) / SEGMENT_BYTES;
+        long newSegments = (size - start + segmentBytes - 1) / segmentBytes;
         if (kept.size() + newSegments > ProtocolLimits.MAX_SEGMENTS) {
             return Future.failedFuture(new IOException(source + ": " + size + " bytes need "
-                    + (kept.size() + newSegments) + " segments of " + SEGMENT_BYTES + " bytes, more than the "
+                    + (kept.size() + newSegments) + " segments of " + segmentBytes + " bytes, more than the "
                     + ProtocolLimits.MAX_SEGMENTS + " a volume may have"));
         }
         List<Future<ServedSegment>> made = serve(start, size, opening);
@@ -125,9 +127,9 @@ final class DatSegments {
     private List<Future<ServedSegment>> serve(long start, long size, boolean opening) {
         List<long[]> pieces = new ArrayList<>(); // {at, length, capacity}
         long reserve = 0;
-        for (long at = start; at < size; at += SEGMENT_BYTES) {
-            long length = Math.min(SEGMENT_BYTES, size - at);
-            long capacity = length == SEGMENT_BYTES || opening ? length : tailCapacity(length);
+        for (long at = start; at < size; at += segmentBytes) {
+            long length = Math.min(segmentBytes, size - at);
+            long capacity = length == segmentBytes || opening ? length : tailCapacity(length);
             pieces.add(new long[] {at, length, capacity});
             reserve += capacity;
         }
@@ -144,7 +146,7 @@ final class DatSegments {
     /** Room for a growing tail: twice what it holds (whole pages), at least MIN_TAIL_ROOM, at most a segment. */
     private long tailCapacity(long length) {
         long room = Math.max(2 * length, MIN_TAIL_ROOM);
-        return Math.min(SEGMENT_BYTES, (room + PAGE - 1) / PAGE * PAGE);
+        return Math.min(segmentBytes, (room + PAGE - 1) / PAGE * PAGE);
     }
 
     /** Copies served bytes [fileOffset, fileOffset + length) into {@code into} at {@code at}, across segments. */
@@ -154,7 +156,7 @@ final class DatSegments {
                     + " are not served (served end " + mappedEnd() + ")");
         }
         while (length > 0) {
-            ServedSegment segment = segments.get((int) (fileOffset / SEGMENT_BYTES));
+            ServedSegment segment = segments.get((int) (fileOffset / segmentBytes));
             int within = (int) (fileOffset - segment.fileOffset());
             int n = (int) Math.min(length, segment.length() - within);
             segment.bytes().get(within, into, at, n);

@@ -108,8 +108,8 @@ class AgentDirectoriesTest {
         Files.move(ec.files().ecj(), idxDir.resolve("1.ecj"));
         Files.move(ec.files().vif(), disks.get(1).resolve("1.vif"));
         try (AgentHarness h = new AgentHarness(disks.get(0), AgentTestClient.ucxSettings(),
-                new AgentSetup("volumeDirs: " + disks.stream().map(d -> "'" + d + "'").toList()
-                        + "\nvolumeIdxDir: '" + idxDir + "'", true))) {
+                AgentSetup.ecVolumes().and("volumeDirs: " + disks.stream().map(d -> "'" + d + "'").toList()
+                        + "\nvolumeIdxDir: '" + idxDir + "'"))) {
             AgentTestClient client = AgentTestClient.sidecar(h);
             VolumeInfo volume = AgentTestClient.volume(client, 1);
             EcInfo info = volume.ec();

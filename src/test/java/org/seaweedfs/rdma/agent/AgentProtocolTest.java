@@ -59,7 +59,6 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.seaweedfs.rdma.agent.AgentTestClient.fullSync;
 import static org.seaweedfs.rdma.agent.AgentTestClient.volume;
 import static org.seaweedfs.rdma.testing.Await.await;
-import static org.seaweedfs.rdma.testing.SparseVolumes.GIB;
 
 /** The control protocol served over real UCX (loopback) against copies of the SeaweedFS fixture volumes. */
 class AgentProtocolTest extends AgentTestBase {
@@ -239,12 +238,16 @@ class AgentProtocolTest extends AgentTestBase {
 
     @Test
     void everyLiveRecordReadWithGetsEqualsTheFile() throws Exception {
+        long segment = segmentBytes();
         AgentHarness h = start(AgentSetup.DEFAULTS);
         AgentTestClient client = sidecar(h);
         for (long vid : new long[] {1, 2}) {
             VolumeInfo volume = volume(client, vid);
-            assertEquals(1, volume.segments().size(), "one segment below 1 GiB");
-            assertEquals(volume.datSize(), volume.segments().get(0).length());
+            assertEquals((volume.datSize() + segment - 1) / segment, volume.segments().size());
+            for (Segment piece : volume.segments()) {
+                assertEquals(piece.index() * segment, piece.fileOffset());
+                assertEquals(Math.min(segment, volume.datSize() - piece.fileOffset()), piece.length());
+            }
             byte[] dat = Files.readAllBytes(h.dir.resolve(vid + ".dat"));
             for (Map.Entry<Long, long[]> needle : replay(fullSync(client, vid, volume.epoch()).get(0)).entrySet()) {
                 long offset = needle.getValue()[0];
@@ -262,7 +265,8 @@ class AgentProtocolTest extends AgentTestBase {
         try (VolumeWriter writer = VolumeWriter.create(dir, "", 5, 3, IndexFormat.OFFSET4)) {
             offsets.put(1L, writer.append(NewNeedle.builder(1, 7, AgentFollowTest.randomBytes(3000, 1)).build()));
         }
-        long[] at = {GIB - 4000, GIB + 9000, 2 * GIB - 8};
+        long segment = segmentBytes();
+        long[] at = {segment - 4000, segment + 9000, 2 * segment - 8};
         for (int i = 0; i < at.length; i++) {
             long key = 2 + i;
             offsets.put(key, SparseVolumes.appendAt(dir.resolve("5.dat"), dir.resolve("5.idx"), IndexFormat.OFFSET4,
@@ -272,9 +276,9 @@ class AgentProtocolTest extends AgentTestBase {
         AgentTestClient client = sidecar(h);
         VolumeInfo volume = volume(client, 5);
         assertEquals(3, volume.segments().size());
-        for (Segment segment : volume.segments()) {
-            assertEquals(segment.index() * GIB, segment.fileOffset());
-            assertEquals(Math.min(GIB, volume.datSize() - segment.fileOffset()), segment.length());
+        for (Segment piece : volume.segments()) {
+            assertEquals(piece.index() * segment, piece.fileOffset());
+            assertEquals(Math.min(segment, volume.datSize() - piece.fileOffset()), piece.length());
         }
         Map<Long, long[]> live = replay(fullSync(client, 5, volume.epoch()).get(0));
         assertEquals(offsets.keySet(), live.keySet());
@@ -283,7 +287,7 @@ class AgentProtocolTest extends AgentTestBase {
             long offset = needle.getValue()[0];
             int length = (int) NeedleLayout.recordLength(needle.getValue()[1], 3);
             assertEquals(offsets.get(needle.getKey()), offset);
-            straddling += offset / GIB != (offset + length - 1) / GIB ? 1 : 0;
+            straddling += offset / segment != (offset + length - 1) / segment ? 1 : 0;
             assertArrayEquals(SparseVolumes.read(h.dir.resolve("5.dat"), offset, length),
                     client.get(volume, offset, length), "needle " + needle.getKey());
         }
