@@ -149,9 +149,7 @@ class AgentProtocolTest extends AgentTestBase {
             assertEquals("", v.collection());
             assertEquals(datSize, v.datSize());
             assertEquals(Files.size(h.dir.resolve(v.volumeId() + ".idx")), v.idxPosition());
-            assertEquals(1, v.segments().size(), "one 1 GiB segment covers a small volume");
-            assertEquals(0, v.segments().get(0).fileOffset());
-            assertEquals(datSize, v.segments().get(0).length());
+            assertCutInto(segmentBytes(), v);
             assertNotEquals(0, v.epoch());
             epochs.add(v.epoch());
         }
@@ -238,16 +236,11 @@ class AgentProtocolTest extends AgentTestBase {
 
     @Test
     void everyLiveRecordReadWithGetsEqualsTheFile() throws Exception {
-        long segment = segmentBytes();
         AgentHarness h = start(AgentSetup.DEFAULTS);
         AgentTestClient client = sidecar(h);
         for (long vid : new long[] {1, 2}) {
             VolumeInfo volume = volume(client, vid);
-            assertEquals((volume.datSize() + segment - 1) / segment, volume.segments().size());
-            for (Segment piece : volume.segments()) {
-                assertEquals(piece.index() * segment, piece.fileOffset());
-                assertEquals(Math.min(segment, volume.datSize() - piece.fileOffset()), piece.length());
-            }
+            assertCutInto(segmentBytes(), volume);
             byte[] dat = Files.readAllBytes(h.dir.resolve(vid + ".dat"));
             for (Map.Entry<Long, long[]> needle : replay(fullSync(client, vid, volume.epoch()).get(0)).entrySet()) {
                 long offset = needle.getValue()[0];
@@ -276,10 +269,7 @@ class AgentProtocolTest extends AgentTestBase {
         AgentTestClient client = sidecar(h);
         VolumeInfo volume = volume(client, 5);
         assertEquals(3, volume.segments().size());
-        for (Segment piece : volume.segments()) {
-            assertEquals(piece.index() * segment, piece.fileOffset());
-            assertEquals(Math.min(segment, volume.datSize() - piece.fileOffset()), piece.length());
-        }
+        assertCutInto(segment, volume);
         Map<Long, long[]> live = replay(fullSync(client, 5, volume.epoch()).get(0));
         assertEquals(offsets.keySet(), live.keySet());
         int straddling = 0;
@@ -372,6 +362,15 @@ class AgentProtocolTest extends AgentTestBase {
     }
 
     /** Key -> (offset, size) after replaying the entries with SeaweedFS's rule. */
+    /** The volume's {@code .dat} is cut at every multiple of {@code segment}: every segment full but the last. */
+    static void assertCutInto(long segment, VolumeInfo volume) {
+        assertEquals((volume.datSize() + segment - 1) / segment, volume.segments().size());
+        for (Segment piece : volume.segments()) {
+            assertEquals(piece.index() * segment, piece.fileOffset());
+            assertEquals(Math.min(segment, volume.datSize() - piece.fileOffset()), piece.length());
+        }
+    }
+
     static Map<Long, long[]> replay(SyncEntries... frames) {
         Map<Long, long[]> live = new HashMap<>();
         for (SyncEntries frame : frames) {
