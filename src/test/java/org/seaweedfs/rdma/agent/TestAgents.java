@@ -1,6 +1,7 @@
 package org.seaweedfs.rdma.agent;
 
 import org.seaweedfs.rdma.ucx.UcxWorkerVerticle;
+import org.seaweedfs.rdma.volume.ec.EcLayout;
 import org.seaweedfs.rdma.volume.ec.EcTestVolumes;
 
 /**
@@ -27,7 +28,6 @@ public final class TestAgents {
         return smallEcBlocks
                 ? new AgentVerticle(ucx, settings, segmentBytes, EcTestVolumes.TEST_LARGE_BLOCK,
                         EcTestVolumes.TEST_SMALL_BLOCK)
-                : new AgentVerticle(ucx, settings, segmentBytes, org.seaweedfs.rdma.volume.ec.EcLayout.LARGE_BLOCK,
-                        org.seaweedfs.rdma.volume.ec.EcLayout.SMALL_BLOCK);
+                : new AgentVerticle(ucx, settings, segmentBytes, EcLayout.LARGE_BLOCK, EcLayout.SMALL_BLOCK);
     }
 }
