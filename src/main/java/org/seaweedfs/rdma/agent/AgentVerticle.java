@@ -97,7 +97,8 @@ public final class AgentVerticle extends VerticleBase {
     /**
      * With smaller pieces than the product's, for what tests cannot reach with them in reasonable time: copies of
      * several segments ({@code agent.volumeMemory: ucx} copies a whole 1 GiB segment, seconds per test; mapped
-     * volumes reach several segments with sparse files), and large EC rows (ten 1 GiB blocks each).
+     * volumes reach several segments with sparse files), EC shards of several segments and large EC rows (a shard
+     * passes 1 GiB, and a row is ten 1 GiB blocks, only for a {@code .dat} of 10 GiB).
      */
     AgentVerticle(UcxWorkerVerticle ucx, AgentSettings settings, long segmentBytes, long ecLargeBlock,
                   long ecSmallBlock) {

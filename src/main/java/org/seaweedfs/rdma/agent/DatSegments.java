@@ -27,7 +27,7 @@ final class DatSegments {
     /**
      * Bytes of one segment, every one but the last: 1 GiB, whole pages so every registration starts on a page
      * boundary, and below the 2 GiB Java 17 maps at a time. A volume's 32 GiB (offset4) is then 32 segments, each
-     * one mapping, one registration and one remote key. (Tests of copies give {@link SegmentMemory} less.)
+     * one mapping, one registration and one remote key. (Some tests give {@link SegmentMemory} less.)
      */
     static final long SEGMENT_BYTES = 1L << 30;
     /** A growing copied tail gets at least this much room (or a whole segment), so small appends rarely re-copy. */

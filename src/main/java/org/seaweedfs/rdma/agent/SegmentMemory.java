@@ -35,7 +35,7 @@ final class SegmentMemory {
     /** The agent is stopping: registrations are left to the UCX worker's own stop ({@link #leaveToWorker}). */
     private boolean leftToWorker;
 
-    /** @param segmentBytes {@link DatSegments#SEGMENT_BYTES}; tests of copies give less ({@link AgentVerticle}) */
+    /** @param segmentBytes {@link DatSegments#SEGMENT_BYTES}; less only in tests ({@link AgentVerticle}) */
     SegmentMemory(UcxWorkerVerticle ucx, VolumeMemory kind, long limit, long segmentBytes, AgentMetrics metrics) {
         this.ucx = ucx;
         this.kind = kind;

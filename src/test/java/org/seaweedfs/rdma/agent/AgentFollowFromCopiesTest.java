@@ -14,6 +14,6 @@ class AgentFollowFromCopiesTest extends AgentFollowTest {
     /** Several copied segments (growth past a segment) in a few KiB: a copy of a 1 GiB segment takes seconds. */
     @Override
     long segmentBytes() {
-        return TestAgents.COPY_SEGMENT_BYTES;
+        return TestAgents.SMALL_SEGMENT_BYTES;
     }
 }

@@ -14,6 +14,6 @@ class AgentProtocolFromCopiesTest extends AgentProtocolTest {
     /** Several copied segments in a few KiB (every record, records across segments): copying 1 GiB takes seconds. */
     @Override
     long segmentBytes() {
-        return TestAgents.COPY_SEGMENT_BYTES;
+        return TestAgents.SMALL_SEGMENT_BYTES;
     }
 }

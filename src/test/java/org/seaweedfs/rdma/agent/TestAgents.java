@@ -6,15 +6,18 @@ import org.seaweedfs.rdma.volume.ec.EcTestVolumes;
 
 /**
  * Agents cut into smaller pieces than the product's, for what tests cannot reach with its own in reasonable time
- * (the package-private {@link AgentVerticle} constructor says what): copies of several segments, and EC volumes with
- * large rows.
+ * (the package-private {@link AgentVerticle} constructor says what): copies of several segments, EC shards of several
+ * segments, and EC volumes with large rows.
  */
 public final class TestAgents {
 
     /** The product's segment size. */
     public static final long SEGMENT_BYTES = DatSegments.SEGMENT_BYTES;
-    /** Segments for tests of UCX copies: copying a whole 1 GiB segment takes seconds, one of 64 KiB none. */
-    public static final long COPY_SEGMENT_BYTES = 64 << 10;
+    /**
+     * Segments for tests of UCX copies (copying a whole 1 GiB segment takes seconds, one of 64 KiB none) and of EC
+     * volumes (a shard passes 1 GiB only for a {@code .dat} of 10 GiB).
+     */
+    public static final long SMALL_SEGMENT_BYTES = 64 << 10;
 
     private TestAgents() {
     }

@@ -19,7 +19,7 @@ import org.seaweedfs.rdma.volume.ec.EcTestVolumes;
  * @param agentYaml     lines of the {@code agent:} section (e.g. {@code "offset5: true"}); {@code listen} defaults to
  *                      {@code 127.0.0.1:0} and {@code volumeDirs} to the harness's directory when not given
  * @param segmentBytes  the size of the segments volumes are served in: {@link TestAgents#SEGMENT_BYTES}, or
- *                      {@link TestAgents#COPY_SEGMENT_BYTES} for copies of several segments
+ *                      {@link TestAgents#SMALL_SEGMENT_BYTES} for copies or EC shards of several segments
  * @param smallEcBlocks EC volumes are read with the blocks of {@link EcTestVolumes}, not SeaweedFS's
  */
 public record AgentSetup(String agentYaml, long segmentBytes, boolean smallEcBlocks) {
@@ -32,9 +32,12 @@ public record AgentSetup(String agentYaml, long segmentBytes, boolean smallEcBlo
         return new AgentSetup(agentYaml, TestAgents.SEGMENT_BYTES, false);
     }
 
-    /** Default configuration, for the tests' EC volumes ({@link EcTestVolumes}), whose blocks are small. */
+    /**
+     * Default configuration, for the tests' EC volumes ({@link EcTestVolumes}): their blocks are small, and so are the
+     * segments, so a shard has several.
+     */
     public static AgentSetup ecVolumes() {
-        return new AgentSetup("", TestAgents.SEGMENT_BYTES, true);
+        return new AgentSetup("", TestAgents.SMALL_SEGMENT_BYTES, true);
     }
 
     /** The same setup serving volumes in segments of {@code bytes}. */

@@ -212,7 +212,7 @@ class NeedleReaderTest {
     @EnumSource(VolumeMemory.class)
     void aRecordAcrossASegmentBoundaryReadsWhole(VolumeMemory memory) throws IOException {
         // Copies of a 1 GiB segment take seconds: copied volumes are served in small segments.
-        long segment = memory == VolumeMemory.UCX ? TestAgents.COPY_SEGMENT_BYTES : TestAgents.SEGMENT_BYTES;
+        long segment = memory == VolumeMemory.UCX ? TestAgents.SMALL_SEGMENT_BYTES : TestAgents.SEGMENT_BYTES;
         byte[] first = random(3000, 1);
         byte[] across = random(100_000, 2);
         try (VolumeWriter writer = newVolume(4)) {
