@@ -9,8 +9,8 @@ import org.seaweedfs.rdma.protocol.ProtocolLimits;
 
 /**
  * How an {@link AgentVerticle} serves the volumes of one volume server: the {@code agent.*} configuration keys, typed.
- * Built from the configuration ({@code RoleSettings.agent}); what the agent fixes itself is {@link AgentLayout} and
- * {@link AgentVerticle}'s constants.
+ * Built from the configuration ({@code RoleSettings.agent}); what the agent fixes itself are constants where they
+ * apply ({@link AgentVerticle}, {@link DatSegments#SEGMENT_BYTES}, {@link ControlServer#MAX_REPLIES_IN_FLIGHT}).
  *
  * @param host          address the control listener binds ({@code agent.listen})
  * @param port          its port, 0 = any free port ({@code agent.listen})

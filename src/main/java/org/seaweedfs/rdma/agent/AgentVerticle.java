@@ -6,8 +6,8 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.seaweedfs.rdma.protocol.ControlCodec;
 import org.seaweedfs.rdma.ucx.UcxListener;
-import org.seaweedfs.rdma.ucx.UcxSettings;
 import org.seaweedfs.rdma.ucx.UcxWorkerVerticle;
+import org.seaweedfs.rdma.volume.ec.EcLayout;
 
 import java.net.InetSocketAddress;
 import java.security.SecureRandom;
@@ -70,7 +70,10 @@ public final class AgentVerticle extends VerticleBase {
 
     private final UcxWorkerVerticle ucx;
     private final AgentSettings settings;
-    private final AgentLayout layout;
+    /** {@link DatSegments#SEGMENT_BYTES}, and SeaweedFS's EC blocks; less only in tests (see the constructor). */
+    private final long segmentBytes;
+    private final long ecLargeBlock;
+    private final long ecSmallBlock;
     private final AgentMetrics metrics = new AgentMetrics();
     private final String instanceId;
 
@@ -88,14 +91,22 @@ public final class AgentVerticle extends VerticleBase {
 
     /** @param ucx an already deployed UCX worker verticle (any Vert.x instance) */
     public AgentVerticle(UcxWorkerVerticle ucx, AgentSettings settings) {
-        this(ucx, settings, AgentLayout.FIXED);
+        this(ucx, settings, DatSegments.SEGMENT_BYTES, EcLayout.LARGE_BLOCK, EcLayout.SMALL_BLOCK);
     }
 
-    /** With another layout than {@link AgentLayout#FIXED} (tests reaching a bound with small volumes). */
-    public AgentVerticle(UcxWorkerVerticle ucx, AgentSettings settings, AgentLayout layout) {
+    /**
+     * With smaller pieces than the product's, for what tests cannot reach with them in reasonable time: copies of
+     * several segments ({@code agent.volumeMemory: ucx} copies a whole 1 GiB segment, seconds per test; mapped
+     * volumes reach several segments with sparse files), EC shards of several segments and large EC rows (a shard
+     * passes 1 GiB, and a row is ten 1 GiB blocks, only for a {@code .dat} of 10 GiB).
+     */
+    AgentVerticle(UcxWorkerVerticle ucx, AgentSettings settings, long segmentBytes, long ecLargeBlock,
+                  long ecSmallBlock) {
         this.ucx = Objects.requireNonNull(ucx, "ucx");
         this.settings = Objects.requireNonNull(settings, "settings");
-        this.layout = Objects.requireNonNull(layout, "layout");
+        this.segmentBytes = segmentBytes;
+        this.ecLargeBlock = ecLargeBlock;
+        this.ecSmallBlock = ecSmallBlock;
         byte[] nonce = new byte[8];
         new SecureRandom().nextBytes(nonce);
         this.instanceId = settings.agentId() + "/" + HexFormat.of().formatHex(nonce);
@@ -128,10 +139,6 @@ public final class AgentVerticle extends VerticleBase {
         return settings;
     }
 
-    public AgentLayout layout() {
-        return layout;
-    }
-
     public AgentMetrics metrics() {
         return metrics;
     }
@@ -159,23 +166,19 @@ public final class AgentVerticle extends VerticleBase {
             return Future.failedFuture(new IllegalStateException("AgentVerticle must be deployed as a WORKER verticle "
                     + "(DeploymentOptions.setThreadingModel(ThreadingModel.WORKER)): it does file I/O on its context"));
         }
-        if (layout.maxFrameBytes() > UcxSettings.MAX_FRAME_BYTES) {
-            return Future.failedFuture(new IllegalArgumentException("the agent's largest control frame ("
-                    + layout.maxFrameBytes() + " bytes) must not exceed its UCX worker's ("
-                    + UcxSettings.MAX_FRAME_BYTES + ")"));
-        }
         String noGuard = SigbusGuard.absenceWarning();
         if (noGuard != null) {
             log.warn(noGuard);
         }
-        ControlCodec codec = new ControlCodec(layout.maxFrameBytes());
-        memory = new SegmentMemory(ucx, settings.volumeMemory(), settings.volumeMemoryLimit(), metrics);
+        ControlCodec codec = new ControlCodec();
+        memory = new SegmentMemory(ucx, settings.volumeMemory(), settings.volumeMemoryLimit(), segmentBytes,
+                metrics);
         retired = new RetiredMappings(vertx, memory, RETIRE_GRACE.toMillis());
-        server = new ControlServer(settings, layout.maxRepliesInFlight(), instanceId, codec, metrics,
-                ucx.settings().peerSettings());
+        server = new ControlServer(settings, instanceId, codec, metrics, ucx.settings().peerSettings());
         server.speakAtMost(protocolVersion);
-        follower = new VolumeFollower(settings, layout, memory, retired, metrics, server);
-        ecFollower = new EcFollower(settings, layout, memory, retired, follower::nextEpoch, server);
+        follower = new VolumeFollower(settings, memory, retired, metrics, server);
+        ecFollower = new EcFollower(settings, ecLargeBlock, ecSmallBlock, memory, retired, follower::nextEpoch,
+                server);
         server.serve(follower, ecFollower);
         long opening = System.nanoTime();
         return poll(true)

@@ -50,8 +50,15 @@ final class ControlServer implements VolumeFollower.Events, EcFollower.Events {
 
     private static final Logger log = LoggerFactory.getLogger(ControlServer.class);
 
+    /**
+     * Large replies (volume lists, sync frames, read-through data) one channel may have queued for sending at once:
+     * with frames of at most 4 MiB ({@link ControlCodec#DEFAULT_MAX_FRAME_BYTES}) a sidecar makes the agent buffer at
+     * most 128 MiB, and 32 is well above what one sidecar's read path keeps in flight. Further such requests are
+     * answered OVERLOADED (retriable) at once.
+     */
+    static final int MAX_REPLIES_IN_FLIGHT = 32;
+
     private final AgentSettings settings;
-    private final int maxRepliesInFlight;
     private final String agentId;
     private final ControlCodec codec;
     private final AgentMetrics metrics;
@@ -64,10 +71,9 @@ final class ControlServer implements VolumeFollower.Events, EcFollower.Events {
     /** The newest protocol version spoken (older agents are tested by speaking less). */
     private int protocolVersion = ControlCodec.PROTOCOL_VERSION;
 
-    ControlServer(AgentSettings settings, int maxRepliesInFlight, String agentId, ControlCodec codec,
-                  AgentMetrics metrics, Map<String, Long> ucxSettings) {
+    ControlServer(AgentSettings settings, String agentId, ControlCodec codec, AgentMetrics metrics,
+                  Map<String, Long> ucxSettings) {
         this.settings = settings;
-        this.maxRepliesInFlight = maxRepliesInFlight;
         this.agentId = agentId;
         this.codec = codec;
         this.metrics = metrics;
@@ -131,7 +137,7 @@ final class ControlServer implements VolumeFollower.Events, EcFollower.Events {
         }
         boolean large = request instanceof SyncRequest || request instanceof ReadThrough
                 || request instanceof VolumeListRequest;
-        if (large && session.repliesInFlight() >= maxRepliesInFlight) {
+        if (large && session.repliesInFlight() >= MAX_REPLIES_IN_FLIGHT) {
             metrics.overloaded().increment();
             send(session, ErrorReply.of(request.requestId(), ErrorCode.OVERLOADED, session.repliesInFlight()
                     + " large replies are still being sent on this channel: retry later"));

@@ -11,11 +11,12 @@ import java.util.List;
 
 /**
  * The {@code .dat} of one volume epoch as served segments: read-only mappings registered with UCX, or copies in
- * UCX-allocated memory (agent.volumeMemory). Segment {@code i} covers bytes [i·segmentBytes, min((i+1)·segmentBytes,
- * served end)): every segment but the last is full, so a file offset finds its segment by division. Nothing is ever
- * served past the file's size as it was read before mapping or copying (SeaweedFS only appends, so bytes below it are
- * stable). When the file grows, a copied tail with spare capacity takes the new bytes in place (readers of the shorter
- * segment still read the same bytes); any other short tail is replaced by a larger one, and new segments follow it.
+ * UCX-allocated memory (agent.volumeMemory). Segment {@code i} covers bytes [i·S, min((i+1)·S, served end)), S being
+ * {@link #SEGMENT_BYTES}: every segment but the last is full, so a file offset finds its segment by division. Nothing
+ * is ever served past the file's size as it was read before mapping or copying (SeaweedFS only appends, so bytes below
+ * it are stable). When the file grows, a copied tail with spare capacity takes the new bytes in place (readers of the
+ * shorter segment still read the same bytes); any other short tail is replaced by a larger one, and new segments
+ * follow it.
  *
  * <p>Copies are decided per volume epoch: when the whole file fits {@code agent.volumeMemoryLimit} at open it is
  * copied, otherwise mapped. A copied epoch whose growth no longer fits keeps its copies and serves the growth mapped.
@@ -23,6 +24,12 @@ import java.util.List;
  */
 final class DatSegments {
 
+    /**
+     * Bytes of one segment, every one but the last: 1 GiB, whole pages so every registration starts on a page
+     * boundary, and below the 2 GiB Java 17 maps at a time. A volume's 32 GiB (offset4) is then 32 segments, each
+     * one mapping, one registration and one remote key. (Some tests give {@link SegmentMemory} less.)
+     */
+    static final long SEGMENT_BYTES = 1L << 30;
     /** A growing copied tail gets at least this much room (or a whole segment), so small appends rarely re-copy. */
     private static final long MIN_TAIL_ROOM = 1 << 20;
     private static final long PAGE = 4096;
@@ -30,17 +37,17 @@ final class DatSegments {
     private final FileChannel dat;
     private final long volumeId;
     private final String source;
-    private final long segmentBytes;
     private final SegmentMemory memory;
+    private final long segmentBytes;
     private boolean copying;
     private List<ServedSegment> segments = List.of();
 
-    DatSegments(FileChannel dat, long volumeId, String source, long segmentBytes, SegmentMemory memory) {
+    DatSegments(FileChannel dat, long volumeId, String source, SegmentMemory memory) {
         this.dat = dat;
         this.volumeId = volumeId;
         this.source = source;
-        this.segmentBytes = segmentBytes;
         this.memory = memory;
+        this.segmentBytes = memory.segmentBytes();
         this.copying = memory.copies();
     }
 

@@ -4,6 +4,7 @@ import io.vertx.core.Future;
 import org.seaweedfs.rdma.volume.IndexFormat;
 import org.seaweedfs.rdma.volume.ec.EcFiles;
 import org.seaweedfs.rdma.volume.ec.EcFileSet;
+import org.seaweedfs.rdma.volume.ec.EcLayout;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -55,7 +56,9 @@ final class EcFollower {
     private static final Logger log = LoggerFactory.getLogger(EcFollower.class);
 
     private final AgentSettings settings;
-    private final AgentLayout layout;
+    /** The EC layout's block sizes: SeaweedFS's ({@link EcLayout#LARGE_BLOCK}, {@link EcLayout#SMALL_BLOCK}). */
+    private final long largeBlock;
+    private final long smallBlock;
     private final IndexFormat format;
     private final SegmentMemory memory;
     private final RetiredMappings retired;
@@ -67,10 +70,11 @@ final class EcFollower {
     private final Set<String> reported = new HashSet<>();
     private boolean closed;
 
-    EcFollower(AgentSettings settings, AgentLayout layout, SegmentMemory memory, RetiredMappings retired,
+    EcFollower(AgentSettings settings, long largeBlock, long smallBlock, SegmentMemory memory, RetiredMappings retired,
                LongSupplier epochs, Events events) {
         this.settings = settings;
-        this.layout = layout;
+        this.largeBlock = largeBlock;
+        this.smallBlock = smallBlock;
         this.format = IndexFormat.of(settings.offset5());
         this.memory = memory;
         this.retired = retired;
@@ -257,8 +261,8 @@ final class EcFollower {
     private Future<EcServedVolume> open(EcFileSet files, Set<Object> olderShards) {
         EcServedVolume volume;
         try {
-            volume = EcServedVolume.open(files, format, epochs.getAsLong(), layout.ecLargeBlock(),
-                    layout.ecSmallBlock(), layout.segmentBytes(), memory, olderShards);
+            volume = EcServedVolume.open(files, format, epochs.getAsLong(), largeBlock, smallBlock, memory,
+                    olderShards);
             volume.followDeletions();
         } catch (IOException | RuntimeException e) {
             return Future.failedFuture(e);

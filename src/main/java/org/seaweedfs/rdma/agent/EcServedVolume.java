@@ -68,7 +68,6 @@ final class EcServedVolume implements SyncedIndex, Closeable {
     private final long ecxBytes;
     private final IndexTail tail;
     private final long expectedShardSize;
-    private final long segmentBytes;
     private final SegmentMemory memory;
     /** Shard files an older generation served: not of this one, so never served by it. */
     private final Set<Object> olderShards;
@@ -83,8 +82,8 @@ final class EcServedVolume implements SyncedIndex, Closeable {
     private long ecjRead;
 
     private EcServedVolume(EcFileSet files, long epoch, EcVolumeInfo info, EcLayout layout, IndexFormat format,
-                           FileChannel ecx, EcIndex index, Object ecxKey, long segmentBytes, SegmentMemory memory,
-                           Set<Object> olderShards, EcChecksums checksums) {
+                           FileChannel ecx, EcIndex index, Object ecxKey, SegmentMemory memory, Set<Object> olderShards,
+                           EcChecksums checksums) {
         this.files = files;
         this.epoch = epoch;
         this.info = info;
@@ -96,7 +95,6 @@ final class EcServedVolume implements SyncedIndex, Closeable {
         this.tail = new IndexTail(format);
         this.ecxBytes = index.entryCount() * format.entrySize();
         this.expectedShardSize = info.datFileSize() > 0 ? layout.shardFileSize(info.datFileSize()) : -1;
-        this.segmentBytes = segmentBytes;
         this.memory = memory;
         this.olderShards = Set.copyOf(olderShards);
         this.checksums = checksums;
@@ -110,7 +108,7 @@ final class EcServedVolume implements SyncedIndex, Closeable {
      * waits to be replaced. (Shards named {@code .ecNN.v<N>} are the generation's own.)
      */
     static EcServedVolume open(EcFileSet files, IndexFormat format, long epoch, long largeBlock, long smallBlock,
-                               long segmentBytes, SegmentMemory memory, Set<Object> olderShards) throws IOException {
+                               SegmentMemory memory, Set<Object> olderShards) throws IOException {
         EcVolumeInfo info = EcVolume.readInfo(files.vif());
         EcLayout layout = info.layout(largeBlock, smallBlock);
         Object key = ServedVolume.fileKey(files.ecx());
@@ -124,8 +122,8 @@ final class EcServedVolume implements SyncedIndex, Closeable {
                 LOG.warn("EC volume " + files + ": its checksum file cannot be trusted (" + sums.reason()
                         + "); shards are served unchecked, every needle's own CRC still guards its reads");
             }
-            return new EcServedVolume(files, epoch, info, layout, format, ecx, index, key, segmentBytes, memory,
-                    olderShards, sums.checksums());
+            return new EcServedVolume(files, epoch, info, layout, format, ecx, index, key, memory, olderShards,
+                    sums.checksums());
         } catch (IOException | RuntimeException e) {
             index.close();
             if (ecx != null) {
@@ -281,7 +279,7 @@ final class EcServedVolume implements SyncedIndex, Closeable {
                         + " other shards; SeaweedFS's ec.rebuild replaces it)");
                 return Future.succeededFuture(false);
             }
-            DatSegments segments = new DatSegments(channel, volumeId(), path.toString(), segmentBytes, memory);
+            DatSegments segments = new DatSegments(channel, volumeId(), path.toString(), memory);
             return segments.growTo(size).map(none -> {
                 shards.put(shardId, new Shard(shardId, path, channel, key, segments));
                 return true;

@@ -28,17 +28,25 @@ final class SegmentMemory {
     private final UcxWorkerVerticle ucx;
     private final VolumeMemory kind;
     private final long limit;
+    private final long segmentBytes;
     private final AgentMetrics metrics;
     private final Set<Long> warned = new HashSet<>();
     private long held;
     /** The agent is stopping: registrations are left to the UCX worker's own stop ({@link #leaveToWorker}). */
     private boolean leftToWorker;
 
-    SegmentMemory(UcxWorkerVerticle ucx, VolumeMemory kind, long limit, AgentMetrics metrics) {
+    /** @param segmentBytes {@link DatSegments#SEGMENT_BYTES}; less only in tests ({@link AgentVerticle}) */
+    SegmentMemory(UcxWorkerVerticle ucx, VolumeMemory kind, long limit, long segmentBytes, AgentMetrics metrics) {
         this.ucx = ucx;
         this.kind = kind;
         this.limit = limit;
+        this.segmentBytes = segmentBytes;
         this.metrics = metrics;
+    }
+
+    /** The size of every segment but a file's last. */
+    long segmentBytes() {
+        return segmentBytes;
     }
 
     /** Whether volumes are to be served from copies (agent.volumeMemory: ucx). */

@@ -79,8 +79,8 @@ final class ServedVolume implements SyncedIndex, Closeable {
     private long skippedEntries;
 
     private ServedVolume(VolumeFiles files, long epoch, FileChannel dat, FileChannel idx, Object datKey, Object idxKey,
-                         SuperBlock superBlock, IndexFormat format, long segmentBytes, SegmentMemory memory,
-                         Path indexDir, long minOverlay) {
+                         SuperBlock superBlock, IndexFormat format, SegmentMemory memory, Path indexDir,
+                         long minOverlay) {
         this.files = files;
         this.indexDir = indexDir;
         this.minOverlay = minOverlay;
@@ -91,7 +91,7 @@ final class ServedVolume implements SyncedIndex, Closeable {
         this.idxKey = idxKey;
         this.superBlock = superBlock;
         this.tail = new IndexTail(format);
-        this.segments = new DatSegments(dat, files.volumeId(), files.dat().toString(), segmentBytes, memory);
+        this.segments = new DatSegments(dat, files.volumeId(), files.dat().toString(), memory);
         this.memory = memory;
     }
 
@@ -102,8 +102,8 @@ final class ServedVolume implements SyncedIndex, Closeable {
      *
      * @throws IOException when a file cannot be opened, is replaced while opening, or is not a volume
      */
-    static ServedVolume open(VolumeFiles files, IndexFormat format, long epoch, long segmentBytes, SegmentMemory memory,
-                             Path indexDir, long minOverlay) throws IOException {
+    static ServedVolume open(VolumeFiles files, IndexFormat format, long epoch, SegmentMemory memory, Path indexDir,
+                             long minOverlay) throws IOException {
         if (!files.hasIndex()) {
             throw new IOException(files.dat() + " has no .idx beside it");
         }
@@ -117,8 +117,8 @@ final class ServedVolume implements SyncedIndex, Closeable {
                 throw new IOException(files.name() + " was replaced while it was being opened; trying again later");
             }
             SuperBlock superBlock = SuperBlock.read(dat, files.dat().toString());
-            return new ServedVolume(files, epoch, dat, idx, datBefore, idxBefore, superBlock, format, segmentBytes,
-                    memory, indexDir, minOverlay);
+            return new ServedVolume(files, epoch, dat, idx, datBefore, idxBefore, superBlock, format, memory,
+                    indexDir, minOverlay);
         } catch (IOException | RuntimeException e) {
             dat.close();
             if (idx != null) {

@@ -66,7 +66,6 @@ final class VolumeFollower {
     private static final int STALL_WARN_PASSES = 40;
 
     private final AgentSettings settings;
-    private final AgentLayout layout;
     private final IndexFormat format;
     private final SegmentMemory memory;
     private final RetiredMappings retired;
@@ -84,10 +83,9 @@ final class VolumeFollower {
     private long lastEpoch;
     private boolean closed;
 
-    VolumeFollower(AgentSettings settings, AgentLayout layout, SegmentMemory memory, RetiredMappings retired,
-                   AgentMetrics metrics, Events events) {
+    VolumeFollower(AgentSettings settings, SegmentMemory memory, RetiredMappings retired, AgentMetrics metrics,
+                   Events events) {
         this.settings = settings;
-        this.layout = layout;
         this.format = IndexFormat.of(settings.offset5());
         this.memory = memory;
         this.retired = retired;
@@ -236,8 +234,8 @@ final class VolumeFollower {
         ServedVolume volume;
         long size;
         try {
-            volume = ServedVolume.open(files, format, nextEpoch(), layout.segmentBytes(), memory,
-                    settings.indexCacheDir(), NeedleIndex.DEFAULT_MIN_OVERLAY);
+            volume = ServedVolume.open(files, format, nextEpoch(), memory, settings.indexCacheDir(),
+                    NeedleIndex.DEFAULT_MIN_OVERLAY);
             size = volume.datSize();
         } catch (IOException e) {
             return Future.failedFuture(e);

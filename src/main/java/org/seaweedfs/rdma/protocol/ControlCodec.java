@@ -30,6 +30,10 @@ public final class ControlCodec {
      */
     public static final int FROZEN_FRAME_VERSION = 1;
     public static final int HEADER_BYTES = 12;
+    /**
+     * The largest frame agents and sidecars send and accept: 4 MiB holds a read-through of a typical needle, 209 712
+     * sync entries and a whole lookup batch, and keeps what one peer can make the other buffer per frame small.
+     */
     public static final int DEFAULT_MAX_FRAME_BYTES = 4 * 1024 * 1024;
     public static final int MIN_MAX_FRAME_BYTES = 4 * 1024;
     public static final int MAX_MAX_FRAME_BYTES = 256 * 1024 * 1024;

@@ -48,7 +48,7 @@ public record UcxSettings(String tls, String netDevices, boolean peerErrorHandli
 
     /**
      * Largest message a channel sends or accepts: a bound on what a peer can make this process buffer. The control
-     * protocol's frames (4 MiB, {@code AgentLayout}) stay below it; the agent checks that at start.
+     * protocol's frames (4 MiB, {@code ControlCodec.DEFAULT_MAX_FRAME_BYTES}) stay below it.
      */
     public static final int MAX_FRAME_BYTES = 64 << 20;
 

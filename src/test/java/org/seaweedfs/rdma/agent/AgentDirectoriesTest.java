@@ -108,8 +108,8 @@ class AgentDirectoriesTest {
         Files.move(ec.files().ecj(), idxDir.resolve("1.ecj"));
         Files.move(ec.files().vif(), disks.get(1).resolve("1.vif"));
         try (AgentHarness h = new AgentHarness(disks.get(0), AgentTestClient.ucxSettings(),
-                new AgentSetup("volumeDirs: " + disks.stream().map(d -> "'" + d + "'").toList()
-                        + "\nvolumeIdxDir: '" + idxDir + "'", AgentSetup.ecVolumes(4096)))) {
+                AgentSetup.ecVolumes().and("volumeDirs: " + disks.stream().map(d -> "'" + d + "'").toList()
+                        + "\nvolumeIdxDir: '" + idxDir + "'"))) {
             AgentTestClient client = AgentTestClient.sidecar(h);
             VolumeInfo volume = AgentTestClient.volume(client, 1);
             EcInfo info = volume.ec();
@@ -120,10 +120,11 @@ class AgentDirectoriesTest {
 
             // A shard moves to another disk: served from there, same epoch.
             Files.move(disks.get(0).resolve("1.ec03"), disks.get(2).resolve("1.ec03"));
-            Await.until("shard 3 served from disk2", () -> AgentTestClient.volume(client, 1).ec(),
-                    e -> e.shard(3) != null && e.shards().size() == 14);
+            EcInfo moved = Await.until("shard 3 served from disk2 (mapped anew)",
+                    () -> AgentTestClient.volume(client, 1).ec(), e -> e.shard(3) != null
+                            && e.shards().size() == 14 && !e.shard(3).segments().equals(info.shard(3).segments()));
             assertEquals(volume.epoch(), AgentTestClient.volume(client, 1).epoch());
-            assertReadable(client, AgentTestClient.volume(client, 1).ec(), entries.subList(0, 20));
+            assertReadable(client, moved, entries.subList(0, 20));
 
             // A deletion journaled in the index directory's .ecj reaches the sidecar mirroring the volume.
             VolumeInfo now = AgentTestClient.volume(client, 1);

@@ -47,7 +47,7 @@ class AgentEcBitrotTest {
     private static void readsEveryNeedleAsStored(EcWriter.Result ec, int listed, Damage damage) throws Exception {
         Map<Long, EcNeedleReads.Expected> needles = EcNeedleReads.fixtureNeedles();
         try (AgentHarness agent = new AgentHarness(ec.files().dir(), AgentTestClient.ucxSettings(),
-                AgentSetup.layout(AgentSetup.ecVolumes(64 << 10)));
+                AgentSetup.ecVolumes());
              ReadPathHarness.SidecarSide side = new ReadPathHarness.SidecarSide("tcp",
                      new RegisteredBufferPool.Settings(64 << 10, 64, 1 << 20, 16))) {
             AgentTestClient client = AgentTestClient.sidecar(agent);

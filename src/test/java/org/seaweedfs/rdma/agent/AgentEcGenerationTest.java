@@ -63,7 +63,7 @@ class AgentEcGenerationTest {
                 gen1.info().datFileSize(), readShards(gen1.files()));
 
         try (AgentHarness agent = new AgentHarness(dir, AgentTestClient.ucxSettings(),
-                AgentSetup.layout(AgentSetup.ecVolumes(64 << 10)));
+                AgentSetup.ecVolumes());
              ReadPathHarness.SidecarSide side = new ReadPathHarness.SidecarSide("tcp",
                      new RegisteredBufferPool.Settings(64 << 10, 64, 1 << 20, 16))) {
             AgentTestClient client = AgentTestClient.sidecar(agent);
@@ -123,7 +123,7 @@ class AgentEcGenerationTest {
         Map<Long, byte[][]> shardBytes = Map.of(gen0.info().datFileSize(), readShards(gen0.files()),
                 gen1.info().datFileSize(), readShards(gen1.files()));
         try (AgentHarness agent = new AgentHarness(dir, AgentTestClient.ucxSettings(),
-                AgentSetup.layout(AgentSetup.ecVolumes(64 << 10)))) {
+                AgentSetup.ecVolumes())) {
             AgentTestClient client = AgentTestClient.sidecar(agent);
             long epoch0 = AgentTestClient.volume(client, 1).epoch();
             replace(gen1.files().vif(), dir.resolve("1.vif.v1"));

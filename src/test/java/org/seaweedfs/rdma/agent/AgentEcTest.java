@@ -57,7 +57,7 @@ class AgentEcTest {
     Path dir;
 
     private AgentHarness start() {
-        return new AgentHarness(dir, AgentTestClient.ucxSettings(), AgentSetup.layout(AgentSetup.ecVolumes(4096)));
+        return new AgentHarness(dir, AgentTestClient.ucxSettings(), AgentSetup.ecVolumes());
     }
 
     @Test

@@ -10,4 +10,10 @@ class AgentFollowFromCopiesTest extends AgentFollowTest {
     String base() {
         return VolumeCopyTest.COPIES;
     }
+
+    /** Several copied segments (growth past a segment) in a few KiB: a copy of a 1 GiB segment takes seconds. */
+    @Override
+    long segmentBytes() {
+        return TestAgents.SMALL_SEGMENT_BYTES;
+    }
 }

@@ -3,6 +3,7 @@ package org.seaweedfs.rdma.agent;
 import org.seaweedfs.rdma.testing.AgentSetup;
 import org.junit.jupiter.api.Test;
 import org.seaweedfs.rdma.testing.AgentHarness;
+import org.seaweedfs.rdma.testing.SparseVolumes;
 import org.seaweedfs.rdma.protocol.ControlMessage;
 import org.seaweedfs.rdma.protocol.ErrorCode;
 import org.seaweedfs.rdma.protocol.ErrorReply;
@@ -106,40 +107,42 @@ class AgentFollowTest extends AgentTestBase {
     }
 
     @Test
-    void growthOfASmallSegmentedVolumeAddsSegmentsAndKeepsTheOldOnes() throws Exception {
-        long segmentBytes = 64 << 10;
-        AgentHarness h = start(AgentSetup.layout(AgentSetup.segments(segmentBytes)));
-        AgentTestClient client = sidecar(h);
-        VolumeInfo before = volume(client, 2);
-        assertEquals(15, before.segments().size(), "942856 bytes in 64 KiB segments");
-        byte[] data = randomBytes(200_000, 2);
-        long offset;
-        try (VolumeWriter writer =
-                VolumeWriter.append(h.dir.resolve("2.dat"), h.dir.resolve("2.idx"), IndexFormat.OFFSET4)) {
-            offset = writer.append(NewNeedle.builder(0x2000, 7, data).appendAtNs(3).build());
+    void growthPastASegmentAddsSegmentsAndKeepsTheFullOnes() throws Exception {
+        long segment = segmentBytes();
+        Path dir = Files.createDirectories(tmp.resolve("volumes"));
+        Path dat = dir.resolve("5.dat");
+        Path idx = dir.resolve("5.idx");
+        try (VolumeWriter writer = VolumeWriter.create(dir, "", 5, 3, IndexFormat.OFFSET4)) {
+            writer.append(NewNeedle.builder(1, 7, randomBytes(1000, 1)).build());
         }
-        VolumeChanged changed = client.nextPush(VolumeChanged.class, c -> c.volumeId() == 2);
+        SparseVolumes.appendAt(dat, idx, IndexFormat.OFFSET4, segment + 1000,
+                NewNeedle.builder(2, 7, randomBytes(1000, 2)).build());
+        AgentHarness h = start(AgentSetup.DEFAULTS);
+        AgentTestClient client = sidecar(h);
+        VolumeInfo before = volume(client, 5);
+        assertEquals(2, before.segments().size(), "a full segment and a short tail");
+        byte[] data = randomBytes(200_000, 3);
+        long offset = SparseVolumes.appendAt(dat, idx, IndexFormat.OFFSET4, 2 * segment - 5000,
+                NewNeedle.builder(0x2000, 7, data).appendAtNs(3).build());
+        VolumeChanged changed = client.nextPush(VolumeChanged.class, c -> c.volumeId() == 5);
         assertEquals(VolumeChanged.Reason.GROWN, changed.reason());
         assertEquals(before.epoch(), changed.epoch());
 
-        VolumeInfo after = awaitVolume(client, 2, v -> v.datSize() == sizeOf(h.dir.resolve("2.dat")));
-        long datSize = Files.size(h.dir.resolve("2.dat"));
-        assertEquals((datSize + segmentBytes - 1) / segmentBytes, after.segments().size());
-        assertEquals(before.segments().subList(0, 14), after.segments().subList(0, 14),
-                "full segments stay registered as they were");
-        assertNotEquals(before.segments().get(14).length(), after.segments().get(14).length(),
+        VolumeInfo after = awaitVolume(client, 5, v -> v.datSize() == sizeOf(dat));
+        AgentProtocolTest.assertCutInto(segment, after);
+        assertEquals(before.segments().get(0), after.segments().get(0), "the full segment stays registered as it was");
+        assertNotEquals(before.segments().get(1).length(), after.segments().get(1).length(),
                 "the short tail was mapped again");
-        LookupResult found = awaitFound(client, 2, 0x2000, 7);
+        LookupResult found = awaitFound(client, 5, 0x2000, 7);
         assertEquals(offset, found.offset());
-        byte[] dat = Files.readAllBytes(h.dir.resolve("2.dat"));
-        assertArrayEquals(Arrays.copyOfRange(dat, (int) offset, (int) (offset + found.recordSize())),
-                client.get(after, offset, (int) found.recordSize()), "a record over four segments");
+        assertArrayEquals(SparseVolumes.read(dat, offset, (int) found.recordSize()),
+                client.get(after, offset, (int) found.recordSize()), "a record across the new segment boundary");
         assertTrue(h.agent.metrics().remaps().sum() >= 1);
 
         // A reader still holding the old list (within the grace) reads the old tail correctly.
-        Segment oldTail = before.segments().get(14);
+        Segment oldTail = before.segments().get(1);
         int length = (int) oldTail.length();
-        assertArrayEquals(Arrays.copyOfRange(dat, (int) oldTail.fileOffset(), (int) oldTail.fileOffset() + length),
+        assertArrayEquals(SparseVolumes.read(dat, oldTail.fileOffset(), length),
                 client.get(before, oldTail.fileOffset(), length));
     }
 

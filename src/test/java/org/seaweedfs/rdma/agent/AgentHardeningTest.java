@@ -116,36 +116,38 @@ class AgentHardeningTest {
         try (VolumeWriter writer = VolumeWriter.create(dir, "", 8, 3, IndexFormat.OFFSET4)) {
             writer.append(NewNeedle.builder(1, 0x11, bytes(1 << 20, 1)).build());
         }
-        AgentLayout f = AgentLayout.FIXED;
-        AgentLayout twoReplies = new AgentLayout(f.segmentBytes(), f.ecLargeBlock(), f.ecSmallBlock(),
-                f.maxFrameBytes(), 2);
-        harness = new AgentHarness(dir, AgentTestClient.ucxSettings(), AgentSetup.layout(twoReplies));
+        harness = new AgentHarness(dir, AgentTestClient.ucxSettings(), AgentSetup.DEFAULTS);
         AgentTestClient client = sidecar(harness);
         LookupResult at = client.request(id -> new Lookup(id, 8, 1, 0x11), LookupResult.class);
-        List<CompletableFuture<ControlMessage>> replies = new ArrayList<>();
-        for (int i = 0; i < 64; i++) {
-            replies.add(client.requestAsync(id -> new ReadThrough(id, 8, 1, 0x11, 0, (int) at.recordSize())));
+        int flood = 8 * ControlServer.MAX_REPLIES_IN_FLIGHT;
+        // Each reply is checked as it comes and only its kind kept, so the flood's bytes do not pile up here.
+        List<CompletableFuture<Boolean>> served = new ArrayList<>();
+        for (int i = 0; i < flood; i++) {
+            served.add(client.requestAsync(id -> new ReadThrough(id, 8, 1, 0x11, 0, (int) at.recordSize()))
+                    .thenApply(reply -> servedWhole(reply, at.recordSize())));
         }
-        int served = 0;
         int overloaded = 0;
-        for (CompletableFuture<ControlMessage> reply : replies) {
-            ControlMessage message = reply.get(AgentTestClient.TIMEOUT_S, TimeUnit.SECONDS);
-            if (message instanceof ErrorReply error) {
-                assertEquals(ErrorCode.OVERLOADED, error.code());
-                assertTrue(error.retriable());
-                assertTrue(error.message().contains("large replies are still being sent"), error.message());
-                overloaded++;
-            } else {
-                assertEquals(at.recordSize(), assertInstanceOf(ReadThroughData.class, message).bytes().length);
-                served++;
-            }
+        for (CompletableFuture<Boolean> reply : served) {
+            overloaded += reply.get(AgentTestClient.TIMEOUT_S, TimeUnit.SECONDS) ? 0 : 1;
         }
-        assertTrue(overloaded > 0, "64 queued 1 MiB replies exceed a bound of 2");
-        assertTrue(served >= 2, served + " served");
+        assertTrue(overloaded > 0, flood + " queued 1 MiB replies exceed the bound of 32");
+        assertTrue(flood - overloaded >= ControlServer.MAX_REPLIES_IN_FLIGHT, (flood - overloaded) + " served");
         assertEquals(overloaded, harness.agent.metrics().overloaded().sum());
         // Once the replies drained, the channel serves normally again.
         assertInstanceOf(ReadThroughData.class, client.request(id -> new ReadThrough(id, 8, 1, 0x11, 0, 64)));
         assertEquals(7, client.request(id -> new Ping(id, 7), Pong.class).sentNanos());
+    }
+
+    /** True for the whole record, false for OVERLOADED; anything else fails the test. */
+    private static boolean servedWhole(ControlMessage reply, long recordSize) {
+        if (reply instanceof ErrorReply error) {
+            assertEquals(ErrorCode.OVERLOADED, error.code());
+            assertTrue(error.retriable());
+            assertTrue(error.message().contains("large replies are still being sent"), error.message());
+            return false;
+        }
+        assertEquals(recordSize, assertInstanceOf(ReadThroughData.class, reply).bytes().length);
+        return true;
     }
 
     @Test

@@ -10,4 +10,10 @@ class AgentProtocolFromCopiesTest extends AgentProtocolTest {
     String base() {
         return VolumeCopyTest.COPIES;
     }
+
+    /** Several copied segments in a few KiB (every record, records across segments): copying 1 GiB takes seconds. */
+    @Override
+    long segmentBytes() {
+        return TestAgents.SMALL_SEGMENT_BYTES;
+    }
 }

@@ -4,9 +4,9 @@ import org.seaweedfs.rdma.testing.AgentSetup;
 import io.vertx.core.DeploymentOptions;
 import org.seaweedfs.rdma.testing.AgentHarness;
 import io.vertx.core.ThreadingModel;
+import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.params.ParameterizedTest;
-import org.junit.jupiter.params.provider.ValueSource;
+import org.junit.jupiter.api.io.TempDir;
 import org.seaweedfs.rdma.protocol.ControlCodec;
 import org.seaweedfs.rdma.protocol.ControlMessage;
 import org.seaweedfs.rdma.protocol.ErrorCode;
@@ -28,10 +28,16 @@ import org.seaweedfs.rdma.protocol.VolumeList;
 import org.seaweedfs.rdma.protocol.VolumeListRequest;
 import org.seaweedfs.rdma.ucx.UcxWorkerVerticle;
 import org.seaweedfs.rdma.volume.FileId;
+import org.seaweedfs.rdma.testing.SparseVolumes;
+import org.seaweedfs.rdma.volume.IndexFormat;
 import org.seaweedfs.rdma.volume.NeedleLayout;
+import org.seaweedfs.rdma.volume.NewNeedle;
+import org.seaweedfs.rdma.volume.VolumeWriter;
 
+import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.file.Files;
+import java.nio.file.Path;
 import java.util.Arrays;
 import java.util.HashMap;
 import java.util.HashSet;
@@ -56,6 +62,23 @@ import static org.seaweedfs.rdma.testing.Await.await;
 
 /** The control protocol served over real UCX (loopback) against copies of the SeaweedFS fixture volumes. */
 class AgentProtocolTest extends AgentTestBase {
+
+    /** A volume whose index does not fit one sync frame of 4 MiB (209 712 entries): written once per class. */
+    private static final long MANY_NEEDLES_VOLUME = 9;
+    private static final int MANY_NEEDLES = new ControlCodec().maxSyncEntriesPerFrame() + 1000;
+
+    @TempDir
+    static Path manyNeedles;
+
+    @BeforeAll
+    static void writeManyNeedles() throws IOException {
+        byte[] body = {42};
+        try (VolumeWriter writer = VolumeWriter.create(manyNeedles, "", MANY_NEEDLES_VOLUME, 3, IndexFormat.OFFSET4)) {
+            for (int key = 1; key <= MANY_NEEDLES; key++) {
+                writer.append(NewNeedle.builder(key, 7, body).build());
+            }
+        }
+    }
 
     @Test
     void helloThenPing() throws Exception {
@@ -126,9 +149,7 @@ class AgentProtocolTest extends AgentTestBase {
             assertEquals("", v.collection());
             assertEquals(datSize, v.datSize());
             assertEquals(Files.size(h.dir.resolve(v.volumeId() + ".idx")), v.idxPosition());
-            assertEquals(1, v.segments().size(), "one 1 GiB segment covers a small volume");
-            assertEquals(0, v.segments().get(0).fileOffset());
-            assertEquals(datSize, v.segments().get(0).length());
+            assertCutInto(segmentBytes(), v);
             assertNotEquals(0, v.epoch());
             epochs.add(v.epoch());
         }
@@ -201,44 +222,66 @@ class AgentProtocolTest extends AgentTestBase {
 
     @Test
     void aLargeSyncIsCutIntoFramesOfTheMaximumSize() throws Exception {
-        AgentLayout f = AgentLayout.FIXED;
-        AgentHarness h = start(AgentSetup.layout(new AgentLayout(f.segmentBytes(), f.ecLargeBlock(), f.ecSmallBlock(),
-                4096, f.maxRepliesInFlight()))); // (4096 - 64) / 20 = 201 entries
-        List<SyncEntries> frames = fullSync(sidecar(h), 1, 0);
+        AgentHarness h = start(AgentSetup.config("volumeDirs: ['" + manyNeedles + "']"));
+        int perFrame = new ControlCodec().maxSyncEntriesPerFrame();
+        List<SyncEntries> frames = fullSync(sidecar(h), MANY_NEEDLES_VOLUME, 0);
         assertEquals(2, frames.size());
         assertTrue(frames.get(0).more());
-        assertEquals(201, frames.get(0).entryCount());
-        assertEquals(97, frames.get(1).entryCount());
+        assertEquals(perFrame, frames.get(0).entryCount(), "the first frame is full: 4 MiB");
+        assertEquals(MANY_NEEDLES - perFrame, frames.get(1).entryCount());
+        assertFalse(frames.get(1).more());
         assertEquals(frames.get(0).toPosition(), frames.get(1).fromPosition());
+        assertEquals(MANY_NEEDLES, replay(frames.toArray(SyncEntries[]::new)).size());
     }
 
-    @ParameterizedTest(name = "segmentBytes {0}")
-    @ValueSource(longs = {1L << 30, 64 << 10, 16 << 10})
-    void everyLiveRecordReadWithGetsEqualsTheFile(long segmentBytes) throws Exception {
-        AgentHarness h = start(AgentSetup.layout(AgentSetup.segments(segmentBytes)));
+    @Test
+    void everyLiveRecordReadWithGetsEqualsTheFile() throws Exception {
+        AgentHarness h = start(AgentSetup.DEFAULTS);
         AgentTestClient client = sidecar(h);
-        int straddling = 0;
         for (long vid : new long[] {1, 2}) {
             VolumeInfo volume = volume(client, vid);
-            assertEquals((volume.datSize() + segmentBytes - 1) / segmentBytes, volume.segments().size());
-            for (Segment segment : volume.segments()) {
-                assertEquals(segment.index() * segmentBytes, segment.fileOffset());
-                assertEquals(Math.min(segmentBytes, volume.datSize() - segment.fileOffset()), segment.length());
-            }
+            assertCutInto(segmentBytes(), volume);
             byte[] dat = Files.readAllBytes(h.dir.resolve(vid + ".dat"));
             for (Map.Entry<Long, long[]> needle : replay(fullSync(client, vid, volume.epoch()).get(0)).entrySet()) {
                 long offset = needle.getValue()[0];
                 int length = (int) NeedleLayout.recordLength(needle.getValue()[1], 3);
-                if (offset / segmentBytes != (offset + length - 1) / segmentBytes) {
-                    straddling++;
-                }
                 assertArrayEquals(Arrays.copyOfRange(dat, (int) offset, (int) offset + length),
                         client.get(volume, offset, length), "needle " + Long.toHexString(needle.getKey()));
             }
         }
-        if (segmentBytes < 1 << 20) {
-            assertTrue(straddling > 0, "some records straddle two segments");
+    }
+
+    @Test
+    void recordsAcrossSegmentBoundariesReadWhole() throws Exception {
+        Path dir = Files.createDirectories(tmp.resolve("volumes"));
+        Map<Long, Long> offsets = new HashMap<>();
+        try (VolumeWriter writer = VolumeWriter.create(dir, "", 5, 3, IndexFormat.OFFSET4)) {
+            offsets.put(1L, writer.append(NewNeedle.builder(1, 7, AgentFollowTest.randomBytes(3000, 1)).build()));
         }
+        long segment = segmentBytes();
+        long[] at = {segment - 4000, segment + 9000, 2 * segment - 8};
+        for (int i = 0; i < at.length; i++) {
+            long key = 2 + i;
+            offsets.put(key, SparseVolumes.appendAt(dir.resolve("5.dat"), dir.resolve("5.idx"), IndexFormat.OFFSET4,
+                    at[i], NewNeedle.builder(key, 7, AgentFollowTest.randomBytes(10_000, key)).build()));
+        }
+        AgentHarness h = start(AgentSetup.DEFAULTS);
+        AgentTestClient client = sidecar(h);
+        VolumeInfo volume = volume(client, 5);
+        assertEquals(3, volume.segments().size());
+        assertCutInto(segment, volume);
+        Map<Long, long[]> live = replay(fullSync(client, 5, volume.epoch()).get(0));
+        assertEquals(offsets.keySet(), live.keySet());
+        int straddling = 0;
+        for (Map.Entry<Long, long[]> needle : live.entrySet()) {
+            long offset = needle.getValue()[0];
+            int length = (int) NeedleLayout.recordLength(needle.getValue()[1], 3);
+            assertEquals(offsets.get(needle.getKey()), offset);
+            straddling += offset / segment != (offset + length - 1) / segment ? 1 : 0;
+            assertArrayEquals(SparseVolumes.read(h.dir.resolve("5.dat"), offset, length),
+                    client.get(volume, offset, length), "needle " + needle.getKey());
+        }
+        assertEquals(2, straddling, "a record across each segment boundary");
     }
 
     @Test
@@ -319,6 +362,15 @@ class AgentProtocolTest extends AgentTestBase {
     }
 
     /** Key -> (offset, size) after replaying the entries with SeaweedFS's rule. */
+    /** The volume's {@code .dat} is cut at every multiple of {@code segment}: every segment full but the last. */
+    static void assertCutInto(long segment, VolumeInfo volume) {
+        assertEquals((volume.datSize() + segment - 1) / segment, volume.segments().size());
+        for (Segment piece : volume.segments()) {
+            assertEquals(piece.index() * segment, piece.fileOffset());
+            assertEquals(Math.min(segment, volume.datSize() - piece.fileOffset()), piece.length());
+        }
+    }
+
     static Map<Long, long[]> replay(SyncEntries... frames) {
         Map<Long, long[]> live = new HashMap<>();
         for (SyncEntries frame : frames) {

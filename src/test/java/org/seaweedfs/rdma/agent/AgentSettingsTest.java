@@ -11,7 +11,9 @@ import java.time.Duration;
 import java.util.List;
 import java.util.function.Supplier;
 import org.junit.jupiter.api.Test;
+import org.seaweedfs.rdma.protocol.ControlCodec;
 import org.seaweedfs.rdma.testing.AgentSetup;
+import org.seaweedfs.rdma.ucx.UcxSettings;
 
 class AgentSettingsTest {
 
@@ -33,12 +35,15 @@ class AgentSettingsTest {
     }
 
     @Test
-    void theFixedLayoutAndTimes() {
+    void theFixedSizesAndTimes() {
         assertEquals(Duration.ofMillis(250), AgentVerticle.POLL_INTERVAL);
         assertEquals(Duration.ofSeconds(10), AgentVerticle.RETIRE_GRACE);
-        assertEquals(1L << 30, AgentLayout.FIXED.segmentBytes());
-        assertEquals(4 << 20, AgentLayout.FIXED.maxFrameBytes());
-        assertEquals(32, AgentLayout.FIXED.maxRepliesInFlight());
+        assertEquals(1L << 30, DatSegments.SEGMENT_BYTES);
+        assertEquals(0, DatSegments.SEGMENT_BYTES % 4096, "segments start on page boundaries");
+        assertTrue(DatSegments.SEGMENT_BYTES <= Integer.MAX_VALUE, "one Java 17 mapping holds a segment");
+        assertEquals(4 << 20, ControlCodec.DEFAULT_MAX_FRAME_BYTES);
+        assertTrue(ControlCodec.DEFAULT_MAX_FRAME_BYTES <= UcxSettings.MAX_FRAME_BYTES, "UCX channels carry a frame");
+        assertEquals(32, ControlServer.MAX_REPLIES_IN_FLIGHT);
     }
 
     @Test
@@ -55,30 +60,8 @@ class AgentSettingsTest {
     }
 
     @Test
-    void aLayoutIsChecked() {
-        assertRejected("a segment", () -> layout(1000, 1 << 20, 32));
-        assertRejected("a segment", () -> layout(64 * 1024 + 8, 1 << 20, 32));
-        assertRejected("a segment", () -> layout(2L << 30, 1 << 20, 32));
-        assertRejected("the largest control frame", () -> layout(4096, 100, 32));
-        assertRejected("the large replies in flight", () -> layout(4096, 1 << 20, 0));
-        assertRejected("EC block sizes", () -> new AgentLayout(4096, 10, 20, 1 << 20, 32));
-    }
-
-    @Test
-    void segmentsUpToJustBelowTwoGibAndDownToOnePage() {
-        assertEquals(4096, AgentSetup.segments(4096).segmentBytes());
-        assertEquals(AgentLayout.MAX_SEGMENT_BYTES, AgentSetup.segments(AgentLayout.MAX_SEGMENT_BYTES).segmentBytes());
-        assertTrue(AgentLayout.MAX_SEGMENT_BYTES < (2L << 30));
-    }
-
-    @Test
     void toStringHidesTheToken() {
         assertFalse(AgentSetup.config("authToken: s3cret").settings(DATA).toString().contains("s3cret"));
-    }
-
-    private static AgentLayout layout(long segment, int frame, int repliesInFlight) {
-        return new AgentLayout(segment, AgentLayout.FIXED.ecLargeBlock(), AgentLayout.FIXED.ecSmallBlock(), frame,
-                repliesInFlight);
     }
 
     private static void assertRejected(String start, Supplier<?> make) {

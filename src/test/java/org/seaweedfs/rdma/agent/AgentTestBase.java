@@ -21,13 +21,19 @@ abstract class AgentTestBase {
 
     AgentHarness start(AgentSetup setup) throws Exception {
         Path volumes = Fixtures.copyDir("volumes", Files.createDirectories(tmp.resolve("volumes")));
-        harness = new AgentHarness(volumes, AgentTestClient.ucxSettings(), setup.and(base()));
+        harness = new AgentHarness(volumes, AgentTestClient.ucxSettings(), setup.and(base())
+                .inSegmentsOf(segmentBytes()));
         return harness;
     }
 
     /** {@code agent:} lines every test of the class adds; a subclass runs the same tests another way (UCX copies). */
     String base() {
         return "";
+    }
+
+    /** The segments volumes are served in; a subclass serving copies makes them small ({@link TestAgents}). */
+    long segmentBytes() {
+        return TestAgents.SEGMENT_BYTES;
     }
 
     @AfterEach

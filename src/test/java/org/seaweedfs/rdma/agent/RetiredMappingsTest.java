@@ -34,7 +34,8 @@ class RetiredMappingsTest {
     private final Vertx vertx = Vertx.vertx();
     private final UcxWorkerVerticle ucx = new UcxWorkerVerticle(AgentTestClient.ucxSettings());
     private final AgentMetrics metrics = new AgentMetrics();
-    private final SegmentMemory memory = new SegmentMemory(ucx, VolumeMemory.UCX, 1 << 20, metrics);
+    private final SegmentMemory memory = new SegmentMemory(ucx, VolumeMemory.UCX, 1 << 20,
+            DatSegments.SEGMENT_BYTES, metrics);
 
     @AfterEach
     void close() throws Exception {

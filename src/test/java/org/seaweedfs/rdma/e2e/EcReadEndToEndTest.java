@@ -207,7 +207,7 @@ class EcReadEndToEndTest {
     }
 
     private static AgentHarness smallBlocks(Path dir) {
-        return new AgentHarness(dir, TLS, AgentSetup.layout(AgentSetup.ecVolumes(64 << 10)));
+        return new AgentHarness(dir, TLS, AgentSetup.ecVolumes());
     }
 
     private NeedleReader reader(ReadPathHarness.SidecarSide side, AgentConnection toA, AgentConnection toB,

@@ -1,6 +1,5 @@
 package org.seaweedfs.rdma.e2e;
 
-import org.seaweedfs.rdma.agent.AgentLayout;
 import org.seaweedfs.rdma.testing.AgentSetup;
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
@@ -91,7 +90,7 @@ class StartupEndToEndTest {
         assertFalse(url.isComplete() || slice.isComplete() || bus.isComplete());
 
         AgentHarness agent = new AgentHarness(dir, "tcp",
-                new AgentSetup("listen: '127.0.0.1:" + agentPort + "'", AgentLayout.FIXED));
+                AgentSetup.config("listen: '127.0.0.1:" + agentPort + "'"));
         open.push(agent);
         byte[] expected = expected(FILE_2);
         HttpResponse<Buffer> whole = await(url);

@@ -42,7 +42,7 @@ public final class AgentHarness implements AutoCloseable {
         try {
             ucx = new UcxWorkerVerticle(ucxSettings);
             await(vertx.deployVerticle(ucx));
-            agent = before.apply(new AgentVerticle(ucx, setup.settings(dir), setup.layout()));
+            agent = before.apply(setup.agent(ucx, dir));
             deployment =
                     await(vertx.deployVerticle(agent,
                     new DeploymentOptions().setThreadingModel(ThreadingModel.WORKER)));

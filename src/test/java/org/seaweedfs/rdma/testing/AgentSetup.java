@@ -4,51 +4,57 @@ import java.nio.file.Path;
 import java.util.Map;
 import java.util.stream.Collectors;
 import org.seaweedfs.rdma.RoleSettings;
-import org.seaweedfs.rdma.agent.AgentLayout;
 import org.seaweedfs.rdma.agent.AgentSettings;
+import org.seaweedfs.rdma.agent.AgentVerticle;
+import org.seaweedfs.rdma.agent.TestAgents;
 import org.seaweedfs.rdma.config.ConfigLoader;
+import org.seaweedfs.rdma.ucx.UcxWorkerVerticle;
 import org.seaweedfs.rdma.volume.ec.EcTestVolumes;
 
 /**
  * A test agent's setup: the lines of its {@code agent:} section, as an operator writes them (built into settings by
- * the configuration loader, as {@code serve} does), and the layout it runs with.
+ * the configuration loader, as {@code serve} does), and the pieces it cuts volumes into: the product's, except where
+ * a test cannot reach a bound with them in reasonable time ({@link TestAgents}).
  *
- * @param agentYaml lines of the {@code agent:} section (e.g. {@code "offset5: true"}); {@code listen} defaults to
- *                  {@code 127.0.0.1:0} and {@code volumeDirs} to the harness's directory when not given
- * @param layout    the agent's layout: {@link AgentLayout#FIXED}, or smaller pieces to reach a bound with small volumes
+ * @param agentYaml     lines of the {@code agent:} section (e.g. {@code "offset5: true"}); {@code listen} defaults to
+ *                      {@code 127.0.0.1:0} and {@code volumeDirs} to the harness's directory when not given
+ * @param segmentBytes  the size of the segments volumes are served in: {@link TestAgents#SEGMENT_BYTES}, or
+ *                      {@link TestAgents#SMALL_SEGMENT_BYTES} for copies or EC shards of several segments
+ * @param smallEcBlocks EC volumes are read with the blocks of {@link EcTestVolumes}, not SeaweedFS's
  */
-public record AgentSetup(String agentYaml, AgentLayout layout) {
+public record AgentSetup(String agentYaml, long segmentBytes, boolean smallEcBlocks) {
 
     /** What {@code serve} runs with an empty {@code agent:} section. */
-    public static final AgentSetup DEFAULTS = new AgentSetup("", AgentLayout.FIXED);
+    public static final AgentSetup DEFAULTS = config("");
 
-    /** The given {@code agent:} lines, the fixed layout. */
+    /** The given {@code agent:} lines. */
     public static AgentSetup config(String agentYaml) {
-        return new AgentSetup(agentYaml, AgentLayout.FIXED);
+        return new AgentSetup(agentYaml, TestAgents.SEGMENT_BYTES, false);
     }
 
-    /** Default configuration, this layout. */
-    public static AgentSetup layout(AgentLayout layout) {
-        return new AgentSetup("", layout);
+    /**
+     * Default configuration, for the tests' EC volumes ({@link EcTestVolumes}): their blocks are small, and so are the
+     * segments, so a shard has several.
+     */
+    public static AgentSetup ecVolumes() {
+        return new AgentSetup("", TestAgents.SMALL_SEGMENT_BYTES, true);
     }
 
-    /** The fixed layout but {@code .dat} files mapped in pieces of {@code segmentBytes}. */
-    public static AgentLayout segments(long segmentBytes) {
-        AgentLayout f = AgentLayout.FIXED;
-        return new AgentLayout(segmentBytes, f.ecLargeBlock(), f.ecSmallBlock(), f.maxFrameBytes(),
-                f.maxRepliesInFlight());
+    /** The same setup serving volumes in segments of {@code bytes}. */
+    public AgentSetup inSegmentsOf(long bytes) {
+        return new AgentSetup(agentYaml, bytes, smallEcBlocks);
     }
 
-    /** {@link #segments}, for the tests' EC volumes, whose blocks are small ({@link EcTestVolumes}). */
-    public static AgentLayout ecVolumes(long segmentBytes) {
-        AgentLayout f = AgentLayout.FIXED;
-        return new AgentLayout(segmentBytes, EcTestVolumes.TEST_LARGE_BLOCK, EcTestVolumes.TEST_SMALL_BLOCK,
-                f.maxFrameBytes(), f.maxRepliesInFlight());
-    }
-
-    /** The same layout with more {@code agent:} lines. */
+    /** The same setup with more {@code agent:} lines. */
     public AgentSetup and(String moreYaml) {
-        return new AgentSetup(agentYaml.isBlank() ? moreYaml : agentYaml + "\n" + moreYaml, layout);
+        return new AgentSetup(agentYaml.isBlank() ? moreYaml : agentYaml + "\n" + moreYaml, segmentBytes,
+                smallEcBlocks);
+    }
+
+    /** The agent this setup describes, serving {@code dir} unless its lines name other dirs. */
+    public AgentVerticle agent(UcxWorkerVerticle ucx, Path dir) {
+        return segmentBytes == TestAgents.SEGMENT_BYTES && !smallEcBlocks ? new AgentVerticle(ucx, settings(dir))
+                : TestAgents.create(ucx, settings(dir), segmentBytes, smallEcBlocks);
     }
 
     /** The settings {@code serve} would build from this section, serving {@code dir} unless it names other dirs. */

@@ -26,6 +26,7 @@ import org.seaweedfs.rdma.volume.IndexFormat;
 import org.seaweedfs.rdma.volume.NewNeedle;
 import org.seaweedfs.rdma.volume.VolumeWriter;
 import org.seaweedfs.rdma.testing.AgentHarness;
+import org.seaweedfs.rdma.testing.SparseVolumes;
 
 /**
  * A long-lived connection to an agent whose volume grows (its short tail segment re-mapped, so its key replaced)
@@ -41,16 +42,17 @@ class AgentConnectionKeysTest {
 
     @Test
     void keysOfReplacedAndDroppedMirrorsAreReleased() throws Exception {
-        try (VolumeWriter writer = VolumeWriter.create(dir, "", 9, 3, IndexFormat.of(false));
-             AgentHarness agent = new AgentHarness(dir, "sm,tcp,self", AgentSetup.layout(AgentSetup.segments(4096)));
-             ReadPathHarness.SidecarSide sidecar = new ReadPathHarness.SidecarSide("sm,tcp,self", POOL)) {
+        try (VolumeWriter writer = VolumeWriter.create(dir, "", 9, 3, IndexFormat.of(false))) {
             writer.append(NewNeedle.builder(1, 11, bytes(1000, 1)).build());
-            writer.force();
+        }
+        try (AgentHarness agent = new AgentHarness(dir, "sm,tcp,self", AgentSetup.DEFAULTS);
+             ReadPathHarness.SidecarSide sidecar = new ReadPathHarness.SidecarSide("sm,tcp,self", POOL)) {
             AgentConnection connection = sidecar.connect(agent.port(), null);
             NeedleReader reader = sidecar.reader(new StaticAgentRouter(connection), ReadPathOptions.defaults());
             for (int i = 2; i <= 9; i++) {
-                writer.append(NewNeedle.builder(i, 11, bytes(3000, i)).build());
-                writer.force();
+                // Half a segment further each time: the short tail is re-mapped, every other time a segment added.
+                SparseVolumes.appendAt(dir.resolve("9.dat"), dir.resolve("9.idx"), IndexFormat.of(false),
+                        (i - 1) * SparseVolumes.GIB / 2 - 1000, NewNeedle.builder(i, 11, bytes(3000, i)).build());
                 FileId fid = new FileId(9, i, 11);
                 byte[] expected = bytes(3000, i);
                 until("needle " + fid + " readable", () -> {

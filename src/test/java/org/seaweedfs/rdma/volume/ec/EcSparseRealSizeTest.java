@@ -2,6 +2,7 @@ package org.seaweedfs.rdma.volume.ec;
 
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
+import org.seaweedfs.rdma.testing.SparseVolumes;
 import org.seaweedfs.rdma.volume.IndexFormat;
 import org.seaweedfs.rdma.volume.NewNeedle;
 import org.seaweedfs.rdma.volume.SuperBlock;
@@ -10,7 +11,6 @@ import org.seaweedfs.rdma.volume.VolumeFiles;
 import org.seaweedfs.rdma.volume.VolumeWriter;
 
 import java.io.IOException;
-import java.io.RandomAccessFile;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.Random;
@@ -41,12 +41,7 @@ class EcSparseRealSizeTest {
         long[] placeAt = {GIB - 1000, 2 * GIB - 300, 2 * GIB + MIB - 50};
         int[] sizes = {5000, 2000, (int) (2 * MIB + 100)};
         for (int i = 0; i < placeAt.length; i++) {
-            try (RandomAccessFile f = new RandomAccessFile(dat.toFile(), "rw")) {
-                f.setLength(placeAt[i]);
-            }
-            try (VolumeWriter w = VolumeWriter.append(dat, idx, IndexFormat.OFFSET4)) {
-                w.append(needle(2 + i, sizes[i], random));
-            }
+            SparseVolumes.appendAt(dat, idx, IndexFormat.OFFSET4, placeAt[i], needle(2 + i, sizes[i], random));
         }
         EcLayout layout = EcLayout.of(2, 1);
         Path out = dir.resolve("ec");
