@@ -64,10 +64,9 @@ public final class AgentConnection {
      * @param token                  the agent's shared secret, or null
      * @param requestTimeoutMs       how long a request waits for its reply
      * @param maxOutstandingRequests requests in flight at once; more fail at once (UNAVAILABLE, overloaded)
-     * @param maxFrameBytes          largest control frame (both peers should agree; protocol default 4 MiB)
      */
     public record Options(String host, int port, String clientId, String token, long requestTimeoutMs,
-                          int maxOutstandingRequests, int maxFrameBytes) {
+                          int maxOutstandingRequests) {
         public Options {
             Objects.requireNonNull(host, "agent host");
             if (port < 1 || port > 65535) {
@@ -83,11 +82,10 @@ public final class AgentConnection {
                 throw new IllegalArgumentException("max outstanding requests must be at least 1, got "
                         + maxOutstandingRequests);
             }
-            new ControlCodec(maxFrameBytes); // validates the range
         }
 
         public static Options of(String host, int port, String clientId, String token) {
-            return new Options(host, port, clientId, token, 5_000, 4096, ControlCodec.DEFAULT_MAX_FRAME_BYTES);
+            return new Options(host, port, clientId, token, 5_000, 4096);
         }
     }
 
@@ -116,7 +114,7 @@ public final class AgentConnection {
         this.vertx = vertx;
         this.options = options;
         this.ucx = ucx;
-        this.codec = new ControlCodec(options.maxFrameBytes());
+        this.codec = new ControlCodec(); // the protocol's frame size, as the agent's
         this.ucxWorker = ucxWorker;
         this.home = home;
         this.channel = channel;

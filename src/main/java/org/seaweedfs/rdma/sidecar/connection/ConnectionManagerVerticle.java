@@ -24,7 +24,6 @@ import java.util.concurrent.CopyOnWriteArrayList;
 import org.seaweedfs.rdma.config.HostPort;
 import org.seaweedfs.rdma.config.SidecarConfig;
 import org.seaweedfs.rdma.metrics.ReadMeters;
-import org.seaweedfs.rdma.protocol.ControlCodec;
 import org.seaweedfs.rdma.ucx.UcxWorkerVerticle;
 import org.seaweedfs.rdma.internals.VertxInternals;
 import org.seaweedfs.rdma.sidecar.locations.LocationCache;
@@ -259,7 +258,7 @@ public final class ConnectionManagerVerticle extends VerticleBase implements Age
                                                    LocationCache cache) {
         return agent -> AgentConnection.connect(vertx, ucx, new AgentConnection.Options(agent.host(), agent.port(),
                         clientId, config.authToken(), Math.max(1, config.readTimeout().toMillis()),
-                        Math.max(64, config.maxInFlightReads() * 2), ControlCodec.DEFAULT_MAX_FRAME_BYTES), cache)
+                        Math.max(64, config.maxInFlightReads() * 2)), cache)
                 .map(AgentLink::new);
     }
 
