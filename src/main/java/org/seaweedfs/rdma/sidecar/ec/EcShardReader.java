@@ -163,28 +163,30 @@ public final class EcShardReader {
     }
 
     /**
-     * {@code sources} without those of late agents when the others list the {@code dataShards} shards a rebuild
-     * needs; else all of them (a read that cannot go around a late agent waits for it).
+     * {@code sources} without those of the late agents the others can rebuild around ({@link LateAgents#toGoAround}:
+     * the longest stalled first); all of them when no agent is late (a read that cannot go around a late agent
+     * waits for it).
      */
     private List<RemoteVolume> avoidingLate(List<RemoteVolume> sources, EcInfo ec, Set<Integer> distrusted,
                                             long now) {
         if (rebuild == EcRebuild.FALLBACK) {
             return sources;
         }
-        List<RemoteVolume> onTime = null;
-        for (int i = 0; i < sources.size(); i++) {
-            if (late.late(sources.get(i).agent(), now)) {
-                if (onTime == null) {
-                    onTime = new ArrayList<>(sources.subList(0, i));
-                }
-            } else if (onTime != null) {
-                onTime.add(sources.get(i));
+        List<String> agents = new ArrayList<>(sources.size());
+        sources.forEach(source -> agents.add(source.agent()));
+        Set<String> around = late.toGoAround(agents, now, set -> shardsListed(
+                new Sources(without(sources, set), distrusted, true), ec) >= ec.dataShards());
+        return around.isEmpty() ? sources : without(sources, around);
+    }
+
+    private static List<RemoteVolume> without(List<RemoteVolume> sources, Set<String> agents) {
+        List<RemoteVolume> others = new ArrayList<>(sources.size());
+        for (RemoteVolume source : sources) {
+            if (!agents.contains(source.agent())) {
+                others.add(source);
             }
         }
-        if (onTime == null) {
-            return sources;
-        }
-        return shardsListed(new Sources(onTime, distrusted, true), ec) >= ec.dataShards() ? onTime : sources;
+        return others;
     }
 
     /**
@@ -242,13 +244,7 @@ public final class EcShardReader {
 
     /** Whether {@code sources} but the views of {@code around} list the {@code dataShards} shards a rebuild needs. */
     private static boolean rebuildsWithout(List<RemoteVolume> sources, EcInfo ec, Set<String> around) {
-        List<RemoteVolume> others = new ArrayList<>();
-        for (RemoteVolume source : sources) {
-            if (!around.contains(source.agent())) {
-                others.add(source);
-            }
-        }
-        return shardsListed(new Sources(others, Set.of(), true), ec) >= ec.dataShards();
+        return shardsListed(new Sources(without(sources, around), Set.of(), true), ec) >= ec.dataShards();
     }
 
     /**

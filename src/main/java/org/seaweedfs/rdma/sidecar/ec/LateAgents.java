@@ -2,9 +2,16 @@ package org.seaweedfs.rdma.sidecar.ec;
 
 import org.seaweedfs.rdma.sidecar.HedgeDelay;
 
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.Comparator;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentMap;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.Predicate;
 
 /**
  * Which agents serving EC shards are late: an agent with shard gets (or lookups) out that has answered none of them
@@ -124,6 +131,37 @@ final class LateAgents {
     boolean late(String agent, long now) {
         Gets gets = agents.get(agent);
         return gets != null && gets.late(now);
+    }
+
+    /**
+     * The late ones of {@code agents} that a read goes around: the longest stalled first, each as long as
+     * {@code rebuildsWithout} holds for all of those chosen. When the others cannot rebuild around every late agent,
+     * the read still goes around those it can, never the one it was hedged to go around (stalled longest) for one
+     * merely late a moment (an agent a read went around just now is late until it answers).
+     */
+    Set<String> toGoAround(Collection<String> agents, long now, Predicate<Set<String>> rebuildsWithout) {
+        List<Stall> lateOnes = null;
+        for (String agent : agents) {
+            Gets gets = this.agents.get(agent);
+            if (gets != null && gets.late(now)) {
+                if (lateOnes == null) {
+                    lateOnes = new ArrayList<>(2);
+                }
+                lateOnes.add(new Stall(agent, gets.progressNanos()));
+            }
+        }
+        if (lateOnes == null) {
+            return Set.of();
+        }
+        lateOnes.sort(Comparator.comparingLong(Stall::sinceNanos));
+        Set<String> around = new LinkedHashSet<>();
+        for (Stall stall : lateOnes) {
+            around.add(stall.agent());
+            if (!rebuildsWithout.test(around)) {
+                around.remove(stall.agent());
+            }
+        }
+        return around;
     }
 
     /** Every agent's gets (a handful: the agents of the sidecar). */

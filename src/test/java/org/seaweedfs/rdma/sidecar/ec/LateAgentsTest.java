@@ -2,15 +2,19 @@ package org.seaweedfs.rdma.sidecar.ec;
 
 import org.junit.jupiter.api.Test;
 
+import java.util.List;
+import java.util.Set;
 import java.util.concurrent.TimeUnit;
 
+import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
  * An agent whose gets hang is late, and stays late while they hang: a get of it that fails (its channel closed, its
  * lookup timed out) is no answer. A read that went around it makes it late at once, until it answers. Free hedges
- * around it are bounded by the gets it has out.
+ * around it are bounded by the gets it has out. A read goes around as many late agents as the others can rebuild
+ * around, the longest stalled first.
  */
 class LateAgentsTest {
 
@@ -71,6 +75,25 @@ class LateAgentsTest {
         gets.landed(second, true);
         gets.started();
         assertTrue(gets.claimFreeHedge(), "it answered: the reads waiting now are others");
+    }
+
+    @Test
+    void aReadGoesAroundTheLongestStalledWhenItCannotGoAroundEveryLateAgent() throws InterruptedException {
+        LateAgents late = new LateAgents(DEADLINE_NANOS);
+        LateAgents.Gets stopped = late.of("stopped");
+        stopped.started(); // hangs from now on
+        pastTheDelay(stopped);
+        LateAgents.Gets busy = late.of("busy");
+        busy.landed(busy.started(), true);
+        busy.started();
+        busy.goneAround(); // another read went around it a moment ago: late until it answers
+        List<String> agents = List.of("busy", "stopped", "fine");
+        long now = System.nanoTime();
+        assertEquals(Set.of("stopped"), late.toGoAround(agents, now, around -> around.size() <= 1),
+                "the others rebuild around one agent: the one stalled longest, not the one listed first");
+        assertEquals(Set.of("stopped", "busy"), late.toGoAround(agents, now, around -> true), "every late one");
+        assertEquals(Set.of(), late.toGoAround(agents, now, around -> false), "none: the read waits");
+        assertEquals(Set.of(), late.toGoAround(List.of("fine"), now, around -> true), "nothing late");
     }
 
     private static void pastTheDelay(LateAgents.Gets gets) throws InterruptedException {
