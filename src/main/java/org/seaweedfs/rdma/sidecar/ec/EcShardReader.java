@@ -20,7 +20,6 @@ import java.nio.ByteBuffer;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collection;
-import java.util.Comparator;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
@@ -174,8 +173,7 @@ public final class EcShardReader {
         }
         List<String> agents = new ArrayList<>(sources.size());
         sources.forEach(source -> agents.add(source.agent()));
-        Set<String> around = late.toGoAround(agents, now, set -> shardsListed(
-                new Sources(without(sources, set), distrusted, true), ec) >= ec.dataShards());
+        Set<String> around = late.toGoAround(agents, now, set -> rebuildsWithout(sources, ec, distrusted, set));
         return around.isEmpty() ? sources : without(sources, around);
     }
 
@@ -207,16 +205,13 @@ public final class EcShardReader {
             return null;
         }
         List<RemoteVolume> sources = sources(primary);
-        List<LateAgents.Stall> stalls = stalls(sources, formerHolders, stallNanos);
+        long now = System.nanoTime();
+        Set<String> agents = new LinkedHashSet<>();
+        sources.forEach(source -> agents.add(source.agent()));
+        agents.addAll(formerHolders);
+        List<LateAgents.Stall> stalls = late.longestStalledFirst(agents, gets -> gets.stalled(now, stallNanos));
         for (int first = 0; first < stalls.size(); first++) {
-            Set<String> around = new LinkedHashSet<>();
-            for (int i = 0; i < stalls.size(); i++) {
-                String agent = stalls.get((first + i) % stalls.size()).agent();
-                around.add(agent);
-                if (!rebuildsWithout(sources, ec, around)) {
-                    around.remove(agent);
-                }
-            }
+            Set<String> around = LateAgents.goAround(stalls, first, set -> rebuildsWithout(sources, ec, Set.of(), set));
             if (!around.isEmpty() && earlier.stream().noneMatch(e -> e.containsAll(around))) {
                 return around;
             }
@@ -224,27 +219,13 @@ public final class EcShardReader {
         return null;
     }
 
-    /** The stalled agents among {@code sources}' and {@code formerHolders}, the longest stalled first. */
-    private List<LateAgents.Stall> stalls(List<RemoteVolume> sources, Collection<String> formerHolders,
-                                          long stallNanos) {
-        long now = System.nanoTime();
-        Set<String> agents = new LinkedHashSet<>();
-        sources.forEach(source -> agents.add(source.agent()));
-        agents.addAll(formerHolders);
-        List<LateAgents.Stall> stalls = new ArrayList<>();
-        for (String agent : agents) {
-            LateAgents.Gets gets = late.find(agent);
-            if (gets != null && gets.stalled(now, stallNanos)) {
-                stalls.add(new LateAgents.Stall(agent, gets.progressNanos()));
-            }
-        }
-        stalls.sort(Comparator.comparingLong(LateAgents.Stall::sinceNanos));
-        return stalls;
-    }
-
-    /** Whether {@code sources} but the views of {@code around} list the {@code dataShards} shards a rebuild needs. */
-    private static boolean rebuildsWithout(List<RemoteVolume> sources, EcInfo ec, Set<String> around) {
-        return shardsListed(new Sources(without(sources, around), Set.of(), true), ec) >= ec.dataShards();
+    /**
+     * Whether {@code sources} but the views of {@code around} list the {@code dataShards} shards a rebuild needs,
+     * none of them {@code distrusted}.
+     */
+    private static boolean rebuildsWithout(List<RemoteVolume> sources, EcInfo ec, Set<Integer> distrusted,
+                                           Set<String> around) {
+        return shardsListed(new Sources(without(sources, around), distrusted, true), ec) >= ec.dataShards();
     }
 
     /**

@@ -140,25 +140,33 @@ final class LateAgents {
      * merely late a moment (an agent a read went around just now is late until it answers).
      */
     Set<String> toGoAround(Collection<String> agents, long now, Predicate<Set<String>> rebuildsWithout) {
-        List<Stall> lateOnes = null;
+        return goAround(longestStalledFirst(agents, gets -> gets.late(now)), 0, rebuildsWithout);
+    }
+
+    /** Those of {@code agents} whose gets match {@code which}, the longest stalled first. */
+    List<Stall> longestStalledFirst(Collection<String> agents, Predicate<Gets> which) {
+        List<Stall> stalls = new ArrayList<>(2);
         for (String agent : agents) {
             Gets gets = this.agents.get(agent);
-            if (gets != null && gets.late(now)) {
-                if (lateOnes == null) {
-                    lateOnes = new ArrayList<>(2);
-                }
-                lateOnes.add(new Stall(agent, gets.progressNanos()));
+            if (gets != null && which.test(gets)) {
+                stalls.add(new Stall(agent, gets.progressNanos()));
             }
         }
-        if (lateOnes == null) {
-            return Set.of();
-        }
-        lateOnes.sort(Comparator.comparingLong(Stall::sinceNanos));
+        stalls.sort(Comparator.comparingLong(Stall::sinceNanos));
+        return stalls;
+    }
+
+    /**
+     * The agents of {@code stalls}, taken in order from index {@code first} round to it, each kept as long as
+     * {@code rebuildsWithout} holds for all of those kept.
+     */
+    static Set<String> goAround(List<Stall> stalls, int first, Predicate<Set<String>> rebuildsWithout) {
         Set<String> around = new LinkedHashSet<>();
-        for (Stall stall : lateOnes) {
-            around.add(stall.agent());
+        for (int i = 0; i < stalls.size(); i++) {
+            String agent = stalls.get((first + i) % stalls.size()).agent();
+            around.add(agent);
             if (!rebuildsWithout.test(around)) {
-                around.remove(stall.agent());
+                around.remove(agent);
             }
         }
         return around;
