@@ -239,7 +239,7 @@ class AgentEcGenerationTest {
                         corrupt.add(e.fid() + ": " + f.getMessage());
                     } else if (got instanceof ReadFailure f && f.kind() == ReadFailure.Kind.NOT_FOUND
                             && !vacuumed.contains(e.fid().key())) {
-                        wrong.add(e.fid() + " not found");
+                        wrong.add(e.fid() + ": " + f.getMessage());
                     }
                 }
             }

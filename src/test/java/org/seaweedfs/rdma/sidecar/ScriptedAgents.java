@@ -33,6 +33,7 @@ public final class ScriptedAgents implements AgentPeer.Connector {
         private volatile Link link;
         private final AtomicInteger connects = new AtomicInteger();
         private final AtomicInteger pings = new AtomicInteger();
+        private final java.util.concurrent.atomic.AtomicLong framesSent = new java.util.concurrent.atomic.AtomicLong();
         private final java.util.Queue<Promise<AgentPeer.Link>> waitingHellos =
                 new java.util.concurrent.ConcurrentLinkedQueue<>();
 
@@ -58,6 +59,14 @@ public final class ScriptedAgents implements AgentPeer.Connector {
                 }
             }
             return this;
+        }
+
+        /**
+         * The agent sends a frame (a reply to another request). Its pongs are not counted: tests decide when the agent
+         * is heard from, whatever the real-time pings do meanwhile.
+         */
+        public void sendsFrame() {
+            framesSent.incrementAndGet();
         }
 
         /** The agent closes its side of the current channel. */
@@ -93,6 +102,11 @@ public final class ScriptedAgents implements AgentPeer.Connector {
                 return Future.failedFuture("channel closed");
             }
             return agent.hang ? Promise.<Void>promise().future() : Future.succeededFuture();
+        }
+
+        @Override
+        public long framesHeard() {
+            return agent.framesSent.get();
         }
 
         @Override

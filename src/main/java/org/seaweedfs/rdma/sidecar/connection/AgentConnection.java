@@ -106,6 +106,8 @@ public final class AgentConnection {
     private volatile Throwable closeCause;
     private volatile String agentId = "";
     private final AtomicLong droppedFrames = new AtomicLong();
+    /** Frames received from the agent; written by the home context only. */
+    private volatile long framesHeard;
     /** Agent and UCX versions already warned about, so a reconnecting agent is named once. */
     private static final Set<String> VERSION_WARNINGS = java.util.concurrent.ConcurrentHashMap.newKeySet();
 
@@ -214,6 +216,11 @@ public final class AgentConnection {
     /** Requests waiting for their reply. */
     public int outstandingRequests() {
         return requests.outstanding();
+    }
+
+    /** Frames received from the agent so far (replies, pushes, pongs), read from any thread. */
+    public long framesHeard() {
+        return framesHeard;
     }
 
     /** Frames that could not be decoded or arrived too late (after their request timed out). */
@@ -356,6 +363,7 @@ public final class AgentConnection {
     // ---- frames (home context) ----
 
     private void onFrame(Buffer frame) {
+        framesHeard++; // one writer, the home context: no increment is lost
         ControlMessage message;
         try {
             message = codec.decode(VertxInternals.nioView(frame));

@@ -35,6 +35,12 @@ public final class AgentPeer {
         Future<Void> ping();
 
         /**
+         * Frames received from the agent on this link so far (replies, pushes, pongs), read from any thread: a read
+         * that waited while this moved was not waiting on a silent agent.
+         */
+        long framesHeard();
+
+        /**
          * Volume ids the agent serves now (kept current by its pushes). Thread-safe snapshot. A link with a
          * {@link #connection()} lists the connection's volumes: reads are routed by the connection's view.
          */

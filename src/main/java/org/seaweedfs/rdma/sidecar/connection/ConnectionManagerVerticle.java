@@ -281,6 +281,11 @@ public final class ConnectionManagerVerticle extends VerticleBase implements Age
         }
 
         @Override
+        public long framesHeard() {
+            return connection.framesHeard();
+        }
+
+        @Override
         public Set<Long> volumes() {
             return connection.volumeIds();
         }

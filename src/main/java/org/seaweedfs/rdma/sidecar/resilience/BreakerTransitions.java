@@ -17,9 +17,16 @@ final class BreakerTransitions {
 
     private final CircuitBreaker breaker;
     private volatile CircuitBreaker.State lastSeen;
+    /** The last failure the breaker counted: an opening is logged with it, so operators see why. */
+    private volatile String lastFailure;
 
     BreakerTransitions(CircuitBreaker breaker) {
         this.breaker = breaker;
+    }
+
+    /** The breaker counted a failure against the agent, or is about to be opened, for {@code why}. */
+    void failed(String why) {
+        lastFailure = why;
     }
 
     /** Call after {@code tryAcquirePermission}, {@code onSuccess}/{@code onError} or a forced transition. */
@@ -36,8 +43,10 @@ final class BreakerTransitions {
             }
             lastSeen = now;
         }
+        String why = now == CircuitBreaker.State.OPEN && lastFailure != null ? " (last failure: " + lastFailure + ")"
+                : "";
         if (before != null) {
-            LOG.info("Circuit breaker of agent " + breaker.getName() + ": " + before + " -> " + now);
+            LOG.info("Circuit breaker of agent " + breaker.getName() + ": " + before + " -> " + now + why);
         } else if (now != CircuitBreaker.State.CLOSED) {
             LOG.info("Circuit breaker of agent " + breaker.getName() + ": " + now);
         }

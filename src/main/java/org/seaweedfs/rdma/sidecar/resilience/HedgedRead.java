@@ -25,8 +25,10 @@ import java.util.Set;
  * read a rebuild around agents its earlier rebuilds did not all go around), up to {@value #MAX_HEDGES} sources a read
  * (and as many rebuilds). A hedge that wins counts against the agent's closed breaker ({@link Paths#blamesAgent}),
  * so an agent that stopped answering is soon skipped by new reads; not after an attempt of the read failed with the
- * agent answering ({@link #rdmaExcused}). At the deadline an unanswered read fails TIMEOUT. Each hedge a read
- * starts, and why it ends, is logged at DEBUG.
+ * agent answering ({@link #rdmaExcused}), nor when the agent sent any frame while the read waited: an agent that
+ * answers is busy (a volume reopening, a burst), not gone, and opening its breaker would keep every read off RDMA
+ * for the breaker's open time after the burst ends. At the deadline an unanswered read fails TIMEOUT. Each hedge a
+ * read starts, and why it ends, is logged at DEBUG.
  *
  * <p>Confined to its caller's context: every step runs there (the queues' wake-ups are emitted on it).
  */
@@ -95,6 +97,9 @@ final class HedgedRead<T> {
     private final Context context;
     private final Promise<T> outcome;
     private final long deadlineNanos;
+    /** The agent's link when the read started (null when down), and the frames heard on it by then. */
+    private final AgentPeer.Link link;
+    private final long framesHeardAtStart;
     private long hedgeAtNanos;
     /** The read waits in its agent's hedge queue for {@link #hedgeAtNanos}. */
     private boolean armed;
@@ -124,6 +129,8 @@ final class HedgedRead<T> {
         this.context = context;
         this.outcome = Promise.promise();
         this.deadlineNanos = deadlineNanos;
+        this.link = peer.link();
+        this.framesHeardAtStart = link == null ? 0 : link.framesHeard();
     }
 
     Future<T> future() {
@@ -311,7 +318,7 @@ final class HedgedRead<T> {
         long now = hedging.clock().nanoTime();
         // A trial call of a half-open breaker is judged by its own answer when it lands: an agent just back (cold, on
         // a loaded host) that answers late is not shut out again for losing a race.
-        if (!rdmaOver && !rdmaExcused && paths.blamesAgent()
+        if (!rdmaOver && !rdmaExcused && paths.blamesAgent() && agentSilent()
                 && guard.breaker().getState() == CircuitBreaker.State.CLOSED) {
             lostRace = true;
             guard.failed(now - startNanos + guard.hedgeDelay().nanos(), new ReadFailure(ReadFailure.Kind.TIMEOUT,
@@ -321,6 +328,11 @@ final class HedgedRead<T> {
             hedging.budget().giveBack();
         }
         settle(ar);
+    }
+
+    /** Whether the agent sent nothing on the read's link since the read started. */
+    private boolean agentSilent() {
+        return link == null || link.framesHeard() == framesHeardAtStart;
     }
 
     /** The read's deadline passed (a queue's wake-up, on the loop's thread). */

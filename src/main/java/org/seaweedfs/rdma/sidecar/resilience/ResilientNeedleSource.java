@@ -152,6 +152,7 @@ public final class ResilientNeedleSource implements NeedleSource, ReadPathStatus
         void failed(long nanos, Throwable failure) {
             breaker.onError(nanos, TimeUnit.NANOSECONDS, failure);
             meters.failed(nanos);
+            transitions.failed(failure.getMessage());
         }
     }
 
@@ -226,6 +227,7 @@ public final class ResilientNeedleSource implements NeedleSource, ReadPathStatus
         CircuitBreaker.State state = b.getState();
         if (next == PeerState.DOWN
                 && (state == CircuitBreaker.State.CLOSED || state == CircuitBreaker.State.HALF_OPEN)) {
+            guard.transitions().failed("agent down: " + reason);
             b.transitionToOpenState();
         } else if (next == PeerState.UP && state == CircuitBreaker.State.OPEN) {
             b.transitionToHalfOpenState();

@@ -17,6 +17,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.github.resilience4j.circuitbreaker.CircuitBreaker;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+import io.vertx.core.CompositeFuture;
 import io.vertx.core.Future;
 import io.vertx.core.Promise;
 import io.vertx.core.Vertx;
@@ -478,23 +479,66 @@ class ResilientNeedleSourceTest {
     }
 
     /**
-     * Reads held by RDMA until they lose their races and open the breaker, then answered ({@code landing} null) or
-     * failed with {@code landing}: the breaker is half-open; the next read is served over RDMA when they were served.
+     * Reads that lose their races while the agent still sends frames (it answers other requests: a volume of it
+     * reopening, a burst) are not held against it: the agent is busy, not gone, and its breaker stays closed, so the
+     * next read is on RDMA as soon as the burst ends rather than after openDuration (ten minutes here).
      */
-    private void stalledThenAnswered(Vertx vertx, VertxTestContext ctx, ReadFailure landing) {
+    @Test
+    void racesLostWhileTheAgentIsHeardFromDoNotOpenItsBreaker(Vertx vertx, VertxTestContext ctx) {
+        ResilientNeedleSource source = slowRdmaFastHttp(vertx);
+        CircuitBreaker breaker = source.breaker(A.toString());
+        racesLost(vertx, source, () -> agents.agent(A.toString()).sendsFrame())
+                .compose(all -> {
+                    ctx.verify(() -> {
+                        assertEquals(List.of("http"), all.list().stream().distinct().toList(), "the hedges won");
+                        assertEquals(CircuitBreaker.State.CLOSED, breaker.getState());
+                    });
+                    rdma.delegate().hold(false);
+                    rdma.delegate().releaseHeld();
+                    return until(vertx, () -> rdma.delegate().unreleased() == 0);
+                })
+                .compose(v -> sourceOf(source.read(FID)))
+                .onComplete(ctx.succeeding(s -> ctx.verify(() -> {
+                    assertEquals("rdma", s);
+                    assertEquals(CircuitBreaker.State.CLOSED, breaker.getState());
+                    ctx.completeNow();
+                })));
+    }
+
+    /** A source whose RDMA reads are held (until released) and whose breaker opens for ten minutes. */
+    private ResilientNeedleSource slowRdmaFastHttp(Vertx vertx) {
         rdma.delegate().hold(true);
-        ResilientNeedleSource source = new ResilientNeedleSource(vertx, manager, rdma, readThrough,
+        return new ResilientNeedleSource(vertx, manager, rdma, readThrough,
                 new ScriptedNeedleSource(memory(vertx, "http")), new ResilienceSettings(
                         new SidecarConfig.Breaker(Duration.ofMinutes(10)), List.of(Fallback.HTTP)), registry, clock);
-        CircuitBreaker breaker = source.breaker(A.toString());
+    }
+
+    /**
+     * As many reads as the breaker counts before it may open, held by RDMA until their hedges start: {@code whileHeld}
+     * runs once they all wait, then the clock passes their hedge delay. Completes with the paths that answered them.
+     */
+    private Future<CompositeFuture> racesLost(Vertx vertx, ResilientNeedleSource source, Runnable whileHeld) {
         int stalled = ResilienceSettings.BREAKER_MINIMUM_CALLS;
         List<Future<String>> reads = new java.util.ArrayList<>();
         for (int i = 0; i < stalled; i++) {
             reads.add(sourceOf(source.read(FID)));
         }
-        until(vertx, () -> rdma.delegate().heldReads() == stalled)
-                .compose(v -> clock.advance(Duration.ofNanos(hedgeDelay(source))))
-                .compose(v -> Future.all(reads))
+        return until(vertx, () -> rdma.delegate().heldReads() == stalled)
+                .compose(v -> {
+                    whileHeld.run();
+                    return clock.advance(Duration.ofNanos(hedgeDelay(source)));
+                })
+                .compose(v -> Future.all(reads));
+    }
+
+    /**
+     * Reads held by RDMA until they lose their races and open the breaker, then answered ({@code landing} null) or
+     * failed with {@code landing}: the breaker is half-open; the next read is served over RDMA when they were served.
+     */
+    private void stalledThenAnswered(Vertx vertx, VertxTestContext ctx, ReadFailure landing) {
+        ResilientNeedleSource source = slowRdmaFastHttp(vertx);
+        CircuitBreaker breaker = source.breaker(A.toString());
+        racesLost(vertx, source, () -> { })
                 .compose(all -> {
                     ctx.verify(() -> {
                         assertEquals(List.of("http"), all.list().stream().distinct().toList());
