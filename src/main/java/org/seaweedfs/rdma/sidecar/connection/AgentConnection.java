@@ -253,6 +253,14 @@ public final class AgentConnection {
         return volumes.refresh();
     }
 
+    /**
+     * Whether the agent announced a change of the volume (replaced, compacted, removed) that no volume list has told of
+     * yet: a read that finds the volume missing then is in that window, not told that the agent does not serve it.
+     */
+    public boolean isRelisting(long volumeId) {
+        return volumes.relisting(volumeId);
+    }
+
     /** The control channel (its remote keys back the volumes), for diagnostics and tests. */
     UcxChannel channel() {
         return channel;
@@ -387,9 +395,10 @@ public final class AgentConnection {
         } else if (message instanceof VolumeChanged changed) {
             if (changed.reason() == VolumeChanged.Reason.COMPACTED || changed.reason()
                     == VolumeChanged.Reason.REMOVED) {
-                volumes.drop(changed.volumeId()); // old offsets are invalid from now on
+                volumes.dropAndRelist(changed.volumeId()); // old offsets are invalid from now on
+            } else {
+                volumes.refresh();
             }
-            volumes.refresh();
         } else if (message instanceof ErrorReply error) {
             log.warn("Agent " + peer + " reported " + error.code() + ": " + error.message());
         } else {

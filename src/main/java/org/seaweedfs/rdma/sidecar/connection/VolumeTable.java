@@ -43,6 +43,11 @@ final class VolumeTable {
     private final Map<Long, RemoteVolume> volumes = new ConcurrentHashMap<>();
     /** What readers see: {@link #volumes} as of its last change (home context writes both). */
     private volatile VolumeIndex index = VolumeIndex.EMPTY;
+    /**
+     * Volumes dropped for a change the agent announced (replaced, compacted, removed, an index that cannot be followed
+     * at its epoch) until a list tells whether they are still served: listed and published, or not listed.
+     */
+    private final Set<Long> relisting = ConcurrentHashMap.newKeySet();
     private boolean listing;
     private List<Promise<Void>> waitingForThisList = new ArrayList<>();
     private List<Promise<Void>> waitingForNextList = new ArrayList<>();
@@ -153,6 +158,7 @@ final class VolumeTable {
                 drop(vid);
             }
         }
+        relisting.removeIf(vid -> !ids.contains(vid));
         return Future.all(work).mapEmpty();
     }
 
@@ -179,6 +185,7 @@ final class VolumeTable {
                     || current.epoch() != locations.epoch())) {
                 RemoteVolume replaced = volumes.put(info.volumeId(), new RemoteVolume(info, unpacked, locations, peer));
                 index = new VolumeIndex(volumes);
+                relisting.remove(info.volumeId());
                 release(replaced, locations);
             } else {
                 unpacked.forEach(channel::releaseRemoteKey);
@@ -201,10 +208,19 @@ final class VolumeTable {
         release(dropped, null);
     }
 
-    /** Home context: drops the volume and fetches the list again. */
+    /**
+     * Home context: the volume changed at the agent (its old offsets are invalid from now on): drops it and fetches the
+     * list again; until a list tells, it is {@link #relisting}.
+     */
     void dropAndRelist(long volumeId) {
+        relisting.add(volumeId);
         drop(volumeId);
         refresh();
+    }
+
+    /** Any thread: whether the volume was dropped for a change and no list has told yet whether it is still served. */
+    boolean relisting(long volumeId) {
+        return relisting.contains(volumeId);
     }
 
     /** Releases a replaced or dropped volume's keys, and its locations unless the replacement keeps them. */

@@ -96,7 +96,9 @@ final class ReadAttempt {
     /**
      * Goes on with the route its caller resolved once the route's volume is listed: a volume the connection does not
      * list is re-listed ({@link #relist}: it may just have been compacted or created) before the read fails
-     * NOT_FOUND. Its connection must be ready; one that closed since the route was resolved fails UNAVAILABLE.
+     * NOT_FOUND; or retriably when the agent announced a change of it that no list has told of yet (it is being
+     * replaced: no answer says it is gone). Its connection must be ready; one that closed since the route was
+     * resolved fails UNAVAILABLE.
      */
     void route(AgentRoute route, Consumer<AgentRoute> then) {
         AgentConnection connection = route == null ? null : route.connection();
@@ -105,6 +107,9 @@ final class ReadAttempt {
                     connection == null ? null : connection.closeCause()));
         } else if (route.volume() != null) {
             then.accept(route);
+        } else if (connection.isRelisting(fid.volumeId())) {
+            relist(route, ReadFailure.dataGone("volume " + fid.volumeId() + " changed at agent " + connection.peer()
+                    + " and is being listed again", null), then);
         } else {
             relist(route, ReadFailure.notFound("volume " + fid.volumeId() + " is not served by agent "
                     + connection.peer()), then);
