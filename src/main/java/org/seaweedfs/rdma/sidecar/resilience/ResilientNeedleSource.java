@@ -724,8 +724,11 @@ public final class ResilientNeedleSource implements NeedleSource, ReadPathStatus
      * new connection when it reconnected meanwhile) if it can start before the read's deadline. No attempt has a
      * timer of its own: the race holds the read to its deadline and gives back an answer that comes too late.
      */
-    private <T> void attempt(Op<T> op, AgentRoute route, AgentGuard guard, Retry.AsyncContext<T> retry,
+    private <T> void attempt(Op<T> op, AgentRoute resolved, AgentGuard guard, Retry.AsyncContext<T> retry,
                              HedgedRead<T> race, long deadline) {
+        // A route resolved just before the agent reconnected goes through the new connection: through the old one it
+        // would fail, and a half-open breaker would count that against the agent that is back.
+        AgentRoute route = resolved.current();
         AgentPeer peer = route.peer();
         CircuitBreaker breaker = guard.breaker();
         boolean permitted = breaker.tryAcquirePermission();
@@ -788,9 +791,9 @@ public final class ResilientNeedleSource implements NeedleSource, ReadPathStatus
                 race.rdmaGaveUp(failure);
             } else if (wait == 0) {
                 vertx.getOrCreateContext().runOnContext(v ->
-                        attempt(op, route.current(), guard, retry, race, deadline));
+                        attempt(op, route, guard, retry, race, deadline));
             } else {
-                vertx.setTimer(wait, t -> attempt(op, route.current(), guard, retry, race, deadline));
+                vertx.setTimer(wait, t -> attempt(op, route, guard, retry, race, deadline));
             }
         });
     }
