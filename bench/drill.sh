@@ -181,14 +181,21 @@ start_drill_agent() {
 }
 
 # start_stand_ins — a volume server serving a replica of the volume (its own copy: the drill cuts the agent's) and
-# the master that lists it (test classes: StandInMain, compiled by the build's `package -DskipTests`).
+# the master that lists it (test classes: StandInMain, compiled by the build's `package -DskipTests`). With the EC
+# volume, the volume server answers for it too, as one holding its shards would: the same needles as a plain
+# volume (gen-volume writes the same ones for the same arguments), and the master lists it there.
 start_stand_ins() {
     [ "$DRILL_HTTP_FALLBACK" = 1 ] || return 0
-    local replica=$DRILL_OUT/replica
+    local replica=$DRILL_OUT/replica locations=("1=127.0.0.1:$DRILL_VS_PORT")
     rm -rf "$replica"; mkdir -p "$replica"
     cp "$DRILL_DATA/1.dat" "$DRILL_DATA/1.idx" "$replica/"
+    if [ "$DRILL_EC" = 1 ]; then
+        # shellcheck disable=SC2086
+        java $JAVA_OPTS -jar "$JAR" gen-volume "$replica" --vid 11 --count "$COUNT_4K" --size 4096 > /dev/null
+        locations+=("11=127.0.0.1:$DRILL_VS_PORT")
+    fi
     local_stand_in volume-server "127.0.0.1:$DRILL_VS_PORT" "$replica"
-    local_stand_in master "127.0.0.1:$DRILL_MASTER_PORT" "1=127.0.0.1:$DRILL_VS_PORT"
+    local_stand_in master "127.0.0.1:$DRILL_MASTER_PORT" "${locations[@]}"
 }
 
 # local_stand_in ROLE ARGS... — one stand-in on this host in the background, until ready; its pid joins
