@@ -45,7 +45,7 @@ mkdir -p "$BENCH_OUT/logs"
 log "1. readMany against one at a time (typed client, event bus): $ROUNDS rounds of ${SECONDS_PER_RUN}s runs"
 sidecar_conf "$CONFIG" "$((SIDECAR_PORT + 1))" "$BENCH_OUT/readmany-sidecar.yaml"
 # shellcheck disable=SC2086
-java $JAVA_OPTS $SIDECAR_JAVA_OPTS -cp "$JAVA_CP" org.seaweedfs.rdma.bench.ReadManyBenchMain \
+java $JAVA_OPTS $SIDECAR_JAVA_OPTS $EMBEDDED_JAVA_OPTS -cp "$JAVA_CP" org.seaweedfs.rdma.bench.ReadManyBenchMain \
     --conf "$BENCH_OUT/readmany-sidecar.yaml" --plain "$BENCH_DATA/plain" --rounds "$ROUNDS" \
     --seconds "$SECONDS_PER_RUN" "$BENCH_DATA/vid$VID_4K.paths" 2>> "$BENCH_OUT/logs/readmany.log" | emit
 

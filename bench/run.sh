@@ -262,7 +262,7 @@ hook_eventbus() {
     start_agent "$1"
     sidecar_conf "$1" "$((SIDECAR_PORT + 1))" "$BENCH_OUT/eventbus-sidecar.yaml"  # its HTTP API idles
     # shellcheck disable=SC2086
-    java $JAVA_OPTS $SIDECAR_JAVA_OPTS -cp "$JAVA_CP" org.seaweedfs.rdma.eventbus.EventBusBenchMain \
+    java $JAVA_OPTS $SIDECAR_JAVA_OPTS $EMBEDDED_JAVA_OPTS -cp "$JAVA_CP" org.seaweedfs.rdma.eventbus.EventBusBenchMain \
         --conf "$BENCH_OUT/eventbus-sidecar.yaml" --plain "$BENCH_DATA/plain" --seconds "$WRK_SECONDS" \
         --concurrency "$EVENTBUS_CONCURRENCY" --requester other-loop --warmup-seconds "$SIDECAR_WARMUP_SECONDS" "$BENCH_DATA/vid1.paths" "$BENCH_DATA/vid2.paths" \
         2>> "$BENCH_OUT/logs/eventbus.log" | record

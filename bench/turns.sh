@@ -83,7 +83,7 @@ start_bus() {
     rm -f "$fifo"; mkfifo "$fifo"
     BUS_OUT[$name]=$TURNS_OUT/$name-eventbus.out
     # shellcheck disable=SC2086
-    java $JAVA_OPTS $SIDECAR_JAVA_OPTS -cp "$cp" org.seaweedfs.rdma.eventbus.EventBusTurnsMain --conf "$conf" \
+    java $JAVA_OPTS $SIDECAR_JAVA_OPTS $EMBEDDED_JAVA_OPTS -cp "$cp" org.seaweedfs.rdma.eventbus.EventBusTurnsMain --conf "$conf" \
         --plain "$BENCH_DATA/plain" "$BENCH_DATA/vid1.paths" < "$fifo" > "${BUS_OUT[$name]}" \
         2> "$TURNS_OUT/logs/$name-eventbus.log" &
     pid=$!
