@@ -43,12 +43,12 @@ final class BreakerTransitions {
             }
             lastSeen = now;
         }
+        if (before == null && now == CircuitBreaker.State.CLOSED) {
+            return; // a new breaker, closed: nothing to tell
+        }
         String why = now == CircuitBreaker.State.OPEN && lastFailure != null ? " (last failure: " + lastFailure + ")"
                 : "";
-        if (before != null) {
-            LOG.info("Circuit breaker of agent " + breaker.getName() + ": " + before + " -> " + now + why);
-        } else if (now != CircuitBreaker.State.CLOSED) {
-            LOG.info("Circuit breaker of agent " + breaker.getName() + ": " + now);
-        }
+        LOG.info("Circuit breaker of agent " + breaker.getName() + ": " + (before == null ? "" : before + " -> ") + now
+                + why);
     }
 }
