@@ -33,10 +33,10 @@ import org.seaweedfs.rdma.metrics.RdmaMetrics;
  * reads in flight. {@code --rounds} rounds, the four runs of each in an order rotated by one per round, each
  * {@code --seconds} long; each run's needles/s and this process's CPU per needle (utime+stime of every thread: the
  * sidecar and the caller, which share the process) are printed as one JSON line, then per face the many/one ratio of
- * each round and their median.
+ * each round and their median. {@code --only FACE:MODE} (e.g. {@code typed:many}) runs that one alone, for a profiler.
  * <pre>
  *   java -cp "$cp" org.seaweedfs.rdma.bench.ReadManyBenchMain --conf sidecar.yaml --plain DIR [--rounds 5]
- *       [--seconds 3] [--batch 256] [--concurrency 64] PATHS_FILE
+ *       [--seconds 3] [--batch 256] [--concurrency 64] [--only typed:many] PATHS_FILE
  * </pre>
  */
 public final class ReadManyBenchMain {
@@ -55,6 +55,7 @@ public final class ReadManyBenchMain {
         double seconds = 3;
         int batch = 256;
         int concurrency = 64;
+        String only = null;
         for (int i = 0; i < args.length; i++) {
             switch (args[i]) {
                 case "--conf" -> conf = Path.of(args[++i]);
@@ -63,12 +64,13 @@ public final class ReadManyBenchMain {
                 case "--seconds" -> seconds = Double.parseDouble(args[++i]);
                 case "--batch" -> batch = Integer.parseInt(args[++i]);
                 case "--concurrency" -> concurrency = Integer.parseInt(args[++i]);
+                case "--only" -> only = args[++i];
                 default -> list = Path.of(args[i]);
             }
         }
         if (conf == null || plain == null || list == null) {
             throw new IllegalArgumentException("usage: --conf FILE --plain DIR [--rounds N] [--seconds S] [--batch N]"
-                    + " [--concurrency N] PATHS_FILE");
+                    + " [--concurrency N] [--only FACE:MODE] PATHS_FILE");
         }
         RdmaConfig config = ConfigLoader.parse(Files.readString(conf), conf.toString(), System.getenv());
         RdmaMetrics metrics = config.metrics().enabled() ? RdmaMetrics.create() : null;
@@ -90,6 +92,9 @@ public final class ReadManyBenchMain {
                 for (int k = 0; k < runs.size(); k++) {
                     int index = (k + round) % runs.size();
                     Run run = runs.get(index);
+                    if (only != null && !only.equals(run.face() + ":" + run.mode())) {
+                        continue;
+                    }
                     NeedleClient client = run.face().equals("typed") ? typed : bus;
                     Loop loop = run.mode().equals("many") ? new Loop(fids, seconds, 2, batch, client)
                             : new Loop(fids, seconds, concurrency, 1, client);
@@ -105,7 +110,7 @@ public final class ReadManyBenchMain {
                             needles / elapsed, cpuNs, batch, concurrency);
                 }
             }
-            for (String face : List.of("typed", "bus")) {
+            for (String face : only == null ? List.of("typed", "bus") : List.<String>of()) {
                 int many = face.equals("typed") ? 0 : 2;
                 double[] ratios = new double[rounds];
                 double[] manyRates = new double[rounds];

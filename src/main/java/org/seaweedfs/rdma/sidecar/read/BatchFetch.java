@@ -33,8 +33,9 @@ import org.seaweedfs.rdma.volume.NeedleLayout;
  * needle alone: needles it cannot post, all of them when the gets fail or do not land within the give-up time (their
  * buffers return when they land), and any whose record does not check (the single read reads it again and answers
  * exactly as it would have: a miss, a moved or corrupt record, a wrong cookie). A record in a same-host agent's
- * shared memory mapped here is verified where it lies instead ({@link PeerView}): no get, no buffer, no copy.
- * Confined to its caller's context.
+ * shared memory mapped here is verified where it lies instead ({@link PeerView}): no get, no buffer, no copy; the
+ * batch's views are handed over together, inside the call or, past the event loop's budget, by the lane's next
+ * polling task. Confined to its caller's context.
  */
 final class BatchFetch {
 
@@ -59,8 +60,15 @@ final class BatchFetch {
     private Segment segment;
     private long timer = -1;
     private boolean handedOn;
-    /** Whether this batch took a view: its further views complete with that one, in this call. */
+    /** Whether this batch took a view: its further views complete with that one. */
     private boolean viewed;
+    /**
+     * Completes when the lane hands this batch's first view over, when it does so after this call (past the event
+     * loop's budget of completions inside their call): the batch's other views complete then too. Null: at once.
+     */
+    private Promise<Void> viewsLater;
+    /** The first view's read, when the lane handed it over inside this call. */
+    private Future<NeedleContent> firstViewRead;
 
     @SuppressWarnings("unchecked")
     BatchFetch(Vertx vertx, ReadGate gate, RegisteredBufferPool pool, AgentRoute route, List<FileId> fids,
@@ -89,11 +97,9 @@ final class BatchFetch {
         UcxChannel channel = null;
         for (int i = 0; i < reads.length; i++) {
             UcxRemoteKey key = postable(fids.get(i), channel);
-            PeerView view = key == null ? null : key.channel().view(segment.address(), segment.length(), key,
-                    remoteAddress, lengths[posted], viewed);
+            Future<NeedleContent> view = key == null ? null : viewed ? nextView(i, key) : firstView(i, key);
             if (view != null) {
-                viewed = true;
-                reads[i] = whereItLies(i, view);
+                reads[i] = view;
                 continue;
             }
             PooledBuffer buffer = key == null ? null : pool.acquire(lengths[posted]);
@@ -167,7 +173,8 @@ final class BatchFetch {
 
     private void verify(int k) {
         PooledBuffer buffer = buffers[k];
-        Future<NeedleContent> read = checked(index[k], k, buffer.buffer().limit(lengths[k]), buffer::release);
+        Future<NeedleContent> read = checked(index[k], sizes[k], offsets[k], buffer.buffer().limit(lengths[k]),
+                buffer::release);
         if (read == null) {
             handOn(k);
         } else {
@@ -175,21 +182,64 @@ final class BatchFetch {
         }
     }
 
-    /** The needle {@code i} (noted at {@link #posted}) checked where it lies; the single path's when it does not. */
-    private Future<NeedleContent> whereItLies(int i, PeerView view) {
-        Future<NeedleContent> read = checked(i, posted, view.bytes(), view::release);
+    /**
+     * The batch's first view (the needle {@code i}, noted at {@link #posted}): the lane hands it over inside this call
+     * while the event loop's budget lasts, else by its next polling task, and the batch's other views wait for it, so
+     * a caller chaining batches from their completions lets the loop go on and still takes no get, buffer or copy.
+     * Null when the record is not mapped here.
+     */
+    private Future<NeedleContent> firstView(int i, UcxRemoteKey key) {
+        long size = sizes[posted];
+        long offset = offsets[posted];
+        Promise<NeedleContent> later = VertxInternals.promise(context);
+        boolean mapped = key.channel().view(segment.address(), segment.length(), key, remoteAddress,
+                lengths[posted], view -> {
+                    Future<NeedleContent> read = whereItLies(i, size, offset, view);
+                    if (viewsLater == null) { // inside this call
+                        firstViewRead = read;
+                    } else {
+                        read.onComplete(later);
+                        viewsLater.complete();
+                    }
+                });
+        if (!mapped) {
+            return null;
+        }
+        viewed = true;
+        if (firstViewRead != null) {
+            return firstViewRead;
+        }
+        viewsLater = Promise.promise();
+        return later.future();
+    }
+
+    /** A further view of the batch (the needle {@code i}, noted at {@link #posted}), handed over with the first. */
+    private Future<NeedleContent> nextView(int i, UcxRemoteKey key) {
+        PeerView view = key.channel().view(segment.address(), segment.length(), key, remoteAddress, lengths[posted],
+                true);
+        if (view == null) {
+            return null;
+        }
+        Future<NeedleContent> read = whereItLies(i, sizes[posted], offsets[posted], view);
+        return viewsLater == null ? read : viewsLater.future().transform(v -> read);
+    }
+
+    /** The needle {@code i} checked where it lies; the single path's when it does not. */
+    private Future<NeedleContent> whereItLies(int i, long size, long offset, PeerView view) {
+        Future<NeedleContent> read = checked(i, size, offset, view.bytes(), view::release);
         return read != null ? read : single.apply(i);
     }
 
     /**
-     * The record of needle {@code i}, noted at {@code k}, verified in {@code bytes} as a single read verifies it (the
-     * plain bytes of a compressed one); null, its memory released, when it does not check.
+     * The record of needle {@code i} ({@code size} bytes of data at {@code offset} of its volume), verified in
+     * {@code bytes} as a single read verifies it (the plain bytes of a compressed one); null, its memory released,
+     * when it does not check.
      */
-    private Future<NeedleContent> checked(int i, int k, ByteBuffer bytes, Runnable release) {
+    private Future<NeedleContent> checked(int i, long size, long offset, ByteBuffer bytes, Runnable release) {
         VerifiedRecord record;
         try {
-            record = VerifiedRecord.check(fids.get(i), sizes[k], volume.version(), List.of(bytes),
-                    System::currentTimeMillis, ReadPath.RDMA.wire, volume.where(), offsets[k]);
+            record = VerifiedRecord.check(fids.get(i), size, volume.version(), List.of(bytes),
+                    System::currentTimeMillis, ReadPath.RDMA.wire, volume.where(), offset);
         } catch (RuntimeException e) {
             release.run();
             return null;

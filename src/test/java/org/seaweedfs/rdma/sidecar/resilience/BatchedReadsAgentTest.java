@@ -3,6 +3,7 @@ package org.seaweedfs.rdma.sidecar.resilience;
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
+import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.seaweedfs.rdma.testing.Await.await;
 import static org.seaweedfs.rdma.testing.Await.until;
@@ -29,6 +30,7 @@ import java.util.Random;
 import java.util.function.Supplier;
 import java.util.zip.GZIPOutputStream;
 import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 import org.junit.jupiter.api.io.TempDir;
@@ -259,6 +261,39 @@ class BatchedReadsAgentTest {
         // From the agent's UCX copies the records were checked where they lie; file mappings are never mapped here.
         long views = side.ucx.metrics().laneViews().sum();
         assertEquals(setup.endsWith(" copies"), views > 0, views + " views");
+    }
+
+    @Test
+    void aBatchPastTheEventLoopsBudgetStillReadsWhereItLies() throws IOException {
+        start("sm,tcp,self copies");
+        List<FileId> fids = new ArrayList<>(truth.keySet()).subList(0, 40); // each fits one buffer
+        assertRight(fids, readMany(source, fids)); // cold: the locations are found, then cached
+        assertRight(fids, readMany(source, fids));
+        long views = side.ucx.metrics().laneViews().sum();
+        long batched = reader.counters().batched();
+        int singles = 64;
+        List<Outcome> got = onContext(() -> {
+            // Reads completing inside their call use up the event loop's budget for this pass.
+            List<Future<NeedleContent>> first = new ArrayList<>();
+            for (int i = 0; i < singles; i++) {
+                first.add(source.readSlice(fids.get(i % fids.size()), null, 0, -1, MAX_NEEDLE));
+            }
+            List<Future<NeedleContent>> reads = source.readMany(fids, MAX_NEEDLE);
+            assertTrue(reads.stream().noneMatch(Future::isComplete), "handed over by the next polling task");
+            return Future.join(first).transform(ar -> {
+                first.forEach(r -> assertNull(Outcome.of(r).failure()));
+                return Future.join(reads);
+            }).transform(ar -> {
+                List<Outcome> out = new ArrayList<>();
+                reads.forEach(r -> out.add(Outcome.of(r)));
+                return Future.succeededFuture(out);
+            });
+        });
+        assertRight(fids, got);
+        assertEquals(fids.size(), reader.counters().batched() - batched, "the needles were read as one batch");
+        long viewed = side.ucx.metrics().laneViews().sum() - views;
+        assertTrue(viewed >= singles + fids.size(), "the batch read them where they lie, no get: " + viewed);
+        until("every read buffer went back", () -> side.pool.inUse() == 0);
     }
 
     @ParameterizedTest
