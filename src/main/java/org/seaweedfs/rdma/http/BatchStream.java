@@ -1,14 +1,18 @@
 package org.seaweedfs.rdma.http;
 
+import io.netty.buffer.ByteBuf;
+import io.netty.buffer.PooledByteBufAllocator;
 import io.vertx.core.AsyncResult;
 import io.vertx.core.Context;
 import io.vertx.core.Future;
+import io.vertx.core.Handler;
 import io.vertx.core.Vertx;
 import io.vertx.core.buffer.Buffer;
 import io.vertx.core.http.HttpServerRequest;
 import io.vertx.core.http.HttpServerResponse;
 import io.vertx.core.json.JsonObject;
 import java.util.List;
+import org.seaweedfs.rdma.internals.VertxInternals;
 import org.seaweedfs.rdma.metrics.ReadMeters;
 import org.seaweedfs.rdma.sidecar.ByteChunks;
 import org.seaweedfs.rdma.sidecar.NeedleContent;
@@ -50,8 +54,9 @@ final class BatchStream {
     private final byte[] header = new byte[TarMember.BLOCK];
     private final ReadMeters meters;
     private int taken;
-    /** Small members not written yet (null: none). */
+    /** Small members not written yet (null: none), in {@link #coalescedMemory}. */
     private Buffer coalesced;
+    private ByteBuf coalescedMemory;
     private boolean closed;
     private boolean ending;
     /** A chunked file is being read: the members after it wait. */
@@ -100,9 +105,9 @@ final class BatchStream {
         if (ordered.done()) {
             ending = true;
             TarMember.appendEnd(coalesced());
-            Buffer last = coalesced;
+            response.end(coalesced).onComplete(written(coalescedMemory));
             coalesced = null;
-            response.end(last);
+            coalescedMemory = null;
             return;
         }
         flushLater();
@@ -197,12 +202,22 @@ final class BatchStream {
         meters.recordBytesServed(source, bytes);
     }
 
-    /** The buffer small members are appended to. */
+    /**
+     * The buffer small members are appended to: direct memory, which the socket writes as it is (a heap buffer the
+     * transport would copy once more), given back once the socket took it.
+     */
     private Buffer coalesced() {
         if (coalesced == null) {
-            coalesced = Buffer.buffer(COALESCE_BYTES + SMALL_MEMBER + 2 * TarMember.BLOCK);
+            coalescedMemory = PooledByteBufAllocator.DEFAULT.directBuffer(COALESCE_BYTES + SMALL_MEMBER
+                    + 2 * TarMember.BLOCK);
+            coalesced = VertxInternals.wrap(coalescedMemory);
         }
         return coalesced;
+    }
+
+    /** Gives {@code memory} back once its write is done (the response hands on a view that does not own it). */
+    private static Handler<AsyncResult<Void>> written(ByteBuf memory) {
+        return ar -> memory.release();
     }
 
     /** Writes the small members waiting once the completions queued now were handed on. */
@@ -220,17 +235,25 @@ final class BatchStream {
 
     private void flush() {
         if (coalesced != null && coalesced.length() > 0) {
-            Buffer out = coalesced;
+            response.write(coalesced).onComplete(written(coalescedMemory));
             coalesced = null;
-            response.write(out);
+            coalescedMemory = null;
         }
     }
 
-    /** The connection closed or failed: nothing more is written, the reads not yet handed on are released. */
+    /**
+     * The connection closed or failed: nothing more is written, the reads not yet handed on and the members not yet
+     * written are released.
+     */
     private void stop() {
         if (!closed) {
             closed = true;
             ordered.cancel();
+            if (coalescedMemory != null) {
+                coalescedMemory.release();
+                coalesced = null;
+                coalescedMemory = null;
+            }
         }
     }
 }
