@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # Many needles in one call, measured by turns: every round runs each contender once, in an order rotated by one per
 # round; each ratio is taken within a round and the report gives every round and the median of the ratios.
-#   1. readMany against one read at a time, on the typed client and on the event bus (ReadManyBenchMain, the
-#      sidecar in the bench's JVM, its agent a process): needles/s and the process's CPU per needle;
+#   1. readMany against one read at a time, on the typed client (copied and lent) and on the event bus
+#      (ReadManyBenchMain, the sidecar in the bench's JVM, its agent a process): needles/s and CPU per needle;
 #   2. HTTP POST /batch of 256 x 4 KiB needles against one GET per needle (needles/s, sidecar CPU per needle) and
 #      against nginx serving the same tar, prebuilt (bytes/s);
 #   3. the Python reader (python/seaweedfs_rdma) streaming 100 KB needles with read_many (MB/s).

@@ -29,11 +29,12 @@ import org.seaweedfs.rdma.metrics.RdmaMetrics;
  * readMany against one read at a time, by turns (bench/batch.sh), not a test: deploys the sidecar of {@code --conf} in
  * this JVM (its agent another process) and, from one event loop, reads the fids of PATHS_FILE with the typed client
  * ({@code SeaweedRdma.client()}) and over the event bus ({@code NeedleClient.overEventBus}), each face both ways:
- * {@code many} keeps 2 readMany calls of {@code --batch} fids in flight, {@code one} keeps {@code --concurrency}
- * reads in flight. {@code --rounds} rounds, the four runs of each in an order rotated by one per round, each
- * {@code --seconds} long; each run's needles/s and this process's CPU per needle (utime+stime of every thread: the
- * sidecar and the caller, which share the process) are printed as one JSON line, then per face the many/one ratio of
- * each round and their median. {@code --only FACE:MODE} (e.g. {@code typed:many}) runs that one alone, for a profiler.
+ * {@code many} keeps 2 readMany calls of {@code --batch} fids in flight, {@code lend} the same with the needles lent
+ * ({@code readMany(fids, each)}, the typed client only), {@code one} keeps {@code --concurrency} reads in flight.
+ * {@code --rounds} rounds, the five runs of each in an order rotated by one per round, each {@code --seconds} long;
+ * each run's needles/s and this process's CPU per needle (utime+stime of every thread: the sidecar and the caller,
+ * which share the process) are printed as one JSON line, then for many and lend the ratio to one of each round and
+ * their median. {@code --only FACE:MODE} (e.g. {@code typed:lend}) runs that one alone, for a profiler.
  * <pre>
  *   java -cp "$cp" org.seaweedfs.rdma.bench.ReadManyBenchMain --conf sidecar.yaml --plain DIR [--rounds 5]
  *       [--seconds 3] [--batch 256] [--concurrency 64] [--only typed:many] PATHS_FILE
@@ -85,8 +86,8 @@ public final class ReadManyBenchMain {
             NeedleClient bus = NeedleClient.overEventBus(vertx);
             check(caller.context(), typed, fids, plain);
             check(caller.context(), bus, fids, plain);
-            List<Run> runs = List.of(new Run("typed", "many"), new Run("typed", "one"), new Run("bus", "many"),
-                    new Run("bus", "one"));
+            List<Run> runs = List.of(new Run("typed", "many"), new Run("typed", "lend"), new Run("typed", "one"),
+                    new Run("bus", "many"), new Run("bus", "one"));
             double[][] rates = new double[rounds][runs.size()];
             for (int round = 0; round < rounds; round++) {
                 for (int k = 0; k < runs.size(); k++) {
@@ -96,8 +97,8 @@ public final class ReadManyBenchMain {
                         continue;
                     }
                     NeedleClient client = run.face().equals("typed") ? typed : bus;
-                    Loop loop = run.mode().equals("many") ? new Loop(fids, seconds, 2, batch, client)
-                            : new Loop(fids, seconds, concurrency, 1, client);
+                    Loop loop = run.mode().equals("one") ? new Loop(fids, seconds, concurrency, 1, false, client)
+                            : new Loop(fids, seconds, 2, batch, run.mode().equals("lend"), client);
                     long cpu0 = OS.getProcessCpuTime();
                     long t0 = System.nanoTime();
                     long needles = await(onContext(caller.context(), loop::start));
@@ -110,24 +111,32 @@ public final class ReadManyBenchMain {
                             needles / elapsed, cpuNs, batch, concurrency);
                 }
             }
-            for (String face : only == null ? List.of("typed", "bus") : List.<String>of()) {
-                int many = face.equals("typed") ? 0 : 2;
-                double[] ratios = new double[rounds];
-                double[] manyRates = new double[rounds];
-                for (int r = 0; r < rounds; r++) {
-                    ratios[r] = rates[r][many] / rates[r][many + 1];
-                    manyRates[r] = rates[r][many];
-                }
-                System.out.printf(Locale.ROOT, "{\"kind\":\"readmany-summary\",\"face\":\"%s\",\"rounds\":%d,"
-                                + "\"ratio_many_over_one\":%s,\"median_ratio\":%.2f,\"median_many_needles_s\":%.0f}%n",
-                        face, rounds, Arrays.toString(Arrays.stream(ratios).map(x -> Math.round(x * 100) / 100.0)
-                                .toArray()), median(ratios), median(manyRates));
+            if (only == null) {
+                summary("typed", "many", rates, 0, 2);
+                summary("typed", "lend", rates, 1, 2);
+                summary("bus", "many", rates, 3, 4);
             }
         } finally {
             await(server.close());
             await(vertx.close());
         }
         System.exit(0);
+    }
+
+    /** The runs at {@code many} against those at {@code one}, round by round: each ratio and their median. */
+    private static void summary(String face, String mode, double[][] rates, int many, int one) {
+        int rounds = rates.length;
+        double[] ratios = new double[rounds];
+        double[] manyRates = new double[rounds];
+        for (int r = 0; r < rounds; r++) {
+            ratios[r] = rates[r][many] / rates[r][one];
+            manyRates[r] = rates[r][many];
+        }
+        System.out.printf(Locale.ROOT, "{\"kind\":\"readmany-summary\",\"face\":\"%s\",\"mode\":\"%s\","
+                        + "\"rounds\":%d,\"ratio_many_over_one\":%s,\"median_ratio\":%.2f,"
+                        + "\"median_many_needles_s\":%.0f}%n", face, mode, rounds,
+                Arrays.toString(Arrays.stream(ratios).map(x -> Math.round(x * 100) / 100.0).toArray()),
+                median(ratios), median(manyRates));
     }
 
     private static double median(double[] values) {
@@ -154,17 +163,19 @@ public final class ReadManyBenchMain {
         private final long deadline;
         private final int inFlight;
         private final int perCall;
+        private final boolean lend;
         private final NeedleClient client;
         private final Promise<Long> done = Promise.promise();
         private long needles;
         private int next;
         private int running;
 
-        Loop(List<String> fids, double seconds, int inFlight, int perCall, NeedleClient client) {
+        Loop(List<String> fids, double seconds, int inFlight, int perCall, boolean lend, NeedleClient client) {
             this.fids = fids;
             this.deadline = System.nanoTime() + (long) (seconds * 1e9);
             this.inFlight = inFlight;
             this.perCall = perCall;
+            this.lend = lend;
             this.client = client;
         }
 
@@ -186,10 +197,11 @@ public final class ReadManyBenchMain {
                 for (int i = 0; i < perCall; i++) {
                     some.add(fids.get(next++ % fids.size()));
                 }
-                call = () -> client.readMany(some).map(results -> {
-                    results.forEach(NeedleResult::orThrow);
-                    return results.size();
-                });
+                call = lend ? () -> client.readMany(some, NeedleResult::orThrow)
+                        : () -> client.readMany(some).map(results -> {
+                            results.forEach(NeedleResult::orThrow);
+                            return results.size();
+                        });
             }
             call.get().onComplete(ar -> {
                 running--;

@@ -1,6 +1,7 @@
 package org.seaweedfs.rdma.client;
 
 import io.vertx.core.Future;
+import io.vertx.core.Handler;
 import io.vertx.core.Vertx;
 import io.vertx.core.eventbus.DeliveryOptions;
 import java.util.List;
@@ -43,6 +44,22 @@ public interface NeedleClient {
      * fids, no sidecar, a timeout).
      */
     Future<List<NeedleResult>> readMany(List<String> fids);
+
+    /**
+     * As {@link #readMany(List)}, each result handed to {@code each} in request order as soon as it and those before
+     * it are read, none kept, each needle's body <em>lent</em>: valid only while {@code each} runs. The in-process
+     * client lends the read's own memory (the pooled read buffer, or the same-host agent's memory it was verified
+     * in) instead of a heap copy, and takes it back when {@code each} returns, after which any use of that body
+     * throws; the event-bus client lends slices of its reply. Completes with the number of results once every one
+     * was handed on; fails as {@link #readMany(List)} does, or with what {@code each} threw (the reads not handed on
+     * yet are then released and nothing more is handed on).
+     */
+    default Future<Integer> readMany(List<String> fids, Handler<NeedleResult> each) {
+        return readMany(fids).map(results -> {
+            results.forEach(each::handle);
+            return results.size();
+        });
+    }
 
     /** A client that speaks the event-bus API of a sidecar reachable on {@code vertx}'s event bus. */
     static NeedleClient overEventBus(Vertx vertx) {

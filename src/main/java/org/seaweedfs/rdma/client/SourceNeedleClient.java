@@ -2,11 +2,13 @@ package org.seaweedfs.rdma.client;
 
 import io.vertx.core.Context;
 import io.vertx.core.Future;
+import io.vertx.core.Handler;
 import io.vertx.core.Promise;
 import io.vertx.core.Vertx;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.function.Supplier;
+import org.seaweedfs.rdma.sidecar.NeedleContent;
 import org.seaweedfs.rdma.sidecar.NeedleSource;
 import org.seaweedfs.rdma.sidecar.batch.ManyReads;
 import org.seaweedfs.rdma.sidecar.batch.PlainRange;
@@ -15,7 +17,8 @@ import org.seaweedfs.rdma.volume.FileId;
 /**
  * {@link NeedleClient} over a read path in this process: the call goes straight to the {@link NeedleSource} on the
  * caller's context (the read path completes there), the bytes are copied out of pooled memory and the pooled
- * buffer released before the caller sees them. Called off any Vert.x context, it runs on a context of {@code vertx}.
+ * buffer released before the caller sees them (a lending {@code readMany} lends that memory instead,
+ * {@link LentBody}). Called off any Vert.x context, it runs on a context of {@code vertx}.
  */
 final class SourceNeedleClient implements NeedleClient {
 
@@ -53,6 +56,28 @@ final class SourceNeedleClient implements NeedleClient {
                         ? NeedleResult.of(NeedleWire.needle(asked.get(i), ar.result().stat(),
                                 NeedleWire.takeBody(ar.result())))
                         : NeedleResult.failed(asked.get(i), NeedleWire.failure(ar.cause()))));
+    }
+
+    @Override
+    public Future<Integer> readMany(List<String> fids, Handler<NeedleResult> each) {
+        List<String> asked = new ArrayList<>(fids);
+        return onContext(() -> ManyReads.each(asked.size(), window,
+                PlainRange.of(source, maxNeedleBytes, i -> NeedleWire.fileId(asked.get(i))),
+                (i, ar) -> {
+                    if (ar.failed()) {
+                        each.handle(NeedleResult.failed(asked.get(i), NeedleWire.failure(ar.cause())));
+                        return null;
+                    }
+                    NeedleContent content = ar.result();
+                    LentBody body = LentBody.of(content.chunks());
+                    try {
+                        each.handle(NeedleResult.of(NeedleWire.needle(asked.get(i), content.stat(), body.buffer())));
+                    } finally {
+                        body.takeBack();
+                        content.release();
+                    }
+                    return null;
+                }));
     }
 
     @Override

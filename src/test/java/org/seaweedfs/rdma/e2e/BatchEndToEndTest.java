@@ -24,6 +24,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
 import java.util.ArrayList;
+import java.util.Base64;
 import java.util.Collections;
 import java.util.Comparator;
 import java.util.LinkedHashMap;
@@ -255,6 +256,15 @@ class BatchEndToEndTest {
             }
             // The same values whichever client read them.
             assertEquals(onEventLoop(c -> c.read(fids.get(0)), needles).etag(), results.get(0).needle().etag());
+            // Lent, each result handed on in order: the same bytes, or the same failure.
+            List<String> lent = new ArrayList<>();
+            int count = onEventLoop(c -> c.readMany(fids, r -> lent.add(r.fid() + " " + (r.succeeded()
+                    ? Base64.getEncoder().encodeToString(r.needle().body().getBytes()) + " " + r.needle().etag()
+                    : r.failure().kind()))), needles);
+            assertEquals(fids.size(), count);
+            assertEquals(results.stream().map(r -> r.fid() + " " + (r.succeeded()
+                    ? Base64.getEncoder().encodeToString(r.needle().body().getBytes()) + " " + r.needle().etag()
+                    : r.failure().kind())).toList(), lent);
         }
     }
 

@@ -35,12 +35,28 @@ public final class ManyReads {
 
     private static <T> Future<List<T>> collect(int count, OrderedReads reads, Take<T> take) {
         List<T> values = new ArrayList<>(count);
-        Promise<List<T>> done = Promise.promise();
+        return each(count, reads, (i, ar) -> {
+            values.add(take.apply(i, ar));
+            return null;
+        }).map(n -> values);
+    }
+
+    /**
+     * As {@link #collect(int, int, OrderedReads.Range, Take)}, each result handed to {@code take} as soon as it and
+     * those before it are there, nothing kept: completes with the count once every result was taken. When
+     * {@code take} throws, the reads not taken yet are released and the future fails with what it threw.
+     */
+    public static Future<Integer> each(int count, int window, OrderedReads.Range read, Take<?> take) {
+        return each(count, new OrderedReads(count, window, read), take);
+    }
+
+    private static Future<Integer> each(int count, OrderedReads reads, Take<?> take) {
+        Promise<Integer> done = Promise.promise();
+        int[] taken = {0};
         reads.onReady(v -> {
             try {
                 while (reads.ready()) {
-                    int index = values.size();
-                    values.add(take.apply(index, reads.take()));
+                    take.apply(taken[0]++, reads.take());
                     reads.finished();
                 }
             } catch (RuntimeException e) {
@@ -49,11 +65,11 @@ public final class ManyReads {
                 return;
             }
             if (reads.done()) {
-                done.tryComplete(values);
+                done.tryComplete(count);
             }
         });
         if (count == 0) {
-            return Future.succeededFuture(values);
+            return Future.succeededFuture(0);
         }
         reads.start();
         return done.future();

@@ -4,11 +4,13 @@ import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertSame;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.seaweedfs.rdma.testing.Await.await;
 import static org.seaweedfs.rdma.testing.Await.until;
 
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+import io.netty.util.IllegalReferenceCountException;
 import io.vertx.core.AsyncResult;
 import io.vertx.core.Context;
 import io.vertx.core.Future;
@@ -34,6 +36,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 import org.junit.jupiter.api.io.TempDir;
+import org.seaweedfs.rdma.client.NeedleClient;
 import org.seaweedfs.rdma.config.HostPort;
 import org.seaweedfs.rdma.config.SidecarConfig;
 import org.seaweedfs.rdma.metrics.ReadMeters;
@@ -261,6 +264,58 @@ class BatchedReadsAgentTest {
         // From the agent's UCX copies the records were checked where they lie; file mappings are never mapped here.
         long views = side.ucx.metrics().laneViews().sum();
         assertEquals(setup.endsWith(" copies"), views > 0, views + " views");
+    }
+
+    @ParameterizedTest
+    @ValueSource(strings = {"sm,tcp,self", "tcp", "sm,tcp,self copies"})
+    void lentNeedlesAreTheirBytesWhileLentAndFailEveryUseAfter(String setup) throws IOException {
+        start(setup);
+        NeedleClient client = NeedleClient.overSource(side.vertx, source, MAX_NEEDLE);
+        List<FileId> fids = mixed();
+        List<String> asked = fids.stream().map(FileId::toString).toList();
+        assertRight(fids, readMany(source, fids)); // the locations cached: most needles read as one batch
+        List<Outcome> got = new ArrayList<>();
+        List<Buffer> kept = new ArrayList<>();
+        int count = onContext(() -> client.readMany(asked, r -> {
+            got.add(r.succeeded() ? new Outcome(r.needle().body().getBytes(), null)
+                    : new Outcome(null, r.failure().kind().name()));
+            if (r.succeeded()) {
+                kept.add(r.needle().body());
+            }
+        }));
+        assertEquals(fids.size(), count);
+        assertRight(fids, got);
+        int takenBack = 0;
+        for (Buffer body : kept) {
+            try {
+                byte[] after = body.getBytes();
+                // Only a needle in several read buffers is lent as a copy of its own.
+                assertTrue(after.length > POOL.largeBufferBytes(), "a lent body outlived its call");
+            } catch (IllegalReferenceCountException e) {
+                takenBack++;
+            }
+        }
+        assertTrue(takenBack >= 40, "the lent bodies were taken back: " + takenBack);
+        until("every read buffer went back", () -> side.pool.inUse() == 0);
+    }
+
+    @Test
+    void whatTheCallerThrowsFailsTheLendingCallAndReleasesTheRest() throws IOException {
+        start("sm,tcp,self");
+        NeedleClient client = NeedleClient.overSource(side.vertx, source, MAX_NEEDLE);
+        List<String> asked = truth.keySet().stream().map(FileId::toString).toList();
+        assertRight(List.copyOf(truth.keySet()), readMany(source, List.copyOf(truth.keySet())));
+        IllegalStateException thrown = new IllegalStateException("the caller gives up");
+        List<String> handed = new ArrayList<>();
+        Throwable failure = onContext(() -> client.readMany(asked, r -> {
+            handed.add(r.fid());
+            if (handed.size() == 3) {
+                throw thrown;
+            }
+        }).transform(ar -> Future.succeededFuture(ar.cause())));
+        assertSame(thrown, failure);
+        assertEquals(asked.subList(0, 3), handed, "nothing handed on after the throw");
+        until("every read buffer went back", () -> side.pool.inUse() == 0);
     }
 
     @Test
