@@ -8,6 +8,7 @@ import io.micrometer.core.instrument.Tags;
 import java.util.concurrent.atomic.LongAdder;
 import org.seaweedfs.rdma.agent.AgentMetrics;
 import org.seaweedfs.rdma.sidecar.fallback.VolumeServerSource;
+import org.seaweedfs.rdma.sidecar.memory.RegisteredBufferPool;
 import org.seaweedfs.rdma.ucx.UcxMetrics;
 
 /**
@@ -97,6 +98,22 @@ public final class RoleMetricsBinder {
                         .register(registry);
         Gauge.builder("seaweedfs.rdma.ucx.lane.remote.keys", ucx, UcxMetrics::laneRemoteKeys)
                 .description("Remote keys unpacked on lanes").tags(tags).register(registry);
+    }
+
+    /**
+     * The sidecar's registered read buffers: handed out (reads in flight, answers being sent, lent needles) and free
+     * by size. A read that finds none of its size free fails at once, retriably (503): raise
+     * {@code sidecar.bufferPool.totalBytes} when the free ones stay near zero.
+     */
+    public void bindBufferPool(RegisteredBufferPool pool) {
+        Gauge.builder("seaweedfs.rdma.buffer.pool.in.use", pool, RegisteredBufferPool::inUse)
+                .description("Registered read buffers handed out and not yet given back").register(registry);
+        Gauge.builder("seaweedfs.rdma.buffer.pool.free", pool, RegisteredBufferPool::freeSmall)
+                .description("Registered read buffers free, by size").tags("size", "small").register(registry);
+        Gauge.builder("seaweedfs.rdma.buffer.pool.free", pool, RegisteredBufferPool::freeLarge)
+                .description("Registered read buffers free, by size").tags("size", "large").register(registry);
+        Gauge.builder("seaweedfs.rdma.buffer.pool", pool, p -> p.settings().totalBytes()).baseUnit("bytes")
+                .description("Registered memory of the read buffers").register(registry);
     }
 
     /** The sidecar's HTTP fallback: client hints it refused to follow (sidecar.volumeServers). */

@@ -200,6 +200,7 @@ public final class SeaweedRdma {
             RoleMetricsBinder binder = new RoleMetricsBinder(metrics.meterRegistry());
             binder.bindUcx("sidecar", ucx.metrics());
             binder.bindVolumeServerSource(volumeServer);
+            binder.bindBufferPool(pool);
         }
         if (sidecar.master() == null && sidecar.volumeServers().isEmpty()
                 && sidecar.fallback().contains(Fallback.HTTP)) {
