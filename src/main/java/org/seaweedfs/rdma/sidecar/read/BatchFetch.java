@@ -67,8 +67,9 @@ final class BatchFetch {
      * loop's budget of completions inside their call): the batch's other views complete then too. Null: at once.
      */
     private Promise<Void> viewsLater;
-    /** The first view's read, when the lane handed it over inside this call. */
+    /** The first view's read: when the lane handed it over inside this call, else completed when it does. */
     private Future<NeedleContent> firstViewRead;
+    private Promise<NeedleContent> firstViewLater;
 
     @SuppressWarnings("unchecked")
     BatchFetch(Vertx vertx, ReadGate gate, RegisteredBufferPool pool, AgentRoute route, List<FileId> fids,
@@ -191,14 +192,13 @@ final class BatchFetch {
     private Future<NeedleContent> firstView(int i, UcxRemoteKey key) {
         long size = sizes[posted];
         long offset = offsets[posted];
-        Promise<NeedleContent> later = VertxInternals.promise(context);
         boolean mapped = key.channel().view(segment.address(), segment.length(), key, remoteAddress,
                 lengths[posted], view -> {
                     Future<NeedleContent> read = whereItLies(i, size, offset, view);
                     if (viewsLater == null) { // inside this call
                         firstViewRead = read;
                     } else {
-                        read.onComplete(later);
+                        read.onComplete(firstViewLater);
                         viewsLater.complete();
                     }
                 });
@@ -210,7 +210,8 @@ final class BatchFetch {
             return firstViewRead;
         }
         viewsLater = Promise.promise();
-        return later.future();
+        firstViewLater = VertxInternals.promise(context);
+        return firstViewLater.future();
     }
 
     /** A further view of the batch (the needle {@code i}, noted at {@link #posted}), handed over with the first. */
