@@ -7,8 +7,9 @@
 #      against nginx serving the same tar, prebuilt (bytes/s);
 #   3. the Python reader (python/seaweedfs_rdma) streaming 100 KB needles with read_many (MB/s).
 # Usage: bench/batch.sh [CONFIG]  (CONFIG: defaults | best, as bench/run.sh; default defaults)
-# Env: ROUNDS (5), SECONDS_PER_RUN (3), CONNS (wrk connections, 16), COUNT_100K (200), BENCH_OUT, BENCH_DATA.
-# Writes JSON lines to $BENCH_OUT/batch.jsonl; a short run proves the script: ROUNDS=5 SECONDS_PER_RUN=1.
+# Env: ROUNDS (5), SECONDS_PER_RUN (3), WARM_SECONDS (30: the JIT settles before the rounds, in each JVM measured),
+# CONNS (wrk connections, 16), COUNT_100K (200), BENCH_OUT, BENCH_DATA.
+# Writes JSON lines to $BENCH_OUT/batch.jsonl; a short run proves the script: ROUNDS=5 SECONDS_PER_RUN=1 WARM_SECONDS=0.
 set -euo pipefail
 
 HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
@@ -21,6 +22,7 @@ source "$HERE/run.sh"  # defines only: gen_volume, start_agent, start_sidecar, s
 CONFIG=${1:-defaults}
 ROUNDS=${ROUNDS:-5}
 SECONDS_PER_RUN=${SECONDS_PER_RUN:-3}
+WARM_SECONDS=${WARM_SECONDS:-30}
 CONNS=${CONNS:-16}
 COUNT_100K=${COUNT_100K:-200}
 VID_4K=21
@@ -47,7 +49,8 @@ sidecar_conf "$CONFIG" "$((SIDECAR_PORT + 1))" "$BENCH_OUT/readmany-sidecar.yaml
 # shellcheck disable=SC2086
 java $JAVA_OPTS $SIDECAR_JAVA_OPTS $EMBEDDED_JAVA_OPTS -cp "$JAVA_CP" org.seaweedfs.rdma.bench.ReadManyBenchMain \
     --conf "$BENCH_OUT/readmany-sidecar.yaml" --plain "$BENCH_DATA/plain" --rounds "$ROUNDS" \
-    --seconds "$SECONDS_PER_RUN" "$BENCH_DATA/vid$VID_4K.paths" 2>> "$BENCH_OUT/logs/readmany.log" | emit
+    --seconds "$SECONDS_PER_RUN" --warm "$((WARM_SECONDS / 5))" "$BENCH_DATA/vid$VID_4K.paths" \
+    2>> "$BENCH_OUT/logs/readmany.log" | emit
 
 log "2. HTTP: POST /batch of 256 x 4 KiB, one GET per needle, nginx serving the same tar"
 # As run.sh's start_sidecar, waiting for RDMA on this script's volume.
@@ -79,9 +82,9 @@ curl -sf "http://127.0.0.1:$NGINX_PORT/batch.tar" | cmp -s - "$BENCH_OUT/tar/bat
 echo "/batch.tar" > "$BENCH_OUT/tar.paths"
 TAR_BYTES=$(stat -c %s "$BENCH_OUT/tar/batch.tar")
 # warm-up: the JIT and the location cache
-wrk -t1 -c"$CONNS" -d"${SECONDS_PER_RUN}s" -s "$BENCH_LIB/batch_post.lua" "http://127.0.0.1:$SIDECAR_PORT/" \
+wrk -t1 -c"$CONNS" -d"${WARM_SECONDS}s" -s "$BENCH_LIB/batch_post.lua" "http://127.0.0.1:$SIDECAR_PORT/" \
     -- "$BENCH_OUT/batch-body.txt" > /dev/null
-wrk -t1 -c"$CONNS" -d"${SECONDS_PER_RUN}s" -s "$BENCH_LIB/random_path.lua" "http://127.0.0.1:$SIDECAR_PORT/" \
+wrk -t1 -c"$CONNS" -d"$((WARM_SECONDS / 2))s" -s "$BENCH_LIB/random_path.lua" "http://127.0.0.1:$SIDECAR_PORT/" \
     -- "$BENCH_DATA/vid$VID_4K.paths" > /dev/null
 
 # one_http RUN ROUND POSITION — one wrk run; prints its JSON line (needles/s, bytes/s, sidecar CPU per needle).

@@ -34,10 +34,11 @@ import org.seaweedfs.rdma.metrics.RdmaMetrics;
  * {@code --rounds} rounds, the five runs of each in an order rotated by one per round, each {@code --seconds} long;
  * each run's needles/s and this process's CPU per needle (utime+stime of every thread: the sidecar and the caller,
  * which share the process) are printed as one JSON line, then for many and lend the ratio to one of each round and
- * their median. {@code --only FACE:MODE} (e.g. {@code typed:lend}) runs that one alone, for a profiler.
+ * their median. {@code --warm S} first runs each once for S seconds, not reported (the JIT); {@code --only FACE:MODE}
+ * (e.g. {@code typed:lend}) runs that one alone, for a profiler.
  * <pre>
  *   java -cp "$cp" org.seaweedfs.rdma.bench.ReadManyBenchMain --conf sidecar.yaml --plain DIR [--rounds 5]
- *       [--seconds 3] [--batch 256] [--concurrency 64] [--only typed:many] PATHS_FILE
+ *       [--seconds 3] [--batch 256] [--concurrency 64] [--warm 0] [--only typed:lend] PATHS_FILE
  * </pre>
  */
 public final class ReadManyBenchMain {
@@ -57,6 +58,7 @@ public final class ReadManyBenchMain {
         int batch = 256;
         int concurrency = 64;
         String only = null;
+        double warm = 0;
         for (int i = 0; i < args.length; i++) {
             switch (args[i]) {
                 case "--conf" -> conf = Path.of(args[++i]);
@@ -66,12 +68,13 @@ public final class ReadManyBenchMain {
                 case "--batch" -> batch = Integer.parseInt(args[++i]);
                 case "--concurrency" -> concurrency = Integer.parseInt(args[++i]);
                 case "--only" -> only = args[++i];
+                case "--warm" -> warm = Double.parseDouble(args[++i]);
                 default -> list = Path.of(args[i]);
             }
         }
         if (conf == null || plain == null || list == null) {
             throw new IllegalArgumentException("usage: --conf FILE --plain DIR [--rounds N] [--seconds S] [--batch N]"
-                    + " [--concurrency N] [--only FACE:MODE] PATHS_FILE");
+                    + " [--concurrency N] [--warm S] [--only FACE:MODE] PATHS_FILE");
         }
         RdmaConfig config = ConfigLoader.parse(Files.readString(conf), conf.toString(), System.getenv());
         RdmaMetrics metrics = config.metrics().enabled() ? RdmaMetrics.create() : null;
@@ -89,6 +92,11 @@ public final class ReadManyBenchMain {
             List<Run> runs = List.of(new Run("typed", "many"), new Run("typed", "lend"), new Run("typed", "one"),
                     new Run("bus", "many"), new Run("bus", "one"));
             double[][] rates = new double[rounds][runs.size()];
+            for (Run run : warm > 0 ? runs : List.<Run>of()) { // the JIT: each run once, not reported
+                if (only == null || only.equals(run.face() + ":" + run.mode())) {
+                    await(onContext(caller.context(), loop(run, fids, warm, batch, concurrency, typed, bus)::start));
+                }
+            }
             for (int round = 0; round < rounds; round++) {
                 for (int k = 0; k < runs.size(); k++) {
                     int index = (k + round) % runs.size();
@@ -96,9 +104,7 @@ public final class ReadManyBenchMain {
                     if (only != null && !only.equals(run.face() + ":" + run.mode())) {
                         continue;
                     }
-                    NeedleClient client = run.face().equals("typed") ? typed : bus;
-                    Loop loop = run.mode().equals("one") ? new Loop(fids, seconds, concurrency, 1, false, client)
-                            : new Loop(fids, seconds, 2, batch, run.mode().equals("lend"), client);
+                    Loop loop = loop(run, fids, seconds, batch, concurrency, typed, bus);
                     long cpu0 = OS.getProcessCpuTime();
                     long t0 = System.nanoTime();
                     long needles = await(onContext(caller.context(), loop::start));
@@ -121,6 +127,13 @@ public final class ReadManyBenchMain {
             await(vertx.close());
         }
         System.exit(0);
+    }
+
+    private static Loop loop(Run run, List<String> fids, double seconds, int batch, int concurrency,
+                             NeedleClient typed, NeedleClient bus) {
+        NeedleClient client = run.face().equals("typed") ? typed : bus;
+        return run.mode().equals("one") ? new Loop(fids, seconds, concurrency, 1, false, client)
+                : new Loop(fids, seconds, 2, batch, run.mode().equals("lend"), client);
     }
 
     /** The runs at {@code many} against those at {@code one}, round by round: each ratio and their median. */
