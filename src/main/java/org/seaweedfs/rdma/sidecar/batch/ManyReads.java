@@ -59,7 +59,7 @@ public final class ManyReads {
                     take.apply(taken[0]++, reads.take());
                     reads.finished();
                 }
-            } catch (RuntimeException e) {
+            } catch (RuntimeException | Error e) { // a caller's handler too: its call fails, none is left hanging
                 reads.cancel();
                 done.tryFail(e);
                 return;

@@ -305,17 +305,23 @@ class BatchedReadsAgentTest {
         NeedleClient client = NeedleClient.overSource(side.vertx, source, MAX_NEEDLE);
         List<String> asked = truth.keySet().stream().map(FileId::toString).toList();
         assertRight(List.copyOf(truth.keySet()), readMany(source, List.copyOf(truth.keySet())));
-        IllegalStateException thrown = new IllegalStateException("the caller gives up");
-        List<String> handed = new ArrayList<>();
-        Throwable failure = onContext(() -> client.readMany(asked, r -> {
-            handed.add(r.fid());
-            if (handed.size() == 3) {
-                throw thrown;
-            }
-        }).transform(ar -> Future.succeededFuture(ar.cause())));
-        assertSame(thrown, failure);
-        assertEquals(asked.subList(0, 3), handed, "nothing handed on after the throw");
-        until("every read buffer went back", () -> side.pool.inUse() == 0);
+        // An Error too fails the call: it is not left hanging.
+        for (Throwable thrown : List.of(new IllegalStateException("the caller gives up"),
+                new AssertionError("a check failed"))) {
+            List<String> handed = new ArrayList<>();
+            Throwable failure = onContext(() -> client.readMany(asked, r -> {
+                handed.add(r.fid());
+                if (handed.size() == 3 && thrown instanceof Error error) {
+                    throw error;
+                }
+                if (handed.size() == 3) {
+                    throw (RuntimeException) thrown;
+                }
+            }).transform(ar -> Future.succeededFuture(ar.cause())));
+            assertSame(thrown, failure);
+            assertEquals(asked.subList(0, 3), handed, "nothing handed on after the throw");
+            until("every read buffer went back", () -> side.pool.inUse() == 0);
+        }
     }
 
     @Test
