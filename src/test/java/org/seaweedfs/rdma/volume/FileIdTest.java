@@ -76,6 +76,7 @@ class FileIdTest {
             "''                               | empty",
             "3                                | no ','",
             "x,01637037d6                     | volume id 'x'",
+            ",01637037d6                      | volume id ''",
             "-3,01637037d6                    | volume id '-3'",
             "18446744073709551616,01637037d6  | exceeds 64 bits",
             "3,637037d6                       | more than 8 hex",
@@ -110,6 +111,15 @@ class FileIdTest {
         IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
                 () -> FileId.parsePath(3, "01637037d6_1_2"));
         assertTrue(e.getMessage().contains("'_' is not a hex digit"), e.getMessage());
+    }
+
+    @Test
+    void aFileIdsVolumeIdReadsAsARequestVolumeIdWhateverItsLength() {
+        for (String vid : new String[] {"3", "4294967299", "000000000000000003", "0000000000000000003",
+                "18446744073709551615", "4294967295"}) {
+            FileId id = FileId.parse(vid + ",01637037d6");
+            assertEquals(new FileId(FileId.parseRequestVolumeId(vid), 1, 0x637037d6), id, vid);
+        }
     }
 
     @Test
