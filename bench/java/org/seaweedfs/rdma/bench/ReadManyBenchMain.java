@@ -47,6 +47,10 @@ public final class ReadManyBenchMain {
             (OperatingSystemMXBean) ManagementFactory.getOperatingSystemMXBean();
 
     private record Run(String face, String mode) {
+        /** Whether {@code --only} (null: every run) selects this run. */
+        boolean selected(String only) {
+            return only == null || only.equals(face + ":" + mode);
+        }
     }
 
     public static void main(String[] args) throws Exception {
@@ -93,7 +97,7 @@ public final class ReadManyBenchMain {
                     new Run("bus", "many"), new Run("bus", "one"));
             double[][] rates = new double[rounds][runs.size()];
             for (Run run : warm > 0 ? runs : List.<Run>of()) { // the JIT: each run once, not reported
-                if (only == null || only.equals(run.face() + ":" + run.mode())) {
+                if (run.selected(only)) {
                     await(onContext(caller.context(), loop(run, fids, warm, batch, concurrency, typed, bus)::start));
                 }
             }
@@ -101,7 +105,7 @@ public final class ReadManyBenchMain {
                 for (int k = 0; k < runs.size(); k++) {
                     int index = (k + round) % runs.size();
                     Run run = runs.get(index);
-                    if (only != null && !only.equals(run.face() + ":" + run.mode())) {
+                    if (!run.selected(only)) {
                         continue;
                     }
                     Loop loop = loop(run, fids, seconds, batch, concurrency, typed, bus);

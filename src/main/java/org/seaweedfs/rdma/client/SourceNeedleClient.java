@@ -11,6 +11,7 @@ import java.util.function.Supplier;
 import org.seaweedfs.rdma.sidecar.NeedleContent;
 import org.seaweedfs.rdma.sidecar.NeedleSource;
 import org.seaweedfs.rdma.sidecar.batch.ManyReads;
+import org.seaweedfs.rdma.sidecar.batch.OrderedReads;
 import org.seaweedfs.rdma.sidecar.batch.PlainRange;
 import org.seaweedfs.rdma.volume.FileId;
 
@@ -51,7 +52,7 @@ final class SourceNeedleClient implements NeedleClient {
     public Future<List<NeedleResult>> readMany(List<String> fids) {
         List<String> asked = new ArrayList<>(fids); // the caller may change its list meanwhile
         return onContext(() -> ManyReads.collect(asked.size(), window,
-                PlainRange.of(source, maxNeedleBytes, i -> NeedleWire.fileId(asked.get(i))),
+                range(asked),
                 (i, ar) -> ar.succeeded()
                         ? NeedleResult.of(NeedleWire.needle(asked.get(i), ar.result().stat(),
                                 NeedleWire.takeBody(ar.result())))
@@ -62,7 +63,7 @@ final class SourceNeedleClient implements NeedleClient {
     public Future<Integer> readMany(List<String> fids, Handler<NeedleResult> each) {
         List<String> asked = new ArrayList<>(fids);
         return onContext(() -> ManyReads.each(asked.size(), window,
-                PlainRange.of(source, maxNeedleBytes, i -> NeedleWire.fileId(asked.get(i))),
+                range(asked),
                 (i, ar) -> {
                     if (ar.failed()) {
                         each.handle(NeedleResult.failed(asked.get(i), NeedleWire.failure(ar.cause())));
@@ -78,6 +79,11 @@ final class SourceNeedleClient implements NeedleClient {
                     }
                     return null;
                 }));
+    }
+
+    /** The reads of {@code asked}, a range at a time. */
+    private OrderedReads.Range range(List<String> asked) {
+        return PlainRange.of(source, maxNeedleBytes, i -> NeedleWire.fileId(asked.get(i)));
     }
 
     @Override

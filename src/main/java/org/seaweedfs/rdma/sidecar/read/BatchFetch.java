@@ -60,8 +60,6 @@ final class BatchFetch {
     private Segment segment;
     private long timer = -1;
     private boolean handedOn;
-    /** Whether this batch took a view: its further views complete with that one. */
-    private boolean viewed;
     /**
      * Completes when the lane hands this batch's first view over, when it does so after this call (past the event
      * loop's budget of completions inside their call): the batch's other views complete then too. Null: at once.
@@ -98,7 +96,9 @@ final class BatchFetch {
         UcxChannel channel = null;
         for (int i = 0; i < reads.length; i++) {
             UcxRemoteKey key = postable(fids.get(i), channel);
-            Future<NeedleContent> view = key == null ? null : viewed ? nextView(i, key) : firstView(i, key);
+            // Once the batch took a view, its further views complete with that one.
+            Future<NeedleContent> view = key == null ? null
+                    : firstViewRead != null || viewsLater != null ? nextView(i, key) : firstView(i, key);
             if (view != null) {
                 reads[i] = view;
                 continue;
@@ -205,7 +205,6 @@ final class BatchFetch {
         if (!mapped) {
             return null;
         }
-        viewed = true;
         if (firstViewRead != null) {
             return firstViewRead;
         }

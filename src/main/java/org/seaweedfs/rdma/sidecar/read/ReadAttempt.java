@@ -107,12 +107,12 @@ final class ReadAttempt {
                     connection == null ? null : connection.closeCause()));
         } else if (route.volume() != null) {
             then.accept(route);
-        } else if (connection.isRelisting(fid.volumeId())) {
-            relist(route, ReadFailure.dataGone("volume " + fid.volumeId() + " changed at agent " + connection.peer()
-                    + " and is being listed again", null), then);
         } else {
-            relist(route, ReadFailure.notFound("volume " + fid.volumeId() + " is not served by agent "
-                    + connection.peer()), then);
+            relist(route, connection.isRelisting(fid.volumeId())
+                    ? ReadFailure.dataGone("volume " + fid.volumeId() + " changed at agent " + connection.peer()
+                            + " and is being listed again", null)
+                    : ReadFailure.notFound("volume " + fid.volumeId() + " is not served by agent "
+                            + connection.peer()), then);
         }
     }
 
