@@ -232,9 +232,11 @@ public final class SeaweedRdma {
                 .onSuccess(v -> stops.push(pool::deregister))
                 .compose(v -> deploy(connections, new DeploymentOptions()))
                 // Before the agents are connected, as the HTTP listener: reads in the start-up wait for them.
-                .compose(v -> deploy(() -> new EventBusApiVerticle(admittedReads, sidecar.maxNeedleBytes(), meters,
-                                config.idlePollMicros(), sidecar.batch()),
-                        new DeploymentOptions().setInstances(SidecarConfig.EVENT_BUS_INSTANCES)))
+                .compose(v -> EventBusApiVerticle.deploy(vertx,
+                        SidecarConfig.readManyConsumers(Runtime.getRuntime().availableProcessors()),
+                        singleReads -> new EventBusApiVerticle(admittedReads, sidecar.maxNeedleBytes(), meters,
+                                config.idlePollMicros(), sidecar.batch(), singleReads)))
+                .onSuccess(ids -> ids.forEach(id -> stops.push(() -> vertx.undeploy(id))))
                 .compose(v -> connections.firstAttempts())
                 .onSuccess(v -> {
                     manager = connections;

@@ -42,10 +42,20 @@ public record SidecarConfig(
         Batch batch) {
 
     /**
-     * Event-bus consumers a sidecar deploys: one. A requester on the consumer's event loop then makes no thread hop,
-     * and more consumers only spread reads whose requesters pay a cross-thread wake-up each way anyway.
+     * Event-bus consumers of single reads and stats a sidecar deploys: one. A requester on the consumer's event loop
+     * then makes no thread hop, and more consumers only spread reads whose requesters pay a cross-thread wake-up each
+     * way anyway. {@code readMany} calls, each a batch of reads, are consumed on one event loop per core instead
+     * ({@link #readManyConsumers}).
      */
     public static final int EVENT_BUS_INSTANCES = 1;
+
+    /**
+     * Event loops consuming {@code readMany} calls: one per core (at least one), so that calls in flight at once are
+     * read on several cores, as HTTP connections are spread over {@code http.instances}.
+     */
+    public static int readManyConsumers(int cores) {
+        return Math.max(1, cores);
+    }
 
     /** {@code sidecar.locationCache.maxBytes}'s default. */
     public static final long DEFAULT_LOCATION_CACHE_BYTES = 64L << 20;

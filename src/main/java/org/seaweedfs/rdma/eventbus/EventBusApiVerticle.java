@@ -1,13 +1,16 @@
 package org.seaweedfs.rdma.eventbus;
 
 import io.vertx.core.AsyncResult;
-import io.vertx.core.eventbus.DeliveryOptions;
+import io.vertx.core.DeploymentOptions;
 import io.vertx.core.Future;
 import io.vertx.core.VerticleBase;
+import io.vertx.core.Vertx;
 import io.vertx.core.buffer.Buffer;
+import io.vertx.core.eventbus.DeliveryOptions;
 import io.vertx.core.eventbus.Message;
 import io.vertx.core.eventbus.MessageConsumer;
 import java.util.List;
+import java.util.function.Function;
 import org.seaweedfs.rdma.config.SidecarConfig;
 import org.seaweedfs.rdma.client.NeedleClient;
 import org.seaweedfs.rdma.client.NeedleException;
@@ -45,6 +48,11 @@ import org.seaweedfs.rdma.sidecar.batch.PlainRange;
  * Answers leave in batches ({@link ReplyBatch}): one wake-up of a requester's event loop for many replies; after a
  * batch, the event loop keeps polling for the idle-poll time ({@link AwakeLoop}), so a requester sending one request
  * at a time finds it awake.
+ *
+ * <p>{@link #deploy} deploys one instance consuming every address and further instances, each on an event loop of
+ * its own, consuming {@value #READ_MANY_ADDRESS} only: a {@code readMany} call is a batch of reads, and calls in
+ * flight at once are then read on several cores, while single reads keep one consumer (spreading them would only
+ * add cross-thread wake-ups).
  */
 public final class EventBusApiVerticle extends VerticleBase {
 
@@ -57,20 +65,31 @@ public final class EventBusApiVerticle extends VerticleBase {
     private final ReadMeters meters;
     private final int idlePollMicros;
     private final SidecarConfig.Batch batch;
+    private final boolean singleReads;
     private MessageConsumer<Object> reads;
     private MessageConsumer<Object> stats;
     private MessageConsumer<Object> readMany;
     private boolean localReplies;
     private ReplyBatch replies;
 
-    /** @param idlePollMicros how long the event loop keeps polling after it answered ({@link AwakeLoop}); 0: none */
+    /**
+     * @param idlePollMicros how long the event loop keeps polling after it answered ({@link AwakeLoop}); 0: none
+     * @param singleReads    whether this instance consumes reads and stats too, not only {@value #READ_MANY_ADDRESS}
+     */
     public EventBusApiVerticle(NeedleSource source, long maxNeedleBytes, ReadMeters meters, int idlePollMicros,
-                               SidecarConfig.Batch batch) {
+                               SidecarConfig.Batch batch, boolean singleReads) {
         this.source = source;
         this.maxNeedleBytes = maxNeedleBytes;
         this.meters = meters;
         this.idlePollMicros = idlePollMicros;
         this.batch = batch;
+        this.singleReads = singleReads;
+    }
+
+    /** Consuming every address. */
+    public EventBusApiVerticle(NeedleSource source, long maxNeedleBytes, ReadMeters meters, int idlePollMicros,
+                               SidecarConfig.Batch batch) {
+        this(source, maxNeedleBytes, meters, idlePollMicros, batch, true);
     }
 
     /** With the default {@code sidecar.batch.*} bounds. */
@@ -84,15 +103,34 @@ public final class EventBusApiVerticle extends VerticleBase {
         localReplies = !vertx.isClustered();
         replies = new ReplyBatch(context, new AwakeLoop(context, idlePollMicros));
         LocalBufferCodec.registerOn(vertx.eventBus());
+        readMany = vertx.eventBus().consumer(READ_MANY_ADDRESS, this::readMany);
+        if (!singleReads) {
+            return readMany.completion();
+        }
         reads = vertx.eventBus().consumer(READ_ADDRESS, m -> handle(m, this::read));
         stats = vertx.eventBus().consumer(STAT_ADDRESS, m -> handle(m, this::stat));
-        readMany = vertx.eventBus().consumer(READ_MANY_ADDRESS, this::readMany);
         return Future.all(reads.completion(), stats.completion(), readMany.completion());
     }
 
     @Override
     public Future<?> stop() {
-        return Future.all(reads.unregister(), stats.unregister(), readMany.unregister());
+        return singleReads ? Future.all(reads.unregister(), stats.unregister(), readMany.unregister())
+                : readMany.unregister();
+    }
+
+    /**
+     * Deploys the consumers (see the class comment): {@code readManyConsumers} in all, the first consuming every
+     * address. Completes with the deployments' ids.
+     */
+    public static Future<List<String>> deploy(Vertx vertx, int readManyConsumers,
+                                              Function<Boolean, EventBusApiVerticle> instance) {
+        return vertx.deployVerticle(() -> instance.apply(true),
+                        new DeploymentOptions().setInstances(SidecarConfig.EVENT_BUS_INSTANCES))
+                .compose(all -> readManyConsumers <= SidecarConfig.EVENT_BUS_INSTANCES
+                        ? Future.succeededFuture(List.of(all))
+                        : vertx.deployVerticle(() -> instance.apply(false), new DeploymentOptions()
+                                        .setInstances(readManyConsumers - SidecarConfig.EVENT_BUS_INSTANCES))
+                                .map(only -> List.of(all, only)));
     }
 
     private interface RequestHandler {
