@@ -28,7 +28,7 @@ public record FileId(long volumeId, long key, int cookie) {
         if (comma < 0) {
             throw new IllegalArgumentException("file id '" + text + "' has no ',' between volume id and key");
         }
-        return new FileId(parseRequestVolumeId(text.substring(0, comma)), text.substring(comma + 1), 0, text);
+        return new FileId(parseRequestVolumeId(text, 0, comma), text, comma + 1, text.length(), 0, text);
     }
 
     /**
@@ -55,7 +55,7 @@ public record FileId(long volumeId, long key, int cookie) {
                 throw new IllegalArgumentException("file id delta '" + d + "' is too large");
             }
         }
-        return new FileId(volumeId, hex, delta, keyCookie);
+        return new FileId(volumeId, hex, 0, hex.length(), delta, keyCookie);
     }
 
     /**
@@ -64,13 +64,21 @@ public record FileId(long volumeId, long key, int cookie) {
      * there ({@code 4294967299} reads volume 3).
      */
     public static long parseRequestVolumeId(String text) {
-        if (text == null || text.isEmpty() || !isAsciiDecimal(text)) {
-            throw new IllegalArgumentException("volume id '" + text + "' is not a decimal number");
+        if (text == null) {
+            throw new IllegalArgumentException("volume id 'null' is not a decimal number");
+        }
+        return parseRequestVolumeId(text, 0, text.length());
+    }
+
+    /** As {@link #parseRequestVolumeId(String)}, of {@code text[from, to)}, read in place. */
+    private static long parseRequestVolumeId(String text, int from, int to) {
+        if (from == to || !isAsciiDecimal(text, from, to)) {
+            throw new IllegalArgumentException("volume id '" + text.substring(from, to) + "' is not a decimal number");
         }
         try {
-            return Long.parseUnsignedLong(text) & MAX_VOLUME_ID;
+            return Long.parseUnsignedLong(text, from, to, 10) & MAX_VOLUME_ID;
         } catch (NumberFormatException e) {
-            throw new IllegalArgumentException("volume id " + text + " exceeds 64 bits");
+            throw new IllegalArgumentException("volume id " + text.substring(from, to) + " exceeds 64 bits");
         }
     }
 
@@ -86,14 +94,15 @@ public record FileId(long volumeId, long key, int cookie) {
         return v;
     }
 
-    private FileId(long volumeId, String hex, long delta, String original) {
-        this(volumeId, parseKey(hex, delta, original), parseCookie(hex, original));
+    /** The key and cookie of the hex digits {@code text[from, to)}; ids are parsed on every needle request. */
+    private FileId(long volumeId, String text, int from, int to, long delta, String original) {
+        this(volumeId, parseKey(text, from, to, delta, original), parseCookie(text, to));
     }
 
     /** Checks the whole id (the cookie's part too: this runs first), then reads the key. */
-    private static long parseKey(String hex, long delta, String original) {
-        checkHex(hex, original);
-        long key = hexValue(hex, 0, hex.length() - 8);
+    private static long parseKey(String text, int from, int to, long delta, String original) {
+        checkHex(text, from, to, original);
+        long key = hexValue(text, from, to - 8);
         long sum = key + delta;
         if (Long.compareUnsigned(sum, key) < 0) {
             throw new IllegalArgumentException("file id '" + original + "': key plus delta overflows 64 bits");
@@ -102,42 +111,43 @@ public record FileId(long volumeId, long key, int cookie) {
     }
 
     /** After {@link #parseKey}: the last 8 hex digits. */
-    private static int parseCookie(String hex, String original) {
-        return (int) hexValue(hex, hex.length() - 8, hex.length());
+    private static int parseCookie(String text, int to) {
+        return (int) hexValue(text, to - 8, to);
     }
 
-    /**
-     * The value of checked hex digits {@code [from, to)}, at most 16 (an id has at most 24), read in place without a
-     * substring: ids are parsed on every needle request.
-     */
-    private static long hexValue(String hex, int from, int to) {
+    /** The value of checked hex digits {@code [from, to)}, at most 16 (an id has at most 24), read in place. */
+    private static long hexValue(String text, int from, int to) {
         long value = 0;
         for (int i = from; i < to; i++) {
-            value = value << 4 | Character.digit(hex.charAt(i), 16);
+            char c = text.charAt(i);
+            value = value << 4 | (c <= '9' ? c - '0' : (c | 0x20) - 'a' + 10); // checked: 0-9, a-f, A-F only
         }
         return value;
     }
 
-    private static void checkHex(String hex, String original) {
-        if (hex.length() <= 8) {
+    private static void checkHex(String text, int from, int to, String original) {
+        if (to - from <= 8) {
             throw new IllegalArgumentException("file id '" + original
                     + "': key and cookie need more than 8 hex characters");
         }
-        if (hex.length() > 24) {
+        if (to - from > 24) {
             throw new IllegalArgumentException("file id '" + original + "': key and cookie exceed 24 hex characters");
         }
-        for (int i = 0; i < hex.length(); i++) {
-            char c = hex.charAt(i);
+        for (int i = from; i < to; i++) {
+            char c = text.charAt(i);
             // Character.digit would also accept non-ASCII digits (e.g. fullwidth); SeaweedFS does not.
             if (!(c >= '0' && c <= '9' || c >= 'a' && c <= 'f' || c >= 'A' && c <= 'F')) {
-                throw new IllegalArgumentException("file id '" + original + "': '" + hex.charAt(i)
-                        + "' is not a hex digit");
+                throw new IllegalArgumentException("file id '" + original + "': '" + c + "' is not a hex digit");
             }
         }
     }
 
     private static boolean isAsciiDecimal(String s) {
-        for (int i = 0; i < s.length(); i++) {
+        return isAsciiDecimal(s, 0, s.length());
+    }
+
+    private static boolean isAsciiDecimal(String s, int from, int to) {
+        for (int i = from; i < to; i++) {
             char c = s.charAt(i);
             if (c < '0' || c > '9') {
                 return false;
