@@ -147,48 +147,11 @@ public final class HostProcess implements AutoCloseable {
     }
 
     /**
-     * SIGSTOP (true: the process hangs, its sockets open; returns once every thread of it is stopped, since a signal
-     * is delivered asynchronously and a thread could otherwise still answer) or SIGCONT (false: it runs on).
+     * SIGSTOP (true: the process hangs, its sockets open; returns once every thread of it is stopped) or SIGCONT
+     * (false: it runs on).
      */
     public void stop(boolean stop) {
-        try {
-            Process kill = new ProcessBuilder("kill", stop ? "-STOP" : "-CONT", Long.toString(pid())).inheritIO()
-                    .start();
-            if (kill.waitFor() != 0) {
-                throw new IllegalStateException("kill " + (stop ? "-STOP " : "-CONT ") + pid() + " failed");
-            }
-            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
-            while (stop && !everyThreadStopped()) {
-                if (System.nanoTime() - deadline > 0) {
-                    throw new IllegalStateException("process " + pid() + " did not stop within 30 s of SIGSTOP");
-                }
-                Thread.sleep(1);
-            }
-        } catch (IOException e) {
-            throw new UncheckedIOException(e);
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            throw new IllegalStateException(e);
-        }
-    }
-
-    /** Whether every thread of the process is in state T (stopped), from /proc. */
-    private boolean everyThreadStopped() throws IOException {
-        try (var tasks = Files.list(Path.of("/proc", Long.toString(pid()), "task"))) {
-            for (Path task : tasks.toList()) {
-                String stat;
-                try {
-                    stat = Files.readString(task.resolve("stat"));
-                } catch (IOException gone) {
-                    continue; // a thread that ended meanwhile
-                }
-                char state = stat.charAt(stat.lastIndexOf(')') + 2);
-                if (state != 'T' && state != 't') {
-                    return false;
-                }
-            }
-        }
-        return true;
+        ProcessStop.signal(pid(), stop);
     }
 
     /** SIGKILL: the host's process dies at once. */

@@ -12,6 +12,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.HexFormat;
 import java.util.concurrent.TimeUnit;
+import org.seaweedfs.rdma.testing.ProcessStop;
 import org.seaweedfs.rdma.testing.UcxSetup;
 
 /**
@@ -54,12 +55,9 @@ final class UcxPeerProcess implements AutoCloseable {
         return new UcxPeerProcess(process, line);
     }
 
-    /** Freezes the process: it answers nothing, and its sockets stay open. */
-    void freeze() throws Exception {
-        Process kill = new ProcessBuilder("kill", "-STOP", Long.toString(process.pid())).inheritIO().start();
-        if (!kill.waitFor(10, TimeUnit.SECONDS) || kill.exitValue() != 0) {
-            throw new AssertionError("kill -STOP " + process.pid() + " failed");
-        }
+    /** Freezes the process: it answers nothing, and its sockets stay open (returns once every thread stopped). */
+    void freeze() {
+        ProcessStop.signal(process.pid(), true);
     }
 
     /** SIGKILL (a frozen process too), and waits until it is gone. */
