@@ -26,6 +26,7 @@ import org.seaweedfs.rdma.http.HttpApiContext;
 import org.seaweedfs.rdma.http.HttpApiVerticle;
 import org.seaweedfs.rdma.http.RoleStatus;
 import org.seaweedfs.rdma.http.StatusHistory;
+import org.seaweedfs.rdma.internals.VertxInternals;
 import org.seaweedfs.rdma.metrics.RdmaMetrics;
 import org.seaweedfs.rdma.metrics.ReadMeters;
 import org.seaweedfs.rdma.sidecar.connection.ConnectionManagerVerticle;
@@ -233,7 +234,8 @@ public final class SeaweedRdma {
                 .compose(v -> deploy(connections, new DeploymentOptions()))
                 // Before the agents are connected, as the HTTP listener: reads in the start-up wait for them.
                 .compose(v -> EventBusApiVerticle.deploy(vertx,
-                        SidecarConfig.readManyConsumers(Runtime.getRuntime().availableProcessors()),
+                        SidecarConfig.readManyConsumers(Runtime.getRuntime().availableProcessors(),
+                                VertxInternals.eventLoops(vertx)),
                         singleReads -> new EventBusApiVerticle(admittedReads, sidecar.maxNeedleBytes(), meters,
                                 config.idlePollMicros(), sidecar.batch(), singleReads)))
                 .onSuccess(ids -> ids.forEach(id -> stops.push(() -> vertx.undeploy(id))))

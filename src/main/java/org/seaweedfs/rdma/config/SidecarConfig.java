@@ -51,10 +51,11 @@ public record SidecarConfig(
 
     /**
      * Event loops consuming {@code readMany} calls: one per core (at least one), so that calls in flight at once are
-     * read on several cores, as HTTP connections are spread over {@code http.instances}.
+     * read on several cores, as HTTP connections are spread over {@code http.instances}; no more than the event loops
+     * there are (two consumers on one loop would only take turns).
      */
-    public static int readManyConsumers(int cores) {
-        return Math.max(1, cores);
+    public static int readManyConsumers(int cores, int eventLoops) {
+        return Math.max(1, Math.min(cores, eventLoops));
     }
 
     /** {@code sidecar.locationCache.maxBytes}'s default. */

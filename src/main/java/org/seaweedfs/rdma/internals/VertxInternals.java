@@ -2,6 +2,7 @@ package org.seaweedfs.rdma.internals;
 
 import io.netty.buffer.ByteBuf;
 import io.netty.channel.EventLoop;
+import io.netty.util.concurrent.EventExecutor;
 import io.vertx.core.Context;
 import io.vertx.core.Future;
 import io.vertx.core.Handler;
@@ -67,6 +68,15 @@ public final class VertxInternals {
         ContextInternal caller = ContextInternal.current();
         return caller != null && caller.isEventLoopContext() && caller.inThread() && caller.owner() == vertx
                 ? caller : null;
+    }
+
+    /** How many event loops {@code vertx} runs (its event-loop pool). */
+    public static int eventLoops(Vertx vertx) {
+        int loops = 0;
+        for (EventExecutor ignored : ((VertxInternal) vertx).nettyEventLoopGroup()) {
+            loops++;
+        }
+        return loops;
     }
 
     /** The Netty event loop that runs the tasks of {@code context} (one from {@link #currentEventLoopOf}). */

@@ -6,6 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.vertx.core.Future;
 import io.vertx.core.Vertx;
+import io.vertx.core.VertxOptions;
 import io.vertx.core.buffer.Buffer;
 import io.vertx.junit5.VertxExtension;
 import java.util.ArrayList;
@@ -20,6 +21,7 @@ import org.seaweedfs.rdma.client.Needle;
 import org.seaweedfs.rdma.client.NeedleClient;
 import org.seaweedfs.rdma.client.NeedleResult;
 import org.seaweedfs.rdma.config.SidecarConfig;
+import org.seaweedfs.rdma.internals.VertxInternals;
 import org.seaweedfs.rdma.metrics.ReadMeters;
 import org.seaweedfs.rdma.sidecar.InMemoryNeedleSource;
 import org.seaweedfs.rdma.volume.FileId;
@@ -77,9 +79,12 @@ class EventBusConsumersTest {
     }
 
     @Test
-    void oneCoreMeansOneConsumerOfEverything() {
-        assertEquals(1, SidecarConfig.readManyConsumers(1));
-        assertEquals(1, SidecarConfig.readManyConsumers(0), "at least one");
-        assertEquals(4, SidecarConfig.readManyConsumers(4));
+    void oneReadManyConsumerPerCoreAtMostOnePerEventLoop(Vertx vertx) {
+        assertEquals(1, SidecarConfig.readManyConsumers(1, 2), "one core: one consumer of everything");
+        assertEquals(1, SidecarConfig.readManyConsumers(0, 2), "at least one");
+        assertEquals(4, SidecarConfig.readManyConsumers(4, 8));
+        assertEquals(2, SidecarConfig.readManyConsumers(8, 2), "no two on one event loop");
+        int loops = VertxInternals.eventLoops(vertx);
+        assertTrue(loops >= 1 && loops == new VertxOptions().getEventLoopPoolSize(), "the default pool: " + loops);
     }
 }
