@@ -21,8 +21,9 @@ import java.util.concurrent.TimeUnit;
  * The one door to Vert.x internal APIs, used where nothing public does the job: the event-loop lanes need the
  * caller's Netty event loop, a completion must land on a given context
  * (not merely "a" context), read deadlines need a timer no deployment owns, and zero-copy buffers need the Netty
- * {@link ByteBuf} behind a Vert.x {@link Buffer}, and the start-up log names the transport Vert.x runs on. Everything
- * else uses the public API.
+ * {@link ByteBuf} behind a Vert.x {@link Buffer}, the start-up log names the transport Vert.x runs on, and the
+ * event-bus consumers are spread over the event loops an application's {@link Vertx} has. Everything else uses the
+ * public API.
  */
 public final class VertxInternals {
 
