@@ -42,17 +42,11 @@ public record SidecarConfig(
         Batch batch) {
 
     /**
-     * Event-bus consumers of single reads and stats a sidecar deploys: one. A requester on the consumer's event loop
-     * then makes no thread hop, and more consumers only spread reads whose requesters pay a cross-thread wake-up each
-     * way anyway. {@code readMany} calls, each a batch of reads, are consumed on one event loop per core instead
-     * ({@link #readManyConsumers}).
-     */
-    public static final int EVENT_BUS_INSTANCES = 1;
-
-    /**
      * Event loops consuming {@code readMany} calls: one per core (at least one), so that calls in flight at once are
      * read on several cores, as HTTP connections are spread over {@code http.instances}; no more than the event loops
-     * there are (two consumers on one loop would only take turns).
+     * there are (two consumers on one loop would only take turns). Single reads and stats keep one consumer: a
+     * requester on its event loop then makes no thread hop, and more consumers would only spread reads whose
+     * requesters pay a cross-thread wake-up each way anyway.
      */
     public static int readManyConsumers(int cores, int eventLoops) {
         return Math.max(1, Math.min(cores, eventLoops));

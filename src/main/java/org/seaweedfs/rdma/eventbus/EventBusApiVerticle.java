@@ -124,13 +124,10 @@ public final class EventBusApiVerticle extends VerticleBase {
      */
     public static Future<List<String>> deploy(Vertx vertx, int readManyConsumers,
                                               Function<Boolean, EventBusApiVerticle> instance) {
-        return vertx.deployVerticle(() -> instance.apply(true),
-                        new DeploymentOptions().setInstances(SidecarConfig.EVENT_BUS_INSTANCES))
-                .compose(all -> readManyConsumers <= SidecarConfig.EVENT_BUS_INSTANCES
-                        ? Future.succeededFuture(List.of(all))
-                        : vertx.deployVerticle(() -> instance.apply(false), new DeploymentOptions()
-                                        .setInstances(readManyConsumers - SidecarConfig.EVENT_BUS_INSTANCES))
-                                .map(only -> List.of(all, only)));
+        Future<String> all = vertx.deployVerticle(instance.apply(true));
+        return readManyConsumers <= 1 ? all.map(List::of) : all.compose(id -> vertx.deployVerticle(
+                () -> instance.apply(false), new DeploymentOptions().setInstances(readManyConsumers - 1))
+                .map(only -> List.of(id, only)));
     }
 
     private interface RequestHandler {
