@@ -70,7 +70,7 @@ final class SourceNeedleClient implements NeedleClient {
                         return null;
                     }
                     NeedleContent content = ar.result();
-                    LentBody body = LentBody.of(content.chunks());
+                    LentBody body = LentBody.of(content);
                     try {
                         each.handle(NeedleResult.of(NeedleWire.needle(asked.get(i), content.stat(), body.buffer())));
                     } finally {

@@ -19,4 +19,9 @@ public interface NeedleContent {
 
     /** Returns pooled memory; the chunks must not be used afterwards. Idempotent. */
     void release();
+
+    /** Whether every use of the chunks throws once {@link #release()} ran (else they may still show their bytes). */
+    default boolean releaseRevokesChunks() {
+        return false;
+    }
 }

@@ -81,26 +81,36 @@ record VerifiedRecord(NeedleStat stat, List<ByteBuffer> data) {
         long used = NeedleLayout.usedLength(size, version);
 
         NeedleChecksum crc = new NeedleChecksum();
-        List<ByteBuffer> data = new ArrayList<>(pieces.size());
-        ByteBuffer tailBytes = ByteBuffer.allocate((int) (used - dataEnd));
-        long pieceStart = 0;
-        for (ByteBuffer piece : pieces) {
-            long pieceEnd = pieceStart + piece.limit();
-            long from = Math.max(pieceStart, dataStart);
-            long to = Math.min(pieceEnd, dataEnd);
-            if (from < to) {
-                ByteBuffer slice = piece.slice((int) (from - pieceStart), (int) (to - from));
-                crc.update(slice);
-                data.add(slice);
+        List<ByteBuffer> data;
+        NeedleTail tail;
+        if (pieces.size() == 1) { // the common case: data and tail read where they lie, nothing copied or listed
+            ByteBuffer slice = first.slice((int) dataStart, (int) dataLength);
+            crc.update(slice);
+            data = dataLength == 0 ? List.of() : List.of(slice);
+            tail = NeedleTail.parse(first, (int) dataEnd, metaLength, version, where, recordOffset);
+        } else {
+            data = new ArrayList<>(pieces.size());
+            ByteBuffer tailBytes = ByteBuffer.allocate((int) (used - dataEnd));
+            long pieceStart = 0;
+            for (int i = 0; i < pieces.size(); i++) {
+                ByteBuffer piece = pieces.get(i);
+                long pieceEnd = pieceStart + piece.limit();
+                long from = Math.max(pieceStart, dataStart);
+                long to = Math.min(pieceEnd, dataEnd);
+                if (from < to) {
+                    ByteBuffer slice = piece.slice((int) (from - pieceStart), (int) (to - from));
+                    crc.update(slice);
+                    data.add(slice);
+                }
+                from = Math.max(pieceStart, dataEnd);
+                to = Math.min(pieceEnd, used);
+                if (from < to) {
+                    tailBytes.put((int) (from - dataEnd), piece, (int) (from - pieceStart), (int) (to - from));
+                }
+                pieceStart = pieceEnd;
             }
-            from = Math.max(pieceStart, dataEnd);
-            to = Math.min(pieceEnd, used);
-            if (from < to) {
-                tailBytes.put((int) (from - dataEnd), piece, (int) (from - pieceStart), (int) (to - from));
-            }
-            pieceStart = pieceEnd;
+            tail = NeedleTail.parse(tailBytes, 0, metaLength, version, where, recordOffset);
         }
-        NeedleTail tail = NeedleTail.parse(tailBytes, 0, metaLength, version, where, recordOffset);
         CrcState state = crc.judge(tail.checksum(), size);
         if (state == CrcState.BAD) {
             throw ReadFailure.corrupt("needle " + fid + " at " + recordOffset + " of " + where + ": stored checksum "

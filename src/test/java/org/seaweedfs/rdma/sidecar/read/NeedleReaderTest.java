@@ -20,6 +20,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.seaweedfs.rdma.testing.Await.await;
 import static org.seaweedfs.rdma.testing.Await.until;
 
+import io.netty.util.IllegalReferenceCountException;
 import io.vertx.core.Future;
 import io.vertx.core.buffer.Buffer;
 import java.io.IOException;
@@ -334,9 +335,13 @@ class NeedleReaderTest {
         assertArrayEquals(big, bytesOf(content));
         assertEquals("big.bin", content.stat().name());
         assertEquals(6, sidecar.pool.inUse());
+        assertTrue(content.releaseRevokesChunks());
         content.release();
         content.release();
         assertEquals(0, sidecar.pool.inUse());
+        for (Buffer chunk : content.chunks()) { // the buffers went back to the pool: using a chunk throws
+            assertThrows(IllegalReferenceCountException.class, () -> chunk.getByte(0));
+        }
 
         NeedleReader bounded =
                 sidecar.reader(new StaticAgentRouter(connection), new ReadPathOptions(5_000, 1 << 20));
@@ -379,6 +384,8 @@ class NeedleReaderTest {
         assertTrue(sidecar.ucx.metrics().laneRemoteKeys() > 0, "the held record keeps its key copy");
         assertArrayEquals(data, bytesOf(held));
         held.release();
+        assertThrows(IllegalReferenceCountException.class, () -> held.chunks().get(0).getBytes(),
+                "a released record's chunk is not read");
         until("the key copy closed with the release", () -> sidecar.ucx.metrics().laneRemoteKeys() == 0);
     }
 
