@@ -148,7 +148,20 @@ final class EventLoopLane {
      */
     PeerView view(UcxRemoteKey key, long regionAddress, long regionLength, long remoteAddress, int length) {
         long at = remoteAddress - regionAddress;
-        if (at < 0 || at + length > regionLength || regionLength > Integer.MAX_VALUE) {
+        if (at < 0 || at + length > regionLength) {
+            return null;
+        }
+        PeerViews views = views(key, regionAddress, regionLength);
+        return views == null ? null : views.view(remoteAddress, length);
+    }
+
+    /**
+     * Views of the region ({@code regionAddress}, {@code regionLength}) that {@code key} registers, for one call in
+     * this pass of the loop ({@link PeerViews}); null when that memory is not mapped here (found once per key copy,
+     * then not asked again) or the key cannot be used (a get reports why).
+     */
+    PeerViews views(UcxRemoteKey key, long regionAddress, long regionLength) {
+        if (regionLength > Integer.MAX_VALUE) {
             return null;
         }
         LaneKey copy;
@@ -161,7 +174,7 @@ final class EventLoopLane {
             return null;
         }
         ByteBuffer mapping = copy.mapping;
-        if (mapping == null || copy.mappedBase != regionAddress || mapping.capacity() < at + length) {
+        if (mapping == null || copy.mappedBase != regionAddress || mapping.capacity() < regionLength) {
             // Once per key (again if the region grew in place): each view is then a slice, with no call into UCX.
             long local = PeerMemory.address(copy.ucpKey, regionAddress);
             if (local == 0) {
@@ -172,9 +185,14 @@ final class EventLoopLane {
             copy.mapping = mapping;
             copy.mappedBase = regionAddress;
         }
+        return new PeerViews(this, key, copy, mapping, regionAddress);
+    }
+
+    /** A view of {@code bytes}, which lie in the memory {@code copy} maps here; holds the copy open until released. */
+    PeerView viewOf(LaneKey copy, ByteBuffer bytes) {
         copy.views++;
         channel.metrics().laneView();
-        return new PeerView(this, copy, mapping.slice((int) at, length));
+        return new PeerView(this, copy, bytes);
     }
 
     /**

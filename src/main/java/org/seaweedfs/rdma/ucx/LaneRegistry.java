@@ -56,6 +56,13 @@ final class LaneRegistry {
                 : worker.view(channel, key, regionAddress, regionLength, remoteAddress, length, sameCall);
     }
 
+    /** Any thread: views of the peer's region for one call, on the calling event loop's lane, or null. */
+    PeerViews views(UcxChannel channel, UcxRemoteKey key, long regionAddress, long regionLength) {
+        Context caller = laneCaller(channel);
+        LaneWorker worker = caller == null ? null : workerOf(caller);
+        return worker == null ? null : worker.views(channel, key, regionAddress, regionLength);
+    }
+
     /** Any thread: the peer's memory where it lies, on the calling event loop's lane, handed to {@code use}. */
     boolean view(UcxChannel channel, UcxRemoteKey key, long regionAddress, long regionLength, long remoteAddress,
                  int length, Handler<PeerView> use) {

@@ -185,6 +185,12 @@ final class LaneWorker {
         return view;
     }
 
+    /** On the event loop: views of the channel's peer region under {@code key} for one call ({@link PeerViews}). */
+    PeerViews views(UcxChannel channel, UcxRemoteKey key, long regionAddress, long regionLength) {
+        EventLoopLane lane = laneFor(channel);
+        return lane == null ? null : lane.views(key, regionAddress, regionLength);
+    }
+
     /**
      * On the event loop, on {@code context}: the channel's peer memory at {@code remoteAddress} where it lies, when it
      * is mapped here ({@link PeerView}), handed to {@code use}: within the sync budget now, as a get completing here

@@ -225,6 +225,20 @@ public final class UcxChannel {
     }
 
     /**
+     * The views one call (a batch) takes of the region ({@code regionAddress}, {@code regionLength}) under
+     * {@code key} in this pass of the calling event loop, as {@code view(..., sameCall)} takes them, the lane and key
+     * found once ({@link PeerViews}). Null when that memory is not mapped here, the caller has no lane to the peer, or
+     * the key or channel is no longer usable: the caller then gets the bytes.
+     */
+    public PeerViews views(long regionAddress, long regionLength, UcxRemoteKey key) {
+        if (key == null || key.channel() != this || unusableReason() != null) {
+            return null;
+        }
+        LaneRegistry lanes = owner.lanes();
+        return lanes == null ? null : lanes.views(this, key, regionAddress, regionLength);
+    }
+
+    /**
      * As {@link #view(long, long, UcxRemoteKey, long, int)}; {@code sameCall}: another view for a call that already
      * took one in this pass of the event loop (a batch), which completes with it as one, as a batch of gets does.
      */

@@ -178,6 +178,50 @@ class EventLoopLaneTest {
     }
 
     /**
+     * A call's views of one region ({@link PeerViews}): the lane and key copy are found once, each view is the peer's
+     * bytes where they lie, a range past the region has none, and neither has a use off the lane's loop nor one after
+     * the key's release. A file mapping is not mapped here: no views at all.
+     */
+    @ParameterizedTest
+    @ValueSource(strings = {"ucx", "file"})
+    void aCallsViewsOfARegionAreItsBytesWhereTheyLie(String kind) throws Exception {
+        UcxPair pair = pair(UcxSetup.defaults());
+        byte[] content = randomBytes(REGION, 13);
+        UcxPair.GetSetup setup = pair.connectForGets(serverRegion(pair, kind, content), 64);
+        UcxChannel channel = setup.channel();
+        long base = setup.remote().address();
+        PeerViews views = onContext(setup.context(),
+                () -> Future.succeededFuture(channel.views(base, REGION, setup.key())));
+        assertEquals(null, channel.views(base, REGION, setup.key()), "no views off the verticle's event loops");
+        if (kind.equals("file")) {
+            assertEquals(null, views, "a file mapping is not mapped here");
+            return;
+        }
+        assertEquals(setup.key(), views.key());
+        List<PeerView> taken = onContext(setup.context(), () -> Future.succeededFuture(Arrays.asList(
+                views.view(base + 100, 64), views.view(base + 70_000, 5000), views.view(base + REGION - 10, 64))));
+        assertArrayEquals(Arrays.copyOfRange(content, 100, 164), bytesOf(taken.get(0)));
+        assertArrayEquals(Arrays.copyOfRange(content, 70_000, 75_000), bytesOf(taken.get(1)));
+        assertEquals(null, taken.get(2), "no view past the region");
+        assertEquals(null, views.view(base + 100, 64), "no view off the lane's loop");
+        assertEquals(2, pair.client.metrics().laneViews().sum());
+        assertEquals(0, pair.client.metrics().laneGets().sum(), "no get");
+        onContext(setup.context(), () -> channel.releaseRemoteKey(setup.key()));
+        assertEquals(null, onContext(setup.context(), () -> Future.succeededFuture(views.view(base + 100, 64))),
+                "no view after the key's release");
+        taken.get(0).release();
+        taken.get(1).release();
+        awaitCondition(pair.clientVertx, () -> pair.client.metrics().laneRemoteKeys() == 0,
+                "the key copy closed with its last view");
+    }
+
+    private static byte[] bytesOf(PeerView view) {
+        byte[] bytes = new byte[view.bytes().remaining()];
+        view.bytes().duplicate().get(bytes);
+        return bytes;
+    }
+
+    /**
      * A batch of gets posted together on the lane (implicit, one flush; copies where the peer's memory is mapped here):
      * each lands its own bytes at its own place, the batch completes once on the issuing loop, and a batch with a
      * released key fails as a whole without posting.

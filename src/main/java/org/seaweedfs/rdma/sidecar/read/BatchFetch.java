@@ -21,6 +21,7 @@ import org.seaweedfs.rdma.sidecar.memory.PooledBuffer;
 import org.seaweedfs.rdma.sidecar.memory.RegisteredBufferPool;
 import org.seaweedfs.rdma.ucx.GetBatch;
 import org.seaweedfs.rdma.ucx.PeerView;
+import org.seaweedfs.rdma.ucx.PeerViews;
 import org.seaweedfs.rdma.ucx.UcxChannel;
 import org.seaweedfs.rdma.ucx.UcxRemoteKey;
 import org.seaweedfs.rdma.volume.FileId;
@@ -68,6 +69,9 @@ final class BatchFetch {
     /** The first view's read: when the lane handed it over inside this call, else completed when it does. */
     private Future<NeedleContent> firstViewRead;
     private Promise<NeedleContent> firstViewLater;
+    /** The further views' lane and key copy, for the key {@link #nextView} saw last (null views: none there). */
+    private UcxRemoteKey viewsKey;
+    private PeerViews views;
 
     @SuppressWarnings("unchecked")
     BatchFetch(Vertx vertx, ReadGate gate, RegisteredBufferPool pool, AgentRoute route, List<FileId> fids,
@@ -215,8 +219,11 @@ final class BatchFetch {
 
     /** A further view of the batch (the needle {@code i}, noted at {@link #posted}), handed over with the first. */
     private Future<NeedleContent> nextView(int i, UcxRemoteKey key) {
-        PeerView view = key.channel().view(segment.address(), segment.length(), key, remoteAddress, lengths[posted],
-                true);
+        if (viewsKey != key) { // the lane and its key copy found once per key, not once per needle
+            viewsKey = key;
+            views = key.channel().views(segment.address(), segment.length(), key);
+        }
+        PeerView view = views == null ? null : views.view(remoteAddress, lengths[posted]);
         if (view == null) {
             return null;
         }
