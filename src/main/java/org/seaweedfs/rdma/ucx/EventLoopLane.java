@@ -151,16 +151,24 @@ final class EventLoopLane {
         if (at < 0 || at + length > regionLength) {
             return null;
         }
-        PeerViews views = views(key, regionAddress, regionLength);
-        return views == null ? null : views.view(remoteAddress, length);
+        LaneKey copy = mappedCopy(key, regionAddress, regionLength);
+        return copy == null ? null : viewOf(copy, copy.mapping.slice((int) at, length));
     }
 
     /**
      * Views of the region ({@code regionAddress}, {@code regionLength}) that {@code key} registers, for one call in
-     * this pass of the loop ({@link PeerViews}); null when that memory is not mapped here (found once per key copy,
-     * then not asked again) or the key cannot be used (a get reports why).
+     * this pass of the loop ({@link PeerViews}); null when that memory is not mapped here or the key cannot be used.
      */
     PeerViews views(UcxRemoteKey key, long regionAddress, long regionLength) {
+        LaneKey copy = mappedCopy(key, regionAddress, regionLength);
+        return copy == null ? null : new PeerViews(this, key, copy, copy.mapping, regionAddress);
+    }
+
+    /**
+     * The lane's copy of {@code key}, its {@code mapping} covering the region; null when that memory is not mapped here
+     * (found once per key copy, then not asked again) or the key cannot be used (a get reports why).
+     */
+    private LaneKey mappedCopy(UcxRemoteKey key, long regionAddress, long regionLength) {
         if (regionLength > Integer.MAX_VALUE) {
             return null;
         }
@@ -181,11 +189,10 @@ final class EventLoopLane {
                 copy.notMappedHere = true;
                 return null;
             }
-            mapping = UcxUtils.getByteBufferView(local, (int) regionLength);
-            copy.mapping = mapping;
+            copy.mapping = UcxUtils.getByteBufferView(local, (int) regionLength);
             copy.mappedBase = regionAddress;
         }
-        return new PeerViews(this, key, copy, mapping, regionAddress);
+        return copy;
     }
 
     /** A view of {@code bytes}, which lie in the memory {@code copy} maps here; holds the copy open until released. */
