@@ -16,6 +16,7 @@ import org.seaweedfs.rdma.client.NeedleClient;
 import org.seaweedfs.rdma.client.NeedleException;
 import org.seaweedfs.rdma.client.NeedleFrame;
 import org.seaweedfs.rdma.client.NeedleWire;
+import org.seaweedfs.rdma.metrics.BatchCounts;
 import org.seaweedfs.rdma.metrics.ReadMeters;
 import org.seaweedfs.rdma.polling.AwakeLoop;
 import org.seaweedfs.rdma.sidecar.NeedleContent;
@@ -204,10 +205,12 @@ public final class EventBusApiVerticle extends VerticleBase {
             return;
         }
         NeedleFrame.Writer frame = new NeedleFrame.Writer(fids.size(), batch.maxReplyBytes());
+        BatchCounts counts = new BatchCounts();
         ManyReads.collect(fids.size(), batch.window(),
                 PlainRange.of(source, maxNeedleBytes, i -> NeedleWire.fileId(fids.get(i))),
-                (i, ar) -> entry(frame, ar, start)).onComplete(ar -> {
+                (i, ar) -> entry(frame, counts, ar)).onComplete(ar -> {
                     if (ar.failed()) {
+                        meters.recordBatch(ReadMeters.EVENT_BUS, counts, System.nanoTime() - start);
                         fail(message, ar.cause(), start);
                         return;
                     }
@@ -216,15 +219,18 @@ public final class EventBusApiVerticle extends VerticleBase {
                     if (localReplies) {
                         options.setCodecName(LocalBufferCodec.NAME);
                     }
-                    replies.add(() -> message.reply(body, options));
+                    replies.add(() -> {
+                        meters.recordBatch(ReadMeters.EVENT_BUS, counts, System.nanoTime() - start);
+                        message.reply(body, options);
+                    });
                 });
     }
 
-    /** One needle's entry in a readMany frame; its content is released. */
-    private Void entry(NeedleFrame.Writer frame, AsyncResult<NeedleContent> ar, long start) {
+    /** One needle's entry in a readMany frame, counted in {@code counts}; its content is released. */
+    private Void entry(NeedleFrame.Writer frame, BatchCounts counts, AsyncResult<NeedleContent> ar) {
         if (ar.failed()) {
             NeedleException failure = NeedleWire.failure(ar.cause());
-            meters.recordRead("none", ReadMeters.resultOf(ReadFailure.codeOf(ar.cause())), System.nanoTime() - start);
+            counts.read("none", ReadMeters.resultOf(ReadFailure.codeOf(ar.cause())));
             frame.failure(failure.code(), failure.getMessage());
             return null;
         }
@@ -232,15 +238,14 @@ public final class EventBusApiVerticle extends VerticleBase {
         try {
             NeedleStat stat = content.stat();
             if (frame.length() + stat.size() > batch.maxReplyBytes()) {
-                meters.recordRead(stat.source(), ReadMeters.resultOf(413), System.nanoTime() - start);
+                counts.read(stat.source(), ReadMeters.resultOf(413));
                 frame.failure(NeedleException.Kind.BAD_REQUEST.code, "too large: the reply would exceed"
                         + " sidecar.batch.maxReplyBytes ("
                         + batch.maxReplyBytes() + " bytes); read " + stat.fid() + " in another call");
                 return null;
             }
             frame.needle(stat, content.chunks());
-            meters.recordRead(stat.source(), "ok", System.nanoTime() - start);
-            meters.recordBytesServed(stat.source(), stat.size());
+            counts.served(stat.source(), stat.size());
         } finally {
             content.release();
         }

@@ -13,6 +13,7 @@ import io.vertx.core.http.HttpServerResponse;
 import io.vertx.core.json.JsonObject;
 import java.util.List;
 import org.seaweedfs.rdma.internals.VertxInternals;
+import org.seaweedfs.rdma.metrics.BatchCounts;
 import org.seaweedfs.rdma.metrics.ReadMeters;
 import org.seaweedfs.rdma.sidecar.ByteChunks;
 import org.seaweedfs.rdma.sidecar.NeedleContent;
@@ -53,6 +54,9 @@ final class BatchStream {
     private final long startNanos = System.nanoTime();
     private final byte[] header = new byte[TarMember.BLOCK];
     private final ReadMeters meters;
+    /** The members ended so far, recorded once when the stream ends or stops. */
+    private final BatchCounts counts = new BatchCounts();
+    private boolean recorded;
     private int taken;
     /** Small members not written yet (null: none), in {@link #coalescedMemory}. */
     private Buffer coalesced;
@@ -105,6 +109,7 @@ final class BatchStream {
         if (ordered.done()) {
             ending = true;
             TarMember.appendEnd(coalesced());
+            record();
             response.end(coalesced).onComplete(written(coalescedMemory));
             coalesced = null;
             coalescedMemory = null;
@@ -137,8 +142,8 @@ final class BatchStream {
             }
             TarMember.appendPadding(out, size);
             content.release();
+            counts.served(stat.source(), size);
             ordered.finished();
-            served(stat.source(), size);
             if (out.length() >= COALESCE_BYTES) {
                 flush();
             }
@@ -156,8 +161,8 @@ final class BatchStream {
         // The chunks may be pooled memory: kept until the socket took them (or the connection is gone).
         last.onComplete(ar -> {
             content.release();
+            counts.served(source, size);
             ordered.finished();
-            served(source, size);
         });
     }
 
@@ -180,15 +185,15 @@ final class BatchStream {
                 flush();
                 bytes.chunks().forEach(response::write);
                 TarMember.appendPadding(coalesced(), size);
+                counts.served(ar.result().source(), size);
                 ordered.finished();
-                served(ar.result().source(), size);
             }
             pump();
         });
     }
 
     private void error(BatchRequest.Line line, int status, String message) {
-        meters.recordRead("none", ReadMeters.resultOf(status), System.nanoTime() - startNanos);
+        counts.read("none", ReadMeters.resultOf(status));
         Buffer json = new JsonObject().put("status", status).put("error", String.valueOf(message)).toBuffer();
         Buffer out = coalesced();
         TarMember.appendHeader(out, header, line.text() + ".error", json.length(), System.currentTimeMillis() / 1000);
@@ -197,9 +202,12 @@ final class BatchStream {
         ordered.finished();
     }
 
-    private void served(String source, long bytes) {
-        meters.recordRead(source, "ok", System.nanoTime() - startNanos);
-        meters.recordBytesServed(source, bytes);
+    /** Records the batch and its members that ended (once: the end handed over, or the connection gone). */
+    private void record() {
+        if (!recorded) {
+            recorded = true;
+            meters.recordBatch(ReadMeters.HTTP, counts, System.nanoTime() - startNanos);
+        }
     }
 
     /**
@@ -249,6 +257,7 @@ final class BatchStream {
         if (!closed) {
             closed = true;
             ordered.cancel();
+            record();
             if (coalescedMemory != null) {
                 coalescedMemory.release();
                 coalesced = null;

@@ -1,5 +1,6 @@
 package org.seaweedfs.rdma.metrics;
 
+import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.DistributionSummary;
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
@@ -29,12 +30,21 @@ public final class ReadMeters {
 
     private static final List<String> SOURCE_TAGS = tagValues(SOURCES);
     private static final List<String> RESULT_TAGS = tagValues(RESULTS);
+    /** Meters by [source][result] tag index, and by source. */
+    static final int SLOTS = SOURCE_TAGS.size() * RESULT_TAGS.size();
+    static final int SOURCE_SLOTS = SOURCE_TAGS.size();
+    /** The faces a batch comes through (the batch timer's tag). */
+    public static final String HTTP = "http";
+    public static final String EVENT_BUS = "eventbus";
 
     private final MeterRegistry registry;
     /** Latency timers by [source][result] tag index, registered on first use (building one per read costs). */
     private final AtomicReferenceArray<Timer> latency =
-            new AtomicReferenceArray<>(SOURCE_TAGS.size() * RESULT_TAGS.size());
-    private final AtomicReferenceArray<DistributionSummary> served = new AtomicReferenceArray<>(SOURCE_TAGS.size());
+            new AtomicReferenceArray<>(SLOTS);
+    private final AtomicReferenceArray<DistributionSummary> served = new AtomicReferenceArray<>(SOURCE_SLOTS);
+    private final AtomicReferenceArray<Counter> batchReads = new AtomicReferenceArray<>(SLOTS);
+    private final AtomicReferenceArray<Counter> batchBytes = new AtomicReferenceArray<>(SOURCE_SLOTS);
+    private final AtomicReferenceArray<Timer> batches = new AtomicReferenceArray<>(2);
     private final ReadTally tally = new ReadTally();
 
     public ReadMeters(MeterRegistry registry) {
@@ -56,36 +66,68 @@ public final class ReadMeters {
 
     /** One finished read (HTTP or event bus), whatever its outcome. */
     public void recordRead(String source, String result, long nanos) {
-        tally.record(source, result, nanos);
-        int slot = tagIndex(source, SOURCE_TAGS) * RESULT_TAGS.size() + tagIndex(result, RESULT_TAGS);
-        Timer timer = latency.get(slot);
-        if (timer == null) {
-            timer = Timer.builder("seaweedfs.rdma.read.latency")
-                    .description("Needle reads, from request to last byte handed over")
-                    .tag("source", SOURCE_TAGS.get(slot / RESULT_TAGS.size()))
-                    .tag("result", RESULT_TAGS.get(slot % RESULT_TAGS.size()))
-                    .publishPercentileHistogram()
-                    .minimumExpectedValue(Duration.ofMillis(1).dividedBy(100))
-                    .maximumExpectedValue(Duration.ofSeconds(30))
-                    .register(registry); // idempotent: a racing thread gets the same timer
-            latency.set(slot, timer);
+        tally.record(source, result, nanos, 1);
+        int slot = slot(source, result);
+        meter(latency, slot, registry, (r, i) -> latencies("seaweedfs.rdma.read.latency")
+                .description("Needle reads, from request to last byte handed over")
+                .tag("source", sourceTag(i)).tag("result", resultTag(i))
+                .register(r)).record(nanos, TimeUnit.NANOSECONDS);
+    }
+
+    /**
+     * One batch that ran ({@code face}: {@link #HTTP} or {@link #EVENT_BUS}), {@code nanos} from its request to its
+     * last byte handed over: one sample of {@code seaweedfs.rdma.read.batch}, its members added to
+     * {@code seaweedfs.rdma.read.batch.needles} and {@code seaweedfs.rdma.read.batch.bytes}, and to the running totals
+     * as reads of that latency.
+     */
+    public void recordBatch(String face, BatchCounts counts, long nanos) {
+        meter(batches, EVENT_BUS.equals(face) ? 1 : 0, registry, (r, i) -> latencies("seaweedfs.rdma.read.batch")
+                .description("Batches of needles (POST /batch, event-bus readMany), from request to last byte"
+                        + " handed over")
+                .tag("face", i == 1 ? EVENT_BUS : HTTP)
+                .register(r)).record(nanos, TimeUnit.NANOSECONDS);
+        for (int slot = 0; slot < SLOTS; slot++) {
+            long n = counts.reads[slot];
+            if (n > 0) {
+                tally.record(sourceTag(slot), resultTag(slot), nanos, n);
+                meter(batchReads, slot, registry, (r, i) -> Counter.builder("seaweedfs.rdma.read.batch.needles")
+                        .description("Needles read in batches, by source and result")
+                        .tag("source", sourceTag(i)).tag("result", resultTag(i))
+                        .register(r)).increment(n);
+            }
         }
-        timer.record(nanos, TimeUnit.NANOSECONDS);
+        for (int slot = 0; slot < SOURCE_SLOTS; slot++) {
+            long n = counts.bytes[slot];
+            if (n > 0) {
+                meter(batchBytes, slot, registry, (r, i) -> Counter.builder("seaweedfs.rdma.read.batch.bytes")
+                        .description("Needle bytes served in batches").baseUnit("bytes")
+                        .tag("source", SOURCE_TAGS.get(i))
+                        .register(r)).increment(n);
+            }
+        }
     }
 
     /** Body bytes handed to a client. */
     public void recordBytesServed(String source, long bytes) {
-        int slot = tagIndex(source, SOURCE_TAGS);
-        DistributionSummary summary = served.get(slot);
-        if (summary == null) {
-            summary = DistributionSummary.builder("seaweedfs.rdma.read.bytes")
-                    .description("Needle bytes served per read")
-                    .baseUnit("bytes")
-                    .tag("source", SOURCE_TAGS.get(slot))
-                    .register(registry);
-            served.set(slot, summary);
+        meter(served, sourceSlot(source), registry, (r, i) -> DistributionSummary.builder("seaweedfs.rdma.read.bytes")
+                .description("Needle bytes served per read")
+                .baseUnit("bytes")
+                .tag("source", SOURCE_TAGS.get(i))
+                .register(r)).record(bytes);
+    }
+
+    /**
+     * The meter in {@code slot}, registered on first use (idempotent: a racing thread gets the same meter). The
+     * registrations capture nothing, so a read allocates no lambda.
+     */
+    private static <M> M meter(AtomicReferenceArray<M> meters, int slot, MeterRegistry registry,
+                               Registration<M> registration) {
+        M meter = meters.get(slot);
+        if (meter == null) {
+            meter = registration.register(registry, slot);
+            meters.set(slot, meter);
         }
-        summary.record(bytes);
+        return meter;
     }
 
     public void bindReadsInFlight(Supplier<Number> inFlight) {
@@ -132,6 +174,36 @@ public final class ReadMeters {
             case 504 -> "timeout";
             default -> "error";
         };
+    }
+
+    /** A timer of read latencies with a histogram from 10 µs to 30 s. */
+    private static Timer.Builder latencies(String name) {
+        return Timer.builder(name)
+                .publishPercentileHistogram()
+                .minimumExpectedValue(Duration.ofMillis(1).dividedBy(100))
+                .maximumExpectedValue(Duration.ofSeconds(30));
+    }
+
+    private static String sourceTag(int slot) {
+        return SOURCE_TAGS.get(slot / RESULT_TAGS.size());
+    }
+
+    private static String resultTag(int slot) {
+        return RESULT_TAGS.get(slot % RESULT_TAGS.size());
+    }
+
+    /** Registers the meter of a slot. */
+    private interface Registration<M> {
+        M register(MeterRegistry registry, int slot);
+    }
+
+    /** The [source][result] slot of a read's meters. */
+    static int slot(String source, String result) {
+        return tagIndex(source, SOURCE_TAGS) * RESULT_TAGS.size() + tagIndex(result, RESULT_TAGS);
+    }
+
+    static int sourceSlot(String source) {
+        return tagIndex(source, SOURCE_TAGS);
     }
 
     /** The allowed values in a fixed order, then "other". */

@@ -27,13 +27,14 @@ public final class ReadTally {
         }
     }
 
-    void record(String source, String result, long nanos) {
+    /** {@code count} reads that ended alike, each taking {@code nanos}. */
+    void record(String source, String result, long nanos, long count) {
         int i = source == null ? -1 : SOURCES.indexOf(source); // List.of rejects null lookups
-        bySource[i >= 0 ? i : SOURCES.size()].increment();
+        bySource[i >= 0 ? i : SOURCES.size()].add(count);
         if (!"ok".equals(result) && !"not_modified".equals(result)) {
-            failed.increment();
+            failed.add(count);
         }
-        this.nanos.add(Math.max(0, nanos));
+        this.nanos.add(Math.max(0, nanos) * count);
         maxNanos.accumulate(nanos);
     }
 

@@ -283,12 +283,18 @@ class HttpEndToEndTest {
     @Test
     void metricsAreThePrometheusTextOfTheReadPathBreakersAndUcx() {
         assertEquals(200, get("/" + FILE_2).statusCode());
+        HttpResponse<Buffer> batch = await(client.post("/batch").sendBuffer(Buffer.buffer(FILE_2 + "\n" + FILE_2
+                + "\n")));
+        assertEquals(200, batch.statusCode());
         HttpResponse<Buffer> r = get("/metrics");
         assertEquals(200, r.statusCode());
         String text = r.bodyAsString();
         for (String metric : List.of(
                 "seaweedfs_rdma_read_latency_seconds_bucket{result=\"ok\",source=\"rdma\"",
                 "seaweedfs_rdma_read_bytes_sum{source=\"rdma\"}",
+                "seaweedfs_rdma_read_batch_seconds_count{face=\"http\"} 1",
+                "seaweedfs_rdma_read_batch_needles_total{result=\"ok\",source=\"rdma\"} 2",
+                "seaweedfs_rdma_read_batch_bytes_total{source=\"rdma\"}",
                 "seaweedfs_rdma_reads_in_flight",
                 "resilience4j_circuitbreaker_state{",
                 "resilience4j_circuitbreaker_calls_seconds_count{",

@@ -6,6 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertSame;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import io.vertx.core.Vertx;
 import io.vertx.core.buffer.Buffer;
 import io.vertx.core.json.JsonArray;
@@ -39,6 +40,7 @@ class ReadManyEventBusTest {
     private static final FileId GZIPPED = FileId.parse("3,03637037d6");
     private static final byte[] TEXT = "a needle of the event bus, read with its neighbours".getBytes();
 
+    private final SimpleMeterRegistry registry = new SimpleMeterRegistry();
     private Vertx vertx;
 
     @BeforeEach
@@ -48,7 +50,7 @@ class ReadManyEventBusTest {
         source.put(SMALL, TEXT, "a.txt", "text/plain", 1_700_000_000L, Map.of());
         source.put(BIG, new byte[600], "", "", 0, Map.of());
         source.putGzipped(GZIPPED, TEXT, "b.txt", "");
-        vertx.deployVerticle(new EventBusApiVerticle(source, 1 << 20, ReadMeters.noop(), 0,
+        vertx.deployVerticle(new EventBusApiVerticle(source, 1 << 20, new ReadMeters(registry), 0,
                 new SidecarConfig.Batch(3, 1024, 2, 512))).await(10, TimeUnit.SECONDS);
     }
 
@@ -62,6 +64,10 @@ class ReadManyEventBusTest {
         assertEquals(NeedleException.Kind.BAD_REQUEST, results.get(1).failure().kind(), "as a read too large");
         assertTrue(results.get(1).failure().getMessage().contains("sidecar.batch.maxReplyBytes"));
         assertArrayEquals(TEXT, results.get(2).orThrow().body().getBytes(), "decompressed");
+        assertEquals(1, registry.get("seaweedfs.rdma.read.batch").tag("face", "eventbus").timer().count());
+        assertEquals(2, registry.get("seaweedfs.rdma.read.batch.needles").tag("result", "ok").counter().count(), 0.5);
+        assertEquals(1, registry.get("seaweedfs.rdma.read.batch.needles").tag("result", "too_large").counter().count(),
+                0.5);
     }
 
     @Test

@@ -27,6 +27,7 @@ import org.junit.jupiter.api.Test;
 import org.seaweedfs.rdma.sidecar.Admission;
 import org.seaweedfs.rdma.config.SidecarConfig;
 import org.seaweedfs.rdma.metrics.ReadMeters;
+import org.seaweedfs.rdma.metrics.ReadTally;
 import org.seaweedfs.rdma.sidecar.NeedleContent;
 import org.seaweedfs.rdma.sidecar.NeedleSource;
 import org.seaweedfs.rdma.sidecar.NeedleStat;
@@ -120,10 +121,15 @@ class BatchHttpTest extends HttpApiTestBase {
         FileId unparsable = FileId.parse("4,0b0000000c");
         source.putManifest(unparsable, "not json".getBytes());
         FileId gone = FileId.parse("5,0c0000000d");
+        ReadTally tally = api.meters().tally();
+        long reads = tally.reads();
+        long failed = tally.failed();
         List<TarEntries.Entry> entries = TarEntries.read(
                 post(empty + "\n" + gone + "\n" + unparsable + "\n" + FID + "\n").body().getBytes());
         assertEquals(List.of(empty.toString(), gone + ".error", unparsable.toString(), FID.toString()),
                 entries.stream().map(TarEntries.Entry::name).toList());
+        assertEquals(reads + 4, tally.reads(), "every member counted as a read, when the batch ended");
+        assertEquals(failed + 1, tally.failed(), "the error member");
         assertEquals("0", await(get("/" + empty).send()).getHeader("Content-Length"), "GET: no chunks, an empty file");
         assertEquals(0, entries.get(0).data().length, "no chunks: an empty file, as GET");
         assertEquals(404, new JsonObject(entries.get(1).text()).getInteger("status"));

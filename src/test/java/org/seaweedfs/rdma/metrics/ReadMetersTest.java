@@ -62,4 +62,40 @@ class ReadMetersTest {
         assertEquals(4196, rdma.totalAmount(), 0.5);
         assertEquals(7, registry.get("seaweedfs.rdma.read.bytes").tag("source", "other").summary().totalAmount(), 0.5);
     }
+
+    @Test
+    void aBatchIsOneTimedSampleAndItsMembersAreCountedByTheirEnds() {
+        BatchCounts counts = new BatchCounts();
+        counts.served("rdma", 4096);
+        counts.served("rdma", 100);
+        counts.read("none", ReadMeters.resultOf(404));
+        counts.served("elsewhere", 7);
+        assertEquals(4, counts.members());
+
+        meters.recordBatch(ReadMeters.HTTP, counts, 2_000_000);
+        meters.recordBatch(ReadMeters.EVENT_BUS, new BatchCounts(), 1_000);
+
+        var http = registry.get("seaweedfs.rdma.read.batch").tag("face", "http").timer();
+        assertEquals(1, http.count());
+        assertEquals(2_000_000, http.totalTime(TimeUnit.NANOSECONDS), 0.5);
+        assertEquals(1, registry.get("seaweedfs.rdma.read.batch").tag("face", "eventbus").timer().count());
+        assertEquals(2, registry.get("seaweedfs.rdma.read.batch.needles").tag("source", "rdma").tag("result", "ok")
+                .counter().count(), 0.5);
+        assertEquals(1, registry.get("seaweedfs.rdma.read.batch.needles").tag("source", "none")
+                .tag("result", "not_found").counter().count(), 0.5);
+        assertEquals(1, registry.get("seaweedfs.rdma.read.batch.needles").tag("source", "other").counter().count(),
+                0.5);
+        assertEquals(4196, registry.get("seaweedfs.rdma.read.batch.bytes").tag("source", "rdma").counter().count(),
+                0.5);
+        assertNull(registry.find("seaweedfs.rdma.read.latency").timer(), "members are not timed one by one");
+        assertNull(registry.find("seaweedfs.rdma.read.bytes").summary());
+
+        ReadTally tally = meters.tally();
+        assertEquals(4, tally.reads());
+        assertEquals(1, tally.failed());
+        assertEquals(2L, tally.bySource().get("rdma"));
+        assertEquals(1L, tally.bySource().get("other"));
+        assertEquals(8_000_000, tally.totalNanos(), "each member took the batch's time");
+        assertEquals(2_000_000, tally.takeMaxNanos());
+    }
 }
