@@ -12,7 +12,7 @@ JAVA_OPTS=${JAVA_OPTS:-}                 # every JVM of the run
 AGENT_JAVA_OPTS=${AGENT_JAVA_OPTS:-}
 SIDECAR_JAVA_OPTS=${SIDECAR_JAVA_OPTS:-}
 # What the jar's manifest gives `serve`, for the mains that embed the sidecar on a class path, as
-# docs/operations.md advises an application embedding it: Netty's heap buffers are not zeroed before use.
+# docs/api.md advises an application embedding it: Netty's small heap buffers are not zeroed before use.
 EMBEDDED_JAVA_OPTS="--add-exports java.base/jdk.internal.misc=ALL-UNNAMED"
 # The configurations measured side by side (each: agent + sidecar started with it):
 #   defaults  conf/config.yaml as shipped: volumes mapped, UCX chooses transports, metrics on; the bench sets only
