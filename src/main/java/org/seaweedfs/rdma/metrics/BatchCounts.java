@@ -12,12 +12,10 @@ public final class BatchCounts {
 
     final long[] reads = new long[ReadMeters.SLOTS];
     final long[] bytes = new long[ReadMeters.SOURCE_SLOTS];
-    private long members;
 
     /** A member that ended with {@code result} (a {@link ReadMeters#resultOf} value), from {@code source}. */
     public void read(String source, String result) {
         reads[ReadMeters.slot(source, result)]++;
-        members++;
     }
 
     /** A member served: {@code bytes} of its body handed on, from {@code source}. */
@@ -28,6 +26,10 @@ public final class BatchCounts {
 
     /** Members counted so far. */
     public long members() {
+        long members = 0;
+        for (long n : reads) {
+            members += n;
+        }
         return members;
     }
 }

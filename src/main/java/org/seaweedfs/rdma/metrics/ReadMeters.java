@@ -39,8 +39,7 @@ public final class ReadMeters {
 
     private final MeterRegistry registry;
     /** Latency timers by [source][result] tag index, registered on first use (building one per read costs). */
-    private final AtomicReferenceArray<Timer> latency =
-            new AtomicReferenceArray<>(SLOTS);
+    private final AtomicReferenceArray<Timer> latency = new AtomicReferenceArray<>(SLOTS);
     private final AtomicReferenceArray<DistributionSummary> served = new AtomicReferenceArray<>(SOURCE_SLOTS);
     private final AtomicReferenceArray<Counter> batchReads = new AtomicReferenceArray<>(SLOTS);
     private final AtomicReferenceArray<Counter> batchBytes = new AtomicReferenceArray<>(SOURCE_SLOTS);
