@@ -1,10 +1,7 @@
 package org.seaweedfs.rdma.http;
 
-import io.netty.buffer.ByteBuf;
-import io.netty.buffer.PooledByteBufAllocator;
 import io.vertx.core.AsyncResult;
 import io.vertx.core.Context;
-import io.vertx.core.Future;
 import io.vertx.core.Handler;
 import io.vertx.core.Vertx;
 import io.vertx.core.buffer.Buffer;
@@ -12,7 +9,6 @@ import io.vertx.core.http.HttpServerRequest;
 import io.vertx.core.http.HttpServerResponse;
 import io.vertx.core.json.JsonObject;
 import java.util.List;
-import org.seaweedfs.rdma.internals.VertxInternals;
 import org.seaweedfs.rdma.metrics.BatchCounts;
 import org.seaweedfs.rdma.metrics.ReadMeters;
 import org.seaweedfs.rdma.sidecar.ByteChunks;
@@ -28,29 +24,28 @@ import org.seaweedfs.rdma.sidecar.manifest.ChunkedFile;
  * parsed: its own bytes, as a GET). Its mtime is the needle's last-modified. A fid that cannot be served is a member
  * {@code <fid>.error} holding {@code {"status":…,"error":"…"}} and the stream goes on.
  *
- * <p>Memory is bounded by the window: at most that many reads are started and not yet flushed to the client (a
- * member's bytes are released once the socket took them), plus one chunked file being expanded. A full write queue
- * stops the taking of results until it drains, so a client that stops reading soon stops the reads too; a closed
- * connection cancels the rest.
+ * <p>Members are written without copying their bytes ({@link TarWrite}), several to a write. Memory is bounded by
+ * the window: at most that many reads are started and not yet written to the client (a member's bytes are released
+ * once the socket took them), plus one chunked file being expanded. A full write queue stops the taking of results
+ * until it drains, so a client that stops reading soon stops the reads too; a closed connection cancels the rest.
  */
 final class BatchStream {
 
     private static final String TAR = "application/x-tar";
     /**
-     * Members up to this size are copied, with their header and padding, into one buffer shared with the members
-     * beside them, written once it reaches {@link #COALESCE_BYTES}, else by a task queued behind the completions
-     * that arrive together (the read path delivers a poll's completions one after the other, each handing on the
-     * members it lets in): one write for many small needles, not one each; their read buffers go back at once.
-     * Larger ones are written as they are, their buffers kept until the socket took them.
+     * A write is sent once it holds this many bytes or half the window's members (the other half is read
+     * meanwhile: the window refills by halves), else by a task queued behind the completions that arrive together
+     * (the read path delivers a poll's completions one after the other, each handing on the members it lets in):
+     * one write for many small needles, not one each.
      */
-    private static final int SMALL_MEMBER = 16 * 1024;
-    private static final int COALESCE_BYTES = 128 * 1024;
+    private static final int WRITE_BYTES = 128 * 1024;
 
     private final Vertx vertx;
     private final BatchReads reads;
     private final HttpServerResponse response;
     private final List<BatchRequest.Line> lines;
     private final OrderedReads ordered;
+    private final int writeMembers;
     private final long startNanos = System.nanoTime();
     private final byte[] header = new byte[TarMember.BLOCK];
     private final ReadMeters meters;
@@ -58,9 +53,8 @@ final class BatchStream {
     private final BatchCounts counts = new BatchCounts();
     private boolean recorded;
     private int taken;
-    /** Small members not written yet (null: none), in {@link #coalescedMemory}. */
-    private Buffer coalesced;
-    private ByteBuf coalescedMemory;
+    /** The members and bytes not written yet (null: none). */
+    private TarWrite pending;
     private boolean closed;
     private boolean ending;
     /** A chunked file is being read: the members after it wait. */
@@ -76,6 +70,7 @@ final class BatchStream {
         this.lines = batch.lines();
         this.meters = api.meters();
         this.ordered = new OrderedReads(lines.size(), window, reads.range(lines));
+        this.writeMembers = Math.max(1, window / 2);
     }
 
     void start() {
@@ -108,11 +103,11 @@ final class BatchStream {
         }
         if (ordered.done()) {
             ending = true;
-            TarMember.appendEnd(coalesced());
+            TarWrite last = pending();
+            pending = null;
+            TarMember.appendEnd(last.headers());
             record();
-            response.end(coalesced).onComplete(written(coalescedMemory));
-            coalesced = null;
-            coalescedMemory = null;
+            response.end(last.buffer()).onComplete(written(last));
             return;
         }
         flushLater();
@@ -134,36 +129,16 @@ final class BatchStream {
         }
         List<Buffer> chunks = content.chunks();
         long size = chunks.size() == 1 ? chunks.get(0).length() : ByteChunks.of(chunks).length();
-        if (size <= SMALL_MEMBER) {
-            Buffer out = coalesced();
-            TarMember.appendHeader(out, header, line.text(), size, stat.lastModified());
-            for (int i = 0; i < chunks.size(); i++) {
-                out.appendBuffer(chunks.get(i));
-            }
-            TarMember.appendPadding(out, size);
-            content.release();
-            counts.served(stat.source(), size);
-            ordered.finished();
-            if (out.length() >= COALESCE_BYTES) {
-                flush();
-            }
-            return;
+        TarWrite out = pending();
+        TarMember.appendHeader(out.headers(), header, line.text(), size, stat.lastModified());
+        out.add(content);
+        TarMember.appendPadding(out.headers(), size);
+        counts.served(stat.source(), size);
+        if (out.members() >= writeMembers) {
+            flush();
+        } else {
+            flushWhenFull(out);
         }
-        Buffer head = coalesced();
-        TarMember.appendHeader(head, header, line.text(), size, stat.lastModified());
-        flush();
-        Future<Void> last = null;
-        for (Buffer chunk : chunks) {
-            last = response.write(chunk);
-        }
-        TarMember.appendPadding(coalesced(), size);
-        String source = stat.source();
-        // The chunks may be pooled memory: kept until the socket took them (or the connection is gone).
-        last.onComplete(ar -> {
-            content.release();
-            counts.served(source, size);
-            ordered.finished();
-        });
     }
 
     /** A chunk manifest: the file its chunks make, written once read; the members after it wait until then. */
@@ -181,10 +156,10 @@ final class BatchStream {
             } else {
                 ByteChunks bytes = ar.result().bytes(); // on the heap: written as they are, nothing to release
                 long size = bytes.length();
-                TarMember.appendHeader(coalesced(), header, line.text(), size, mtime);
+                TarMember.appendHeader(pending().headers(), header, line.text(), size, mtime);
                 flush();
                 bytes.chunks().forEach(response::write);
-                TarMember.appendPadding(coalesced(), size);
+                TarMember.appendPadding(pending().headers(), size);
                 counts.served(ar.result().source(), size);
                 ordered.finished();
             }
@@ -195,11 +170,12 @@ final class BatchStream {
     private void error(BatchRequest.Line line, int status, String message) {
         counts.read("none", ReadMeters.resultOf(status));
         Buffer json = new JsonObject().put("status", status).put("error", String.valueOf(message)).toBuffer();
-        Buffer out = coalesced();
+        Buffer out = pending().headers();
         TarMember.appendHeader(out, header, line.text() + ".error", json.length(), System.currentTimeMillis() / 1000);
         out.appendBuffer(json);
         TarMember.appendPadding(out, json.length());
         ordered.finished();
+        flushWhenFull(pending);
     }
 
     /** Records the batch and its members that ended (once: the end handed over, or the connection gone). */
@@ -210,27 +186,25 @@ final class BatchStream {
         }
     }
 
-    /**
-     * The buffer small members are appended to: direct memory, which the socket writes as it is (a heap buffer the
-     * transport would copy once more), given back once the socket took it.
-     */
-    private Buffer coalesced() {
-        if (coalesced == null) {
-            coalescedMemory = PooledByteBufAllocator.DEFAULT.directBuffer(COALESCE_BYTES + SMALL_MEMBER
-                    + 2 * TarMember.BLOCK);
-            coalesced = VertxInternals.wrap(coalescedMemory);
+    private TarWrite pending() {
+        if (pending == null) {
+            pending = new TarWrite(Math.min(WRITE_BYTES, 2 * TarMember.BLOCK * (writeMembers + 1)));
         }
-        return coalesced;
+        return pending;
     }
 
-    /** Gives {@code memory} back once its write is done (the response hands on a view that does not own it). */
-    private static Handler<AsyncResult<Void>> written(ByteBuf memory) {
-        return ar -> memory.release();
+    /** Releases {@code write}'s members once the socket took it (or the connection is gone), ending their reads. */
+    private Handler<AsyncResult<Void>> written(TarWrite write) {
+        return ar -> {
+            for (int i = write.release(); i > 0; i--) {
+                ordered.finished();
+            }
+        };
     }
 
-    /** Writes the small members waiting once the completions queued now were handed on. */
+    /** Writes the members waiting once the completions queued now were handed on. */
     private void flushLater() {
-        if (coalesced != null && !flushQueued) {
+        if (pending != null && !flushQueued) {
             flushQueued = true;
             context.runOnContext(v -> {
                 flushQueued = false;
@@ -241,11 +215,17 @@ final class BatchStream {
         }
     }
 
+    private void flushWhenFull(TarWrite out) {
+        if (out.length() >= WRITE_BYTES) {
+            flush();
+        }
+    }
+
     private void flush() {
-        if (coalesced != null && coalesced.length() > 0) {
-            response.write(coalesced).onComplete(written(coalescedMemory));
-            coalesced = null;
-            coalescedMemory = null;
+        if (pending != null && pending.length() > 0) {
+            TarWrite write = pending;
+            pending = null;
+            response.write(write.buffer()).onComplete(written(write));
         }
     }
 
@@ -258,10 +238,9 @@ final class BatchStream {
             closed = true;
             ordered.cancel();
             record();
-            if (coalescedMemory != null) {
-                coalescedMemory.release();
-                coalesced = null;
-                coalescedMemory = null;
+            if (pending != null) {
+                written(pending).handle(null);
+                pending = null;
             }
         }
     }
