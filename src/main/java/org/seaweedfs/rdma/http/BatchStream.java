@@ -134,11 +134,7 @@ final class BatchStream {
         out.add(content);
         TarMember.appendPadding(out.headers(), size);
         counts.served(stat.source(), size);
-        if (out.members() >= writeMembers) {
-            flush();
-        } else {
-            flushWhenFull(out);
-        }
+        flushWhenFull(out);
     }
 
     /** A chunk manifest: the file its chunks make, written once read; the members after it wait until then. */
@@ -215,8 +211,9 @@ final class BatchStream {
         }
     }
 
+    /** Sends {@code out} once it holds {@link #WRITE_BYTES} or half the window's members. */
     private void flushWhenFull(TarWrite out) {
-        if (out.length() >= WRITE_BYTES) {
+        if (out.members() >= writeMembers || out.length() >= WRITE_BYTES) {
             flush();
         }
     }

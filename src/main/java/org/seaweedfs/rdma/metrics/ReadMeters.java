@@ -36,6 +36,7 @@ public final class ReadMeters {
     /** The faces a batch comes through (the batch timer's tag). */
     public static final String HTTP = "http";
     public static final String EVENT_BUS = "eventbus";
+    private static final List<String> FACES = List.of(HTTP, EVENT_BUS);
 
     private final MeterRegistry registry;
     /** Latency timers by [source][result] tag index, registered on first use (building one per read costs). */
@@ -43,7 +44,7 @@ public final class ReadMeters {
     private final AtomicReferenceArray<DistributionSummary> served = new AtomicReferenceArray<>(SOURCE_SLOTS);
     private final AtomicReferenceArray<Counter> batchReads = new AtomicReferenceArray<>(SLOTS);
     private final AtomicReferenceArray<Counter> batchBytes = new AtomicReferenceArray<>(SOURCE_SLOTS);
-    private final AtomicReferenceArray<Timer> batches = new AtomicReferenceArray<>(2);
+    private final AtomicReferenceArray<Timer> batches = new AtomicReferenceArray<>(FACES.size());
     private final ReadTally tally = new ReadTally();
 
     public ReadMeters(MeterRegistry registry) {
@@ -80,10 +81,10 @@ public final class ReadMeters {
      * as reads of that latency.
      */
     public void recordBatch(String face, BatchCounts counts, long nanos) {
-        meter(batches, EVENT_BUS.equals(face) ? 1 : 0, registry, (r, i) -> latencies("seaweedfs.rdma.read.batch")
+        meter(batches, FACES.indexOf(face), registry, (r, i) -> latencies("seaweedfs.rdma.read.batch")
                 .description("Batches of needles (POST /batch, event-bus readMany), from request to last byte"
                         + " handed over")
-                .tag("face", i == 1 ? EVENT_BUS : HTTP)
+                .tag("face", FACES.get(i))
                 .register(r)).record(nanos, TimeUnit.NANOSECONDS);
         for (int slot = 0; slot < SLOTS; slot++) {
             long n = counts.reads[slot];
