@@ -93,6 +93,8 @@ public final class RoleMetricsBinder {
                 + " shared memory mapped into this process", tags, ucx.laneCopiedGets());
         counter("seaweedfs.rdma.ucx.lane.views", "Reads that used a same-host peer's shared memory where it lies"
                 + " (mapped into this process): no get and no copy", tags, ucx.laneViews());
+        counter("seaweedfs.rdma.ucx.lane.file.views", "Reads that used a same-host agent's volume file where it lies"
+                + " (mapped into this process): no get, no copy, no agent CPU", tags, ucx.laneFileViews());
         Gauge.builder("seaweedfs.rdma.ucx.lanes", ucx, UcxMetrics::lanes)
                 .description("Event-loop lanes open (an endpoint per event loop and channel)").tags(tags)
                         .register(registry);

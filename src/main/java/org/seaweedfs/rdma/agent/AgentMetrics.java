@@ -1,5 +1,6 @@
 package org.seaweedfs.rdma.agent;
 
+import org.seaweedfs.rdma.ucx.SigbusGuard;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.atomic.LongAdder;

@@ -1,5 +1,6 @@
 package org.seaweedfs.rdma.agent;
 
+import org.seaweedfs.rdma.ucx.SigbusGuard;
 import io.vertx.core.Future;
 import io.vertx.core.VerticleBase;
 import org.slf4j.Logger;

@@ -7,6 +7,7 @@ import org.slf4j.LoggerFactory;
 import org.seaweedfs.rdma.protocol.ControlCodec;
 import org.seaweedfs.rdma.protocol.ControlMessage;
 import org.seaweedfs.rdma.protocol.ErrorCode;
+import org.seaweedfs.rdma.protocol.MessageType;
 import org.seaweedfs.rdma.protocol.ErrorReply;
 import org.seaweedfs.rdma.protocol.Hello;
 import org.seaweedfs.rdma.protocol.HelloOk;
@@ -368,7 +369,7 @@ final class ControlServer implements VolumeFollower.Events, EcFollower.Events {
     public void indexReplaced(ServedVolume volume) {
         VolumeChanged push = new VolumeChanged(volume.volumeId(), volume.epoch(), VolumeChanged.Reason.INDEX);
         for (ControlSession session : sessions) {
-            if (session.handshaken() && session.codec().version() >= ControlCodec.PROTOCOL_VERSION) {
+            if (session.handshaken() && session.codec().version() >= MessageType.INDEX_REQUEST.sinceVersion()) {
                 push(session, push);
             }
         }

@@ -6,9 +6,11 @@ import org.seaweedfs.rdma.protocol.LookupResult;
 import org.seaweedfs.rdma.protocol.ProtocolException;
 import org.seaweedfs.rdma.protocol.ReadThrough;
 import org.seaweedfs.rdma.protocol.ReadThroughData;
+import org.seaweedfs.rdma.protocol.ServedFile;
 import org.seaweedfs.rdma.protocol.SyncEntries;
 import org.seaweedfs.rdma.protocol.SyncEntryWriter;
 import org.seaweedfs.rdma.protocol.VolumeInfo;
+import org.seaweedfs.rdma.ucx.SameHost;
 import org.seaweedfs.rdma.volume.IndexFormat;
 import org.seaweedfs.rdma.volume.NeedleHeader;
 import org.seaweedfs.rdma.volume.NeedleLayout;
@@ -29,6 +31,7 @@ import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
 import java.nio.file.attribute.BasicFileAttributes;
+import java.util.Map;
 import java.util.Objects;
 import java.util.zip.CRC32C;
 
@@ -60,6 +63,7 @@ final class ServedVolume implements SyncedIndex, Closeable {
     private final FileChannel dat;
     private final FileChannel idx;
     private final Object datKey;
+    private final ServedFile datFile; // null when same-host readers cannot be told
     private final Object idxKey;
     private final SuperBlock superBlock;
     private final Path indexDir;
@@ -78,9 +82,9 @@ final class ServedVolume implements SyncedIndex, Closeable {
     private int stalledPasses;
     private long skippedEntries;
 
-    private ServedVolume(VolumeFiles files, long epoch, FileChannel dat, FileChannel idx, Object datKey, Object idxKey,
-                         SuperBlock superBlock, IndexFormat format, SegmentMemory memory, Path indexDir,
-                         long minOverlay) {
+    private ServedVolume(VolumeFiles files, long epoch, FileChannel dat, FileChannel idx, Object datKey,
+                         ServedFile datFile, Object idxKey, SuperBlock superBlock, IndexFormat format,
+                         SegmentMemory memory, Path indexDir, long minOverlay) {
         this.files = files;
         this.indexDir = indexDir;
         this.minOverlay = minOverlay;
@@ -88,6 +92,7 @@ final class ServedVolume implements SyncedIndex, Closeable {
         this.dat = dat;
         this.idx = idx;
         this.datKey = datKey;
+        this.datFile = datFile;
         this.idxKey = idxKey;
         this.superBlock = superBlock;
         this.tail = new IndexTail(format);
@@ -108,6 +113,7 @@ final class ServedVolume implements SyncedIndex, Closeable {
             throw new IOException(files.dat() + " has no .idx beside it");
         }
         Object datBefore = fileKey(files.dat());
+        ServedFile datFile = servedFile(files.dat()); // between two identity checks: the file opened
         Object idxBefore = fileKey(files.idx());
         FileChannel dat = FileChannel.open(files.dat(), StandardOpenOption.READ);
         FileChannel idx = null;
@@ -117,14 +123,32 @@ final class ServedVolume implements SyncedIndex, Closeable {
                 throw new IOException(files.name() + " was replaced while it was being opened; trying again later");
             }
             SuperBlock superBlock = SuperBlock.read(dat, files.dat().toString());
-            return new ServedVolume(files, epoch, dat, idx, datBefore, idxBefore, superBlock, format, memory,
-                    indexDir, minOverlay);
+            return new ServedVolume(files, epoch, dat, idx, datBefore, datFile, idxBefore, superBlock, format,
+                    memory, indexDir, minOverlay);
         } catch (IOException | RuntimeException e) {
             dat.close();
             if (idx != null) {
                 idx.close();
             }
             throw e instanceof IOException io ? io : new IOException(e.getMessage(), e);
+        }
+    }
+
+    /**
+     * The file as a reader on this host names it ({@link ServedFile}): its absolute path, device and inode; null
+     * where this host's identity or the file's numbers are not known (not Linux), so readers get its bytes instead.
+     */
+    static ServedFile servedFile(Path path) throws IOException {
+        String host = SameHost.id();
+        if (host == null) {
+            return null;
+        }
+        try {
+            Map<String, Object> numbers = Files.readAttributes(path, "unix:dev,ino");
+            return new ServedFile(host, path.toAbsolutePath().normalize().toString(),
+                    ((Number) numbers.get("dev")).longValue(), ((Number) numbers.get("ino")).longValue());
+        } catch (UnsupportedOperationException | IllegalArgumentException e) {
+            return null;
         }
     }
 
@@ -460,7 +484,7 @@ final class ServedVolume implements SyncedIndex, Closeable {
 
     VolumeInfo describe() {
         return new VolumeInfo(volumeId(), files.collection(), version(), epoch, segments.mappedEnd(), applied,
-                segments.describe());
+                segments.describe(), null, datFile);
     }
 
     /**

@@ -19,9 +19,10 @@ public final class ControlCodec {
      * batched lookups ({@code LookupBatch} / {@code LookupBatchResult}) and {@code VolumeInfo.ec} (erasure-coded
      * volumes); version 3 added the agent's UCX version and the UCX settings peers must share to {@code HelloOk};
      * version 4 added the exposed needle index ({@code IndexRequest} / {@code IndexHandle}, {@code VolumeChanged
-     * index}), read with one-sided gets.
+     * index}), read with one-sided gets; version 5 added the file a volume is served from ({@code VolumeInfo.file}),
+     * which a reader on the agent's host maps itself.
      */
-    public static final int PROTOCOL_VERSION = 4;
+    public static final int PROTOCOL_VERSION = 5;
     /** The oldest version spoken: a connection frames in the highest version both peers speak. */
     public static final int MIN_PROTOCOL_VERSION = 3;
     /**
@@ -187,7 +188,7 @@ public final class ControlCodec {
             unpacker = MessagePack.newDefaultUnpacker(new ByteBufferChunkInput(body));
         }
         BodyReader reader = new BodyReader(unpacker, bodyLength);
-        ControlMessage message = MessageBodies.read(reader, type, requestId);
+        ControlMessage message = MessageBodies.read(reader, type, requestId, version);
         reader.end(message.getClass().getSimpleName());
         return message;
     }
@@ -204,7 +205,7 @@ public final class ControlCodec {
         MessageBufferPacker packer = MessagePack.newDefaultBufferPacker();
         BodyWriter writer = new BodyWriter(packer, maxFrameBytes);
         writer.raw(header(message));
-        MessageBodies.write(writer, message);
+        MessageBodies.write(writer, message, version);
         writer.ensureRoom(0);
         return packer;
     }

@@ -15,11 +15,14 @@ final class MessageBodies {
     /** fixarray, a one-character fixstr, a positive fixint. */
     private static final int MIN_SETTING_BYTES = 4;
     private static final int MAX_SETTING_NAME_BYTES = 64;
+    /** The protocol version from which {@code VolumeInfo} tells its file ({@link ServedFile}). */
+    private static final int FILE_SINCE = 5;
 
     private MessageBodies() {
     }
 
-    static void write(BodyWriter w, ControlMessage message) {
+    /** Writes the body of {@code message} as protocol {@code protocolVersion} frames it. */
+    static void write(BodyWriter w, ControlMessage message, int protocolVersion) {
         switch (message.type()) {
             case HELLO -> {
                 Hello m = (Hello) message;
@@ -65,7 +68,7 @@ final class MessageBodies {
                 w.array(1);
                 w.array(volumes.size());
                 for (VolumeInfo volume : volumes) {
-                    writeVolume(w, volume);
+                    writeVolume(w, volume, protocolVersion);
                 }
             }
             case LOOKUP -> {
@@ -149,7 +152,8 @@ final class MessageBodies {
         }
     }
 
-    static ControlMessage read(BodyReader r, MessageType type, long requestId) {
+    /** Reads the body of a {@code type} message as protocol {@code protocolVersion} frames it. */
+    static ControlMessage read(BodyReader r, MessageType type, long requestId, int protocolVersion) {
         return switch (type) {
             case HELLO -> {
                 r.begin("Hello", 3);
@@ -204,7 +208,7 @@ final class MessageBodies {
                 List<VolumeInfo> volumes = new ArrayList<>(n);
                 for (int i = 0; i < n; i++) {
                     try {
-                        volumes.add(readVolume(r));
+                        volumes.add(readVolume(r, protocolVersion));
                     } catch (ProtocolException e) {
                         throw e.within(requestId, "VolumeList.volumes[" + i + "]");
                     }
@@ -279,8 +283,9 @@ final class MessageBodies {
         };
     }
 
-    private static void writeVolume(BodyWriter w, VolumeInfo volume) {
-        w.array(8);
+    private static void writeVolume(BodyWriter w, VolumeInfo volume, int protocolVersion) {
+        boolean withFile = protocolVersion >= FILE_SINCE;
+        w.array(withFile ? 9 : 8);
         w.i64(volume.volumeId());
         w.string(volume.collection());
         w.i64(volume.version());
@@ -288,7 +293,22 @@ final class MessageBodies {
         w.i64(volume.datSize());
         w.i64(volume.idxPosition());
         writeSegments(w, volume.segments());
-        EcInfo ec = volume.ec();
+        writeEc(w, volume.ec());
+        if (withFile) {
+            ServedFile file = volume.file();
+            if (file == null) {
+                w.nil();
+            } else {
+                w.array(4);
+                w.string(file.host());
+                w.string(file.path());
+                w.i64(file.device());
+                w.i64(file.inode());
+            }
+        }
+    }
+
+    private static void writeEc(BodyWriter w, EcInfo ec) {
         if (ec == null) {
             w.nil();
             return;
@@ -320,8 +340,8 @@ final class MessageBodies {
         }
     }
 
-    private static VolumeInfo readVolume(BodyReader r) {
-        r.begin("VolumeInfo", 8);
+    private static VolumeInfo readVolume(BodyReader r, int protocolVersion) {
+        r.begin("VolumeInfo", protocolVersion >= FILE_SINCE ? 9 : 8);
         long volumeId = r.u32("VolumeInfo.volumeId");
         String collection = r.string("VolumeInfo.collection", ProtocolLimits.MAX_COLLECTION_BYTES, false);
         int version = r.bounded("VolumeInfo.version", 1, 3);
@@ -330,7 +350,14 @@ final class MessageBodies {
         long idxPosition = r.nonNegative("VolumeInfo.idxPosition");
         List<Segment> segments = readSegments(r, "VolumeInfo.segments");
         EcInfo ec = r.nil() ? null : readEc(r);
-        return new VolumeInfo(volumeId, collection, version, epoch, datSize, idxPosition, segments, ec);
+        ServedFile file = null;
+        if (protocolVersion >= FILE_SINCE && !r.nil()) {
+            r.begin("ServedFile", 4);
+            file = new ServedFile(r.string("ServedFile.host", ProtocolLimits.MAX_HOST_BYTES, false),
+                    r.string("ServedFile.path", ProtocolLimits.MAX_PATH_BYTES, false), r.i64("ServedFile.device"),
+                    r.i64("ServedFile.inode"));
+        }
+        return new VolumeInfo(volumeId, collection, version, epoch, datSize, idxPosition, segments, ec, file);
     }
 
     private static EcInfo readEc(BodyReader r) {

@@ -20,6 +20,10 @@ public final class ProtocolLimits {
     public static final int MAX_SEGMENTS = 4096;
     /** Segment.remoteKey (a packed UCX remote key; a few hundred bytes in practice). */
     public static final int MAX_REMOTE_KEY_BYTES = 4096;
+    /** ServedFile.host. */
+    public static final int MAX_HOST_BYTES = 256;
+    /** ServedFile.path (Linux's PATH_MAX). */
+    public static final int MAX_PATH_BYTES = 4096;
     /** Largest u32 value. */
     /**
      * Needle ids in one {@link LookupBatch} (the frame size may allow fewer: {@link

@@ -18,9 +18,11 @@ import java.util.List;
  *                    shards this agent serves. Then {@code datSize} is the original {@code .dat}'s size (0 when
  *                    unknown) and {@code idxPosition} the length of its virtual index (.ecx entries, then one
  *                    tombstone per .ecj id)
+ * @param file        the .dat as its host names it, for a reader on that host to map it (since protocol version 5);
+ *                    null when not told (an EC volume, an older agent)
  */
 public record VolumeInfo(long volumeId, String collection, int version, long epoch, long datSize, long idxPosition,
-                         List<Segment> segments, EcInfo ec) {
+                         List<Segment> segments, EcInfo ec, ServedFile file) {
     public VolumeInfo {
         FieldCheck.u32("VolumeInfo.volumeId", volumeId);
         if (collection == null) {
@@ -36,12 +38,21 @@ public record VolumeInfo(long volumeId, String collection, int version, long epo
         if (ec != null && !segments.isEmpty()) {
             throw FieldCheck.bad("VolumeInfo.segments", "must be empty for an EC volume");
         }
+        if (ec != null && file != null) {
+            throw FieldCheck.bad("VolumeInfo.file", "must be nil for an EC volume");
+        }
+    }
+
+    /** A volume whose file is not told. */
+    public VolumeInfo(long volumeId, String collection, int version, long epoch, long datSize, long idxPosition,
+                      List<Segment> segments, EcInfo ec) {
+        this(volumeId, collection, version, epoch, datSize, idxPosition, segments, ec, null);
     }
 
     /** A normal (not erasure-coded) volume. */
     public VolumeInfo(long volumeId, String collection, int version, long epoch, long datSize, long idxPosition,
                       List<Segment> segments) {
-        this(volumeId, collection, version, epoch, datSize, idxPosition, segments, null);
+        this(volumeId, collection, version, epoch, datSize, idxPosition, segments, null, null);
     }
 
     /** The segment holding the byte at {@code fileOffset} of the .dat, or null when none is mapped there. */

@@ -142,26 +142,42 @@ final class EventLoopLane {
     }
 
     /**
-     * The peer's memory at {@code remoteAddress} where it lies, when UCX mapped it here ({@link PeerView}); null when
-     * it is not mapped here (found once per key copy, then not asked again), the key cannot be used (a get reports
-     * why) or the range is not within the region ({@code regionAddress}, {@code regionLength}) the key registers.
+     * The peer's memory at {@code remoteAddress} where it lies, when UCX mapped it here, or else when the region is
+     * {@code file} (null: none) and that maps here ({@link PeerView}); null when neither is mapped here (found once per
+     * key copy or file, then not asked again), the key cannot be used (a get reports why) or the range is not within
+     * the region ({@code regionAddress}, {@code regionLength}) the key registers.
      */
-    PeerView view(UcxRemoteKey key, long regionAddress, long regionLength, long remoteAddress, int length) {
+    PeerView view(UcxRemoteKey key, PeerFile file, long regionAddress, long regionLength, long remoteAddress,
+                  int length) {
         long at = remoteAddress - regionAddress;
         if (at < 0 || at + length > regionLength) {
             return null;
         }
         LaneKey copy = mappedCopy(key, regionAddress, regionLength);
-        return copy == null ? null : viewOf(copy, copy.mapping.slice((int) at, length));
+        if (copy != null) {
+            return viewOf(copy, null, copy.mapping.slice((int) at, length));
+        }
+        ByteBuffer mapped = fileMapping(key, file, regionLength);
+        return mapped == null ? null : viewOf(null, file, mapped.slice((int) at, length));
     }
 
     /**
-     * Views of the region ({@code regionAddress}, {@code regionLength}) that {@code key} registers, for one call in
-     * this pass of the loop ({@link PeerViews}); null when that memory is not mapped here or the key cannot be used.
+     * Views of the region ({@code regionAddress}, {@code regionLength}) that {@code key} registers (or that is
+     * {@code file}), for one call in this pass of the loop ({@link PeerViews}); null when that memory is not mapped
+     * here or the key cannot be used.
      */
-    PeerViews views(UcxRemoteKey key, long regionAddress, long regionLength) {
+    PeerViews views(UcxRemoteKey key, PeerFile file, long regionAddress, long regionLength) {
         LaneKey copy = mappedCopy(key, regionAddress, regionLength);
-        return copy == null ? null : new PeerViews(this, key, copy, copy.mapping, regionAddress);
+        if (copy != null) {
+            return new PeerViews(this, key, copy, null, copy.mapping, regionAddress);
+        }
+        ByteBuffer mapped = fileMapping(key, file, regionLength);
+        return mapped == null ? null : new PeerViews(this, key, null, file, mapped, regionAddress);
+    }
+
+    /** The peer's file mapped here for a region under a key still usable; null when none. */
+    private static ByteBuffer fileMapping(UcxRemoteKey key, PeerFile file, long regionLength) {
+        return file == null || key.isReleased() ? null : file.mapping(regionLength);
     }
 
     /**
@@ -195,11 +211,19 @@ final class EventLoopLane {
         return copy;
     }
 
-    /** A view of {@code bytes}, which lie in the memory {@code copy} maps here; holds the copy open until released. */
-    PeerView viewOf(LaneKey copy, ByteBuffer bytes) {
-        copy.views++;
-        channel.metrics().laneView();
-        return new PeerView(this, copy, bytes);
+    /**
+     * A view of {@code bytes}, which lie in the memory {@code copy} maps here, or else in {@code file} mapped here;
+     * holds that open until released.
+     */
+    PeerView viewOf(LaneKey copy, PeerFile file, ByteBuffer bytes) {
+        if (copy != null) {
+            copy.views++;
+            channel.metrics().laneView();
+        } else {
+            file.viewTaken();
+            channel.metrics().laneFileView();
+        }
+        return new PeerView(this, copy, file, bytes);
     }
 
     /**

@@ -48,28 +48,28 @@ final class LaneRegistry {
     }
 
     /** Any thread: the peer's memory where it lies, on the calling event loop's lane, or null ({@link PeerView}). */
-    PeerView view(UcxChannel channel, UcxRemoteKey key, long regionAddress, long regionLength, long remoteAddress,
-                  int length, boolean sameCall) {
+    PeerView view(UcxChannel channel, UcxRemoteKey key, PeerFile file, long regionAddress, long regionLength,
+                  long remoteAddress, int length, boolean sameCall) {
         Context caller = laneCaller(channel);
         LaneWorker worker = caller == null ? null : workerOf(caller);
         return worker == null ? null
-                : worker.view(channel, key, regionAddress, regionLength, remoteAddress, length, sameCall);
+                : worker.view(channel, key, file, regionAddress, regionLength, remoteAddress, length, sameCall);
     }
 
     /** Any thread: views of the peer's region for one call, on the calling event loop's lane, or null. */
-    PeerViews views(UcxChannel channel, UcxRemoteKey key, long regionAddress, long regionLength) {
+    PeerViews views(UcxChannel channel, UcxRemoteKey key, PeerFile file, long regionAddress, long regionLength) {
         Context caller = laneCaller(channel);
         LaneWorker worker = caller == null ? null : workerOf(caller);
-        return worker == null ? null : worker.views(channel, key, regionAddress, regionLength);
+        return worker == null ? null : worker.views(channel, key, file, regionAddress, regionLength);
     }
 
     /** Any thread: the peer's memory where it lies, on the calling event loop's lane, handed to {@code use}. */
-    boolean view(UcxChannel channel, UcxRemoteKey key, long regionAddress, long regionLength, long remoteAddress,
-                 int length, Handler<PeerView> use) {
+    boolean view(UcxChannel channel, UcxRemoteKey key, PeerFile file, long regionAddress, long regionLength,
+                 long remoteAddress, int length, Handler<PeerView> use) {
         Context caller = laneCaller(channel);
         LaneWorker worker = caller == null ? null : workerOf(caller);
         return worker != null
-                && worker.view(caller, channel, key, regionAddress, regionLength, remoteAddress, length, use);
+                && worker.view(caller, channel, key, file, regionAddress, regionLength, remoteAddress, length, use);
     }
 
     /**

@@ -168,15 +168,15 @@ final class LaneWorker {
      * A view completes its read inside the call, so it takes one of the sync budget, as a get completing here does;
      * the further views of one call ({@code sameCall}, a batch) take none: they complete with the first, as one.
      */
-    PeerView view(UcxChannel channel, UcxRemoteKey key, long regionAddress, long regionLength, long remoteAddress,
-                  int length, boolean sameCall) {
+    PeerView view(UcxChannel channel, UcxRemoteKey key, PeerFile file, long regionAddress, long regionLength,
+                  long remoteAddress, int length, boolean sameCall) {
         if (syncBudget == 0 && !sameCall) {
             // Past the budget the get waits for the polling task, so a caller chaining reads from their completions
             // lets the loop go on.
             return null;
         }
         EventLoopLane lane = laneFor(channel);
-        PeerView view = lane == null ? null : lane.view(key, regionAddress, regionLength, remoteAddress, length);
+        PeerView view = lane == null ? null : lane.view(key, file, regionAddress, regionLength, remoteAddress, length);
         if (view != null && !sameCall) {
             syncBudget--;
             idle.event(System.nanoTime());
@@ -186,9 +186,9 @@ final class LaneWorker {
     }
 
     /** On the event loop: views of the channel's peer region under {@code key} for one call ({@link PeerViews}). */
-    PeerViews views(UcxChannel channel, UcxRemoteKey key, long regionAddress, long regionLength) {
+    PeerViews views(UcxChannel channel, UcxRemoteKey key, PeerFile file, long regionAddress, long regionLength) {
         EventLoopLane lane = laneFor(channel);
-        return lane == null ? null : lane.views(key, regionAddress, regionLength);
+        return lane == null ? null : lane.views(key, file, regionAddress, regionLength);
     }
 
     /**
@@ -198,10 +198,10 @@ final class LaneWorker {
      * completions lets the loop go on, and the read still takes no get, buffer or copy. False when the memory is not
      * mapped here or this loop cannot reach the peer (the caller then gets the bytes); {@code use} is not called.
      */
-    boolean view(Context context, UcxChannel channel, UcxRemoteKey key, long regionAddress, long regionLength,
-                 long remoteAddress, int length, Handler<PeerView> use) {
+    boolean view(Context context, UcxChannel channel, UcxRemoteKey key, PeerFile file, long regionAddress,
+                 long regionLength, long remoteAddress, int length, Handler<PeerView> use) {
         EventLoopLane lane = laneFor(channel);
-        PeerView view = lane == null ? null : lane.view(key, regionAddress, regionLength, remoteAddress, length);
+        PeerView view = lane == null ? null : lane.view(key, file, regionAddress, regionLength, remoteAddress, length);
         if (view == null) {
             return false;
         }

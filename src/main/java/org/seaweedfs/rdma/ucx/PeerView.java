@@ -3,9 +3,10 @@ package org.seaweedfs.rdma.ucx;
 import java.nio.ByteBuffer;
 
 /**
- * Bytes of a same-host peer's memory read where they lie: the range is mapped into this process
- * ({@link PeerMemory}), and this view holds its lane's copy of the key open, so the mapping stays until
- * {@link #release()}, whatever the peer, the channel or the key do meanwhile.
+ * Bytes of a same-host peer's memory read where they lie: the range is mapped into this process (the peer's shared
+ * memory by {@link PeerMemory}, or the peer's file by {@link PeerFile}), and this view holds what keeps the mapping
+ * (its lane's copy of the key, or the file's range) until {@link #release()}, whatever the peer, the channel or the
+ * key do meanwhile.
  *
  * <p>A peer serves only ranges it no longer writes (a volume's served bytes; growth goes past them), so the bytes a
  * reader checked are the bytes it later sends. Made on the lane's event loop; {@link #release()} may come from any
@@ -14,13 +15,15 @@ import java.nio.ByteBuffer;
 public final class PeerView {
 
     private final EventLoopLane lane;
-    private final EventLoopLane.LaneKey key;
+    private final EventLoopLane.LaneKey key; // null for a view of a file
+    private final PeerFile file; // null for a view of shared memory
     private final ByteBuffer bytes;
     private boolean released; // lane's thread
 
-    PeerView(EventLoopLane lane, EventLoopLane.LaneKey key, ByteBuffer bytes) {
+    PeerView(EventLoopLane lane, EventLoopLane.LaneKey key, PeerFile file, ByteBuffer bytes) {
         this.lane = lane;
         this.key = key;
+        this.file = file;
         this.bytes = bytes;
     }
 
@@ -40,7 +43,11 @@ public final class PeerView {
     private void releaseHere() {
         if (!released) {
             released = true;
-            key.viewReleased(lane.worker);
+            if (key != null) {
+                key.viewReleased(lane.worker);
+            } else {
+                file.viewReleased();
+            }
         }
     }
 }

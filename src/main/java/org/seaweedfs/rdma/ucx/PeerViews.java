@@ -14,15 +14,17 @@ public final class PeerViews {
 
     private final EventLoopLane lane;
     private final UcxRemoteKey key;
-    private final EventLoopLane.LaneKey copy;
+    private final EventLoopLane.LaneKey copy; // null for views of a file
+    private final PeerFile file; // null for views of shared memory
     private final ByteBuffer mapping;
     private final long regionAddress;
 
-    PeerViews(EventLoopLane lane, UcxRemoteKey key, EventLoopLane.LaneKey copy, ByteBuffer mapping,
+    PeerViews(EventLoopLane lane, UcxRemoteKey key, EventLoopLane.LaneKey copy, PeerFile file, ByteBuffer mapping,
               long regionAddress) {
         this.lane = lane;
         this.key = key;
         this.copy = copy;
+        this.file = file;
         this.mapping = mapping;
         this.regionAddress = regionAddress;
     }
@@ -43,6 +45,6 @@ public final class PeerViews {
                 || key.isReleased() || lane.channel.unusableReason() != null) {
             return null;
         }
-        return lane.viewOf(copy, mapping.slice((int) at, length));
+        return lane.viewOf(copy, file, mapping.slice((int) at, length));
     }
 }

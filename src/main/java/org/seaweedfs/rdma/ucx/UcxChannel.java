@@ -217,11 +217,21 @@ public final class UcxChannel {
      */
     public boolean view(long regionAddress, long regionLength, UcxRemoteKey key, long remoteAddress, int length,
                         Handler<PeerView> use) {
+        return view(regionAddress, regionLength, key, null, remoteAddress, length, use);
+    }
+
+    /**
+     * As {@link #view(long, long, UcxRemoteKey, long, int, Handler)}, where the region is also {@code file} (null:
+     * none), the peer's file that a process on its host may map ({@link PeerFile}): its bytes are used where they lie
+     * when UCX has not mapped the region here.
+     */
+    public boolean view(long regionAddress, long regionLength, UcxRemoteKey key, PeerFile file, long remoteAddress,
+                        int length, Handler<PeerView> use) {
         if (key == null || key.channel() != this || length <= 0 || unusableReason() != null) {
             return false;
         }
         LaneRegistry lanes = owner.lanes();
-        return lanes != null && lanes.view(this, key, regionAddress, regionLength, remoteAddress, length, use);
+        return lanes != null && lanes.view(this, key, file, regionAddress, regionLength, remoteAddress, length, use);
     }
 
     /**
@@ -231,11 +241,16 @@ public final class UcxChannel {
      * the key or channel is no longer usable: the caller then gets the bytes.
      */
     public PeerViews views(long regionAddress, long regionLength, UcxRemoteKey key) {
+        return views(regionAddress, regionLength, key, null);
+    }
+
+    /** As {@link #views(long, long, UcxRemoteKey)}, where the region is also {@code file} (null: none). */
+    public PeerViews views(long regionAddress, long regionLength, UcxRemoteKey key, PeerFile file) {
         if (key == null || key.channel() != this || unusableReason() != null) {
             return null;
         }
         LaneRegistry lanes = owner.lanes();
-        return lanes == null ? null : lanes.views(this, key, regionAddress, regionLength);
+        return lanes == null ? null : lanes.views(this, key, file, regionAddress, regionLength);
     }
 
     /**
@@ -244,12 +259,18 @@ public final class UcxChannel {
      */
     public PeerView view(long regionAddress, long regionLength, UcxRemoteKey key, long remoteAddress, int length,
                          boolean sameCall) {
+        return view(regionAddress, regionLength, key, null, remoteAddress, length, sameCall);
+    }
+
+    /** As {@link #view(long, long, UcxRemoteKey, long, int, boolean)}, where the region is also {@code file}. */
+    public PeerView view(long regionAddress, long regionLength, UcxRemoteKey key, PeerFile file, long remoteAddress,
+                         int length, boolean sameCall) {
         if (key == null || key.channel() != this || length <= 0 || unusableReason() != null) {
             return null;
         }
         LaneRegistry lanes = owner.lanes();
         return lanes == null ? null
-                : lanes.view(this, key, regionAddress, regionLength, remoteAddress, length, sameCall);
+                : lanes.view(this, key, file, regionAddress, regionLength, remoteAddress, length, sameCall);
     }
 
     /**

@@ -20,6 +20,7 @@ public final class UcxMetrics {
     private final LongAdder laneImplicitGets = new LongAdder();
     private final LongAdder laneCopiedGets = new LongAdder();
     private final LongAdder laneViews = new LongAdder();
+    private final LongAdder laneFileViews = new LongAdder();
 
     void getCompleted(long bytes) {
         gets.increment();
@@ -46,6 +47,11 @@ public final class UcxMetrics {
     /** Bytes used where they lie in a peer's memory mapped here, with no get and no copy ({@link PeerView}). */
     void laneView() {
         laneViews.increment();
+    }
+
+    /** Bytes used where they lie in a same-host peer's file mapped here ({@link PeerFile}). */
+    void laneFileView() {
+        laneFileViews.increment();
     }
 
     long laneImplicitGets() {
@@ -108,6 +114,11 @@ public final class UcxMetrics {
     /** Lane gets served by one copy from a same-host peer's memory mapped here (part of {@link #laneGets()}). */
     public LongAdder laneViews() {
         return laneViews;
+    }
+
+    /** Reads that used a same-host peer's file mapped here where it lies: no get, no copy ({@link PeerFile}). */
+    public LongAdder laneFileViews() {
+        return laneFileViews;
     }
 
     public LongAdder laneCopiedGets() {

@@ -116,7 +116,7 @@ class AgentProtocolTest extends AgentTestBase {
         ErrorReply older =
                 assertInstanceOf(ErrorReply.class, client.request(id -> new Hello(id, 2, "older-sidecar", null)));
         assertEquals(ErrorCode.UNSUPPORTED_VERSION, older.code());
-        assertEquals("Hello.protocolVersion: 2 is not spoken here; this agent speaks 3 to 4 (run the same release on "
+        assertEquals("Hello.protocolVersion: 2 is not spoken here; this agent speaks 3 to 5 (run the same release on "
                 + "agents and sidecars)", older.message());
     }
 

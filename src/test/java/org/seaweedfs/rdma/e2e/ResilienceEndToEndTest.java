@@ -189,9 +189,10 @@ class ResilienceEndToEndTest {
 
     /**
      * An agent process stopped with SIGSTOP over real UCX (tcp): its connection stays open and its pings are far off,
-     * so only the hedge can help. A read to it is hedged to the volume server and answered from there, with the right
-     * bytes, while the agent is still up for the pings; the agent's breaker opens from the lost reads. After SIGCONT
-     * RDMA serves again.
+     * so only the hedge can help. A needle whose location is cached is still read over RDMA from the agent's file,
+     * mapped here (same host), which needs nothing of the agent; one that must be looked up at the agent is hedged to
+     * the volume server and answered from there, with the right bytes, while the agent is still up for the pings.
+     * After SIGCONT RDMA serves again.
      */
     @Test
     void readsToAStoppedAgentAreHedgedToTheVolumeServer(Vertx vertx) {
@@ -205,10 +206,13 @@ class ResilienceEndToEndTest {
 
         agent.stop(true);
         try {
-            HttpResponse<Buffer> hedged = get("/" + FILE_2);
+            HttpResponse<Buffer> cached = get("/" + FILE_2);
+            assertEquals("rdma", cached.getHeader("X-Source"), "read from the agent's file, mapped here");
+            assertArrayEquals(file2, cached.body().getBytes());
+            HttpResponse<Buffer> hedged = get("/" + COMMAND_GO);
             assertEquals(200, hedged.statusCode());
             assertEquals("http", hedged.getHeader("X-Source"));
-            assertArrayEquals(file2, hedged.body().getBytes());
+            assertArrayEquals(expected(COMMAND_GO).plain(), hedged.body().getBytes());
             JsonObject status = get("/status").bodyAsJsonObject().getJsonArray("agents").getJsonObject(0);
             assertEquals("up", status.getString("state"), "the pings have not noticed: the hedge served");
             String metrics = get("/metrics").bodyAsString();

@@ -2,6 +2,7 @@ package org.seaweedfs.rdma.protocol;
 
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
 
 import java.nio.ByteBuffer;
 import java.util.List;
@@ -59,7 +60,22 @@ class ControlCodecRoundTripTest {
     @Test
     void headerLayoutIsAsDocumented() {
         byte[] frame = codec.encode(new Ping(0x0102030405060708L, 5));
-        assertArrayEquals(new byte[] {'S', 'W', 4, 4, 1, 2, 3, 4, 5, 6, 7, 8, (byte) 0x91, 5}, frame);
+        assertArrayEquals(new byte[] {'S', 'W', 5, 4, 1, 2, 3, 4, 5, 6, 7, 8, (byte) 0x91, 5}, frame);
+    }
+
+    @Test
+    void aVolumesFileTravelsFromVersion5AndIsLeftOutBefore() {
+        Segment segment = new Segment(0, 0, 10, 4096, new byte[] {1});
+        ServedFile file = new ServedFile("boot/net:[1]", "/data/7.dat", 2049, 131);
+        VolumeList list = new VolumeList(1, List.of(new VolumeInfo(7, "", 3, 1, 10, 0, List.of(segment), null,
+                file)));
+        assertEquals(list, codec.decode(codec.encode(list)));
+        ControlCodec older = codec.withVersion(4);
+        VolumeList told = (VolumeList) older.decode(older.encode(list));
+        assertEquals(null, told.volumes().get(0).file(), "version 4 has no VolumeInfo.file");
+        assertEquals(List.of(segment), told.volumes().get(0).segments());
+        assertEquals(ErrorCode.BAD_FRAME, assertThrows(ProtocolException.class,
+                () -> codec.decode(older.encode(list))).code(), "a version-4 body is one field short in version 5");
     }
 
     @Test

@@ -139,7 +139,7 @@ class ControlCodecValidationTest {
                 MessageType.SYNC_ENTRIES, 0, b -> b.packArrayHeader(6).packLong(1).packLong(1).packLong(0)
                         .packLong(16).packBoolean(false).packBinaryHeader(7).writePayload(new byte[7])));
         decodeFails(ErrorCode.BAD_FRAME, "Segment.remoteKey: length 5000 above the bound of 4096", Frames.frame(
-                MessageType.VOLUME_LIST, 1, b -> b.packArrayHeader(1).packArrayHeader(1).packArrayHeader(8)
+                MessageType.VOLUME_LIST, 1, b -> b.packArrayHeader(1).packArrayHeader(1).packArrayHeader(9)
                         .packLong(1).packString("").packLong(3).packLong(1).packLong(100).packLong(0)
                         .packArrayHeader(1).packArrayHeader(5).packLong(0).packLong(0).packLong(10).packLong(0)
                         .packBinaryHeader(5000)));
@@ -167,13 +167,36 @@ class ControlCodecValidationTest {
         decodeFails(ErrorCode.BAD_FRAME, "Hello.protocolVersion: must be in 1..255, got 256", Frames.frame(
                 MessageType.HELLO, 1, b -> b.packArrayHeader(3).packLong(256).packString("c").packNil()));
         decodeFails(ErrorCode.BAD_FRAME, "VolumeInfo.version: must be in 1..3, got 4", Frames.frame(
-                MessageType.VOLUME_LIST, 1, b -> b.packArrayHeader(1).packArrayHeader(1).packArrayHeader(8)
+                MessageType.VOLUME_LIST, 1, b -> b.packArrayHeader(1).packArrayHeader(1).packArrayHeader(9)
                         .packLong(1).packString("").packLong(4).packLong(1).packLong(0).packLong(0).packArrayHeader(0)
                                 .packNil()));
         Lookup max = (Lookup) codec.decode(Frames.frame(MessageType.LOOKUP, 1,
                 b -> b.packArrayHeader(3).packLong(1).packBigInteger(maxU64).packLong(0xFFFF_FFFFL)));
         assertEquals(-1L, max.key());
         assertEquals(-1, max.cookie());
+    }
+
+    @Test
+    void aVolumesFileMustNameAHostAndAnAbsolutePath() {
+        decodeFails(ErrorCode.BAD_FRAME, "ServedFile.path: must be an absolute path", volumeWithFile(
+                b -> b.packArrayHeader(4).packString("host").packString("data/1.dat").packLong(1).packLong(2)));
+        decodeFails(ErrorCode.BAD_FRAME, "ServedFile.path: must be an absolute path without NUL bytes", volumeWithFile(
+                b -> b.packArrayHeader(4).packString("host").packString("/data/1\0.dat").packLong(1).packLong(2)));
+        decodeFails(ErrorCode.BAD_FRAME, "ServedFile.host: is required", volumeWithFile(
+                b -> b.packArrayHeader(4).packString("").packString("/data/1.dat").packLong(1).packLong(2)));
+        fails(ErrorCode.BAD_FRAME, "ServedFile.path: longer than 4096 bytes",
+                () -> new ServedFile("host", "/" + "a".repeat(4096), 1, 2));
+        decodeFails(ErrorCode.BAD_FRAME, "ServedFile", volumeWithFile(
+                b -> b.packArrayHeader(3).packString("host").packString("/data/1.dat").packLong(1)));
+    }
+
+    /** A volume list of one normal volume whose ninth field (its file) {@code file} writes. */
+    private static byte[] volumeWithFile(Frames.Body file) {
+        return Frames.frame(MessageType.VOLUME_LIST, 1, b -> {
+            b.packArrayHeader(1).packArrayHeader(1).packArrayHeader(9).packLong(1).packString("").packLong(3)
+                    .packLong(1).packLong(0).packLong(0).packArrayHeader(0).packNil();
+            file.write(b);
+        });
     }
 
     @Test
@@ -202,7 +225,7 @@ class ControlCodecValidationTest {
                 () -> new VolumeInfo(1, "", 3, 1, 1000, 0, List.of(first, overlapping)));
         fails(ErrorCode.BAD_FRAME, "past datSize", () -> new VolumeInfo(1, "", 3, 1, 99, 0, List.of(first)));
         byte[] frame = Frames.frame(MessageType.VOLUME_LIST, 33, b -> b.packArrayHeader(1).packArrayHeader(1)
-                .packArrayHeader(8).packLong(1).packString("").packLong(3).packLong(1).packLong(100).packLong(0)
+                .packArrayHeader(9).packLong(1).packString("").packLong(3).packLong(1).packLong(100).packLong(0)
                 .packArrayHeader(1).packArrayHeader(5).packLong(0).packLong(0).packLong(0).packLong(0)
                 .packBinaryHeader(1).writePayload(new byte[1]));
         ProtocolException e = decodeFails(ErrorCode.BAD_FRAME,

@@ -99,8 +99,10 @@ final class RandomMessages {
             return new VolumeInfo(volumeId, text(0, 40), 1 + random.nextInt(3), random.nextLong(),
                     random.nextInt(1000), nonNegative(), List.of(), ecInfo());
         }
+        ServedFile file = random.nextBoolean() ? null : new ServedFile(text(1, 80), "/" + text(0, 200),
+                random.nextLong(), random.nextLong());
         return new VolumeInfo(volumeId, text(0, 40), 1 + random.nextInt(3), random.nextLong(),
-                offset + random.nextInt(1000), nonNegative(), segments);
+                offset + random.nextInt(1000), nonNegative(), segments, null, file);
     }
 
     /** An EC layout with some of its shards, each with a few segments inside the shard size. */

@@ -176,6 +176,11 @@ public final class AgentConnection {
         return agentId;
     }
 
+    /** The protocol version the handshake agreed on (the highest both sides speak). */
+    public int protocolVersion() {
+        return codec.version();
+    }
+
     /** host:port of the agent. */
     public String peer() {
         return peer;
@@ -288,9 +293,7 @@ public final class AgentConnection {
         channel.closeHandler(cause -> shutDown(cause == null
                 ? new ReadFailure(ReadFailure.Kind.UNAVAILABLE, "channel to agent " + peer + " closed")
                 : ReadFailure.unavailable("channel to agent " + peer + " failed: " + cause.getMessage(), cause)));
-        return hello(ControlCodec.PROTOCOL_VERSION)
-                .recover(e -> e instanceof AgentError error && error.code() == ErrorCode.UNSUPPORTED_VERSION
-                        ? hello(ControlCodec.MIN_PROTOCOL_VERSION) : Future.failedFuture(e))
+        return helloFrom(ControlCodec.PROTOCOL_VERSION)
                 .recover(e -> Future.failedFuture(refusal(e)))
                 .compose(ok -> {
                     String refused = checkUcx(ok);
@@ -326,6 +329,12 @@ public final class AgentConnection {
      * Says Hello in {@code version}: the newest first, then the oldest spoken when the agent refuses it (an agent of
      * an older release), whose needles are then all looked up.
      */
+    /** Hello in {@code version}; refused as unsupported (an older agent), again a version lower, down to the oldest. */
+    private Future<HelloOk> helloFrom(int version) {
+        return hello(version).recover(e -> version > ControlCodec.MIN_PROTOCOL_VERSION && e instanceof AgentError error
+                && error.code() == ErrorCode.UNSUPPORTED_VERSION ? helloFrom(version - 1) : Future.failedFuture(e));
+    }
+
     private Future<HelloOk> hello(int version) {
         return requests.request(id -> new Hello(id, version, options.clientId(), options.token()), HelloOk.class,
                 "Hello");

@@ -1,9 +1,12 @@
 package org.seaweedfs.rdma.sidecar.connection;
 
+import java.util.ArrayList;
+import java.util.Collections;
 import java.util.List;
 import org.seaweedfs.rdma.protocol.Segment;
 import org.seaweedfs.rdma.protocol.EcShard;
 import org.seaweedfs.rdma.protocol.VolumeInfo;
+import org.seaweedfs.rdma.ucx.PeerFile;
 import org.seaweedfs.rdma.ucx.UcxRemoteKey;
 
 /**
@@ -15,18 +18,26 @@ public final class RemoteVolume {
 
     private final VolumeInfo info;
     private final List<UcxRemoteKey> keys;
+    private final List<PeerFile> files; // per .dat segment: the agent's file as mapped here (null entries: none)
     private final VolumeLocations locations;
     private final String agent;
     private final String where;
 
-    /** @param agent the agent's address, for messages */
-    RemoteVolume(VolumeInfo info, List<UcxRemoteKey> keys, VolumeLocations locations, String agent) {
-        if (keys.size() != info.keyedSegments().size() || locations.epoch() != info.epoch()) {
+    /**
+     * @param files per .dat segment, the range of the agent's file a reader on its host maps (null entries where not),
+     *              each held by this until released; empty when none is
+     * @param agent the agent's address, for messages
+     */
+    RemoteVolume(VolumeInfo info, List<UcxRemoteKey> keys, List<PeerFile> files, VolumeLocations locations,
+                 String agent) {
+        if (keys.size() != info.keyedSegments().size() || locations.epoch() != info.epoch()
+                || !files.isEmpty() && files.size() != info.segments().size()) {
             throw new IllegalArgumentException("volume " + info.volumeId()
                     + ": keys or locations do not match the volume");
         }
         this.info = info;
         this.keys = List.copyOf(keys);
+        this.files = Collections.unmodifiableList(new ArrayList<>(files)); // List.copyOf refuses null entries
         this.locations = locations;
         this.agent = agent;
         this.where = "volume " + info.volumeId() + " of agent " + agent; // built once, not per read
@@ -69,6 +80,19 @@ public final class RemoteVolume {
      */
     List<UcxRemoteKey> keys() {
         return keys;
+    }
+
+    /** Each .dat segment's range of the agent's file as mapped here (null entries where not); empty when none. */
+    List<PeerFile> files() {
+        return files;
+    }
+
+    /**
+     * The agent's file as a same-host reader maps it for this .dat segment; null when it cannot, or the segment is
+     * not this volume's (a longer volume's, when a growth is published).
+     */
+    public PeerFile fileOf(Segment segment) {
+        return segment.index() < files.size() ? files.get(segment.index()) : null;
     }
 
     /** The remote key of a segment of this volume. */

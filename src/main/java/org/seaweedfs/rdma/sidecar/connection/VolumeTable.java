@@ -12,9 +12,12 @@ import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.function.BooleanSupplier;
 import org.seaweedfs.rdma.protocol.Segment;
+import org.seaweedfs.rdma.protocol.ServedFile;
 import org.seaweedfs.rdma.protocol.VolumeInfo;
 import org.seaweedfs.rdma.protocol.VolumeList;
 import org.seaweedfs.rdma.protocol.VolumeListRequest;
+import org.seaweedfs.rdma.ucx.PeerFile;
+import org.seaweedfs.rdma.ucx.SameHost;
 import org.seaweedfs.rdma.ucx.UcxChannel;
 import org.seaweedfs.rdma.ucx.UcxRemoteKey;
 import org.seaweedfs.rdma.internals.VertxInternals;
@@ -173,9 +176,11 @@ final class VolumeTable {
         for (Segment segment : keyed) {
             keys.add(channel.unpackRemoteKey(segment.remoteKey()));
         }
+        List<PeerFile> files = files(info);
         return Future.join(keys).transform(ar -> {
             if (ar.failed()) {
                 keys.stream().filter(Future::succeeded).forEach(k -> channel.releaseRemoteKey(k.result()));
+                releaseAll(files);
                 return Future.failedFuture(ar.cause());
             }
             List<UcxRemoteKey> unpacked = keys.stream().map(Future::result).toList();
@@ -183,16 +188,49 @@ final class VolumeTable {
             // A newer epoch may have been published meanwhile; never go back to an older one.
             if (!closed.getAsBoolean() && (current == null || current.locations() == locations
                     || current.epoch() != locations.epoch())) {
-                RemoteVolume replaced = volumes.put(info.volumeId(), new RemoteVolume(info, unpacked, locations, peer));
+                RemoteVolume replaced = volumes.put(info.volumeId(),
+                        new RemoteVolume(info, unpacked, files, locations, peer));
                 index = new VolumeIndex(volumes);
                 relisting.remove(info.volumeId());
                 release(replaced, locations);
             } else {
                 unpacked.forEach(channel::releaseRemoteKey);
+                releaseAll(files);
                 locations.retire(home);
             }
             return Future.succeededFuture();
         });
+    }
+
+    /**
+     * Each .dat segment's range of the agent's file, for reads on this host to map ({@link PeerFile}), held for the
+     * volume about to be published; empty when the agent does not tell its file or runs on another host. A range the
+     * published volume already holds (the segments a growth keeps) is shared, so its mapping stays.
+     */
+    private List<PeerFile> files(VolumeInfo info) {
+        ServedFile file = info.file();
+        if (file == null || !file.host().equals(SameHost.id())) {
+            return List.of();
+        }
+        RemoteVolume current = volumes.get(info.volumeId());
+        List<PeerFile> files = new ArrayList<>(info.segments().size());
+        for (Segment segment : info.segments()) {
+            PeerFile kept = current == null ? null : current.fileOf(segment);
+            PeerFile range = kept != null && kept.describes(file.path(), file.device(), file.inode(),
+                    segment.fileOffset(), segment.length()) ? kept : new PeerFile(file.path(), file.device(),
+                    file.inode(), segment.fileOffset(), segment.length());
+            range.hold();
+            files.add(range);
+        }
+        return files;
+    }
+
+    private static void releaseAll(List<PeerFile> files) {
+        for (PeerFile file : files) {
+            if (file != null) {
+                file.release();
+            }
+        }
     }
 
     /** Home context: true while {@code locations} belong to the published volume. */
@@ -234,12 +272,14 @@ final class VolumeTable {
         if (!closed.getAsBoolean()) {
             old.keys().forEach(channel::releaseRemoteKey);
         }
+        releaseAll(old.files());
     }
 
     /** Home context (or the closer): every volume goes with the channel (its keys die with it). */
     void clear() {
         for (RemoteVolume v : volumes.values()) {
             v.locations().retire(home);
+            releaseAll(v.files());
         }
         volumes.clear();
         index = VolumeIndex.EMPTY;

@@ -70,7 +70,7 @@ final class BatchFetch {
     private Future<NeedleContent> firstViewRead;
     private Promise<NeedleContent> firstViewLater;
     /** The further views' lane and key copy, for the key {@link #nextView} saw last (null views: none there). */
-    private UcxRemoteKey viewsKey;
+    private Segment viewsSegment; // the segment views were found for
     private PeerViews views;
 
     @SuppressWarnings("unchecked")
@@ -196,8 +196,8 @@ final class BatchFetch {
     private Future<NeedleContent> firstView(int i, UcxRemoteKey key) {
         long size = sizes[posted];
         long offset = offsets[posted];
-        boolean mapped = key.channel().view(segment.address(), segment.length(), key, remoteAddress,
-                lengths[posted], view -> {
+        boolean mapped = key.channel().view(segment.address(), segment.length(), key, volume.fileOf(segment),
+                remoteAddress, lengths[posted], view -> {
                     Future<NeedleContent> read = whereItLies(i, size, offset, view);
                     if (viewsLater == null) { // inside this call
                         firstViewRead = read;
@@ -219,9 +219,9 @@ final class BatchFetch {
 
     /** A further view of the batch (the needle {@code i}, noted at {@link #posted}), handed over with the first. */
     private Future<NeedleContent> nextView(int i, UcxRemoteKey key) {
-        if (viewsKey != key) { // the lane and its key copy found once per key, not once per needle
-            viewsKey = key;
-            views = key.channel().views(segment.address(), segment.length(), key);
+        if (viewsSegment != segment) { // the lane and its mapping found once per segment, not once per needle
+            viewsSegment = segment;
+            views = key.channel().views(segment.address(), segment.length(), key, volume.fileOf(segment));
         }
         PeerView view = views == null ? null : views.view(remoteAddress, lengths[posted]);
         if (view == null) {

@@ -363,7 +363,7 @@ public final class NeedleReader extends GatedReadPath {
             return false;
         }
         UcxRemoteKey key = volume.keyOf(segment);
-        return key.isValid() && key.channel().view(segment.address(), segment.length(), key,
+        return key.isValid() && key.channel().view(segment.address(), segment.length(), key, volume.fileOf(segment),
                 segment.addressOf(offset), (int) used, view -> read.run(() -> {
                     if (read.isDone()) { // answered meanwhile (a hedge, the deadline): the view was not needed
                         view.release();

@@ -102,7 +102,7 @@ class AgentUcxCheckTest {
         assertEquals(ErrorCode.UNSUPPORTED_VERSION, e.code());
         assertEquals("agent 127.0.0.1:" + port
                 + " answered Hello with UNSUPPORTED_VERSION: Hello.protocolVersion: 3 is "
-                + "not spoken here; this agent speaks 2 (this sidecar speaks protocol 3 to 4: run the same release on "
+                + "not spoken here; this agent speaks 2 (this sidecar speaks protocol 3 to 5: run the same release on "
                         + "agents "
                 + "and sidecars)", e.getMessage());
     }

@@ -296,6 +296,34 @@ class OneSidedLookupTest {
     }
 
     @Test
+    void anAgentOfVersion4IsReadOneSidedlyWithGetsNotItsFile() throws IOException {
+        List<byte[]> data = writeVolume(60, 9);
+        start(a -> a.speakProtocolAtMost(4));
+        untilOneSided(data);
+        assertEquals(4, connection.protocolVersion(), "stepped down to the agent's version, not to the oldest");
+        assertEquals(null, connection.volume(VOLUME).info().file(), "version 4 does not tell the file");
+        for (int i = 0; i < data.size(); i++) {
+            assertArrayEquals(data.get(i), read(i + 1), "needle " + (i + 1));
+        }
+        assertEquals(0, sidecar.ucx.metrics().laneFileViews().sum(), "the file is not mapped: gets read it");
+        assertTrue(agent.agent.metrics().indexRequests().sum() > 0, "the index is exposed in version 4");
+    }
+
+    @Test
+    void aSameHostAgentsVolumeIsReadFromItsFileMappedHere() throws IOException {
+        List<byte[]> data = writeVolume(60, 10);
+        start(UnaryOperator.identity());
+        untilOneSided(data);
+        assertEquals(ControlCodec.PROTOCOL_VERSION, connection.protocolVersion());
+        assertEquals(dir.resolve(VOLUME + ".dat").toAbsolutePath().toString(),
+                connection.volume(VOLUME).info().file().path());
+        for (int i = 0; i < data.size(); i++) {
+            assertArrayEquals(data.get(i), read(i + 1), "needle " + (i + 1));
+        }
+        assertTrue(sidecar.ucx.metrics().laneFileViews().sum() >= data.size(), "each record read where it lies");
+    }
+
+    @Test
     void anAgentOfTheOlderProtocolIsReadThroughLookups() throws IOException {
         List<byte[]> data = writeVolume(60, 8);
         start(a -> a.speakProtocolAtMost(ControlCodec.MIN_PROTOCOL_VERSION));

@@ -12,7 +12,7 @@ import org.seaweedfs.rdma.protocol.VolumeInfo;
 class VolumeIndexTest {
 
     private static RemoteVolume volume(long id) {
-        return new RemoteVolume(new VolumeInfo(id, "", 3, 1L, 0, 0, List.of()), List.of(),
+        return new RemoteVolume(new VolumeInfo(id, "", 3, 1L, 0, 0, List.of()), List.of(), List.of(),
                 new VolumeLocations(id, 1L, null, null), "agent");
     }
 

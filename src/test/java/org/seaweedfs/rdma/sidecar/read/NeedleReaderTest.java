@@ -185,6 +185,9 @@ class NeedleReaderTest {
         assertEquals(lookups, reader.counters().lookups(), "the second pass looks nothing up again");
         // A same-host agent's UCX copies are mapped here: every record was verified and handed back where it lies.
         assertEquals(memory == VolumeMemory.UCX ? 2L * expected.size() : 0, sidecar.ucx.metrics().laneViews().sum());
+        // A same-host agent's mapped volume files are mapped here: the same, with no get for the agent to answer.
+        assertEquals(memory == VolumeMemory.MAPPED ? 2L * expected.size() : 0,
+                sidecar.ucx.metrics().laneFileViews().sum());
         ReadFailure wrongCookie = failure(reader.read(new FileId(2, expected.get(300).fid().key(), 12345)));
         assertEquals(ReadFailure.Kind.NOT_FOUND, wrongCookie.kind());
         assertEquals(ReadFailure.Kind.NOT_FOUND, failure(reader.read(new FileId(2, 0xdeadbeefL, 1))).kind());
@@ -314,6 +317,8 @@ class NeedleReaderTest {
         ReadFailure f = failure(reader.read(new FileId(4, 5, 55)));
         assertEquals(memory == VolumeMemory.UCX ? 1 : 0, sidecar.ucx.metrics().laneViews().sum(),
                 "checked where it lies in the agent's copy");
+        assertEquals(memory == VolumeMemory.MAPPED ? 1 : 0, sidecar.ucx.metrics().laneFileViews().sum(),
+                "checked where it lies in the agent's file");
         assertEquals(ReadFailure.Kind.CORRUPT, f.kind());
         assertEquals(502, f.code());
         assertEquals(0, sidecar.pool.inUse());
@@ -326,7 +331,10 @@ class NeedleReaderTest {
         try (VolumeWriter writer = newVolume(6)) {
             writer.append(NewNeedle.builder(1, 1, big).name("big.bin").build());
         }
-        AgentHarness agent = agent(AgentSetup.DEFAULTS);
+        // An agent that does not tell its file (protocol 4), as across hosts: the record is read with gets.
+        AgentHarness agent = new AgentHarness(dir, AgentHarness.ucx(TLS), AgentSetup.DEFAULTS,
+                a -> a.speakProtocolAtMost(4));
+        open.add(agent);
         ReadPathHarness.SidecarSide sidecar = sidecar(POOL);
         AgentConnection connection = sidecar.connect(agent.port(), null);
         NeedleReader reader = reader(sidecar, connection);
