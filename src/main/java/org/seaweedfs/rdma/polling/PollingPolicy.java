@@ -7,8 +7,10 @@ package org.seaweedfs.rdma.polling;
  * <p>The rule: a thread keeps polling for the idle-poll time after its last event (a UCX completion or message, a get
  * issued, a request answered), then sleeps until something wakes it. The agent's and the sidecar's UCX owner threads
  * spin for it and then wait in the kernel; the event-loop lanes and the loops that answer HTTP and the event bus stay
- * awake for it with a task that queues itself again, then let their loop wait in epoll. Staying awake catches the
- * next request of a steady stream without a thread wake-up on either side (a get served by a peer's thread, the next
+ * awake for it with a task due at once that sets itself again, which the loop runs once per pass, after a
+ * non-blocking look at its sockets (a task queued again would run again in the same pass, the sockets unread), then
+ * let their loop wait in epoll. Staying awake catches the next request of a steady stream without a thread wake-up
+ * on either side (a get served by a peer's thread, the next
  * request of a client reading one at a time); sleeping gives the core back to the clients and peers on the same
  * host. Like Seastar's idle-poll time, one setting ({@code idlePollMicros}) for all of them. Between two polls a
  * thread yields its core ({@link #pause()}): on a host with idle cores that costs a system call, on a busy one the

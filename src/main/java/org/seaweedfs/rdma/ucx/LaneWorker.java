@@ -372,9 +372,24 @@ final class LaneWorker {
         return lane;
     }
 
+    /** The polling task, queued: it runs after the loop's tasks queued so far. */
     private void schedulePoll() {
         if (!pollScheduled && execute(pollTask)) {
             pollScheduled = true;
+        }
+    }
+
+    /**
+     * The polling task again while the thread polls, due at once: scheduled rather than queued, as the loop runs a
+     * queued task that queues itself again in the same pass, its sockets unread, but takes scheduled tasks once per
+     * pass, after a non-blocking look at its sockets.
+     */
+    private void pollAgain() {
+        try {
+            eventLoop.schedule(pollTask, 0, TimeUnit.NANOSECONDS);
+            pollScheduled = true;
+        } catch (RejectedExecutionException e) {
+            // the event loop is shutting down; close() fails what is left
         }
     }
 
@@ -393,7 +408,7 @@ final class LaneWorker {
         }
         if (idle.polls(now)) {
             idle.pause();
-            schedulePoll(); // back to back: a completion, or the next get, is likely soon
+            pollAgain(); // a completion, or the next get, is likely soon
         } else if (pending > 0) {
             try {
                 delayedPoll = eventLoop.schedule(delayedPollTask, idle.timerPollNanos(), TimeUnit.NANOSECONDS);

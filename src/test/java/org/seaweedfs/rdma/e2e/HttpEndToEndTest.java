@@ -326,10 +326,11 @@ class HttpEndToEndTest {
 
     /**
      * Over UCX's TCP transport only (the stack's), every needle of both volumes is read by UCX gets the sidecar's
-     * worker counts, misses found in the agent's exposed index, and never bytes the agent copied.
+     * worker counts or from the agent's file mapped here (same host), misses found in the agent's exposed index, and
+     * never bytes the agent copied.
      */
     @Test
-    void everyNeedleIsReadByUcxGetsAndNoneIsCopiedByTheAgent() {
+    void everyNeedleIsReadOneSidedlyAndNoneIsCopiedByTheAgent() {
         PrometheusText before = metrics(SharedStack.get().sidecar);
         List<FixtureNeedles.Expected> all = concat(volume1, volume2);
         for (FixtureNeedles.Expected e : all) {
@@ -339,8 +340,10 @@ class HttpEndToEndTest {
         }
         PrometheusText after = metrics(SharedStack.get().sidecar);
         String gets = "seaweedfs_rdma_ucx_operations_total";
-        assertTrue(after.sum(gets) - before.sum(gets) >= all.size(),
-                (after.sum(gets) - before.sum(gets)) + " UCX gets for " + all.size() + " reads");
+        String views = "seaweedfs_rdma_ucx_lane_file_views_total"; // the agent's file, mapped here: no get
+        double read = after.sum(gets) - before.sum(gets) + after.sum(views) - before.sum(views);
+        assertTrue(read >= all.size(), read + " UCX gets and file views for " + all.size() + " reads");
+        assertTrue(after.sum(views) > before.sum(views), "same host: records read from the agent's file");
         assertTrue(after.sum("seaweedfs_rdma_location_cache_lookups_onesided_total") > 0,
                 "no miss was found in the agent's exposed index");
         assertEquals(0, metrics(SharedStack.get().agent).sum("seaweedfs_rdma_agent_read_through_bytes_total"),
