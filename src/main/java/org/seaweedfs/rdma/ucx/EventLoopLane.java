@@ -155,10 +155,9 @@ final class EventLoopLane {
         }
         LaneKey copy = mappedCopy(key, regionAddress, regionLength);
         if (copy != null) {
-            return viewOf(copy, null, copy.mapping.slice((int) at, length));
+            return viewOf(copy, copy.mapping.slice((int) at, length));
         }
-        ByteBuffer mapped = fileMapping(key, file, regionLength);
-        return mapped == null ? null : viewOf(null, file, mapped.slice((int) at, length));
+        return file == null || key.isReleased() ? null : viewOf(file, regionLength, at, length);
     }
 
     /**
@@ -169,15 +168,10 @@ final class EventLoopLane {
     PeerViews views(UcxRemoteKey key, PeerFile file, long regionAddress, long regionLength) {
         LaneKey copy = mappedCopy(key, regionAddress, regionLength);
         if (copy != null) {
-            return new PeerViews(this, key, copy, null, copy.mapping, regionAddress);
+            return new PeerViews(this, key, copy, null, copy.mapping, regionAddress, copy.mapping.capacity());
         }
-        ByteBuffer mapped = fileMapping(key, file, regionLength);
-        return mapped == null ? null : new PeerViews(this, key, null, file, mapped, regionAddress);
-    }
-
-    /** The peer's file mapped here for a region under a key still usable; null when none. */
-    private static ByteBuffer fileMapping(UcxRemoteKey key, PeerFile file, long regionLength) {
-        return file == null || key.isReleased() ? null : file.mapping(regionLength);
+        return file == null || key.isReleased() || !file.mapsHere(regionLength) ? null
+                : new PeerViews(this, key, null, file, null, regionAddress, regionLength);
     }
 
     /**
@@ -211,19 +205,24 @@ final class EventLoopLane {
         return copy;
     }
 
+    /** A view of {@code bytes}, which lie in the memory {@code copy} maps here; holds the copy open until released. */
+    PeerView viewOf(LaneKey copy, ByteBuffer bytes) {
+        copy.views++;
+        channel.metrics().laneView();
+        return new PeerView(this, copy, null, bytes);
+    }
+
     /**
-     * A view of {@code bytes}, which lie in the memory {@code copy} maps here, or else in {@code file} mapped here;
-     * holds that open until released.
+     * A view of {@code length} bytes at {@code at} of the region of {@code regionLength} bytes that {@code file} is,
+     * mapped here; holds the mapping until released. Null when it is not mapped here.
      */
-    PeerView viewOf(LaneKey copy, PeerFile file, ByteBuffer bytes) {
-        if (copy != null) {
-            copy.views++;
-            channel.metrics().laneView();
-        } else {
-            file.viewTaken();
-            channel.metrics().laneFileView();
+    PeerView viewOf(PeerFile file, long regionLength, long at, int length) {
+        ByteBuffer bytes = file.take(regionLength, at, length);
+        if (bytes == null) {
+            return null;
         }
-        return new PeerView(this, copy, file, bytes);
+        channel.metrics().laneFileView();
+        return new PeerView(this, null, file, bytes);
     }
 
     /**

@@ -69,21 +69,30 @@ public final class PeerFile {
     }
 
     /**
-     * For a view of the peer's region of {@code regionLength} bytes that this range is: the range as mapped here, or
-     * null when it is not (unmappable, or no longer held). Maps it on first use: an open, a stat and an mmap, once.
+     * Whether the peer's region of {@code regionLength} bytes, which this range is, is mapped here; false when it
+     * cannot be (or is no longer held). Maps it on first use: an open, a stat and an mmap, once.
      */
-    synchronized ByteBuffer mapping(long regionLength) {
+    synchronized boolean mapsHere(long regionLength) {
         if (regionLength != length || holders == 0) {
-            return null;
+            return false;
         }
         if (mapping == null && !refused) {
             map();
         }
-        return mapping;
+        return mapping != null;
     }
 
-    synchronized void viewTaken() {
+    /**
+     * A view of {@code bytes} bytes at {@code at} of the peer's region of {@code regionLength} bytes, which this range
+     * is: a slice of the mapping, which stays until {@link #viewReleased}; null when it is not mapped here or the
+     * bytes are not within the range. Taken in one step with the check, so no holder's release unmaps it between.
+     */
+    synchronized ByteBuffer take(long regionLength, long at, int bytes) {
+        if (at < 0 || at + bytes > length || !mapsHere(regionLength)) {
+            return null;
+        }
         views++;
+        return mapping.slice((int) at, bytes);
     }
 
     synchronized void viewReleased() {

@@ -16,17 +16,19 @@ public final class PeerViews {
     private final UcxRemoteKey key;
     private final EventLoopLane.LaneKey copy; // null for views of a file
     private final PeerFile file; // null for views of shared memory
-    private final ByteBuffer mapping;
+    private final ByteBuffer mapping; // the copy's region as mapped here; null for views of a file
     private final long regionAddress;
+    private final long regionLength;
 
     PeerViews(EventLoopLane lane, UcxRemoteKey key, EventLoopLane.LaneKey copy, PeerFile file, ByteBuffer mapping,
-              long regionAddress) {
+              long regionAddress, long regionLength) {
         this.lane = lane;
         this.key = key;
         this.copy = copy;
         this.file = file;
         this.mapping = mapping;
         this.regionAddress = regionAddress;
+        this.regionLength = regionLength;
     }
 
     /** The key these views read under. */
@@ -41,10 +43,11 @@ public final class PeerViews {
      */
     public PeerView view(long remoteAddress, int length) {
         long at = remoteAddress - regionAddress;
-        if (length <= 0 || at < 0 || at + length > mapping.capacity() || !lane.worker.runsHere()
+        if (length <= 0 || at < 0 || at + length > regionLength || !lane.worker.runsHere()
                 || key.isReleased() || lane.channel.unusableReason() != null) {
             return null;
         }
-        return lane.viewOf(copy, file, mapping.slice((int) at, length));
+        return copy != null ? lane.viewOf(copy, mapping.slice((int) at, length))
+                : lane.viewOf(file, regionLength, at, length);
     }
 }

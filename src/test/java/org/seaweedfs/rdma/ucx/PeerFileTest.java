@@ -47,12 +47,18 @@ class PeerFileTest {
         PeerFile range = new PeerFile(file.toString(), device, inode, PAGE, 2 * PAGE);
         range.hold();
         assertFalse(range.isMapped(), "nothing is mapped before a view asks");
-        assertNull(range.mapping(PAGE), "a region of another length is not this range");
-        ByteBuffer mapped = range.mapping(2 * PAGE);
-        assertNotNull(mapped);
+        assertNull(range.take(PAGE, 0, 10), "a region of another length is not this range");
+        assertFalse(range.isMapped());
+        ByteBuffer whole = range.take(2 * PAGE, 0, 2 * PAGE);
+        assertNotNull(whole);
         assertTrue(range.isMapped());
-        assertArrayEquals(Arrays.copyOfRange(content, PAGE, 3 * PAGE), bytes(mapped));
-        assertEquals(mapped, range.mapping(2 * PAGE), "mapped once");
+        assertArrayEquals(Arrays.copyOfRange(content, PAGE, 3 * PAGE), bytes(whole));
+        ByteBuffer part = range.take(2 * PAGE, 100, 50);
+        assertArrayEquals(Arrays.copyOfRange(content, PAGE + 100, PAGE + 150), bytes(part), "mapped once, sliced");
+        assertNull(range.take(2 * PAGE, 2 * PAGE - 10, 20), "past the range");
+        range.viewReleased();
+        range.viewReleased();
+        assertTrue(range.isMapped(), "still held");
         range.release();
         assertFalse(range.isMapped(), "unmapped with its last holder");
     }
@@ -74,12 +80,12 @@ class PeerFileTest {
     void aViewKeepsTheMappingPastItsLastHolderAndNoNewViewIsMade() {
         PeerFile range = new PeerFile(file.toString(), device, inode, 0, PAGE);
         range.hold();
-        ByteBuffer mapped = range.mapping(PAGE);
-        range.viewTaken();
+        ByteBuffer view = range.take(PAGE, 0, PAGE);
         range.release();
         assertTrue(range.isMapped(), "the view still reads it");
-        assertEquals(content[100], mapped.get(100));
-        assertNull(range.mapping(PAGE), "no new views once no holder is left");
+        assertEquals(content[100], view.get(100));
+        assertNull(range.take(PAGE, 0, PAGE), "no new views once no holder is left");
+        assertFalse(range.mapsHere(PAGE));
         range.viewReleased();
         assertFalse(range.isMapped(), "unmapped with the last view");
     }
@@ -88,7 +94,8 @@ class PeerFileTest {
     void aFileCutUnderTheMappingReadsZerosAndTheProcessLives() throws IOException {
         PeerFile range = new PeerFile(file.toString(), device, inode, 0, 4 * PAGE);
         range.hold();
-        ByteBuffer mapped = range.mapping(4 * PAGE);
+        assertTrue(range.mapsHere(4 * PAGE));
+        ByteBuffer mapped = range.take(4 * PAGE, 0, 4 * PAGE);
         assertEquals(content[3 * PAGE + 5], mapped.get(3 * PAGE + 5));
         long faults = SigbusGuard.faults();
         try (FileChannel dat = FileChannel.open(file, StandardOpenOption.WRITE)) {
@@ -99,14 +106,15 @@ class PeerFileTest {
         assertArrayEquals(new byte[PAGE], lost, "a page past the new end reads as zeros");
         assertTrue(SigbusGuard.faults() > faults, "the guard replaced the lost page");
         assertEquals(content[7], mapped.get(7), "the bytes still in the file are still there");
+        range.viewReleased();
         range.release();
         assertFalse(range.isMapped());
     }
 
     private static void assertRefused(PeerFile range, String why) {
         range.hold();
-        assertNull(range.mapping(range.length()), why);
-        assertNull(range.mapping(range.length()), why + ", asked again");
+        assertFalse(range.mapsHere(range.length()), why);
+        assertNull(range.take(range.length(), 0, 1), why + ", asked again");
         assertFalse(range.isMapped(), why);
         range.release();
     }
