@@ -37,17 +37,20 @@ public final class PeerFile {
     private ByteBuffer mapping;
     private boolean refused; // could not be mapped here: not tried again
 
-    /** The range of the peer's file at {@code path} (device and inode as the peer's host tells them). */
+    /**
+     * The range of the peer's file at {@code path} (device and inode as the peer's host tells them). A range longer
+     * than one view maps is never mapped: its reads are gets.
+     */
     public PeerFile(String path, long device, long inode, long fileOffset, long length) {
-        if (fileOffset < 0 || length <= 0 || length > Integer.MAX_VALUE) {
-            throw new IllegalArgumentException(path + ": a range of " + length + " bytes at " + fileOffset
-                    + " cannot be mapped as one view");
+        if (fileOffset < 0 || length <= 0) {
+            throw new IllegalArgumentException(path + ": no range of " + length + " bytes at " + fileOffset);
         }
         this.path = path;
         this.device = device;
         this.inode = inode;
         this.fileOffset = fileOffset;
         this.length = length;
+        this.refused = length > Integer.MAX_VALUE;
     }
 
     /** Whether this describes the same range of the same file as the arguments. */

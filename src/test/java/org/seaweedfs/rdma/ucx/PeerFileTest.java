@@ -69,6 +69,7 @@ class PeerFileTest {
         assertRefused(new PeerFile(file.toString(), device + 1, inode, 0, PAGE), "another device");
         assertRefused(new PeerFile(file.toString(), device, inode, PAGE, PAGE * 4), "past the file's end");
         assertRefused(new PeerFile(dir.resolve("4.dat").toString(), device, inode, 0, PAGE), "no such file");
+        assertRefused(new PeerFile(file.toString(), device, inode, 0, Integer.MAX_VALUE + 1L), "longer than one view");
         // A path renamed over (what compaction does) names another file: the old range is refused.
         Path replacement = dir.resolve("3.cpd");
         Files.write(replacement, content);

@@ -215,10 +215,6 @@ final class VolumeTable {
         RemoteVolume current = volumes.get(info.volumeId());
         List<PeerFile> files = new ArrayList<>(info.segments().size());
         for (Segment segment : info.segments()) {
-            if (segment.length() > Integer.MAX_VALUE) { // more than one view maps: read with gets
-                files.add(null);
-                continue;
-            }
             PeerFile kept = current == null ? null : current.fileOf(segment);
             PeerFile range = kept != null && kept.describes(file.path(), file.device(), file.inode(),
                     segment.fileOffset(), segment.length()) ? kept : new PeerFile(file.path(), file.device(),
